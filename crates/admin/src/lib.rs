@@ -1,0 +1,1 @@
+//! kraft-rs admin layer.

@@ -1,0 +1,1 @@
+//! kraft-rs controller layer.

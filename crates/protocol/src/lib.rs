@@ -1,0 +1,35 @@
+//! The Kafka wire protocol as the KRaft metadata quorum speaks it.
+//!
+//! * [`wire`]: primitive readers and writers (ints, varints, compact and
+//!   classic strings, bytes and arrays, UUIDs, tagged fields).
+//! * [`messages`]: every request, response, header and record, generated from
+//!   `schemas/*.json` by `cargo xtask codegen` (never edited by hand).
+//! * [`ApiKey`]: API keys with the version ranges this implementation supports.
+
+pub mod error;
+#[cfg(feature = "json")]
+pub mod json;
+pub mod error_code;
+pub mod message;
+pub mod records;
+#[cfg(feature = "sample")]
+pub mod sample;
+pub mod str_bytes;
+pub mod wire;
+
+#[allow(clippy::all)]
+#[rustfmt::skip]
+mod generated;
+
+pub use error::{DecodeError, EncodeError};
+pub use error_code::ErrorCode;
+pub use generated::api_key::ApiKey;
+pub use message::{Decodable, Encodable, Message, Record, Request};
+pub use str_bytes::StrBytes;
+pub use uuid::Uuid;
+pub use wire::RawTaggedField;
+
+/// Every generated message, one module per schema file.
+pub mod messages {
+    pub use crate::generated::*;
+}

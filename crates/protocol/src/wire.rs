@@ -1,0 +1,463 @@
+//! Wire primitives of the Kafka protocol.
+//!
+//! Readers take `&mut Bytes` and advance it; byte and string values are
+//! zero-copy slices of the input. Writers take any [`BufMut`]. Every reader
+//! checks the remaining length first and returns [`DecodeError`] instead of
+//! panicking, whatever the input claims.
+
+use bytes::{Buf, BufMut, Bytes};
+use uuid::Uuid;
+
+use crate::{DecodeError, EncodeError, StrBytes};
+
+/// Longest string Kafka accepts (`Short.MAX_VALUE` bytes).
+pub const MAX_STRING_LEN: usize = i16::MAX as usize;
+
+/// A tagged field this implementation does not know, kept verbatim so that it
+/// is re-emitted on encode.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct RawTaggedField {
+    /// The field's tag.
+    pub tag: u32,
+    /// The field's encoded value.
+    pub data: Bytes,
+}
+
+#[inline]
+fn need(buf: &Bytes, n: usize) -> Result<(), DecodeError> {
+    if buf.remaining() < n {
+        Err(DecodeError::UnexpectedEof {
+            needed: n,
+            remaining: buf.remaining(),
+        })
+    } else {
+        Ok(())
+    }
+}
+
+macro_rules! fixed_readers {
+    ($($(#[$doc:meta])* $name:ident => $ty:ty, $get:ident;)*) => {$(
+        $(#[$doc])*
+        #[inline]
+        pub fn $name(buf: &mut Bytes) -> Result<$ty, DecodeError> {
+            need(buf, std::mem::size_of::<$ty>())?;
+            Ok(buf.$get())
+        }
+    )*};
+}
+
+fixed_readers! {
+    /// Reads an `int8`.
+    get_i8 => i8, get_i8;
+    /// Reads a big-endian `int16`.
+    get_i16 => i16, get_i16;
+    /// Reads a big-endian `uint16`.
+    get_u16 => u16, get_u16;
+    /// Reads a big-endian `int32`.
+    get_i32 => i32, get_i32;
+    /// Reads a big-endian `uint32`.
+    get_u32 => u32, get_u32;
+    /// Reads a big-endian `int64`.
+    get_i64 => i64, get_i64;
+    /// Reads a big-endian IEEE-754 `float64`.
+    get_f64 => f64, get_f64;
+}
+
+/// Reads a `bool`; any non-zero byte is true, as Kafka's readers treat it.
+#[inline]
+pub fn get_bool(buf: &mut Bytes) -> Result<bool, DecodeError> {
+    Ok(get_i8(buf)? != 0)
+}
+
+/// Reads a 16-byte UUID (most significant half first).
+#[inline]
+pub fn get_uuid(buf: &mut Bytes) -> Result<Uuid, DecodeError> {
+    need(buf, 16)?;
+    Ok(Uuid::from_u64_pair(buf.get_u64(), buf.get_u64()))
+}
+
+/// Reads an unsigned base-128 varint of at most 5 bytes.
+#[inline]
+pub fn get_uvarint(buf: &mut Bytes) -> Result<u32, DecodeError> {
+    let mut value: u32 = 0;
+    for i in 0..5 {
+        need(buf, 1)?;
+        let b = buf.get_u8();
+        if i == 4 && b > 0x0f {
+            return Err(DecodeError::VarintTooLong);
+        }
+        value |= u32::from(b & 0x7f) << (7 * i);
+        if b & 0x80 == 0 {
+            return Ok(value);
+        }
+    }
+    Err(DecodeError::VarintTooLong)
+}
+
+/// Reads an unsigned base-128 varlong of at most 10 bytes.
+#[inline]
+pub fn get_uvarlong(buf: &mut Bytes) -> Result<u64, DecodeError> {
+    let mut value: u64 = 0;
+    for i in 0..10 {
+        need(buf, 1)?;
+        let b = buf.get_u8();
+        if i == 9 && b > 0x01 {
+            return Err(DecodeError::VarintTooLong);
+        }
+        value |= u64::from(b & 0x7f) << (7 * i);
+        if b & 0x80 == 0 {
+            return Ok(value);
+        }
+    }
+    Err(DecodeError::VarintTooLong)
+}
+
+/// Reads a zig-zag encoded signed varint (used inside records).
+#[inline]
+pub fn get_varint(buf: &mut Bytes) -> Result<i32, DecodeError> {
+    let v = get_uvarint(buf)?;
+    Ok(((v >> 1) as i32) ^ -((v & 1) as i32))
+}
+
+/// Reads a zig-zag encoded signed varlong (used inside records).
+#[inline]
+pub fn get_varlong(buf: &mut Bytes) -> Result<i64, DecodeError> {
+    let v = get_uvarlong(buf)?;
+    Ok(((v >> 1) as i64) ^ -((v & 1) as i64))
+}
+
+/// Reads a length prefix: compact (`uvarint` of length + 1, 0 = null) or
+/// classic (`int16`/`int32`, -1 = null). Returns `None` for null.
+#[inline]
+fn get_len(buf: &mut Bytes, compact: bool, classic_i16: bool) -> Result<Option<usize>, DecodeError> {
+    if compact {
+        let n = get_uvarint(buf)?;
+        Ok(if n == 0 { None } else { Some((n - 1) as usize) })
+    } else {
+        let n = if classic_i16 {
+            i32::from(get_i16(buf)?)
+        } else {
+            get_i32(buf)?
+        };
+        match n {
+            -1 => Ok(None),
+            n if n < 0 => Err(DecodeError::NegativeLength(n)),
+            n => Ok(Some(n as usize)),
+        }
+    }
+}
+
+#[inline]
+fn take(buf: &mut Bytes, n: usize) -> Result<Bytes, DecodeError> {
+    need(buf, n)?;
+    Ok(buf.split_to(n))
+}
+
+/// Reads a nullable string in compact or classic form.
+#[inline]
+pub fn get_nullable_string(buf: &mut Bytes, compact: bool) -> Result<Option<StrBytes>, DecodeError> {
+    match get_len(buf, compact, true)? {
+        None => Ok(None),
+        Some(n) if n > MAX_STRING_LEN => Err(DecodeError::StringTooLong(n)),
+        Some(n) => StrBytes::from_utf8(take(buf, n)?).map(Some),
+    }
+}
+
+/// Reads a non-nullable string; a null on the wire is an error.
+#[inline]
+pub fn get_string(buf: &mut Bytes, compact: bool) -> Result<StrBytes, DecodeError> {
+    get_nullable_string(buf, compact)?.ok_or(DecodeError::UnexpectedNull)
+}
+
+/// Reads nullable bytes (also `records`) in compact or classic form.
+#[inline]
+pub fn get_nullable_bytes(buf: &mut Bytes, compact: bool) -> Result<Option<Bytes>, DecodeError> {
+    match get_len(buf, compact, false)? {
+        None => Ok(None),
+        Some(n) => take(buf, n).map(Some),
+    }
+}
+
+/// Reads non-nullable bytes; a null on the wire is an error.
+#[inline]
+pub fn get_bytes(buf: &mut Bytes, compact: bool) -> Result<Bytes, DecodeError> {
+    get_nullable_bytes(buf, compact)?.ok_or(DecodeError::UnexpectedNull)
+}
+
+/// Reads an array length (`None` = null). A count larger than the bytes that
+/// remain is rejected, since every element takes at least one byte.
+#[inline]
+pub fn get_array_len(buf: &mut Bytes, compact: bool) -> Result<Option<usize>, DecodeError> {
+    let n = get_len(buf, compact, false)?;
+    if let Some(n) = n {
+        if n > buf.remaining() {
+            return Err(DecodeError::ArrayTooLong {
+                count: n,
+                remaining: buf.remaining(),
+            });
+        }
+    }
+    Ok(n)
+}
+
+/// Capacity to reserve for `count` elements whose encoding takes at least
+/// `min_wire_size` bytes each, given `remaining` input bytes: never more than
+/// the input could hold, so a lying count cannot force a large allocation.
+#[inline]
+pub fn bounded_capacity(count: usize, remaining: usize, min_wire_size: usize) -> usize {
+    count.min(remaining / min_wire_size.max(1))
+}
+
+/// Reads the tagged-field section header: the number of tagged fields.
+#[inline]
+pub fn get_tag_count(buf: &mut Bytes) -> Result<u32, DecodeError> {
+    get_uvarint(buf)
+}
+
+/// Reads one tagged field's tag and its value bytes.
+#[inline]
+pub fn get_tagged_field(buf: &mut Bytes) -> Result<(u32, Bytes), DecodeError> {
+    let tag = get_uvarint(buf)?;
+    let size = get_uvarint(buf)? as usize;
+    Ok((tag, take(buf, size)?))
+}
+
+/// Fails unless a tagged field's value was consumed exactly.
+#[inline]
+pub fn expect_consumed(buf: &Bytes, tag: u32) -> Result<(), DecodeError> {
+    if buf.has_remaining() {
+        Err(DecodeError::TaggedFieldSize { tag })
+    } else {
+        Ok(())
+    }
+}
+
+// ---------------------------------------------------------------- writers
+
+/// Writes a `bool`.
+#[inline]
+pub fn put_bool<B: BufMut>(buf: &mut B, v: bool) {
+    buf.put_u8(u8::from(v));
+}
+
+/// Writes a UUID (most significant half first).
+#[inline]
+pub fn put_uuid<B: BufMut>(buf: &mut B, v: &Uuid) {
+    let (hi, lo) = v.as_u64_pair();
+    buf.put_u64(hi);
+    buf.put_u64(lo);
+}
+
+/// Writes an unsigned varint.
+#[inline]
+pub fn put_uvarint<B: BufMut>(buf: &mut B, mut v: u32) {
+    while v >= 0x80 {
+        buf.put_u8((v as u8) | 0x80);
+        v >>= 7;
+    }
+    buf.put_u8(v as u8);
+}
+
+/// Writes an unsigned varlong.
+#[inline]
+pub fn put_uvarlong<B: BufMut>(buf: &mut B, mut v: u64) {
+    while v >= 0x80 {
+        buf.put_u8((v as u8) | 0x80);
+        v >>= 7;
+    }
+    buf.put_u8(v as u8);
+}
+
+/// Writes a zig-zag signed varint.
+#[inline]
+pub fn put_varint<B: BufMut>(buf: &mut B, v: i32) {
+    put_uvarint(buf, ((v << 1) ^ (v >> 31)) as u32);
+}
+
+/// Writes a zig-zag signed varlong.
+#[inline]
+pub fn put_varlong<B: BufMut>(buf: &mut B, v: i64) {
+    put_uvarlong(buf, ((v << 1) ^ (v >> 63)) as u64);
+}
+
+/// Encoded size of an unsigned varint.
+#[inline]
+pub const fn uvarint_len(v: u32) -> usize {
+    match v {
+        0..=0x7f => 1,
+        0x80..=0x3fff => 2,
+        0x4000..=0x1f_ffff => 3,
+        0x20_0000..=0xfff_ffff => 4,
+        _ => 5,
+    }
+}
+
+/// Encoded size of an unsigned varlong.
+#[inline]
+pub const fn uvarlong_len(mut v: u64) -> usize {
+    let mut n = 1;
+    while v >= 0x80 {
+        v >>= 7;
+        n += 1;
+    }
+    n
+}
+
+/// Encoded size of a zig-zag signed varint.
+#[inline]
+pub const fn varint_len(v: i32) -> usize {
+    uvarint_len(((v << 1) ^ (v >> 31)) as u32)
+}
+
+/// Encoded size of a zig-zag signed varlong.
+#[inline]
+pub const fn varlong_len(v: i64) -> usize {
+    uvarlong_len(((v << 1) ^ (v >> 63)) as u64)
+}
+
+/// Writes a length prefix (`None` = null) in compact or classic form.
+#[inline]
+fn put_len<B: BufMut>(buf: &mut B, len: Option<usize>, compact: bool, classic_i16: bool) {
+    match (compact, len) {
+        (true, None) => put_uvarint(buf, 0),
+        (true, Some(n)) => put_uvarint(buf, n as u32 + 1),
+        (false, None) if classic_i16 => buf.put_i16(-1),
+        (false, None) => buf.put_i32(-1),
+        (false, Some(n)) if classic_i16 => buf.put_i16(n as i16),
+        (false, Some(n)) => buf.put_i32(n as i32),
+    }
+}
+
+#[inline]
+fn len_len(len: Option<usize>, compact: bool, classic_i16: bool) -> usize {
+    match (compact, len) {
+        (true, None) => 1,
+        (true, Some(n)) => uvarint_len(n as u32 + 1),
+        (false, _) if classic_i16 => 2,
+        (false, _) => 4,
+    }
+}
+
+/// Checks that a string fits Kafka's 32767-byte limit before it is written.
+#[inline]
+pub fn check_string(s: &str, field: &'static str) -> Result<(), EncodeError> {
+    if s.len() > MAX_STRING_LEN {
+        Err(EncodeError::StringTooLong {
+            field,
+            len: s.len(),
+        })
+    } else {
+        Ok(())
+    }
+}
+
+/// Writes a nullable string.
+#[inline]
+pub fn put_nullable_string<B: BufMut>(buf: &mut B, v: Option<&str>, compact: bool) {
+    put_len(buf, v.map(str::len), compact, true);
+    if let Some(s) = v {
+        buf.put_slice(s.as_bytes());
+    }
+}
+
+/// Writes a string.
+#[inline]
+pub fn put_string<B: BufMut>(buf: &mut B, v: &str, compact: bool) {
+    put_nullable_string(buf, Some(v), compact);
+}
+
+/// Encoded size of a nullable string.
+#[inline]
+pub fn nullable_string_len(v: Option<&str>, compact: bool) -> usize {
+    len_len(v.map(str::len), compact, true) + v.map_or(0, str::len)
+}
+
+/// Encoded size of a string.
+#[inline]
+pub fn string_len(v: &str, compact: bool) -> usize {
+    nullable_string_len(Some(v), compact)
+}
+
+/// Writes nullable bytes (also `records`).
+#[inline]
+pub fn put_nullable_bytes<B: BufMut>(buf: &mut B, v: Option<&[u8]>, compact: bool) {
+    put_len(buf, v.map(<[u8]>::len), compact, false);
+    if let Some(b) = v {
+        buf.put_slice(b);
+    }
+}
+
+/// Writes bytes.
+#[inline]
+pub fn put_bytes<B: BufMut>(buf: &mut B, v: &[u8], compact: bool) {
+    put_nullable_bytes(buf, Some(v), compact);
+}
+
+/// Encoded size of nullable bytes.
+#[inline]
+pub fn nullable_bytes_len(v: Option<&[u8]>, compact: bool) -> usize {
+    len_len(v.map(<[u8]>::len), compact, false) + v.map_or(0, <[u8]>::len)
+}
+
+/// Encoded size of bytes.
+#[inline]
+pub fn bytes_len(v: &[u8], compact: bool) -> usize {
+    nullable_bytes_len(Some(v), compact)
+}
+
+/// Writes an array length prefix (`None` = null).
+#[inline]
+pub fn put_array_len<B: BufMut>(buf: &mut B, len: Option<usize>, compact: bool) {
+    put_len(buf, len, compact, false);
+}
+
+/// Encoded size of an array length prefix.
+#[inline]
+pub fn array_len_len(len: Option<usize>, compact: bool) -> usize {
+    len_len(len, compact, false)
+}
+
+/// Writes one tagged field's tag and size header.
+#[inline]
+pub fn put_tag_header<B: BufMut>(buf: &mut B, tag: u32, size: usize) {
+    put_uvarint(buf, tag);
+    put_uvarint(buf, size as u32);
+}
+
+/// Encoded size of a tagged field whose value takes `size` bytes.
+#[inline]
+pub fn tagged_field_len(tag: u32, size: usize) -> usize {
+    uvarint_len(tag) + uvarint_len(size as u32) + size
+}
+
+/// Writes unknown tagged fields whose tags lie in `range` (they are merged in
+/// ascending tag order with the known ones).
+#[inline]
+pub fn put_raw_tags<B: BufMut>(buf: &mut B, raw: &[RawTaggedField], below: u32, from: &mut usize) {
+    while *from < raw.len() && raw[*from].tag < below {
+        let f = &raw[*from];
+        put_tag_header(buf, f.tag, f.data.len());
+        buf.put_slice(&f.data);
+        *from += 1;
+    }
+}
+
+/// Encoded size of a list of unknown tagged fields.
+#[inline]
+pub fn raw_tags_len(raw: &[RawTaggedField]) -> usize {
+    raw.iter().map(|f| tagged_field_len(f.tag, f.data.len())).sum()
+}
+
+/// Checks that unknown tagged fields are in strictly ascending tag order and
+/// do not reuse a known tag of this version, so that the encoding is valid.
+#[inline]
+pub fn check_raw_tags(raw: &[RawTaggedField], known: &[u32]) -> Result<(), EncodeError> {
+    let mut prev: Option<u32> = None;
+    for f in raw {
+        if prev.is_some_and(|p| p >= f.tag) || known.contains(&f.tag) {
+            return Err(EncodeError::InvalidRawTags(f.tag));
+        }
+        prev = Some(f.tag);
+    }
+    Ok(())
+}

@@ -1,0 +1,3 @@
+//! kraft-rs raft layer.
+
+pub mod core;

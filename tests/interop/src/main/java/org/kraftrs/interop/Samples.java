@@ -1,0 +1,509 @@
+package org.kraftrs.interop;
+
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.internals.RecordHeader;
+import org.apache.kafka.common.message.AddRaftVoterRequestData;
+import org.apache.kafka.common.message.AddRaftVoterResponseData;
+import org.apache.kafka.common.message.ApiMessageType;
+import org.apache.kafka.common.message.ApiVersionsRequestData;
+import org.apache.kafka.common.message.ApiVersionsResponseData;
+import org.apache.kafka.common.message.BeginQuorumEpochRequestData;
+import org.apache.kafka.common.message.BeginQuorumEpochResponseData;
+import org.apache.kafka.common.message.ControllerRegistrationRequestData;
+import org.apache.kafka.common.message.ControllerRegistrationResponseData;
+import org.apache.kafka.common.message.DescribeClusterRequestData;
+import org.apache.kafka.common.message.DescribeClusterResponseData;
+import org.apache.kafka.common.message.DescribeQuorumRequestData;
+import org.apache.kafka.common.message.DescribeQuorumResponseData;
+import org.apache.kafka.common.message.EndQuorumEpochRequestData;
+import org.apache.kafka.common.message.EndQuorumEpochResponseData;
+import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.message.FetchSnapshotRequestData;
+import org.apache.kafka.common.message.FetchSnapshotResponseData;
+import org.apache.kafka.common.message.KRaftVersionRecord;
+import org.apache.kafka.common.message.LeaderChangeMessage;
+import org.apache.kafka.common.message.RemoveRaftVoterRequestData;
+import org.apache.kafka.common.message.RemoveRaftVoterResponseData;
+import org.apache.kafka.common.message.RequestHeaderData;
+import org.apache.kafka.common.message.ResponseHeaderData;
+import org.apache.kafka.common.message.SnapshotFooterRecord;
+import org.apache.kafka.common.message.SnapshotHeaderRecord;
+import org.apache.kafka.common.message.UnregisterControllerRequestData;
+import org.apache.kafka.common.message.UnregisterControllerResponseData;
+import org.apache.kafka.common.message.UpdateFeaturesRequestData;
+import org.apache.kafka.common.message.UpdateFeaturesResponseData;
+import org.apache.kafka.common.message.UpdateRaftVoterRequestData;
+import org.apache.kafka.common.message.UpdateRaftVoterResponseData;
+import org.apache.kafka.common.message.VoteRequestData;
+import org.apache.kafka.common.message.VoteResponseData;
+import org.apache.kafka.common.message.VotersRecord;
+import org.apache.kafka.common.metadata.FeatureLevelRecord;
+import org.apache.kafka.common.metadata.RegisterControllerRecord;
+import org.apache.kafka.common.metadata.UnregisterControllerRecord;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.protocol.Message;
+import org.apache.kafka.common.protocol.ObjectSerializationCache;
+import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.record.internal.SimpleRecord;
+import org.apache.kafka.common.requests.ApiVersionsResponse;
+import org.apache.kafka.metadata.MetadataRecordSerde;
+import org.apache.kafka.server.common.ApiMessageAndVersion;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Realistic KRaft sample values ("typical" case) and a few hand-picked extra cases. */
+final class Samples {
+    private Samples() {
+    }
+
+    static final String CLUSTER_ID = "MkU3OEVBNTcwNTJENDM2Qg";
+    static final String TOPIC = "__cluster_metadata";
+    static final Uuid TOPIC_ID = Uuid.METADATA_TOPIC_ID; // AAAAAAAAAAAAAAAAAAAAAQ
+    static final String LISTENER = "CONTROLLER";
+    static final String HOST = "localhost";
+    static final int PORT = 9093;
+    static final Uuid DIR1 = Uuid.fromString("J8aAPcfLQt2bqs1JT_rMgQ");
+    static final Uuid DIR2 = new Uuid(0x5b3a6f0c2e1d4a8bL, 0x9c7e2f1a0b3c4d5eL);
+    static final Uuid DIR3 = new Uuid(0x3c4d5e6f708192a3L, 0xb4c5d6e7f8091a2bL);
+    static final Uuid DIR4 = new Uuid(0x6d7e8f90a1b2c3d4L, 0xe5f60718293a4b5cL);
+    static final Uuid INCARNATION = new Uuid(0x1a2b3c4d5e6f7081L, 0x92a3b4c5d6e7f809L);
+    static final long TIMESTAMP = 1700000000000L;
+    static final int EPOCH = 5;
+
+    // ------------------------------------------------------------------ record batches
+
+    /** A KRaft metadata record value framed by Kafka's MetadataRecordSerde. */
+    static byte[] framedMetadataRecord(org.apache.kafka.common.protocol.ApiMessage rec, short version) {
+        ApiMessageAndVersion amv = new ApiMessageAndVersion(rec, version);
+        ObjectSerializationCache cache = new ObjectSerializationCache();
+        int size = MetadataRecordSerde.INSTANCE.recordSize(amv, cache);
+        ByteBuffer buf = ByteBuffer.allocate(size);
+        MetadataRecordSerde.INSTANCE.write(amv, cache, new ByteBufferAccessor(buf));
+        return buf.array();
+    }
+
+    /**
+     * Records for FetchResponse: a KRaft control batch (KRAFT_VERSION record, offset 0,
+     * epoch 0, timestamp 1700000000000; the spec §3.4 test vector) followed by a v2 data
+     * batch at offset 1, epoch 5 with two records: a metadata record (null key,
+     * FeatureLevelRecord metadata.version=33, no headers) and a record with key, value
+     * and two headers (one with a null value).
+     */
+    static MemoryRecords fetchRecords() {
+        byte[] control = controlBatch();
+        SimpleRecord r1 = new SimpleRecord(TIMESTAMP, (byte[]) null,
+            framedMetadataRecord(new FeatureLevelRecord().setName("metadata.version").setFeatureLevel((short) 33), (short) 0));
+        SimpleRecord r2 = new SimpleRecord(TIMESTAMP + 1, "key-1".getBytes(StandardCharsets.UTF_8),
+            "value-1".getBytes(StandardCharsets.UTF_8),
+            new Header[]{new RecordHeader("h1", "x".getBytes(StandardCharsets.UTF_8)), new RecordHeader("h2", (byte[]) null)});
+        MemoryRecords data = MemoryRecords.withRecords(RecordBatch.MAGIC_VALUE_V2, 1L, Compression.NONE,
+            TimestampType.CREATE_TIME, RecordBatch.NO_PRODUCER_ID, RecordBatch.NO_PRODUCER_EPOCH,
+            RecordBatch.NO_SEQUENCE, EPOCH, false, r1, r2);
+        ByteBuffer d = data.buffer().duplicate();
+        byte[] db = new byte[d.remaining()];
+        d.get(db);
+        ByteBuffer all = ByteBuffer.allocate(control.length + db.length);
+        all.put(control).put(db).flip();
+        return MemoryRecords.readableRecords(all);
+    }
+
+    /** One control batch holding a KRaftVersionRecord (kraft.version 1). */
+    static byte[] controlBatch() {
+        MemoryRecords mr = MemoryRecords.withKRaftVersionRecord(0L, TIMESTAMP, 0, ByteBuffer.allocate(256),
+            new KRaftVersionRecord().setVersion((short) 0).setKRaftVersion((short) 1));
+        ByteBuffer b = mr.buffer().duplicate();
+        byte[] out = new byte[b.remaining()];
+        b.get(out);
+        return out;
+    }
+
+    /**
+     * A FetchSnapshot chunk: bytes 20..79 of a snapshot's first batch (a SNAPSHOT_HEADER
+     * control batch followed by a VotersRecord batch) -- deliberately not batch-aligned.
+     */
+    static MemoryRecords snapshotChunk() {
+        MemoryRecords h = MemoryRecords.withSnapshotHeaderRecord(0L, TIMESTAMP, 4, ByteBuffer.allocate(256),
+            new SnapshotHeaderRecord().setVersion((short) 0).setLastContainedLogTimestamp(TIMESTAMP));
+        MemoryRecords vr = MemoryRecords.withVotersRecord(1L, TIMESTAMP, 4, ByteBuffer.allocate(512), votersRecord());
+        ByteBuffer a = h.buffer().duplicate();
+        ByteBuffer b = vr.buffer().duplicate();
+        ByteBuffer all = ByteBuffer.allocate(a.remaining() + b.remaining());
+        all.put(a).put(b).flip();
+        byte[] bytes = new byte[all.remaining()];
+        all.get(bytes);
+        return MemoryRecords.readableRecords(ByteBuffer.wrap(Arrays.copyOfRange(bytes, 20, 80)));
+    }
+
+    // ------------------------------------------------------------------ typical messages
+
+    static VotersRecord votersRecord() {
+        VotersRecord r = new VotersRecord().setVersion((short) 0);
+        List<VotersRecord.Voter> voters = new ArrayList<>();
+        Uuid[] dirs = {DIR1, DIR2, DIR3};
+        for (int i = 1; i <= 3; i++) {
+            VotersRecord.EndpointCollection eps = new VotersRecord.EndpointCollection();
+            eps.add(new VotersRecord.Endpoint().setName(LISTENER).setHost(HOST).setPort(PORT + i - 1));
+            voters.add(new VotersRecord.Voter().setVoterId(i).setVoterDirectoryId(dirs[i - 1]).setEndpoints(eps)
+                .setKRaftVersionFeature(new VotersRecord.KRaftVersionFeature()
+                    .setMinSupportedVersion((short) 0).setMaxSupportedVersion((short) 1)));
+        }
+        return r.setVoters(voters);
+    }
+
+    /** The typical (realistic KRaft) instance; fields absent at v are pruned by the caller. */
+    static Message typical(String name, short v) {
+        switch (name) {
+            case "RequestHeader":
+                // header v1: e.g. a Fetch v11 from a broker; header v2: a Vote v2 between controllers
+                return v < 2
+                    ? new RequestHeaderData().setRequestApiKey(ApiKeys.FETCH.id).setRequestApiVersion((short) 11)
+                        .setCorrelationId(7).setClientId("broker-1-fetcher-0")
+                    : new RequestHeaderData().setRequestApiKey(ApiKeys.VOTE.id).setRequestApiVersion((short) 2)
+                        .setCorrelationId(7).setClientId("raft-client-1");
+            case "ResponseHeader":
+                return new ResponseHeaderData().setCorrelationId(7);
+            case "ApiVersionsRequest":
+                return new ApiVersionsRequestData().setClientSoftwareName("apache-kafka-java")
+                    .setClientSoftwareVersion("4.4.0").setClusterId(CLUSTER_ID).setNodeId(1);
+            case "ApiVersionsResponse": {
+                ApiVersionsResponseData d = new ApiVersionsResponseData().setErrorCode((short) 0)
+                    .setApiKeys(ApiVersionsResponse.filterApis(ApiMessageType.ListenerType.CONTROLLER, false, false))
+                    .setThrottleTimeMs(0);
+                ApiVersionsResponseData.SupportedFeatureKeyCollection sf = new ApiVersionsResponseData.SupportedFeatureKeyCollection();
+                sf.add(new ApiVersionsResponseData.SupportedFeatureKey().setName("kraft.version")
+                    .setMinVersion((short) 0).setMaxVersion((short) 1));
+                sf.add(new ApiVersionsResponseData.SupportedFeatureKey().setName("metadata.version")
+                    .setMinVersion((short) 7).setMaxVersion((short) 33));
+                ApiVersionsResponseData.FinalizedFeatureKeyCollection ff = new ApiVersionsResponseData.FinalizedFeatureKeyCollection();
+                ff.add(new ApiVersionsResponseData.FinalizedFeatureKey().setName("metadata.version")
+                    .setMaxVersionLevel((short) 33).setMinVersionLevel((short) 33));
+                return d.setSupportedFeatures(sf).setFinalizedFeaturesEpoch(1234L).setFinalizedFeatures(ff)
+                    .setZkMigrationReady(false);
+            }
+            case "FetchRequest": {
+                FetchRequestData.FetchPartition p = new FetchRequestData.FetchPartition().setPartition(0)
+                    .setCurrentLeaderEpoch(EPOCH).setFetchOffset(1234L).setLastFetchedEpoch(EPOCH)
+                    .setLogStartOffset(-1L).setPartitionMaxBytes(0).setReplicaDirectoryId(DIR2)
+                    .setHighWatermark(1200L);
+                FetchRequestData.FetchTopic t = new FetchRequestData.FetchTopic().setTopic(TOPIC).setTopicId(TOPIC_ID)
+                    .setPartitions(new ArrayList<>(List.of(p)));
+                return new FetchRequestData().setClusterId(CLUSTER_ID).setReplicaId(2)
+                    .setReplicaState(new FetchRequestData.ReplicaState().setReplicaId(2).setReplicaEpoch(-1L))
+                    .setMaxWaitMs(500).setMinBytes(0).setMaxBytes(1048576).setIsolationLevel((byte) 0)
+                    .setSessionId(0).setSessionEpoch(-1).setTopics(new ArrayList<>(List.of(t)))
+                    .setForgottenTopicsData(new ArrayList<>()).setRackId("");
+            }
+            case "FetchResponse": {
+                FetchResponseData.PartitionData p = new FetchResponseData.PartitionData().setPartitionIndex(0)
+                    .setErrorCode((short) 0).setHighWatermark(1200L).setLastStableOffset(-1L).setLogStartOffset(0L)
+                    .setCurrentLeader(new FetchResponseData.LeaderIdAndEpoch().setLeaderId(1).setLeaderEpoch(EPOCH))
+                    .setAbortedTransactions(new ArrayList<>()).setPreferredReadReplica(-1)
+                    .setRecords(fetchRecords());
+                FetchResponseData.FetchableTopicResponse t = new FetchResponseData.FetchableTopicResponse()
+                    .setTopic(TOPIC).setTopicId(TOPIC_ID).setPartitions(new ArrayList<>(List.of(p)));
+                FetchResponseData.NodeEndpointCollection eps = new FetchResponseData.NodeEndpointCollection();
+                eps.add(new FetchResponseData.NodeEndpoint().setNodeId(1).setHost(HOST).setPort(PORT).setRack(null));
+                return new FetchResponseData().setThrottleTimeMs(0).setErrorCode((short) 0).setSessionId(0)
+                    .setResponses(new ArrayList<>(List.of(t))).setNodeEndpoints(eps);
+            }
+            case "VoteRequest": {
+                VoteRequestData.PartitionData p = new VoteRequestData.PartitionData().setPartitionIndex(0)
+                    .setReplicaEpoch(EPOCH).setReplicaId(1).setReplicaDirectoryId(DIR1).setVoterDirectoryId(DIR2)
+                    .setLastOffsetEpoch(EPOCH).setLastOffset(1234L).setPreVote(true);
+                return new VoteRequestData().setClusterId(CLUSTER_ID).setVoterId(2).setTopics(new ArrayList<>(List.of(
+                    new VoteRequestData.TopicData().setTopicName(TOPIC).setPartitions(new ArrayList<>(List.of(p))))));
+            }
+            case "VoteResponse": {
+                VoteResponseData.PartitionData p = new VoteResponseData.PartitionData().setPartitionIndex(0)
+                    .setErrorCode((short) 0).setLeaderId(1).setLeaderEpoch(EPOCH).setVoteGranted(false);
+                VoteResponseData.NodeEndpointCollection eps = new VoteResponseData.NodeEndpointCollection();
+                eps.add(new VoteResponseData.NodeEndpoint().setNodeId(1).setHost(HOST).setPort(PORT));
+                return new VoteResponseData().setErrorCode((short) 0).setTopics(new ArrayList<>(List.of(
+                    new VoteResponseData.TopicData().setTopicName(TOPIC).setPartitions(new ArrayList<>(List.of(p))))))
+                    .setNodeEndpoints(eps);
+            }
+            case "BeginQuorumEpochRequest": {
+                BeginQuorumEpochRequestData.PartitionData p = new BeginQuorumEpochRequestData.PartitionData()
+                    .setPartitionIndex(0).setVoterDirectoryId(DIR2).setLeaderId(1).setLeaderEpoch(EPOCH);
+                BeginQuorumEpochRequestData.LeaderEndpointCollection eps = new BeginQuorumEpochRequestData.LeaderEndpointCollection();
+                eps.add(new BeginQuorumEpochRequestData.LeaderEndpoint().setName(LISTENER).setHost(HOST).setPort(PORT));
+                return new BeginQuorumEpochRequestData().setClusterId(CLUSTER_ID).setVoterId(2)
+                    .setTopics(new ArrayList<>(List.of(new BeginQuorumEpochRequestData.TopicData().setTopicName(TOPIC)
+                        .setPartitions(new ArrayList<>(List.of(p))))))
+                    .setLeaderEndpoints(eps);
+            }
+            case "BeginQuorumEpochResponse": {
+                BeginQuorumEpochResponseData.PartitionData p = new BeginQuorumEpochResponseData.PartitionData()
+                    .setPartitionIndex(0).setErrorCode((short) 0).setLeaderId(1).setLeaderEpoch(EPOCH);
+                BeginQuorumEpochResponseData.NodeEndpointCollection eps = new BeginQuorumEpochResponseData.NodeEndpointCollection();
+                eps.add(new BeginQuorumEpochResponseData.NodeEndpoint().setNodeId(1).setHost(HOST).setPort(PORT));
+                return new BeginQuorumEpochResponseData().setErrorCode((short) 0)
+                    .setTopics(new ArrayList<>(List.of(new BeginQuorumEpochResponseData.TopicData().setTopicName(TOPIC)
+                        .setPartitions(new ArrayList<>(List.of(p))))))
+                    .setNodeEndpoints(eps);
+            }
+            case "EndQuorumEpochRequest": {
+                EndQuorumEpochRequestData.PartitionData p = new EndQuorumEpochRequestData.PartitionData()
+                    .setPartitionIndex(0).setLeaderId(1).setLeaderEpoch(EPOCH)
+                    .setPreferredSuccessors(new ArrayList<>(List.of(2, 3)))
+                    .setPreferredCandidates(new ArrayList<>(List.of(
+                        new EndQuorumEpochRequestData.ReplicaInfo().setCandidateId(2).setCandidateDirectoryId(DIR2),
+                        new EndQuorumEpochRequestData.ReplicaInfo().setCandidateId(3).setCandidateDirectoryId(DIR3))));
+                EndQuorumEpochRequestData.LeaderEndpointCollection eps = new EndQuorumEpochRequestData.LeaderEndpointCollection();
+                eps.add(new EndQuorumEpochRequestData.LeaderEndpoint().setName(LISTENER).setHost(HOST).setPort(PORT));
+                return new EndQuorumEpochRequestData().setClusterId(CLUSTER_ID)
+                    .setTopics(new ArrayList<>(List.of(new EndQuorumEpochRequestData.TopicData().setTopicName(TOPIC)
+                        .setPartitions(new ArrayList<>(List.of(p))))))
+                    .setLeaderEndpoints(eps);
+            }
+            case "EndQuorumEpochResponse": {
+                EndQuorumEpochResponseData.PartitionData p = new EndQuorumEpochResponseData.PartitionData()
+                    .setPartitionIndex(0).setErrorCode((short) 0).setLeaderId(2).setLeaderEpoch(EPOCH + 1);
+                EndQuorumEpochResponseData.NodeEndpointCollection eps = new EndQuorumEpochResponseData.NodeEndpointCollection();
+                eps.add(new EndQuorumEpochResponseData.NodeEndpoint().setNodeId(2).setHost(HOST).setPort(PORT + 1));
+                return new EndQuorumEpochResponseData().setErrorCode((short) 0)
+                    .setTopics(new ArrayList<>(List.of(new EndQuorumEpochResponseData.TopicData().setTopicName(TOPIC)
+                        .setPartitions(new ArrayList<>(List.of(p))))))
+                    .setNodeEndpoints(eps);
+            }
+            case "DescribeQuorumRequest":
+                return new DescribeQuorumRequestData().setTopics(new ArrayList<>(List.of(
+                    new DescribeQuorumRequestData.TopicData().setTopicName(TOPIC).setPartitions(new ArrayList<>(List.of(
+                        new DescribeQuorumRequestData.PartitionData().setPartitionIndex(0)))))));
+            case "DescribeQuorumResponse": {
+                List<DescribeQuorumResponseData.ReplicaState> voters = new ArrayList<>(List.of(
+                    new DescribeQuorumResponseData.ReplicaState().setReplicaId(1).setReplicaDirectoryId(DIR1)
+                        .setLogEndOffset(1234L).setLastFetchTimestamp(TIMESTAMP).setLastCaughtUpTimestamp(TIMESTAMP),
+                    new DescribeQuorumResponseData.ReplicaState().setReplicaId(2).setReplicaDirectoryId(DIR2)
+                        .setLogEndOffset(1230L).setLastFetchTimestamp(TIMESTAMP - 100).setLastCaughtUpTimestamp(TIMESTAMP - 100),
+                    new DescribeQuorumResponseData.ReplicaState().setReplicaId(3).setReplicaDirectoryId(DIR3)
+                        .setLogEndOffset(1000L).setLastFetchTimestamp(TIMESTAMP - 5000).setLastCaughtUpTimestamp(TIMESTAMP - 20000)));
+                List<DescribeQuorumResponseData.ReplicaState> observers = new ArrayList<>(List.of(
+                    new DescribeQuorumResponseData.ReplicaState().setReplicaId(4).setReplicaDirectoryId(DIR4)
+                        .setLogEndOffset(1234L).setLastFetchTimestamp(TIMESTAMP).setLastCaughtUpTimestamp(TIMESTAMP)));
+                DescribeQuorumResponseData.PartitionData p = new DescribeQuorumResponseData.PartitionData()
+                    .setPartitionIndex(0).setErrorCode((short) 0).setErrorMessage(null).setLeaderId(1).setLeaderEpoch(EPOCH)
+                    .setHighWatermark(1200L).setCurrentVoters(voters).setObservers(observers);
+                DescribeQuorumResponseData.NodeCollection nodes = new DescribeQuorumResponseData.NodeCollection();
+                for (int i = 1; i <= 3; i++) {
+                    DescribeQuorumResponseData.ListenerCollection ls = new DescribeQuorumResponseData.ListenerCollection();
+                    ls.add(new DescribeQuorumResponseData.Listener().setName(LISTENER).setHost(HOST).setPort(PORT + i - 1));
+                    nodes.add(new DescribeQuorumResponseData.Node().setNodeId(i).setListeners(ls));
+                }
+                return new DescribeQuorumResponseData().setErrorCode((short) 0).setErrorMessage(null)
+                    .setTopics(new ArrayList<>(List.of(new DescribeQuorumResponseData.TopicData().setTopicName(TOPIC)
+                        .setPartitions(new ArrayList<>(List.of(p))))))
+                    .setNodes(nodes);
+            }
+            case "FetchSnapshotRequest": {
+                FetchSnapshotRequestData.PartitionSnapshot p = new FetchSnapshotRequestData.PartitionSnapshot()
+                    .setPartition(0).setCurrentLeaderEpoch(EPOCH)
+                    .setSnapshotId(new FetchSnapshotRequestData.SnapshotId().setEndOffset(1000L).setEpoch(4))
+                    .setPosition(8192L).setReplicaDirectoryId(DIR2);
+                return new FetchSnapshotRequestData().setClusterId(CLUSTER_ID).setReplicaId(2).setMaxBytes(1048576)
+                    .setTopics(new ArrayList<>(List.of(new FetchSnapshotRequestData.TopicSnapshot().setName(TOPIC)
+                        .setPartitions(new ArrayList<>(List.of(p))))));
+            }
+            case "FetchSnapshotResponse": {
+                FetchSnapshotResponseData.PartitionSnapshot p = new FetchSnapshotResponseData.PartitionSnapshot()
+                    .setIndex(0).setErrorCode((short) 0)
+                    .setSnapshotId(new FetchSnapshotResponseData.SnapshotId().setEndOffset(1000L).setEpoch(4))
+                    .setCurrentLeader(new FetchSnapshotResponseData.LeaderIdAndEpoch().setLeaderId(1).setLeaderEpoch(EPOCH))
+                    .setSize(20480L).setPosition(8192L).setUnalignedRecords(snapshotChunk());
+                FetchSnapshotResponseData.NodeEndpointCollection eps = new FetchSnapshotResponseData.NodeEndpointCollection();
+                eps.add(new FetchSnapshotResponseData.NodeEndpoint().setNodeId(1).setHost(HOST).setPort(PORT));
+                return new FetchSnapshotResponseData().setThrottleTimeMs(0).setErrorCode((short) 0)
+                    .setTopics(new ArrayList<>(List.of(new FetchSnapshotResponseData.TopicSnapshot().setName(TOPIC)
+                        .setPartitions(new ArrayList<>(List.of(p))))))
+                    .setNodeEndpoints(eps);
+            }
+            case "DescribeClusterRequest":
+                return new DescribeClusterRequestData().setIncludeClusterAuthorizedOperations(false)
+                    .setEndpointType((byte) 2).setIncludeFencedBrokers(false);
+            case "DescribeClusterResponse": {
+                DescribeClusterResponseData.DescribeClusterBrokerCollection bs = new DescribeClusterResponseData.DescribeClusterBrokerCollection();
+                for (int i = 1; i <= 3; i++) {
+                    bs.add(new DescribeClusterResponseData.DescribeClusterBroker().setBrokerId(i).setHost(HOST)
+                        .setPort(PORT + i - 1).setRack(null).setIsFenced(false));
+                }
+                return new DescribeClusterResponseData().setThrottleTimeMs(0).setErrorCode((short) 0).setErrorMessage(null)
+                    .setEndpointType((byte) 2).setClusterId(CLUSTER_ID).setControllerId(1).setBrokers(bs)
+                    .setClusterAuthorizedOperations(Integer.MIN_VALUE);
+            }
+            case "UpdateFeaturesRequest": {
+                UpdateFeaturesRequestData.FeatureUpdateKeyCollection fu = new UpdateFeaturesRequestData.FeatureUpdateKeyCollection();
+                fu.add(new UpdateFeaturesRequestData.FeatureUpdateKey().setFeature("metadata.version")
+                    .setMaxVersionLevel((short) 33).setAllowDowngrade(false).setUpgradeType((byte) 1));
+                fu.add(new UpdateFeaturesRequestData.FeatureUpdateKey().setFeature("kraft.version")
+                    .setMaxVersionLevel((short) 1).setAllowDowngrade(false).setUpgradeType((byte) 1));
+                return new UpdateFeaturesRequestData().setTimeoutMs(60000).setFeatureUpdates(fu).setValidateOnly(false);
+            }
+            case "UpdateFeaturesResponse": {
+                UpdateFeaturesResponseData.UpdatableFeatureResultCollection rs = new UpdateFeaturesResponseData.UpdatableFeatureResultCollection();
+                rs.add(new UpdateFeaturesResponseData.UpdatableFeatureResult().setFeature("metadata.version")
+                    .setErrorCode((short) 0).setErrorMessage(null));
+                rs.add(new UpdateFeaturesResponseData.UpdatableFeatureResult().setFeature("kraft.version")
+                    .setErrorCode((short) 0).setErrorMessage(null));
+                return new UpdateFeaturesResponseData().setThrottleTimeMs(0).setErrorCode((short) 0).setErrorMessage(null)
+                    .setResults(rs);
+            }
+            case "ControllerRegistrationRequest": {
+                ControllerRegistrationRequestData.ListenerCollection ls = new ControllerRegistrationRequestData.ListenerCollection();
+                ls.add(new ControllerRegistrationRequestData.Listener().setName(LISTENER).setHost(HOST).setPort(PORT)
+                    .setSecurityProtocol((short) 0));
+                ControllerRegistrationRequestData.FeatureCollection fs = new ControllerRegistrationRequestData.FeatureCollection();
+                for (Map.Entry<String, short[]> e : features().entrySet()) {
+                    fs.add(new ControllerRegistrationRequestData.Feature().setName(e.getKey())
+                        .setMinSupportedVersion(e.getValue()[0]).setMaxSupportedVersion(e.getValue()[1]));
+                }
+                return new ControllerRegistrationRequestData().setControllerId(1).setIncarnationId(INCARNATION)
+                    .setZkMigrationReady(false).setListeners(ls).setFeatures(fs);
+            }
+            case "ControllerRegistrationResponse":
+                return new ControllerRegistrationResponseData().setThrottleTimeMs(0).setErrorCode((short) 0).setErrorMessage("");
+            case "AddRaftVoterRequest": {
+                AddRaftVoterRequestData.ListenerCollection ls = new AddRaftVoterRequestData.ListenerCollection();
+                ls.add(new AddRaftVoterRequestData.Listener().setName(LISTENER).setHost(HOST).setPort(PORT + 3));
+                return new AddRaftVoterRequestData().setClusterId(CLUSTER_ID).setTimeoutMs(30000).setVoterId(4)
+                    .setVoterDirectoryId(DIR4).setListeners(ls).setAckWhenCommitted(true);
+            }
+            case "AddRaftVoterResponse":
+                return new AddRaftVoterResponseData().setThrottleTimeMs(0).setErrorCode((short) 0).setErrorMessage(null);
+            case "RemoveRaftVoterRequest":
+                return new RemoveRaftVoterRequestData().setClusterId(CLUSTER_ID).setVoterId(3).setVoterDirectoryId(DIR3);
+            case "RemoveRaftVoterResponse":
+                return new RemoveRaftVoterResponseData().setThrottleTimeMs(0).setErrorCode((short) 0).setErrorMessage(null);
+            case "UpdateRaftVoterRequest": {
+                UpdateRaftVoterRequestData.ListenerCollection ls = new UpdateRaftVoterRequestData.ListenerCollection();
+                ls.add(new UpdateRaftVoterRequestData.Listener().setName(LISTENER).setHost(HOST).setPort(PORT + 1));
+                return new UpdateRaftVoterRequestData().setClusterId(CLUSTER_ID).setCurrentLeaderEpoch(EPOCH).setVoterId(2)
+                    .setVoterDirectoryId(DIR2).setListeners(ls).setKRaftVersionFeature(
+                        new UpdateRaftVoterRequestData.KRaftVersionFeature().setMinSupportedVersion((short) 0)
+                            .setMaxSupportedVersion((short) 1));
+            }
+            case "UpdateRaftVoterResponse":
+                return new UpdateRaftVoterResponseData().setThrottleTimeMs(0).setErrorCode((short) 0)
+                    .setCurrentLeader(new UpdateRaftVoterResponseData.CurrentLeader().setLeaderId(1).setLeaderEpoch(EPOCH)
+                        .setHost(HOST).setPort(PORT));
+            case "UnregisterControllerRequest":
+                return new UnregisterControllerRequestData().setControllerId(5);
+            case "UnregisterControllerResponse":
+                return new UnregisterControllerResponseData().setThrottleTimeMs(0).setErrorCode((short) 0).setErrorMessage("");
+            case "VotersRecord":
+                return votersRecord();
+            case "KRaftVersionRecord":
+                return new KRaftVersionRecord().setVersion((short) 0).setKRaftVersion((short) 1);
+            case "LeaderChangeMessage":
+                return new LeaderChangeMessage().setVersion((short) 0).setLeaderId(1)
+                    .setVoters(new ArrayList<>(List.of(
+                        new LeaderChangeMessage.Voter().setVoterId(1).setVoterDirectoryId(DIR1),
+                        new LeaderChangeMessage.Voter().setVoterId(2).setVoterDirectoryId(DIR2),
+                        new LeaderChangeMessage.Voter().setVoterId(3).setVoterDirectoryId(DIR3))))
+                    .setGrantingVoters(new ArrayList<>(List.of(
+                        new LeaderChangeMessage.Voter().setVoterId(1).setVoterDirectoryId(DIR1),
+                        new LeaderChangeMessage.Voter().setVoterId(2).setVoterDirectoryId(DIR2))));
+            case "SnapshotHeaderRecord":
+                return new SnapshotHeaderRecord().setVersion((short) 0).setLastContainedLogTimestamp(TIMESTAMP);
+            case "SnapshotFooterRecord":
+                return new SnapshotFooterRecord().setVersion((short) 0);
+            case "RegisterControllerRecord": {
+                RegisterControllerRecord.ControllerEndpointCollection eps = new RegisterControllerRecord.ControllerEndpointCollection();
+                eps.add(new RegisterControllerRecord.ControllerEndpoint().setName(LISTENER).setHost(HOST).setPort(PORT)
+                    .setSecurityProtocol((short) 0));
+                RegisterControllerRecord.ControllerFeatureCollection fs = new RegisterControllerRecord.ControllerFeatureCollection();
+                for (Map.Entry<String, short[]> e : features().entrySet()) {
+                    fs.add(new RegisterControllerRecord.ControllerFeature().setName(e.getKey())
+                        .setMinSupportedVersion(e.getValue()[0]).setMaxSupportedVersion(e.getValue()[1]));
+                }
+                return new RegisterControllerRecord().setControllerId(1).setIncarnationId(INCARNATION)
+                    .setZkMigrationReady(false).setEndPoints(eps).setFeatures(fs);
+            }
+            case "UnregisterControllerRecord":
+                return new UnregisterControllerRecord().setControllerId(5);
+            case "FeatureLevelRecord":
+                return new FeatureLevelRecord().setName("metadata.version").setFeatureLevel((short) 33);
+            default:
+                throw new IllegalArgumentException("no typical sample for " + name);
+        }
+    }
+
+    private static Map<String, short[]> features() {
+        Map<String, short[]> m = new LinkedHashMap<>();
+        m.put("kraft.version", new short[]{0, 1});
+        m.put("metadata.version", new short[]{7, 33});
+        m.put("group.version", new short[]{0, 1});
+        return m;
+    }
+
+    /** Extra named cases: mostly the worked byte examples of the spec digest, to cross-check them. */
+    record Extra(String caseName, Message message) {
+    }
+
+    static List<Extra> extras(String name, short v) {
+        List<Extra> out = new ArrayList<>();
+        switch (name) {
+            case "AddRaftVoterRequest":
+                if (v == 1) { // spec §1.8
+                    AddRaftVoterRequestData.ListenerCollection ls = new AddRaftVoterRequestData.ListenerCollection();
+                    ls.add(new AddRaftVoterRequestData.Listener().setName(LISTENER).setHost("ctl-4").setPort(9093));
+                    out.add(new Extra("spec-example", new AddRaftVoterRequestData().setClusterId(null).setTimeoutMs(30000)
+                        .setVoterId(4).setVoterDirectoryId(DIR1).setListeners(ls).setAckWhenCommitted(false)));
+                }
+                break;
+            case "UnregisterControllerResponse": // spec §1.8 error response
+                out.add(new Extra("error", new UnregisterControllerResponseData().setThrottleTimeMs(0)
+                    .setErrorCode(Errors.forCode((short) 136).code())
+                    .setErrorMessage("Controller ID 5 is not currently registered.")));
+                break;
+            case "VotersRecord": { // spec §3.4
+                VotersRecord.EndpointCollection eps = new VotersRecord.EndpointCollection();
+                eps.add(new VotersRecord.Endpoint().setName(LISTENER).setHost(HOST).setPort(PORT));
+                out.add(new Extra("spec-example", new VotersRecord().setVersion((short) 0).setVoters(new ArrayList<>(List.of(
+                    new VotersRecord.Voter().setVoterId(1).setVoterDirectoryId(DIR1).setEndpoints(eps)
+                        .setKRaftVersionFeature(new VotersRecord.KRaftVersionFeature().setMinSupportedVersion((short) 0)
+                            .setMaxSupportedVersion((short) 1)))))));
+                break;
+            }
+            case "DescribeQuorumResponse": // error-shaped response of a non-leader (spec §2.5)
+                out.add(new Extra("not-leader", new DescribeQuorumResponseData().setTopics(new ArrayList<>(List.of(
+                    new DescribeQuorumResponseData.TopicData().setTopicName(TOPIC).setPartitions(new ArrayList<>(List.of(
+                        new DescribeQuorumResponseData.PartitionData().setPartitionIndex(0)
+                            .setErrorCode(Errors.NOT_LEADER_OR_FOLLOWER.code())
+                            .setErrorMessage(Errors.NOT_LEADER_OR_FOLLOWER.message())))))))));
+                break;
+            case "FetchResponse":
+                if (v >= 12) { // follower must truncate / fetch a snapshot
+                    FetchResponseData.PartitionData p = new FetchResponseData.PartitionData().setPartitionIndex(0)
+                        .setHighWatermark(1200L).setLogStartOffset(0L)
+                        .setDivergingEpoch(new FetchResponseData.EpochEndOffset().setEpoch(4).setEndOffset(1100L))
+                        .setCurrentLeader(new FetchResponseData.LeaderIdAndEpoch().setLeaderId(1).setLeaderEpoch(EPOCH))
+                        .setRecords(MemoryRecords.EMPTY);
+                    FetchResponseData.PartitionData q = new FetchResponseData.PartitionData().setPartitionIndex(1)
+                        .setHighWatermark(1200L).setLogStartOffset(1000L)
+                        .setSnapshotId(new FetchResponseData.SnapshotId().setEndOffset(1000L).setEpoch(4))
+                        .setCurrentLeader(new FetchResponseData.LeaderIdAndEpoch().setLeaderId(1).setLeaderEpoch(EPOCH))
+                        .setRecords(MemoryRecords.EMPTY);
+                    out.add(new Extra("diverging-and-snapshot", new FetchResponseData().setResponses(new ArrayList<>(List.of(
+                        new FetchResponseData.FetchableTopicResponse().setTopic(TOPIC).setTopicId(TOPIC_ID)
+                            .setPartitions(new ArrayList<>(List.of(p, q))))))));
+                }
+                break;
+            default:
+                break;
+        }
+        return out;
+    }
+}

@@ -1,0 +1,211 @@
+//! Project automation, run as `cargo xtask <command>`.
+//!
+//! * `codegen [--check]` — regenerate `crates/protocol/src/generated/` from
+//!   `schemas/*.json`; with `--check`, fail if the checked-in code is stale.
+//! * `ci` — what CI runs: fmt check, clippy `-D warnings`, `codegen --check`,
+//!   every test.
+//! * `golden` — regenerate `tests/golden/` with real Kafka 4.4 classes (JDK + Maven).
+//! * `golden-verify` — have real Kafka decode frames written by our encoder.
+//! * `soak --seeds N` — run the raft simulator over N seeds (release build).
+//! * `bench` — run the criterion benchmarks.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+type Result<T> = std::result::Result<T, String>;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("."))
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("codegen") => codegen(args.iter().any(|a| a == "--check")),
+        Some("ci") => ci(),
+        Some("golden") => golden("generate"),
+        Some("golden-verify") => golden_verify(),
+        Some("soak") => soak(&args[1..]),
+        Some("bench") => run("cargo", &["bench", "--workspace"]),
+        _ => Err(
+            "usage: cargo xtask <codegen [--check] | ci | golden | golden-verify | soak --seeds N | bench>"
+                .to_string(),
+        ),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(program: &str, args: &[&str]) -> Result<()> {
+    eprintln!("$ {program} {}", args.join(" "));
+    let status = Command::new(program)
+        .args(args)
+        .current_dir(root())
+        .status()
+        .map_err(|e| format!("cannot run {program}: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("`{program} {}` failed ({status})", args.join(" ")))
+    }
+}
+
+fn rustfmt(files: &BTreeMap<String, String>) -> Result<BTreeMap<String, String>> {
+    let tmp = std::env::temp_dir().join(format!("kraft-codegen-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).map_err(|e| e.to_string())?;
+    let mut paths = Vec::new();
+    for (name, text) in files {
+        let p = tmp.join(name);
+        std::fs::write(&p, text).map_err(|e| e.to_string())?;
+        paths.push(p);
+    }
+    let status = Command::new("rustfmt")
+        .args(["--edition", "2021"])
+        .args(&paths)
+        .status()
+        .map_err(|e| format!("cannot run rustfmt: {e}"))?;
+    if !status.success() {
+        return Err("rustfmt failed on generated code".into());
+    }
+    let mut out = BTreeMap::new();
+    for (name, path) in files.keys().zip(&paths) {
+        out.insert(
+            name.clone(),
+            std::fs::read_to_string(path).map_err(|e| e.to_string())?,
+        );
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+    Ok(out)
+}
+
+fn codegen(check: bool) -> Result<()> {
+    let root = root();
+    let specs = kraft_codegen::load_dir(&root.join("schemas")).map_err(|e| e.to_string())?;
+    let files = rustfmt(&kraft_codegen::generate(&specs))?;
+    let dir = root.join("crates/protocol/src/generated");
+    let existing: BTreeMap<String, String> = std::fs::read_dir(&dir)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .filter(|e| e.path().extension().is_some_and(|x| x == "rs"))
+                .filter_map(|e| {
+                    let name = e.file_name().to_string_lossy().into_owned();
+                    std::fs::read_to_string(e.path()).ok().map(|t| (name, t))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    if check {
+        if existing == files {
+            eprintln!("codegen: {} generated files are up to date", files.len());
+            return Ok(());
+        }
+        let stale: Vec<&String> = files
+            .keys()
+            .filter(|k| existing.get(*k) != files.get(*k))
+            .chain(existing.keys().filter(|k| !files.contains_key(*k)))
+            .collect();
+        return Err(format!(
+            "generated code is stale ({}); run `cargo xtask codegen`",
+            stale
+                .iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    for name in existing.keys().filter(|k| !files.contains_key(*k)) {
+        std::fs::remove_file(dir.join(name)).map_err(|e| e.to_string())?;
+    }
+    for (name, text) in &files {
+        std::fs::write(dir.join(name), text).map_err(|e| e.to_string())?;
+    }
+    eprintln!(
+        "codegen: wrote {} files from {} schemas",
+        files.len(),
+        specs.len()
+    );
+    Ok(())
+}
+
+fn ci() -> Result<()> {
+    run("cargo", &["fmt", "--all", "--", "--check"])?;
+    run(
+        "cargo",
+        &[
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ],
+    )?;
+    codegen(true)?;
+    run("cargo", &["test", "--workspace"])?;
+    Ok(())
+}
+
+fn golden(mode: &str) -> Result<()> {
+    run("bash", &["tests/interop/golden.sh", mode, "tests/golden"])
+}
+
+fn golden_verify() -> Result<()> {
+    let out = root().join("target/golden-rust");
+    std::fs::create_dir_all(&out).map_err(|e| e.to_string())?;
+    let out_s = out.display().to_string();
+    // The Rust side writes its encodings of the decoded golden values.
+    let status = Command::new("cargo")
+        .args([
+            "test",
+            "-p",
+            "kraft-protocol",
+            "--test",
+            "protocol",
+            "golden::write_our_vectors",
+        ])
+        .env("KRAFT_GOLDEN_OUT", &out_s)
+        .current_dir(root())
+        .status()
+        .map_err(|e| e.to_string())?;
+    if !status.success() {
+        return Err("rust golden tests failed".into());
+    }
+    run("bash", &["tests/interop/golden.sh", "verify", &out_s])
+}
+
+fn soak(args: &[String]) -> Result<()> {
+    let seeds = args
+        .iter()
+        .position(|a| a == "--seeds")
+        .and_then(|i| args.get(i + 1))
+        .cloned()
+        .unwrap_or_else(|| "10000".into());
+    let status = Command::new("cargo")
+        .args([
+            "test",
+            "--release",
+            "-p",
+            "kraft-raft",
+            "--test",
+            "simulation",
+        ])
+        .env("SIM_SEEDS", &seeds)
+        .current_dir(root())
+        .status()
+        .map_err(|e| e.to_string())?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err("soak failed".into())
+    }
+}
