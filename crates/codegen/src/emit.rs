@@ -431,14 +431,11 @@ impl Emitter<'_> {
         let present = vcond(&f.versions, &s.versions);
         let regular = match f.tag {
             Some((_, tv)) => {
-                let tagged = vcond(&tv, &s.versions);
-                if tagged == "false" {
-                    present.clone()
-                } else if present == "true" {
-                    format!("!({tagged})")
-                } else {
-                    format!("({present}) && !({tagged})")
-                }
+                let untagged = Versions {
+                    lo: f.versions.lo,
+                    hi: f.versions.hi.min(tv.lo.saturating_sub(1)),
+                };
+                vcond(&untagged, &s.versions)
             }
             None => present.clone(),
         };
@@ -538,7 +535,11 @@ impl Emitter<'_> {
                     is_default(f)
                 )
             };
-            if regular == "true" {
+            if regular == "false" {
+                if f.tag.is_none() && !f.ignorable && present != "true" {
+                    wl(&mut out, ind, &format!("if !({}) {{ return Err(EncodeError::NonDefaultField {{ field: {camel:?}, version }}); }}", is_default(f)));
+                }
+            } else if regular == "true" {
                 for line in body.lines() {
                     wl(&mut out, ind, line.strip_prefix("    ").unwrap_or(line));
                 }

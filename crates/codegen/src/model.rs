@@ -162,7 +162,9 @@ impl FieldType {
             "string" => FieldType::String,
             "bytes" => FieldType::Bytes,
             "records" => FieldType::Records,
-            name if is_valid_name(name) => FieldType::Struct(name.to_string()),
+            name if is_valid_name(name) && name.starts_with(|c: char| c.is_ascii_uppercase()) => {
+                FieldType::Struct(name.to_string())
+            }
             _ => return None,
         })
     }

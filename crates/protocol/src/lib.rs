@@ -7,9 +7,11 @@
 //! * [`ApiKey`]: API keys with the version ranges this implementation supports.
 
 pub mod error;
+pub mod header;
 #[cfg(feature = "json")]
 pub mod json;
 pub mod error_code;
+pub mod frame;
 pub mod message;
 pub mod records;
 #[cfg(feature = "sample")]
@@ -23,7 +25,7 @@ mod generated;
 
 pub use error::{DecodeError, EncodeError};
 pub use error_code::ErrorCode;
-pub use generated::api_key::ApiKey;
+pub use generated::api_key::{ApiKey, RequestBody, ResponseBody};
 pub use message::{Decodable, Encodable, Message, Record, Request};
 pub use str_bytes::StrBytes;
 pub use uuid::Uuid;

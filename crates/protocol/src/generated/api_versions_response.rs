@@ -81,24 +81,6 @@ impl Encodable for ApiVersionsResponse {
         if version >= 1 {
             buf.put_i32(*(&self.throttle_time_ms));
         }
-        if (version >= 3) && !(version >= 3) {
-            wire::put_array_len(buf, Some((&self.supported_features).len()), flexible);
-            for e in (&self.supported_features).iter() {
-                e.encode(buf, version)?;
-            }
-        }
-        if (version >= 3) && !(version >= 3) {
-            buf.put_i64(*(&self.finalized_features_epoch));
-        }
-        if (version >= 3) && !(version >= 3) {
-            wire::put_array_len(buf, Some((&self.finalized_features).len()), flexible);
-            for e in (&self.finalized_features).iter() {
-                e.encode(buf, version)?;
-            }
-        }
-        if (version >= 3) && !(version >= 3) {
-            wire::put_bool(buf, *(&self.zk_migration_ready));
-        }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[0, 1, 2, 3])?;
             let mut count = self.unknown_tagged_fields.len() as u32;
@@ -177,26 +159,6 @@ impl Encodable for ApiVersionsResponse {
         if version >= 1 {
             len += 4;
         }
-        if (version >= 3) && !(version >= 3) {
-            len += (wire::array_len_len(Some((&self.supported_features).len()), flexible)
-                + (&self.supported_features)
-                    .iter()
-                    .map(|e| e.encoded_len(version))
-                    .sum::<usize>());
-        }
-        if (version >= 3) && !(version >= 3) {
-            len += 8;
-        }
-        if (version >= 3) && !(version >= 3) {
-            len += (wire::array_len_len(Some((&self.finalized_features).len()), flexible)
-                + (&self.finalized_features)
-                    .iter()
-                    .map(|e| e.encoded_len(version))
-                    .sum::<usize>());
-        }
-        if (version >= 3) && !(version >= 3) {
-            len += 1;
-        }
         if flexible {
             let mut count = self.unknown_tagged_fields.len() as u32;
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
@@ -252,32 +214,6 @@ impl Decodable for ApiVersionsResponse {
         };
         if version >= 1 {
             this.throttle_time_ms = wire::get_i32(buf)?;
-        }
-        if (version >= 3) && !(version >= 3) {
-            this.supported_features = {
-                let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-                let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
-                for _ in 0..n {
-                    out.push(SupportedFeatureKey::decode(buf, version)?);
-                }
-                out
-            };
-        }
-        if (version >= 3) && !(version >= 3) {
-            this.finalized_features_epoch = wire::get_i64(buf)?;
-        }
-        if (version >= 3) && !(version >= 3) {
-            this.finalized_features = {
-                let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-                let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
-                for _ in 0..n {
-                    out.push(FinalizedFeatureKey::decode(buf, version)?);
-                }
-                out
-            };
-        }
-        if (version >= 3) && !(version >= 3) {
-            this.zk_migration_ready = wire::get_bool(buf)?;
         }
         if flexible {
             let count = wire::get_tag_count(buf)?;

@@ -58,12 +58,6 @@ impl Encodable for BeginQuorumEpochResponse {
         for e in (&self.topics).iter() {
             e.encode(buf, version)?;
         }
-        if (version >= 1) && !(version >= 1) {
-            wire::put_array_len(buf, Some((&self.node_endpoints).len()), flexible);
-            for e in (&self.node_endpoints).iter() {
-                e.encode(buf, version)?;
-            }
-        }
         if !(version >= 1) && !((&self.node_endpoints).is_empty()) {
             return Err(EncodeError::NonDefaultField {
                 field: "nodeEndpoints",
@@ -113,13 +107,6 @@ impl Encodable for BeginQuorumEpochResponse {
                 .iter()
                 .map(|e| e.encoded_len(version))
                 .sum::<usize>());
-        if (version >= 1) && !(version >= 1) {
-            len += (wire::array_len_len(Some((&self.node_endpoints).len()), flexible)
-                + (&self.node_endpoints)
-                    .iter()
-                    .map(|e| e.encoded_len(version))
-                    .sum::<usize>());
-        }
         if flexible {
             let mut count = self.unknown_tagged_fields.len() as u32;
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
@@ -154,16 +141,6 @@ impl Decodable for BeginQuorumEpochResponse {
             }
             out
         };
-        if (version >= 1) && !(version >= 1) {
-            this.node_endpoints = {
-                let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-                let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
-                for _ in 0..n {
-                    out.push(NodeEndpoint::decode(buf, version)?);
-                }
-                out
-            };
-        }
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {

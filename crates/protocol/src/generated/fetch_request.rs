@@ -98,25 +98,6 @@ impl Encodable for FetchRequest {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = version >= 12;
         let _ = flexible;
-        if (version >= 12) && !(version >= 12) {
-            if let Some(v) = &self.cluster_id {
-                wire::check_string(v, "clusterId")?;
-            }
-            match &self.cluster_id {
-                Some(v) => {
-                    wire::put_string(buf, v, flexible);
-                }
-                None if version >= 12 => {
-                    wire::put_nullable_string(buf, None, flexible);
-                }
-                None => {
-                    return Err(EncodeError::NullNotAllowed {
-                        field: "clusterId",
-                        version,
-                    })
-                }
-            }
-        }
         if version <= 14 {
             buf.put_i32(*(&self.replica_id));
         } else if !(*(&self.replica_id) == -1) {
@@ -124,9 +105,6 @@ impl Encodable for FetchRequest {
                 field: "replicaId",
                 version,
             });
-        }
-        if (version >= 15) && !(version >= 15) {
-            (&self.replica_state).encode(buf, version)?;
         }
         if !(version >= 15) && !(*(&self.replica_state) == ReplicaState::default()) {
             return Err(EncodeError::NonDefaultField {
@@ -216,17 +194,8 @@ impl Encodable for FetchRequest {
         let flexible = version >= 12;
         let _ = flexible;
         let mut len = 0usize;
-        if (version >= 12) && !(version >= 12) {
-            len += match &self.cluster_id {
-                Some(v) => wire::string_len(v, flexible),
-                None => wire::nullable_string_len(None, flexible),
-            };
-        }
         if version <= 14 {
             len += 4;
-        }
-        if (version >= 15) && !(version >= 15) {
-            len += (&self.replica_state).encoded_len(version);
         }
         len += 4;
         len += 4;
@@ -281,18 +250,8 @@ impl Decodable for FetchRequest {
         let flexible = version >= 12;
         let _ = flexible;
         let mut this = Self::default();
-        if (version >= 12) && !(version >= 12) {
-            this.cluster_id = if version >= 12 {
-                wire::get_nullable_string(buf, flexible)?
-            } else {
-                Some(wire::get_string(buf, flexible)?)
-            };
-        }
         if version <= 14 {
             this.replica_id = wire::get_i32(buf)?;
-        }
-        if (version >= 15) && !(version >= 15) {
-            this.replica_state = ReplicaState::decode(buf, version)?;
         }
         this.max_wait_ms = wire::get_i32(buf)?;
         this.min_bytes = wire::get_i32(buf)?;
@@ -874,12 +833,6 @@ impl Encodable for FetchPartition {
             buf.put_i64(*(&self.log_start_offset));
         }
         buf.put_i32(*(&self.partition_max_bytes));
-        if (version >= 17) && !(version >= 17) {
-            wire::put_uuid(buf, (&self.replica_directory_id));
-        }
-        if (version >= 18) && !(version >= 18) {
-            buf.put_i64(*(&self.high_watermark));
-        }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[0, 1])?;
             let mut count = self.unknown_tagged_fields.len() as u32;
@@ -925,12 +878,6 @@ impl Encodable for FetchPartition {
             len += 8;
         }
         len += 4;
-        if (version >= 17) && !(version >= 17) {
-            len += 16;
-        }
-        if (version >= 18) && !(version >= 18) {
-            len += 8;
-        }
         if flexible {
             let mut count = self.unknown_tagged_fields.len() as u32;
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
@@ -965,12 +912,6 @@ impl Decodable for FetchPartition {
             this.log_start_offset = wire::get_i64(buf)?;
         }
         this.partition_max_bytes = wire::get_i32(buf)?;
-        if (version >= 17) && !(version >= 17) {
-            this.replica_directory_id = wire::get_uuid(buf)?;
-        }
-        if (version >= 18) && !(version >= 18) {
-            this.high_watermark = wire::get_i64(buf)?;
-        }
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {

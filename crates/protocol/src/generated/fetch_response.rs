@@ -79,12 +79,6 @@ impl Encodable for FetchResponse {
         for e in (&self.responses).iter() {
             e.encode(buf, version)?;
         }
-        if (version >= 16) && !(version >= 16) {
-            wire::put_array_len(buf, Some((&self.node_endpoints).len()), flexible);
-            for e in (&self.node_endpoints).iter() {
-                e.encode(buf, version)?;
-            }
-        }
         if !(version >= 16) && !((&self.node_endpoints).is_empty()) {
             return Err(EncodeError::NonDefaultField {
                 field: "nodeEndpoints",
@@ -140,13 +134,6 @@ impl Encodable for FetchResponse {
                 .iter()
                 .map(|e| e.encoded_len(version))
                 .sum::<usize>());
-        if (version >= 16) && !(version >= 16) {
-            len += (wire::array_len_len(Some((&self.node_endpoints).len()), flexible)
-                + (&self.node_endpoints)
-                    .iter()
-                    .map(|e| e.encoded_len(version))
-                    .sum::<usize>());
-        }
         if flexible {
             let mut count = self.unknown_tagged_fields.len() as u32;
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
@@ -187,16 +174,6 @@ impl Decodable for FetchResponse {
             }
             out
         };
-        if (version >= 16) && !(version >= 16) {
-            this.node_endpoints = {
-                let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-                let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
-                for _ in 0..n {
-                    out.push(NodeEndpoint::decode(buf, version)?);
-                }
-                out
-            };
-        }
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
@@ -564,26 +541,17 @@ impl Encodable for PartitionData {
         if version >= 5 {
             buf.put_i64(*(&self.log_start_offset));
         }
-        if (version >= 12) && !(version >= 12) {
-            (&self.diverging_epoch).encode(buf, version)?;
-        }
         if !(version >= 12) && !(*(&self.diverging_epoch) == EpochEndOffset::default()) {
             return Err(EncodeError::NonDefaultField {
                 field: "divergingEpoch",
                 version,
             });
         }
-        if (version >= 12) && !(version >= 12) {
-            (&self.current_leader).encode(buf, version)?;
-        }
         if !(version >= 12) && !(*(&self.current_leader) == LeaderIdAndEpoch::default()) {
             return Err(EncodeError::NonDefaultField {
                 field: "currentLeader",
                 version,
             });
-        }
-        if (version >= 12) && !(version >= 12) {
-            (&self.snapshot_id).encode(buf, version)?;
         }
         if !(version >= 12) && !(*(&self.snapshot_id) == SnapshotId::default()) {
             return Err(EncodeError::NonDefaultField {
@@ -677,15 +645,6 @@ impl Encodable for PartitionData {
         if version >= 5 {
             len += 8;
         }
-        if (version >= 12) && !(version >= 12) {
-            len += (&self.diverging_epoch).encoded_len(version);
-        }
-        if (version >= 12) && !(version >= 12) {
-            len += (&self.current_leader).encoded_len(version);
-        }
-        if (version >= 12) && !(version >= 12) {
-            len += (&self.snapshot_id).encoded_len(version);
-        }
         len += match &self.aborted_transactions {
             Some(v) => {
                 (wire::array_len_len(Some(v.len()), flexible)
@@ -732,15 +691,6 @@ impl Decodable for PartitionData {
         this.last_stable_offset = wire::get_i64(buf)?;
         if version >= 5 {
             this.log_start_offset = wire::get_i64(buf)?;
-        }
-        if (version >= 12) && !(version >= 12) {
-            this.diverging_epoch = EpochEndOffset::decode(buf, version)?;
-        }
-        if (version >= 12) && !(version >= 12) {
-            this.current_leader = LeaderIdAndEpoch::decode(buf, version)?;
-        }
-        if (version >= 12) && !(version >= 12) {
-            this.snapshot_id = SnapshotId::decode(buf, version)?;
         }
         this.aborted_transactions = match wire::get_array_len(buf, flexible)? {
             None => None,

@@ -58,25 +58,6 @@ impl Encodable for FetchSnapshotRequest {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let _ = flexible;
-        if !(true) {
-            if let Some(v) = &self.cluster_id {
-                wire::check_string(v, "clusterId")?;
-            }
-            match &self.cluster_id {
-                Some(v) => {
-                    wire::put_string(buf, v, flexible);
-                }
-                None if true => {
-                    wire::put_nullable_string(buf, None, flexible);
-                }
-                None => {
-                    return Err(EncodeError::NullNotAllowed {
-                        field: "clusterId",
-                        version,
-                    })
-                }
-            }
-        }
         buf.put_i32(*(&self.replica_id));
         buf.put_i32(*(&self.max_bytes));
         wire::put_array_len(buf, Some((&self.topics).len()), flexible);
@@ -129,12 +110,6 @@ impl Encodable for FetchSnapshotRequest {
         let flexible = true;
         let _ = flexible;
         let mut len = 0usize;
-        if !(true) {
-            len += match &self.cluster_id {
-                Some(v) => wire::string_len(v, flexible),
-                None => wire::nullable_string_len(None, flexible),
-            };
-        }
         len += 4;
         len += 4;
         len += (wire::array_len_len(Some((&self.topics).len()), flexible)
@@ -166,9 +141,6 @@ impl Decodable for FetchSnapshotRequest {
         let flexible = true;
         let _ = flexible;
         let mut this = Self::default();
-        if !(true) {
-            this.cluster_id = wire::get_nullable_string(buf, flexible)?;
-        }
         this.replica_id = wire::get_i32(buf)?;
         this.max_bytes = wire::get_i32(buf)?;
         this.topics = {
@@ -443,9 +415,6 @@ impl Encodable for PartitionSnapshot {
         buf.put_i32(*(&self.current_leader_epoch));
         (&self.snapshot_id).encode(buf, version)?;
         buf.put_i64(*(&self.position));
-        if (version >= 1) && !(version >= 1) {
-            wire::put_uuid(buf, (&self.replica_directory_id));
-        }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[0])?;
             let mut count = self.unknown_tagged_fields.len() as u32;
@@ -476,9 +445,6 @@ impl Encodable for PartitionSnapshot {
         len += 4;
         len += (&self.snapshot_id).encoded_len(version);
         len += 8;
-        if (version >= 1) && !(version >= 1) {
-            len += 16;
-        }
         if flexible {
             let mut count = self.unknown_tagged_fields.len() as u32;
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
@@ -501,9 +467,6 @@ impl Decodable for PartitionSnapshot {
         this.current_leader_epoch = wire::get_i32(buf)?;
         this.snapshot_id = SnapshotId::decode(buf, version)?;
         this.position = wire::get_i64(buf)?;
-        if (version >= 1) && !(version >= 1) {
-            this.replica_directory_id = wire::get_uuid(buf)?;
-        }
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {

@@ -64,12 +64,6 @@ impl Encodable for FetchSnapshotResponse {
         for e in (&self.topics).iter() {
             e.encode(buf, version)?;
         }
-        if (version >= 1) && !(version >= 1) {
-            wire::put_array_len(buf, Some((&self.node_endpoints).len()), flexible);
-            for e in (&self.node_endpoints).iter() {
-                e.encode(buf, version)?;
-            }
-        }
         if !(version >= 1) && !((&self.node_endpoints).is_empty()) {
             return Err(EncodeError::NonDefaultField {
                 field: "nodeEndpoints",
@@ -120,13 +114,6 @@ impl Encodable for FetchSnapshotResponse {
                 .iter()
                 .map(|e| e.encoded_len(version))
                 .sum::<usize>());
-        if (version >= 1) && !(version >= 1) {
-            len += (wire::array_len_len(Some((&self.node_endpoints).len()), flexible)
-                + (&self.node_endpoints)
-                    .iter()
-                    .map(|e| e.encoded_len(version))
-                    .sum::<usize>());
-        }
         if flexible {
             let mut count = self.unknown_tagged_fields.len() as u32;
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
@@ -162,16 +149,6 @@ impl Decodable for FetchSnapshotResponse {
             }
             out
         };
-        if (version >= 1) && !(version >= 1) {
-            this.node_endpoints = {
-                let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-                let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
-                for _ in 0..n {
-                    out.push(NodeEndpoint::decode(buf, version)?);
-                }
-                out
-            };
-        }
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
@@ -469,9 +446,6 @@ impl Encodable for PartitionSnapshot {
         buf.put_i32(*(&self.index));
         buf.put_i16(*(&self.error_code));
         (&self.snapshot_id).encode(buf, version)?;
-        if !(true) {
-            (&self.current_leader).encode(buf, version)?;
-        }
         buf.put_i64(*(&self.size));
         buf.put_i64(*(&self.position));
         wire::put_bytes(buf, (&self.unaligned_records), flexible);
@@ -504,9 +478,6 @@ impl Encodable for PartitionSnapshot {
         len += 4;
         len += 2;
         len += (&self.snapshot_id).encoded_len(version);
-        if !(true) {
-            len += (&self.current_leader).encoded_len(version);
-        }
         len += 8;
         len += 8;
         len += wire::bytes_len((&self.unaligned_records), flexible);
@@ -531,9 +502,6 @@ impl Decodable for PartitionSnapshot {
         this.index = wire::get_i32(buf)?;
         this.error_code = wire::get_i16(buf)?;
         this.snapshot_id = SnapshotId::decode(buf, version)?;
-        if !(true) {
-            this.current_leader = LeaderIdAndEpoch::decode(buf, version)?;
-        }
         this.size = wire::get_i64(buf)?;
         this.position = wire::get_i64(buf)?;
         this.unaligned_records = wire::get_bytes(buf, flexible)?;

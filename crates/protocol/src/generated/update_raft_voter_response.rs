@@ -55,9 +55,6 @@ impl Encodable for UpdateRaftVoterResponse {
         let _ = flexible;
         buf.put_i32(*(&self.throttle_time_ms));
         buf.put_i16(*(&self.error_code));
-        if !(true) {
-            (&self.current_leader).encode(buf, version)?;
-        }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[0])?;
             let mut count = self.unknown_tagged_fields.len() as u32;
@@ -86,9 +83,6 @@ impl Encodable for UpdateRaftVoterResponse {
         let mut len = 0usize;
         len += 4;
         len += 2;
-        if !(true) {
-            len += (&self.current_leader).encoded_len(version);
-        }
         if flexible {
             let mut count = self.unknown_tagged_fields.len() as u32;
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
@@ -109,9 +103,6 @@ impl Decodable for UpdateRaftVoterResponse {
         let mut this = Self::default();
         this.throttle_time_ms = wire::get_i32(buf)?;
         this.error_code = wire::get_i16(buf)?;
-        if !(true) {
-            this.current_leader = CurrentLeader::decode(buf, version)?;
-        }
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
