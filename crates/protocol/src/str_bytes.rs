@@ -29,10 +29,13 @@ impl StrBytes {
     }
 
     /// The string slice.
+    #[inline]
+    #[allow(unsafe_code)]
     pub fn as_str(&self) -> &str {
-        // SAFETY-free: the constructor validated UTF-8; fall back to "" on the
-        // impossible error rather than panicking.
-        std::str::from_utf8(&self.0).unwrap_or_default()
+        // SAFETY: every constructor establishes that the bytes are UTF-8
+        // (`from_utf8` validates; `From<String>`, `From<&str>` and
+        // `from_static` start from a `str`), and the bytes are immutable.
+        unsafe { std::str::from_utf8_unchecked(&self.0) }
     }
 
     /// The underlying bytes.

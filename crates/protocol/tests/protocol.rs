@@ -2,5 +2,6 @@
 //! generated message at every version, version-gating rules, and golden
 //! vectors from real Kafka 4.4.
 
+mod alloc_count;
 mod golden;
 mod roundtrip;

@@ -133,8 +133,51 @@ fn ignorable_field_is_dropped_silently() {
 
 #[test]
 fn lying_array_length_fails_without_allocating() {
-    // A 10-byte VoteRequest body claiming 2^31-1 topics.
-    let frame = [0x00, 0x80, 0x80, 0x80, 0x80, 0x08, 0x00, 0x00, 0x00, 0x00];
-    let err = vote_request::VoteRequest::decode_exact(Bytes::copy_from_slice(&frame), 2);
-    assert!(err.is_err());
+    // A 10-byte VoteRequest v2 body whose Topics array claims 2^31-1 elements
+    // (compact length 0x80000000 as an unsigned varint).
+    static FRAME: [u8; 10] = [0x00, 0x80, 0x80, 0x80, 0x80, 0x08, 0x00, 0x00, 0x00, 0x00];
+    let frame = &FRAME;
+    let (result, count, bytes) = crate::alloc_count::measure(|| {
+        vote_request::VoteRequest::decode_exact(Bytes::from_static(frame), 2)
+    });
+    assert!(result.is_err(), "a lying count must be refused");
+    assert!(bytes <= 8 * frame.len(), "allocated {bytes} bytes in {count} allocations for a 10-byte frame");
+    // The same for a classic (non-flexible) array: Fetch v4 with 2^31-1 topics.
+    let mut fetch = vec![0u8; 4 + 4 + 4 + 4 + 1];
+    fetch.extend_from_slice(&i32::MAX.to_be_bytes());
+    let (result, _, bytes) = crate::alloc_count::measure(|| {
+        fetch_request::FetchRequest::decode_exact(Bytes::from(fetch.clone()), 4)
+    });
+    assert!(result.is_err());
+    assert!(bytes <= 8 * 21 + 64, "allocated {bytes} bytes");
+}
+
+#[test]
+fn decoding_a_single_partition_vote_request_copies_no_strings() {
+    let req = vote_request::VoteRequest {
+        cluster_id: Some("J8aAPcfLQt2bqs1JT_rMgQ".into()),
+        voter_id: 2,
+        topics: vec![vote_request::TopicData {
+            topic_name: "__cluster_metadata".into(),
+            partitions: vec![vote_request::PartitionData {
+                replica_epoch: 5,
+                replica_id: 1,
+                last_offset_epoch: 4,
+                last_offset: 100,
+                pre_vote: true,
+                ..Default::default()
+            }],
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    // As the frame decoder hands frames over: split off a shared read buffer.
+    let mut read_buf = bytes::BytesMut::with_capacity(4096);
+    read_buf.extend_from_slice(&req.encode_to_vec(2).expect("encodes"));
+    let len = read_buf.len();
+    let bytes = read_buf.split_to(len).freeze();
+    let (decoded, count, _) = crate::alloc_count::measure(|| vote_request::VoteRequest::decode_exact(bytes.clone(), 2));
+    assert_eq!(decoded.expect("decodes"), req);
+    // One Vec per array level (topics, partitions); strings share the frame.
+    assert!(count <= 2, "{count} allocations");
 }

@@ -233,6 +233,91 @@ fn check_magic(magic: i8) -> Result<(), DecodeError> {
     }
 }
 
+/// The fixed 61-byte header of a v2 batch, read without the records (and
+/// without checking the CRC, which needs the whole batch). Used to walk a log
+/// segment batch by batch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct RecordBatchHeader {
+    /// `baseOffset`.
+    pub base_offset: i64,
+    /// `batchLength` (total size − 12).
+    pub batch_length: i32,
+    /// `partitionLeaderEpoch`.
+    pub partition_leader_epoch: i32,
+    /// `magic` (always 2).
+    pub magic: i8,
+    /// `crc` as stored.
+    pub crc: u32,
+    /// `attributes`.
+    pub attributes: BatchAttributes,
+    /// `lastOffsetDelta`.
+    pub last_offset_delta: i32,
+    /// `baseTimestamp`.
+    pub base_timestamp: i64,
+    /// `maxTimestamp`.
+    pub max_timestamp: i64,
+    /// `producerId`.
+    pub producer_id: i64,
+    /// `producerEpoch`.
+    pub producer_epoch: i16,
+    /// `baseSequence`.
+    pub base_sequence: i32,
+    /// `recordsCount`.
+    pub records_count: i32,
+}
+
+impl RecordBatchHeader {
+    /// Parses the header from the first [`RECORD_BATCH_OVERHEAD`] bytes of
+    /// `data` (more may follow). Checks the length field and the magic.
+    pub fn parse(data: &[u8]) -> Result<RecordBatchHeader, DecodeError> {
+        if data.len() < RECORD_BATCH_OVERHEAD {
+            return Err(DecodeError::UnexpectedEof {
+                needed: RECORD_BATCH_OVERHEAD,
+                remaining: data.len(),
+            });
+        }
+        declared_size(data)?;
+        Ok(RecordBatchHeader {
+            base_offset: be_i64(data, BASE_OFFSET_OFFSET),
+            batch_length: be_i32(data, LENGTH_OFFSET),
+            partition_leader_epoch: be_i32(data, PARTITION_LEADER_EPOCH_OFFSET),
+            magic: data[MAGIC_OFFSET] as i8,
+            crc: be_i32(data, CRC_OFFSET) as u32,
+            attributes: BatchAttributes::from_bits(be_i16(data, ATTRIBUTES_OFFSET)),
+            last_offset_delta: be_i32(data, LAST_OFFSET_DELTA_OFFSET),
+            base_timestamp: be_i64(data, BASE_TIMESTAMP_OFFSET),
+            max_timestamp: be_i64(data, MAX_TIMESTAMP_OFFSET),
+            producer_id: be_i64(data, PRODUCER_ID_OFFSET),
+            producer_epoch: be_i16(data, PRODUCER_EPOCH_OFFSET),
+            base_sequence: be_i32(data, BASE_SEQUENCE_OFFSET),
+            records_count: be_i32(data, RECORDS_COUNT_OFFSET),
+        })
+    }
+
+    /// The declared total size of a batch from its first 12 bytes (the
+    /// `batchLength` field + 12), checking it is at least the header size.
+    /// `None` if `prefix` is shorter than [`LOG_OVERHEAD`].
+    pub fn size_from_prefix(prefix: &[u8]) -> Result<Option<usize>, DecodeError> {
+        declared_size(prefix)
+    }
+
+    /// Total size of the batch in bytes.
+    pub fn size_in_bytes(&self) -> usize {
+        self.batch_length as usize + LOG_OVERHEAD
+    }
+
+    /// Offset of the last record.
+    pub fn last_offset(&self) -> i64 {
+        self.base_offset
+            .saturating_add(i64::from(self.last_offset_delta))
+    }
+
+    /// Offset after the batch.
+    pub fn next_offset(&self) -> i64 {
+        self.last_offset().saturating_add(1)
+    }
+}
+
 /// One validated v2 record batch: a zero-copy view over its bytes.
 ///
 /// Construction ([`RecordBatch::parse`] or [`batches`]) checks the size,
@@ -306,6 +391,25 @@ impl RecordBatch {
             )));
         }
         Ok(batch)
+    }
+
+    /// All header fields at once.
+    pub fn header(&self) -> RecordBatchHeader {
+        RecordBatchHeader {
+            base_offset: self.base_offset(),
+            batch_length: self.batch_length(),
+            partition_leader_epoch: self.partition_leader_epoch(),
+            magic: self.magic(),
+            crc: self.crc(),
+            attributes: self.attributes(),
+            last_offset_delta: self.last_offset_delta(),
+            base_timestamp: self.base_timestamp(),
+            max_timestamp: self.max_timestamp(),
+            producer_id: self.producer_id(),
+            producer_epoch: self.producer_epoch(),
+            base_sequence: self.base_sequence(),
+            records_count: self.records_count(),
+        }
     }
 
     /// Offset of the first record (`baseOffset`).
@@ -584,11 +688,8 @@ impl Records {
             )));
         }
         let header_count = header_count as usize;
-        let mut headers = Vec::with_capacity(bounded_capacity(
-            header_count,
-            body.len(),
-            MIN_HEADER_SIZE,
-        ));
+        let mut headers =
+            Vec::with_capacity(bounded_capacity(header_count, body.len(), MIN_HEADER_SIZE));
         for _ in 0..header_count {
             let key_len = get_varint(&mut body)?;
             if key_len < 0 {

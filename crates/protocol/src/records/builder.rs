@@ -187,7 +187,12 @@ impl<'a> RecordBatchBuilder<'a> {
     }
 
     /// Sets the producer id, epoch and base sequence (default -1, -1, -1).
-    pub fn with_producer(mut self, producer_id: i64, producer_epoch: i16, base_sequence: i32) -> Self {
+    pub fn with_producer(
+        mut self,
+        producer_id: i64,
+        producer_epoch: i16,
+        base_sequence: i32,
+    ) -> Self {
         self.producer_id = producer_id;
         self.producer_epoch = producer_epoch;
         self.base_sequence = base_sequence;

@@ -96,7 +96,9 @@ impl ControlRecordType {
                 "invalid control record key version {version}"
             )));
         }
-        Ok(ControlRecordType::from_id(i16::from_be_bytes([key[2], key[3]])))
+        Ok(ControlRecordType::from_id(i16::from_be_bytes([
+            key[2], key[3],
+        ])))
     }
 }
 

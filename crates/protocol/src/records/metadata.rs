@@ -68,6 +68,7 @@ pub fn decode_metadata_record_header(buf: &mut Bytes) -> Result<MetadataRecordHe
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

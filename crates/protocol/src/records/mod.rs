@@ -23,8 +23,8 @@ mod metadata;
 
 pub use batch::{
     batches, BatchAttributes, Batches, Compression, PartialBatch, Record, RecordBatch,
-    RecordHeader, Records, TimestampType, LOG_OVERHEAD, MAGIC_V2, MIN_BATCH_LENGTH,
-    NO_PARTITION_LEADER_EPOCH, NO_PRODUCER_EPOCH, NO_PRODUCER_ID, NO_SEQUENCE,
+    RecordBatchHeader, RecordHeader, Records, TimestampType, LOG_OVERHEAD, MAGIC_V2,
+    MIN_BATCH_LENGTH, NO_PARTITION_LEADER_EPOCH, NO_PRODUCER_EPOCH, NO_PRODUCER_ID, NO_SEQUENCE,
     RECORD_BATCH_OVERHEAD,
 };
 pub use builder::{NewHeader, NewRecord, RecordBatchBuilder};

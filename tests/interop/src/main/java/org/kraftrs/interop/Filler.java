@@ -6,7 +6,6 @@ import org.apache.kafka.common.protocol.types.RawTaggedField;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
@@ -79,7 +78,8 @@ final class Filler {
         "Ünïcödé-контроллер-日本語-🚀",
         "ßü-ε-中文-🦀",
         "ñΩ€-𝄞-ü",
-        "naïve-κόσμε",
+        // > 127 UTF-8 bytes: needs a two-byte uvarint length in compact encodings
+        "naïve-κόσμε-".repeat(12),
     };
 
     static final Uuid[] UUIDS = {
@@ -243,12 +243,5 @@ final class Filler {
         } catch (ReflectiveOperationException e) {
             throw new RuntimeException(e);
         }
-    }
-
-    static boolean bytesEqual(Object a, Object b) {
-        if (a instanceof byte[] x && b instanceof byte[] y) {
-            return Arrays.equals(x, y);
-        }
-        return Objects.equals(a, b);
     }
 }

@@ -2,7 +2,6 @@ package org.kraftrs.interop;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
@@ -177,9 +176,7 @@ public final class GoldenVectors {
 
     private static void writeWithArray(Path p, ObjectNode header, String key, List<ObjectNode> items) throws IOException {
         StringBuilder sb = new StringBuilder("{\n");
-        Iterator<Map.Entry<String, JsonNode>> it = header.fields();
-        while (it.hasNext()) {
-            Map.Entry<String, JsonNode> e = it.next();
+        for (Map.Entry<String, JsonNode> e : header.properties()) {
             sb.append("  ").append(MAPPER.writeValueAsString(e.getKey())).append(": ")
                 .append(MAPPER.writeValueAsString(e.getValue())).append(",\n");
         }
@@ -393,11 +390,5 @@ public final class GoldenVectors {
             out[i] = (byte) ((hi << 4) | lo);
         }
         return out;
-    }
-
-    static ArrayNode arrayOf(List<? extends JsonNode> items) {
-        ArrayNode a = JsonNodeFactory.instance.arrayNode();
-        items.forEach(a::add);
-        return a;
     }
 }

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Message;
 import org.apache.kafka.common.protocol.ObjectSerializationCache;
-import org.apache.kafka.common.utils.AppInfoParser;
+import org.apache.kafka.common.utils.internals.AppInfoParser;
 
 import java.io.File;
 import java.lang.reflect.Constructor;

@@ -295,7 +295,7 @@ final class Samples {
                     new DescribeQuorumResponseData.ReplicaState().setReplicaId(4).setReplicaDirectoryId(DIR4)
                         .setLogEndOffset(1234L).setLastFetchTimestamp(TIMESTAMP).setLastCaughtUpTimestamp(TIMESTAMP)));
                 DescribeQuorumResponseData.PartitionData p = new DescribeQuorumResponseData.PartitionData()
-                    .setPartitionIndex(0).setErrorCode((short) 0).setErrorMessage(null).setLeaderId(1).setLeaderEpoch(EPOCH)
+                    .setPartitionIndex(0).setErrorCode((short) 0).setLeaderId(1).setLeaderEpoch(EPOCH)
                     .setHighWatermark(1200L).setCurrentVoters(voters).setObservers(observers);
                 DescribeQuorumResponseData.NodeCollection nodes = new DescribeQuorumResponseData.NodeCollection();
                 for (int i = 1; i <= 3; i++) {
@@ -303,7 +303,7 @@ final class Samples {
                     ls.add(new DescribeQuorumResponseData.Listener().setName(LISTENER).setHost(HOST).setPort(PORT + i - 1));
                     nodes.add(new DescribeQuorumResponseData.Node().setNodeId(i).setListeners(ls));
                 }
-                return new DescribeQuorumResponseData().setErrorCode((short) 0).setErrorMessage(null)
+                return new DescribeQuorumResponseData().setErrorCode((short) 0)
                     .setTopics(new ArrayList<>(List.of(new DescribeQuorumResponseData.TopicData().setTopicName(TOPIC)
                         .setPartitions(new ArrayList<>(List.of(p))))))
                     .setNodes(nodes);

@@ -1,0 +1,368 @@
+//! Encode and decode cost of kraft-protocol against the `kafka-protocol`
+//! crate, on the same bytes, in the same run.
+//!
+//! Each message is built once with our types and encoded; both libraries then
+//! decode those bytes and encode what they decoded (the encodings are checked
+//! to be identical before timing). After criterion has run, a table prints
+//! the time ratios (ours / theirs) and the heap allocations per operation,
+//! counted by a counting global allocator.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::hint::black_box;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use bytes::{Bytes, BytesMut};
+use criterion::{criterion_group, Criterion};
+use kafka_protocol::protocol::{Decodable as TheirDecodable, Encodable as TheirEncodable};
+use kraft_protocol::messages::*;
+use kraft_protocol::records::{NewRecord, RecordBatchBuilder};
+use kraft_protocol::{Decodable, Encodable, Message, StrBytes, Uuid};
+
+struct Counting;
+static ALLOCS: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: delegates to the system allocator unchanged.
+#[allow(unsafe_code)]
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: same contract as the caller's.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: same contract as the caller's.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: same contract as the caller's.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn allocs_of<T>(f: impl FnOnce() -> T) -> usize {
+    let before = ALLOCS.load(Ordering::Relaxed);
+    black_box(f());
+    ALLOCS.load(Ordering::Relaxed) - before
+}
+
+/// A frame as the network path hands it over: split off a shared read buffer.
+fn as_frame(bytes: &[u8]) -> Bytes {
+    let mut buf = BytesMut::with_capacity(bytes.len() + 64);
+    buf.extend_from_slice(bytes);
+    let len = buf.len();
+    let frame = buf.split_to(len).freeze();
+    // Promote once, as the first split of a frame does.
+    drop(frame.slice(0..0));
+    frame
+}
+
+fn listener(name: &'static str, port: u16) -> describe_quorum_response::Listener {
+    describe_quorum_response::Listener {
+        name: StrBytes::from_static(name),
+        host: StrBytes::from_static("controller-1.example.internal"),
+        port,
+        ..Default::default()
+    }
+}
+
+fn replica(id: i32) -> describe_quorum_response::ReplicaState {
+    describe_quorum_response::ReplicaState {
+        replica_id: id,
+        replica_directory_id: Uuid::from_u64_pair(0x1234_5678 + id as u64, 0x9abc_def0),
+        log_end_offset: 1_000_000 + i64::from(id),
+        last_fetch_timestamp: 1_764_000_000_000,
+        last_caught_up_timestamp: 1_764_000_000_000,
+        ..Default::default()
+    }
+}
+
+fn describe_quorum_response() -> describe_quorum_response::DescribeQuorumResponse {
+    describe_quorum_response::DescribeQuorumResponse {
+        topics: vec![describe_quorum_response::TopicData {
+            topic_name: StrBytes::from_static("__cluster_metadata"),
+            partitions: vec![describe_quorum_response::PartitionData {
+                leader_id: 1,
+                leader_epoch: 7,
+                high_watermark: 1_000_000,
+                current_voters: (1..=5).map(replica).collect(),
+                observers: (6..=8).map(replica).collect(),
+                ..Default::default()
+            }],
+            ..Default::default()
+        }],
+        nodes: (1..=5)
+            .map(|id| describe_quorum_response::Node {
+                node_id: id,
+                listeners: vec![listener("CONTROLLER", 9093), listener("CONTROLLER_SSL", 9094)],
+                ..Default::default()
+            })
+            .collect(),
+        ..Default::default()
+    }
+}
+
+fn add_raft_voter_request() -> add_raft_voter_request::AddRaftVoterRequest {
+    add_raft_voter_request::AddRaftVoterRequest {
+        cluster_id: Some(StrBytes::from_static("J8aAPcfLQt2bqs1JT_rMgQ")),
+        timeout_ms: 30_000,
+        voter_id: 4,
+        voter_directory_id: Uuid::from_u64_pair(0x27c6_803d_c7cb_42dd, 0x9baa_cd49_4ffa_cc81),
+        listeners: vec![add_raft_voter_request::Listener {
+            name: StrBytes::from_static("CONTROLLER"),
+            host: StrBytes::from_static("ctl-4"),
+            port: 9093,
+            ..Default::default()
+        }],
+        ..Default::default()
+    }
+}
+
+fn vote_request() -> vote_request::VoteRequest {
+    vote_request::VoteRequest {
+        cluster_id: Some(StrBytes::from_static("J8aAPcfLQt2bqs1JT_rMgQ")),
+        voter_id: 2,
+        topics: vec![vote_request::TopicData {
+            topic_name: StrBytes::from_static("__cluster_metadata"),
+            partitions: vec![vote_request::PartitionData {
+                replica_epoch: 8,
+                replica_id: 1,
+                replica_directory_id: Uuid::from_u64_pair(1, 2),
+                voter_directory_id: Uuid::from_u64_pair(3, 4),
+                last_offset_epoch: 7,
+                last_offset: 1_000_000,
+                pre_vote: true,
+                ..Default::default()
+            }],
+            ..Default::default()
+        }],
+        ..Default::default()
+    }
+}
+
+fn fetch_response() -> fetch_response::FetchResponse {
+    // 64 KiB of metadata records in real v2 batches.
+    let value = vec![0x5au8; 1000];
+    let mut records = Vec::new();
+    let mut offset = 0i64;
+    while records.len() < 64 * 1024 {
+        let mut builder = RecordBatchBuilder::new(offset, 7, 1_764_000_000_000);
+        for _ in 0..8 {
+            builder.push(NewRecord::value(&value));
+        }
+        records.extend_from_slice(&builder.build());
+        offset += 8;
+    }
+    fetch_response::FetchResponse {
+        responses: vec![fetch_response::FetchableTopicResponse {
+            topic_id: Uuid::from_u64_pair(0, 1),
+            partitions: vec![fetch_response::PartitionData {
+                high_watermark: offset,
+                log_start_offset: 0,
+                records: Some(Bytes::from(records)),
+                current_leader: fetch_response::LeaderIdAndEpoch {
+                    leader_id: 1,
+                    leader_epoch: 7,
+                    ..Default::default()
+                },
+                ..Default::default()
+            }],
+            ..Default::default()
+        }],
+        ..Default::default()
+    }
+}
+
+struct Case {
+    name: &'static str,
+    frame: Bytes,
+    version: i16,
+}
+
+macro_rules! compare {
+    ($c:expr, $results:expr, $case:expr, $ours:ty, $theirs:ty) => {{
+        let case: &Case = $case;
+        let version = case.version;
+        let ours = <$ours>::decode(&mut case.frame.clone(), version).expect("ours decodes");
+        let theirs = <$theirs>::decode(&mut case.frame.clone(), version).expect("theirs decodes");
+        // Same bytes out of both encoders before anything is timed.
+        let mut a = Vec::with_capacity(ours.encoded_len(version));
+        ours.encode(&mut a, version).expect("ours encodes");
+        let mut b = BytesMut::new();
+        theirs.encode(&mut b, version).expect("theirs encodes");
+        assert_eq!(&a[..], &b[..], "{}: encoders disagree", case.name);
+        assert_eq!(&a[..], &case.frame[..], "{}: not a round trip", case.name);
+
+        let mut g = $c.benchmark_group(case.name);
+        g.bench_function("decode/kraft-protocol", |bch| {
+            bch.iter(|| <$ours>::decode(&mut black_box(case.frame.clone()), version))
+        });
+        g.bench_function("decode/kafka-protocol", |bch| {
+            bch.iter(|| <$theirs>::decode(&mut black_box(case.frame.clone()), version))
+        });
+        let mut out_ours = Vec::with_capacity(a.len());
+        g.bench_function("encode/kraft-protocol", |bch| {
+            bch.iter(|| {
+                out_ours.clear();
+                ours.encode(&mut out_ours, version)
+            })
+        });
+        let mut out_theirs = BytesMut::with_capacity(a.len());
+        g.bench_function("encode/kafka-protocol", |bch| {
+            bch.iter(|| {
+                out_theirs.clear();
+                theirs.encode(&mut out_theirs, version)
+            })
+        });
+        g.finish();
+
+        let ratio = |f_ours: &mut dyn FnMut(), f_theirs: &mut dyn FnMut()| {
+            let t_ours = time(f_ours);
+            let t_theirs = time(f_theirs);
+            t_ours.as_secs_f64() / t_theirs.as_secs_f64()
+        };
+        let dec = ratio(
+            &mut || {
+                black_box(<$ours>::decode(&mut case.frame.clone(), version).ok());
+            },
+            &mut || {
+                black_box(<$theirs>::decode(&mut case.frame.clone(), version).ok());
+            },
+        );
+        let mut o1 = Vec::with_capacity(a.len());
+        let mut o2 = BytesMut::with_capacity(a.len());
+        let enc = ratio(
+            &mut || {
+                o1.clear();
+                black_box(ours.encode(&mut o1, version).ok());
+            },
+            &mut || {
+                o2.clear();
+                black_box(theirs.encode(&mut o2, version).ok());
+            },
+        );
+        let alloc_dec_ours = allocs_of(|| <$ours>::decode(&mut case.frame.clone(), version));
+        let alloc_dec_theirs = allocs_of(|| <$theirs>::decode(&mut case.frame.clone(), version));
+        let alloc_enc_ours = allocs_of(|| {
+            o1.clear();
+            ours.encode(&mut o1, version)
+        });
+        let alloc_enc_theirs = allocs_of(|| {
+            o2.clear();
+            theirs.encode(&mut o2, version)
+        });
+        $results.push(format!(
+            "| {} v{} | {} B | {:.2} | {:.2} | {} | {} | {} | {} |",
+            case.name,
+            version,
+            case.frame.len(),
+            dec,
+            enc,
+            alloc_dec_ours,
+            alloc_dec_theirs,
+            alloc_enc_ours,
+            alloc_enc_theirs
+        ));
+    }};
+}
+
+/// Mean time of one call, over enough iterations to take ~200 ms.
+fn time(f: &mut dyn FnMut()) -> Duration {
+    for _ in 0..1000 {
+        f();
+    }
+    let mut iters = 1000u32;
+    loop {
+        let start = Instant::now();
+        for _ in 0..iters {
+            f();
+        }
+        let elapsed = start.elapsed();
+        if elapsed > Duration::from_millis(200) || iters > 50_000_000 {
+            return elapsed / iters;
+        }
+        iters *= 4;
+    }
+}
+
+fn encode_frame<M: Message>(m: &M, version: i16) -> Bytes {
+    as_frame(&m.encode_to_vec(version).expect("encode sample"))
+}
+
+fn benches(c: &mut Criterion) {
+    let mut results = Vec::new();
+    let dq = Case {
+        name: "DescribeQuorumResponse",
+        frame: encode_frame(&describe_quorum_response(), 2),
+        version: 2,
+    };
+    compare!(
+        c,
+        results,
+        &dq,
+        describe_quorum_response::DescribeQuorumResponse,
+        kafka_protocol::messages::DescribeQuorumResponse
+    );
+    let av = Case {
+        name: "AddRaftVoterRequest",
+        // v0: the kafka-protocol crate does not know AddRaftVoter v1.
+        frame: encode_frame(&add_raft_voter_request(), 0),
+        version: 0,
+    };
+    compare!(
+        c,
+        results,
+        &av,
+        add_raft_voter_request::AddRaftVoterRequest,
+        kafka_protocol::messages::AddRaftVoterRequest
+    );
+    let vr = Case {
+        name: "VoteRequest",
+        frame: encode_frame(&vote_request(), 2),
+        version: 2,
+    };
+    compare!(
+        c,
+        results,
+        &vr,
+        vote_request::VoteRequest,
+        kafka_protocol::messages::VoteRequest
+    );
+    let fr = Case {
+        name: "FetchResponse (64 KiB records)",
+        frame: encode_frame(&fetch_response(), 17),
+        version: 17,
+    };
+    compare!(
+        c,
+        results,
+        &fr,
+        fetch_response::FetchResponse,
+        kafka_protocol::messages::FetchResponse
+    );
+    // Decoding Fetch records copies no record bytes: the records field points into the frame.
+    let decoded = fetch_response::FetchResponse::decode(&mut fr.frame.clone(), 17).expect("decodes");
+    let records = decoded.responses[0].partitions[0].records.clone().expect("records");
+    let frame_range = fr.frame.as_ptr() as usize..fr.frame.as_ptr() as usize + fr.frame.len();
+    assert!(frame_range.contains(&(records.as_ptr() as usize)), "records were copied");
+
+    println!();
+    println!("ratios are kraft-protocol time / kafka-protocol time (lower is better)");
+    println!("| message | size | decode ratio | encode ratio | decode allocs (ours) | decode allocs (theirs) | encode allocs (ours) | encode allocs (theirs) |");
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- |");
+    for r in &results {
+        println!("{r}");
+    }
+    println!("Fetch records decoded in place (no copy): yes");
+}
+
+criterion_group!(codec, benches);
+
+fn main() {
+    codec();
+    Criterion::default().configure_from_args().final_summary();
+}
