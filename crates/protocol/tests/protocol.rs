@@ -3,5 +3,6 @@
 //! vectors from real Kafka 4.4.
 
 mod alloc_count;
+mod extensions;
 mod golden;
 mod roundtrip;

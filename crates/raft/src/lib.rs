@@ -1,3 +1,6 @@
 //! kraft-rs raft layer.
 
+pub mod codec;
 pub mod core;
+pub mod storage;
+pub mod wire;

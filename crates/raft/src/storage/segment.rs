@@ -1,0 +1,425 @@
+//! One log segment: `<base>.log` plus its sparse offset index `<base>.index`.
+
+use std::fs::{File, OpenOptions};
+use std::io::{BufReader, Read};
+use std::path::{Path, PathBuf};
+
+use bytes::Bytes;
+use kraft_protocol::records::{
+    RecordBatch, RecordBatchHeader, LOG_OVERHEAD, RECORD_BATCH_OVERHEAD,
+};
+
+use super::fs::{io_err, read_exact_at, remove_if_exists, write_all_at, IoContext};
+use super::StorageError;
+
+/// Suffix of segment data files.
+pub(crate) const LOG_SUFFIX: &str = ".log";
+/// Suffix of segment offset index files.
+pub(crate) const INDEX_SUFFIX: &str = ".index";
+/// Size of one index entry: relative offset (int32) + position (int32).
+const INDEX_ENTRY_SIZE: usize = 8;
+
+/// `<20-digit base offset><suffix>`.
+pub(crate) fn segment_file_name(base_offset: i64, suffix: &str) -> String {
+    format!("{base_offset:020}{suffix}")
+}
+
+/// Parses a segment data file name (`<20 digits>.log`).
+pub(crate) fn parse_segment_file_name(name: &str) -> Option<i64> {
+    let digits = name.strip_suffix(LOG_SUFFIX)?;
+    if digits.len() != 20 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+/// A batch header seen while scanning a segment, with its position.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ScannedBatch {
+    pub header: RecordBatchHeader,
+    pub position: u64,
+}
+
+/// Why a scan of the segment stopped before its end.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum ScanStop {
+    /// The file ends inside a batch.
+    Torn {
+        available: u64,
+        declared: Option<u64>,
+    },
+    /// A batch is malformed (bad length, magic, CRC, size limit).
+    Corrupt(String),
+}
+
+/// The outcome of a scan: the valid prefix and why the scan stopped early.
+pub(crate) struct ScanEnd {
+    pub valid_bytes: u64,
+    pub stop: Option<(u64, ScanStop)>,
+}
+
+pub(crate) struct Segment {
+    base_offset: i64,
+    log_path: PathBuf,
+    index_path: PathBuf,
+    file: File,
+    /// Size of the valid data in bytes.
+    size: u64,
+    /// Offset after the last batch (= base offset when empty).
+    next_offset: i64,
+    /// Sparse index: (last offset of a batch − base offset, batch position).
+    index: Vec<(u32, u32)>,
+    index_file: File,
+    bytes_since_index: u64,
+    /// Whether writes since the last fsync exist.
+    dirty: bool,
+}
+
+impl Segment {
+    /// Creates a new, empty segment (replacing stale files of that name).
+    pub(crate) fn create(dir: &Path, base_offset: i64) -> Result<Segment, StorageError> {
+        let log_path = dir.join(segment_file_name(base_offset, LOG_SUFFIX));
+        let index_path = dir.join(segment_file_name(base_offset, INDEX_SUFFIX));
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&log_path)
+            .at(&log_path)?;
+        let index_file = File::create(&index_path).at(&index_path)?;
+        Ok(Segment {
+            base_offset,
+            log_path,
+            index_path,
+            file,
+            size: 0,
+            next_offset: base_offset,
+            index: Vec::new(),
+            index_file,
+            bytes_since_index: 0,
+            dirty: false,
+        })
+    }
+
+    /// Opens an existing segment; call [`Segment::scan`] next to learn its
+    /// contents.
+    pub(crate) fn open(dir: &Path, base_offset: i64) -> Result<Segment, StorageError> {
+        let log_path = dir.join(segment_file_name(base_offset, LOG_SUFFIX));
+        let index_path = dir.join(segment_file_name(base_offset, INDEX_SUFFIX));
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&log_path)
+            .at(&log_path)?;
+        let size = file.metadata().at(&log_path)?.len();
+        let index_file = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&index_path)
+            .at(&index_path)?;
+        Ok(Segment {
+            base_offset,
+            log_path,
+            index_path,
+            file,
+            size,
+            next_offset: base_offset,
+            index: Vec::new(),
+            index_file,
+            bytes_since_index: 0,
+            dirty: false,
+        })
+    }
+
+    pub(crate) fn base_offset(&self) -> i64 {
+        self.base_offset
+    }
+
+    pub(crate) fn next_offset(&self) -> i64 {
+        self.next_offset
+    }
+
+    pub(crate) fn size(&self) -> u64 {
+        self.size
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.size == 0
+    }
+
+    pub(crate) fn log_path(&self) -> &Path {
+        &self.log_path
+    }
+
+    /// Walks the file batch by batch from the start, calling `on_batch` for
+    /// each good one, and rebuilds the in-memory index. With `verify_crc`
+    /// every batch is read whole and CRC-checked; otherwise only headers are
+    /// read. Stops at the first torn or malformed batch (or when `on_batch`
+    /// rejects one) and returns the valid prefix; nothing is modified.
+    pub(crate) fn scan(
+        &mut self,
+        verify_crc: bool,
+        max_batch_size: usize,
+        index_interval: u64,
+        mut on_batch: impl FnMut(&ScannedBatch) -> Result<(), String>,
+    ) -> Result<ScanEnd, StorageError> {
+        let file_size = self.file.metadata().at(&self.log_path)?.len();
+        let reader_file = File::open(&self.log_path).at(&self.log_path)?;
+        let mut reader = BufReader::with_capacity(256 * 1024, reader_file);
+        self.index.clear();
+        self.bytes_since_index = 0;
+        self.next_offset = self.base_offset;
+        let mut pos: u64 = 0;
+        let mut header_buf = [0u8; RECORD_BATCH_OVERHEAD];
+        let mut batch_buf: Vec<u8> = Vec::new();
+        let stop = loop {
+            let remaining = file_size - pos;
+            if remaining == 0 {
+                break None;
+            }
+            if remaining < LOG_OVERHEAD as u64 {
+                break Some(ScanStop::Torn {
+                    available: remaining,
+                    declared: None,
+                });
+            }
+            reader
+                .read_exact(&mut header_buf[..LOG_OVERHEAD])
+                .at(&self.log_path)?;
+            let size = match RecordBatchHeader::size_from_prefix(&header_buf[..LOG_OVERHEAD]) {
+                Ok(Some(size)) => size,
+                Ok(None) => {
+                    break Some(ScanStop::Torn {
+                        available: remaining,
+                        declared: None,
+                    })
+                }
+                Err(e) => break Some(ScanStop::Corrupt(e.to_string())),
+            };
+            if size > max_batch_size {
+                break Some(ScanStop::Corrupt(format!(
+                    "batch of {size} bytes exceeds the maximum batch size {max_batch_size}"
+                )));
+            }
+            if (size as u64) > remaining {
+                break Some(ScanStop::Torn {
+                    available: remaining,
+                    declared: Some(size as u64),
+                });
+            }
+            let header = if verify_crc {
+                batch_buf.clear();
+                batch_buf.extend_from_slice(&header_buf[..LOG_OVERHEAD]);
+                batch_buf.resize(size, 0);
+                reader
+                    .read_exact(&mut batch_buf[LOG_OVERHEAD..])
+                    .at(&self.log_path)?;
+                match RecordBatch::parse(Bytes::copy_from_slice(&batch_buf)) {
+                    Ok(batch) => batch.header(),
+                    Err(e) => break Some(ScanStop::Corrupt(e.to_string())),
+                }
+            } else {
+                reader
+                    .read_exact(&mut header_buf[LOG_OVERHEAD..])
+                    .at(&self.log_path)?;
+                let header = match RecordBatchHeader::parse(&header_buf) {
+                    Ok(h) => h,
+                    Err(e) => break Some(ScanStop::Corrupt(e.to_string())),
+                };
+                reader
+                    .seek_relative((size - RECORD_BATCH_OVERHEAD) as i64)
+                    .at(&self.log_path)?;
+                header
+            };
+            let scanned = ScannedBatch {
+                header,
+                position: pos,
+            };
+            if let Err(reason) = on_batch(&scanned) {
+                break Some(ScanStop::Corrupt(reason));
+            }
+            self.note_batch(&header, pos, index_interval);
+            pos += size as u64;
+        };
+        Ok(ScanEnd {
+            valid_bytes: pos,
+            stop: stop.map(|s| (pos, s)),
+        })
+    }
+
+    /// Adds a batch to the in-memory index bookkeeping.
+    fn note_batch(
+        &mut self,
+        header: &RecordBatchHeader,
+        position: u64,
+        index_interval: u64,
+    ) -> Option<(u32, u32)> {
+        let size = header.size_in_bytes() as u64;
+        let mut entry = None;
+        if self.index.is_empty() || self.bytes_since_index >= index_interval {
+            let rel = (header.last_offset() - self.base_offset) as u32;
+            let e = (rel, position as u32);
+            self.index.push(e);
+            self.bytes_since_index = 0;
+            entry = Some(e);
+        }
+        self.bytes_since_index += size;
+        self.next_offset = header.next_offset();
+        self.size = position + size;
+        entry
+    }
+
+    /// Makes the file end after the scanned prefix and rewrites the index
+    /// file if it differs from the rebuilt index.
+    pub(crate) fn finish_scan(&mut self, valid_bytes: u64) -> Result<(), StorageError> {
+        let file_size = self.file.metadata().at(&self.log_path)?.len();
+        if file_size != valid_bytes {
+            self.file.set_len(valid_bytes).at(&self.log_path)?;
+            self.file.sync_all().at(&self.log_path)?;
+        }
+        self.size = valid_bytes;
+        let wanted = self.index_bytes();
+        let current = match std::fs::read(&self.index_path) {
+            Ok(b) => Some(b),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(io_err(&self.index_path, e)),
+        };
+        if current.as_deref() != Some(&wanted[..]) {
+            self.rewrite_index(&wanted)?;
+        }
+        Ok(())
+    }
+
+    fn rewrite_index(&self, bytes: &[u8]) -> Result<(), StorageError> {
+        self.index_file.set_len(0).at(&self.index_path)?;
+        write_all_at(&self.index_file, bytes, 0).at(&self.index_path)
+    }
+
+    fn index_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.index.len() * INDEX_ENTRY_SIZE);
+        for &(rel, pos) in &self.index {
+            out.extend_from_slice(&rel.to_be_bytes());
+            out.extend_from_slice(&pos.to_be_bytes());
+        }
+        out
+    }
+
+    /// Appends a validated batch at the end of the file (not yet durable).
+    /// On a failed write the file is cut back to its previous size.
+    pub(crate) fn append(
+        &mut self,
+        batch: &RecordBatch,
+        index_interval: u64,
+    ) -> Result<(), StorageError> {
+        let data = batch.as_bytes();
+        let position = self.size;
+        if let Err(e) = write_all_at(&self.file, data, position) {
+            let _ = self.file.set_len(position);
+            return Err(io_err(&self.log_path, e));
+        }
+        self.dirty = true;
+        let header = batch.header();
+        if let Some((rel, pos)) = self.note_batch(&header, position, index_interval) {
+            let mut entry = [0u8; INDEX_ENTRY_SIZE];
+            entry[..4].copy_from_slice(&rel.to_be_bytes());
+            entry[4..].copy_from_slice(&pos.to_be_bytes());
+            let offset = ((self.index.len() - 1) * INDEX_ENTRY_SIZE) as u64;
+            write_all_at(&self.index_file, &entry, offset).at(&self.index_path)?;
+        }
+        Ok(())
+    }
+
+    /// fsyncs the data file (and the index) if anything was written.
+    pub(crate) fn sync(&mut self) -> Result<(), StorageError> {
+        if self.dirty {
+            self.file.sync_data().at(&self.log_path)?;
+            self.index_file.sync_data().at(&self.index_path)?;
+            self.dirty = false;
+        }
+        Ok(())
+    }
+
+    /// Reads the header of the batch at `position`.
+    pub(crate) fn header_at(&self, position: u64) -> Result<RecordBatchHeader, StorageError> {
+        let mut buf = [0u8; RECORD_BATCH_OVERHEAD];
+        read_exact_at(&self.file, &mut buf, position).at(&self.log_path)?;
+        RecordBatchHeader::parse(&buf).map_err(|e| StorageError::Corrupt {
+            path: self.log_path.clone(),
+            reason: format!("batch at position {position}: {e}"),
+        })
+    }
+
+    /// Position and header of the first batch whose last offset is
+    /// `>= offset`, or `None` if every batch ends below `offset`.
+    pub(crate) fn find(
+        &self,
+        offset: i64,
+    ) -> Result<Option<(u64, RecordBatchHeader)>, StorageError> {
+        if offset >= self.next_offset {
+            return Ok(None);
+        }
+        let rel = (offset - self.base_offset).max(0);
+        // Largest index entry whose batch ends at or below `offset`.
+        let i = self.index.partition_point(|&(r, _)| i64::from(r) <= rel);
+        let mut position = if i == 0 {
+            0
+        } else {
+            u64::from(self.index[i - 1].1)
+        };
+        while position < self.size {
+            let header = self.header_at(position)?;
+            if header.last_offset() >= offset {
+                return Ok(Some((position, header)));
+            }
+            position += header.size_in_bytes() as u64;
+        }
+        Ok(None)
+    }
+
+    /// Reads `len` bytes at `position`.
+    pub(crate) fn read(&self, position: u64, len: usize) -> Result<Vec<u8>, StorageError> {
+        let mut buf = vec![0u8; len];
+        read_exact_at(&self.file, &mut buf, position).at(&self.log_path)?;
+        Ok(buf)
+    }
+
+    /// Cuts the segment at `position` (a batch boundary); `next_offset`
+    /// becomes the base offset of the batch that started there.
+    pub(crate) fn truncate_at(
+        &mut self,
+        position: u64,
+        next_offset: i64,
+    ) -> Result<(), StorageError> {
+        self.file.set_len(position).at(&self.log_path)?;
+        self.file.sync_all().at(&self.log_path)?;
+        self.size = position;
+        self.next_offset = next_offset;
+        self.index.retain(|&(_, p)| u64::from(p) < position);
+        self.bytes_since_index = match self.index.last() {
+            Some(&(_, p)) => position - u64::from(p),
+            None => 0,
+        };
+        let bytes = self.index_bytes();
+        self.rewrite_index(&bytes)?;
+        self.dirty = false;
+        Ok(())
+    }
+
+    /// Deletes the segment's files (the caller fsyncs the directory).
+    pub(crate) fn delete(self) -> Result<(), StorageError> {
+        let Segment {
+            file,
+            index_file,
+            log_path,
+            index_path,
+            ..
+        } = self;
+        drop(file);
+        drop(index_file);
+        remove_if_exists(&log_path)?;
+        remove_if_exists(&index_path)?;
+        Ok(())
+    }
+}
