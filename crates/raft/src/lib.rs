@@ -3,4 +3,6 @@
 pub mod codec;
 pub mod core;
 pub mod storage;
+pub mod driver;
+pub mod transport;
 pub mod wire;

@@ -135,6 +135,33 @@ impl ErrorCode {
         }
     }
 
+    /// Kafka's default message (`Errors.message()`); `None` for NONE.
+    pub fn default_message(self) -> Option<&'static str> {
+        Some(match self {
+            ErrorCode::None => return None,
+            ErrorCode::UnknownServerError => "The server experienced an unexpected error when processing the request.",
+            ErrorCode::UnknownTopicOrPartition => "This server does not host this topic-partition.",
+            ErrorCode::NotLeaderOrFollower => "For requests intended only for the leader, this error indicates that the broker is not the current leader. For requests intended for any replica, this error indicates that the broker is not a replica of the topic partition.",
+            ErrorCode::RequestTimedOut => "The request timed out.",
+            ErrorCode::BrokerNotAvailable => "The broker is not available.",
+            ErrorCode::NetworkException => "The server disconnected before a response was received.",
+            ErrorCode::ClusterAuthorizationFailed => "Cluster authorization failed.",
+            ErrorCode::UnsupportedVersion => "The version of API is not supported.",
+            ErrorCode::InvalidRequest => "This most likely occurs because of a request being malformed by the client library or the message was sent to an incompatible broker. See the broker logs for more details.",
+            ErrorCode::FencedLeaderEpoch => "The leader epoch in the request is older than the epoch on the broker.",
+            ErrorCode::UnknownLeaderEpoch => "The leader epoch in the request is newer than the epoch on the broker.",
+            ErrorCode::InconsistentVoterSet => "Indicates that the either the sender or recipient of a voter-only request is not one of the expected voters.",
+            ErrorCode::InvalidUpdateVersion => "The given update version was invalid.",
+            ErrorCode::SnapshotNotFound => "Requested snapshot was not found.",
+            ErrorCode::PositionOutOfRange => "Requested position is not greater than or equal to zero, and less than the size of the snapshot.",
+            ErrorCode::InconsistentClusterId => "The clusterId in the request does not match that found on the server.",
+            ErrorCode::InvalidVoterKey => "The voter key doesn't match the receiving replica's key.",
+            ErrorCode::DuplicateVoter => "The voter is already part of the set of voters.",
+            ErrorCode::VoterNotFound => "The voter is not part of the set of voters.",
+            ErrorCode::Other(_) => return None,
+        })
+    }
+
     /// True for [`ErrorCode::None`].
     pub fn is_none(self) -> bool {
         self == ErrorCode::None

@@ -305,6 +305,14 @@ impl ControlState {
         }
     }
 
+    /// The `kraft.version` in effect at `offset` (0 when none).
+    pub fn kraft_version_at(&self, offset: i64) -> i16 {
+        self.kraft_versions
+            .value_at_or_before(offset)
+            .map(|(_, v)| *v)
+            .unwrap_or(0)
+    }
+
     /// The committed voter set for high watermark `hw` (§7.3): the voter set
     /// in effect at `hw - 1`.
     pub fn committed_voter_set(&self, hw: i64) -> Option<&VoterSet> {

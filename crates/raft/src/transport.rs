@@ -1,0 +1,244 @@
+//! Outbound KRaft requests over TCP with Kafka framing.
+//!
+//! Connections are pooled per address; a new connection first exchanges
+//! ApiVersions, and every request is sent at the highest version both sides
+//! know (so a peer running real Kafka 4.4 is spoken to in its own versions).
+//! One request is in flight per connection, as Kafka servers process them.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bytes::{Bytes, BytesMut};
+use kraft_protocol::frame::{FrameDecoder, DEFAULT_MAX_FRAME_SIZE};
+use kraft_protocol::header::{decode_response, encode_request_frame};
+use kraft_protocol::messages::api_versions_request::ApiVersionsRequest;
+use kraft_protocol::messages::api_versions_response::ApiVersionsResponse;
+use kraft_protocol::messages::request_header::RequestHeader;
+use kraft_protocol::{ApiKey, Decodable, Encodable, RequestBody, ResponseBody, StrBytes};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+use crate::core::error::ErrorCode;
+use crate::core::message as m;
+use crate::core::types::Address;
+use crate::wire;
+
+/// The outcome of one outbound request.
+#[derive(Debug)]
+pub enum TransportResult {
+    /// The peer answered.
+    Response(ResponseBody),
+    /// The request failed before an answer (connection refused, timeout,
+    /// no common version, garbled answer).
+    Failed(ErrorCode),
+}
+
+#[derive(Debug, thiserror::Error)]
+enum ConnError {
+    #[error("I/O: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("decode: {0}")]
+    Decode(#[from] kraft_protocol::DecodeError),
+    #[error("encode: {0}")]
+    Encode(#[from] kraft_protocol::EncodeError),
+    #[error("connection closed")]
+    Closed,
+    #[error("correlation id mismatch")]
+    Correlation,
+    #[error("peer does not support {0:?}")]
+    NoCommonVersion(ApiKey),
+    #[error("api versions: error {0}")]
+    ApiVersions(i16),
+}
+
+struct Conn {
+    stream: TcpStream,
+    decoder: FrameDecoder,
+    read_buf: BytesMut,
+    versions: HashMap<i16, (i16, i16)>,
+    api_versions: ApiVersionsResponse,
+}
+
+struct Inner {
+    client_id: String,
+    timeout: Duration,
+    correlation: AtomicI32,
+    pool: Mutex<HashMap<(String, u16), Vec<Conn>>>,
+}
+
+/// A pool of connections to KRaft peers.
+#[derive(Clone)]
+pub struct Transport {
+    inner: Arc<Inner>,
+}
+
+impl Transport {
+    /// A transport whose requests time out after `timeout`.
+    pub fn new(client_id: String, timeout: Duration) -> Self {
+        Transport {
+            inner: Arc::new(Inner {
+                client_id,
+                timeout,
+                correlation: AtomicI32::new(1),
+                pool: Mutex::new(HashMap::new()),
+            }),
+        }
+    }
+
+    /// Sends `request` to `address` and waits for the answer.
+    pub async fn send(&self, address: &Address, api: ApiKey, request: &m::Request) -> TransportResult {
+        match tokio::time::timeout(self.inner.timeout, self.send_inner(address, api, request)).await {
+            Ok(Ok(body)) => TransportResult::Response(body),
+            Ok(Err(e)) => {
+                tracing::debug!(%address, ?api, error = %e, "request failed");
+                TransportResult::Failed(match e {
+                    ConnError::NoCommonVersion(_) => ErrorCode::UnsupportedVersion,
+                    _ => ErrorCode::BrokerNotAvailable,
+                })
+            }
+            Err(_) => TransportResult::Failed(ErrorCode::RequestTimedOut),
+        }
+    }
+
+    async fn send_inner(&self, address: &Address, api: ApiKey, request: &m::Request) -> Result<ResponseBody, ConnError> {
+        let key = (address.host.clone(), address.port);
+        let pooled = self.inner.pool.lock().ok().and_then(|mut p| p.get_mut(&key).and_then(Vec::pop));
+        let mut conn = match pooled {
+            Some(c) => c,
+            None => self.connect(address).await?,
+        };
+        if api == ApiKey::ApiVersions {
+            // The add-voter probe: the handshake's answer is the answer.
+            let body = ResponseBody::ApiVersions(conn.api_versions.clone());
+            self.release(key, conn);
+            return Ok(body);
+        }
+        let (lo, hi) = conn.versions.get(&api.id()).copied().ok_or(ConnError::NoCommonVersion(api))?;
+        let (our_lo, our_hi) = api.versions();
+        let version = hi.min(our_hi);
+        if version < lo.max(our_lo) {
+            return Err(ConnError::NoCommonVersion(api));
+        }
+        let body = wire::outbound_request(request, version);
+        let response = self.roundtrip(&mut conn, api, version, &body).await?;
+        self.release(key, conn);
+        Ok(response)
+    }
+
+    fn release(&self, key: (String, u16), conn: Conn) {
+        if let Ok(mut pool) = self.inner.pool.lock() {
+            let list = pool.entry(key).or_default();
+            if list.len() < 4 {
+                list.push(conn);
+            }
+        }
+    }
+
+    async fn connect(&self, address: &Address) -> Result<Conn, ConnError> {
+        let stream = TcpStream::connect((address.host.as_str(), address.port)).await?;
+        stream.set_nodelay(true)?;
+        let mut conn = Conn {
+            stream,
+            decoder: FrameDecoder::new(DEFAULT_MAX_FRAME_SIZE),
+            read_buf: BytesMut::with_capacity(64 * 1024),
+            versions: HashMap::new(),
+            api_versions: ApiVersionsResponse::default(),
+        };
+        let (_, ours) = ApiKey::ApiVersions.versions();
+        let mut version = ours;
+        for _ in 0..2 {
+            let request = RequestBody::ApiVersions(ApiVersionsRequest {
+                client_software_name: StrBytes::from_static("kraft-rs"),
+                client_software_version: StrBytes::from_static(env!("CARGO_PKG_VERSION")),
+                ..Default::default()
+            });
+            let response = self.roundtrip(&mut conn, ApiKey::ApiVersions, version, &request).await?;
+            let ResponseBody::ApiVersions(r) = response else {
+                return Err(ConnError::Closed);
+            };
+            if r.error_code == ErrorCode::UnsupportedVersion.code() {
+                // The peer answered with its own range: retry at its maximum.
+                let theirs = r.api_keys.iter().find(|k| k.api_key == ApiKey::ApiVersions.id());
+                version = theirs.map_or(0, |k| k.max_version.min(ours));
+                continue;
+            }
+            if r.error_code != 0 {
+                return Err(ConnError::ApiVersions(r.error_code));
+            }
+            conn.versions = r
+                .api_keys
+                .iter()
+                .map(|k| (k.api_key, (k.min_version, k.max_version)))
+                .collect();
+            conn.api_versions = r;
+            return Ok(conn);
+        }
+        Err(ConnError::ApiVersions(ErrorCode::UnsupportedVersion.code()))
+    }
+
+    async fn roundtrip(
+        &self,
+        conn: &mut Conn,
+        api: ApiKey,
+        version: i16,
+        body: &RequestBody,
+    ) -> Result<ResponseBody, ConnError> {
+        let correlation_id = self.inner.correlation.fetch_add(1, Ordering::Relaxed);
+        let header = RequestHeader {
+            request_api_key: api.id(),
+            request_api_version: version,
+            correlation_id,
+            client_id: Some(StrBytes::from(self.inner.client_id.as_str())),
+            ..Default::default()
+        };
+        let mut out = Vec::with_capacity(64 + body.encoded_len(version));
+        encode_request_frame(&mut out, &header, &BodyRef(body))?;
+        conn.stream.write_all(&out).await?;
+        let frame = loop {
+            if let Some(frame) = conn.decoder.decode(&mut conn.read_buf)? {
+                break frame;
+            }
+            if conn.read_buf.capacity() - conn.read_buf.len() < 4096 {
+                conn.read_buf.reserve(64 * 1024);
+            }
+            if conn.stream.read_buf(&mut conn.read_buf).await? == 0 {
+                return Err(ConnError::Closed);
+            }
+        };
+        let (correlation, response) = decode_api_response(frame, api, version)?;
+        if correlation != correlation_id {
+            return Err(ConnError::Correlation);
+        }
+        Ok(response)
+    }
+}
+
+/// Decodes a response; an ApiVersions error answer is read with the v0 body
+/// Kafka sends for versions it does not know.
+fn decode_api_response(frame: Bytes, api: ApiKey, version: i16) -> Result<(i32, ResponseBody), kraft_protocol::DecodeError> {
+    if api == ApiKey::ApiVersions {
+        if let Ok(ok) = decode_response(frame.clone(), api, version) {
+            return Ok(ok);
+        }
+        // UNSUPPORTED_VERSION answers carry a v0 body after a v0 header.
+        let mut buf = frame;
+        let header = kraft_protocol::messages::response_header::ResponseHeader::decode(&mut buf, 0)?;
+        let body = ApiVersionsResponse::decode(&mut buf, 0)?;
+        return Ok((header.correlation_id, ResponseBody::ApiVersions(body)));
+    }
+    decode_response(frame, api, version)
+}
+
+/// Adapts a [`RequestBody`] to [`Encodable`] for framing.
+struct BodyRef<'a>(&'a RequestBody);
+
+impl Encodable for BodyRef<'_> {
+    fn encode<B: bytes::BufMut>(&self, buf: &mut B, version: i16) -> Result<(), kraft_protocol::EncodeError> {
+        self.0.encode(buf, version)
+    }
+    fn encoded_len(&self, version: i16) -> usize {
+        self.0.encoded_len(version)
+    }
+}
