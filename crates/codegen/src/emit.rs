@@ -650,28 +650,29 @@ impl Emitter<'_> {
     }
 
     fn emit_decode(&mut self, s: &StructDef, flex: bool) {
+        // Each field is read into a local and the struct is built once at the
+        // end: no default value is constructed and then dropped.
         let mut out = String::new();
         let ind = "        ";
         wl(&mut out, "", &format!("impl Decodable for {} {{", s.name));
         wl(&mut out, "    ", "fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {");
         wl(&mut out, ind, &format!("let flexible = {};", self.flexible_cond(s)));
         wl(&mut out, ind, "let _ = flexible;");
-        wl(&mut out, ind, "let mut this = Self::default();");
         for f in &s.fields {
             let (_, regular) = self.field_presence(s, f);
-            if regular == "false" {
-                continue;
-            }
+            let id = field_ident(&f.name);
+            let local = format!("f_{}", id.trim_start_matches("r#"));
             let compact = self.compact_expr(f);
             let e = self.read_field_expr(f, s, &compact);
-            let id = field_ident(&f.name);
-            if regular == "true" {
-                wl(&mut out, ind, &format!("this.{id} = {e};"));
-            } else {
-                wl(&mut out, ind, &format!("if {regular} {{ this.{id} = {e}; }}"));
+            let default = default_expr(f);
+            match regular.as_str() {
+                "false" => wl(&mut out, ind, &format!("let mut {local}: {} = {default};", field_type(f))),
+                "true" => wl(&mut out, ind, &format!("let mut {local}: {} = {e};", field_type(f))),
+                cond => wl(&mut out, ind, &format!("let mut {local}: {} = if {cond} {{ {e} }} else {{ {default} }};", field_type(f))),
             }
         }
         if flex {
+            wl(&mut out, ind, "let mut unknown_tagged_fields = Vec::new();");
             let tagged = self.tagged_fields(s);
             wl(&mut out, ind, "if flexible {");
             wl(&mut out, ind, "    let count = wire::get_tag_count(buf)?;");
@@ -682,18 +683,29 @@ impl Emitter<'_> {
                 let (tag, tv) = f.tag.unwrap_or((0, Versions::NONE));
                 let cond = vcond(&tv, &s.versions);
                 let guard = if cond == "true" { String::new() } else { format!(" if {cond}") };
+                let id = field_ident(&f.name);
+                let local = format!("f_{}", id.trim_start_matches("r#"));
                 wl(&mut out, ind, &format!("            {tag}{guard} => {{"));
                 wl(&mut out, ind, "                let buf = &mut value;");
-                wl(&mut out, ind, &format!("                this.{} = {};", field_ident(&f.name), self.read_field_expr(f, s, "true")));
+                wl(&mut out, ind, &format!("                {local} = {};", self.read_field_expr(f, s, "true")));
                 wl(&mut out, ind, "                wire::expect_consumed(buf, tag)?;");
                 wl(&mut out, ind, "            }");
             }
-            wl(&mut out, ind, "            _ => this.unknown_tagged_fields.push(RawTaggedField { tag, data: value }),");
+            wl(&mut out, ind, "            _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),");
             wl(&mut out, ind, "        }");
             wl(&mut out, ind, "    }");
             wl(&mut out, ind, "}");
         }
-        wl(&mut out, ind, "Ok(this)");
+        wl(&mut out, ind, "Ok(Self {");
+        for f in &s.fields {
+            let id = field_ident(&f.name);
+            let local = format!("f_{}", id.trim_start_matches("r#"));
+            wl(&mut out, ind, &format!("    {id}: {local},"));
+        }
+        if flex {
+            wl(&mut out, ind, "    unknown_tagged_fields,");
+        }
+        wl(&mut out, ind, "})");
         wl(&mut out, "    ", "}");
         wl(&mut out, "", "}");
         wl(&mut out, "", "");

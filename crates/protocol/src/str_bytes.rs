@@ -23,8 +23,13 @@ impl StrBytes {
     }
 
     /// Validates `bytes` as UTF-8 and wraps them without copying.
+    #[inline]
     pub fn from_utf8(bytes: Bytes) -> Result<Self, DecodeError> {
-        std::str::from_utf8(&bytes).map_err(|_| DecodeError::InvalidUtf8)?;
+        // Names, hosts and ids are ASCII: a word-at-a-time check is cheaper
+        // than full UTF-8 validation for short strings.
+        if !bytes.is_ascii() {
+            std::str::from_utf8(&bytes).map_err(|_| DecodeError::InvalidUtf8)?;
+        }
         Ok(StrBytes(bytes))
     }
 

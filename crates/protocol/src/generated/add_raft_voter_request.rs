@@ -147,12 +147,11 @@ impl Decodable for AddRaftVoterRequest {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut this = Self::default();
-        this.cluster_id = wire::get_nullable_string(buf, flexible)?;
-        this.timeout_ms = wire::get_i32(buf)?;
-        this.voter_id = wire::get_i32(buf)?;
-        this.voter_directory_id = wire::get_uuid(buf)?;
-        this.listeners = {
+        let mut f_cluster_id: Option<StrBytes> = wire::get_nullable_string(buf, flexible)?;
+        let mut f_timeout_ms: i32 = wire::get_i32(buf)?;
+        let mut f_voter_id: i32 = wire::get_i32(buf)?;
+        let mut f_voter_directory_id: Uuid = wire::get_uuid(buf)?;
+        let mut f_listeners: Vec<Listener> = {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
             let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
             for _ in 0..n {
@@ -160,21 +159,30 @@ impl Decodable for AddRaftVoterRequest {
             }
             out
         };
-        if version >= 1 {
-            this.ack_when_committed = wire::get_bool(buf)?;
-        }
+        let mut f_ack_when_committed: bool = if version >= 1 {
+            wire::get_bool(buf)?
+        } else {
+            true
+        };
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            cluster_id: f_cluster_id,
+            timeout_ms: f_timeout_ms,
+            voter_id: f_voter_id,
+            voter_directory_id: f_voter_directory_id,
+            listeners: f_listeners,
+            ack_when_committed: f_ack_when_committed,
+            unknown_tagged_fields,
+        })
     }
 }
 
@@ -318,22 +326,25 @@ impl Decodable for Listener {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut this = Self::default();
-        this.name = wire::get_string(buf, flexible)?;
-        this.host = wire::get_string(buf, flexible)?;
-        this.port = wire::get_u16(buf)?;
+        let mut f_name: StrBytes = wire::get_string(buf, flexible)?;
+        let mut f_host: StrBytes = wire::get_string(buf, flexible)?;
+        let mut f_port: u16 = wire::get_u16(buf)?;
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            name: f_name,
+            host: f_host,
+            port: f_port,
+            unknown_tagged_fields,
+        })
     }
 }
 

@@ -135,35 +135,47 @@ impl Decodable for ApiVersionsRequest {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 3;
         let _ = flexible;
-        let mut this = Self::default();
-        if version >= 3 {
-            this.client_software_name = wire::get_string(buf, flexible)?;
-        }
-        if version >= 3 {
-            this.client_software_version = wire::get_string(buf, flexible)?;
-        }
-        if version >= 5 {
-            this.cluster_id = if version >= 5 {
+        let mut f_client_software_name: StrBytes = if version >= 3 {
+            wire::get_string(buf, flexible)?
+        } else {
+            StrBytes::new()
+        };
+        let mut f_client_software_version: StrBytes = if version >= 3 {
+            wire::get_string(buf, flexible)?
+        } else {
+            StrBytes::new()
+        };
+        let mut f_cluster_id: Option<StrBytes> = if version >= 5 {
+            if version >= 5 {
                 wire::get_nullable_string(buf, flexible)?
             } else {
                 Some(wire::get_string(buf, flexible)?)
-            };
-        }
-        if version >= 5 {
-            this.node_id = wire::get_i32(buf)?;
-        }
+            }
+        } else {
+            None
+        };
+        let mut f_node_id: i32 = if version >= 5 {
+            wire::get_i32(buf)?
+        } else {
+            -1
+        };
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            client_software_name: f_client_software_name,
+            client_software_version: f_client_software_version,
+            cluster_id: f_cluster_id,
+            node_id: f_node_id,
+            unknown_tagged_fields,
+        })
     }
 }
 

@@ -202,9 +202,8 @@ impl Decodable for ApiVersionsResponse {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 3;
         let _ = flexible;
-        let mut this = Self::default();
-        this.error_code = wire::get_i16(buf)?;
-        this.api_keys = {
+        let mut f_error_code: i16 = wire::get_i16(buf)?;
+        let mut f_api_keys: Vec<ApiVersion> = {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
             let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
             for _ in 0..n {
@@ -212,9 +211,12 @@ impl Decodable for ApiVersionsResponse {
             }
             out
         };
-        if version >= 1 {
-            this.throttle_time_ms = wire::get_i32(buf)?;
-        }
+        let mut f_throttle_time_ms: i32 = if version >= 1 { wire::get_i32(buf)? } else { 0 };
+        let mut f_supported_features: Vec<SupportedFeatureKey> = Vec::new();
+        let mut f_finalized_features_epoch: i64 = -1;
+        let mut f_finalized_features: Vec<FinalizedFeatureKey> = Vec::new();
+        let mut f_zk_migration_ready: bool = false;
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
@@ -222,7 +224,7 @@ impl Decodable for ApiVersionsResponse {
                 match tag {
                     0 if version >= 3 => {
                         let buf = &mut value;
-                        this.supported_features = {
+                        f_supported_features = {
                             let n = wire::get_array_len(buf, true)?
                                 .ok_or(DecodeError::UnexpectedNull)?;
                             let mut out =
@@ -236,12 +238,12 @@ impl Decodable for ApiVersionsResponse {
                     }
                     1 if version >= 3 => {
                         let buf = &mut value;
-                        this.finalized_features_epoch = wire::get_i64(buf)?;
+                        f_finalized_features_epoch = wire::get_i64(buf)?;
                         wire::expect_consumed(buf, tag)?;
                     }
                     2 if version >= 3 => {
                         let buf = &mut value;
-                        this.finalized_features = {
+                        f_finalized_features = {
                             let n = wire::get_array_len(buf, true)?
                                 .ok_or(DecodeError::UnexpectedNull)?;
                             let mut out =
@@ -255,16 +257,23 @@ impl Decodable for ApiVersionsResponse {
                     }
                     3 if version >= 3 => {
                         let buf = &mut value;
-                        this.zk_migration_ready = wire::get_bool(buf)?;
+                        f_zk_migration_ready = wire::get_bool(buf)?;
                         wire::expect_consumed(buf, tag)?;
                     }
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            error_code: f_error_code,
+            api_keys: f_api_keys,
+            throttle_time_ms: f_throttle_time_ms,
+            supported_features: f_supported_features,
+            finalized_features_epoch: f_finalized_features_epoch,
+            finalized_features: f_finalized_features,
+            zk_migration_ready: f_zk_migration_ready,
+            unknown_tagged_fields,
+        })
     }
 }
 
@@ -498,22 +507,25 @@ impl Decodable for ApiVersion {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 3;
         let _ = flexible;
-        let mut this = Self::default();
-        this.api_key = wire::get_i16(buf)?;
-        this.min_version = wire::get_i16(buf)?;
-        this.max_version = wire::get_i16(buf)?;
+        let mut f_api_key: i16 = wire::get_i16(buf)?;
+        let mut f_min_version: i16 = wire::get_i16(buf)?;
+        let mut f_max_version: i16 = wire::get_i16(buf)?;
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            api_key: f_api_key,
+            min_version: f_min_version,
+            max_version: f_max_version,
+            unknown_tagged_fields,
+        })
     }
 }
 
@@ -622,22 +634,25 @@ impl Decodable for SupportedFeatureKey {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut this = Self::default();
-        this.name = wire::get_string(buf, flexible)?;
-        this.min_version = wire::get_i16(buf)?;
-        this.max_version = wire::get_i16(buf)?;
+        let mut f_name: StrBytes = wire::get_string(buf, flexible)?;
+        let mut f_min_version: i16 = wire::get_i16(buf)?;
+        let mut f_max_version: i16 = wire::get_i16(buf)?;
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            name: f_name,
+            min_version: f_min_version,
+            max_version: f_max_version,
+            unknown_tagged_fields,
+        })
     }
 }
 
@@ -749,22 +764,25 @@ impl Decodable for FinalizedFeatureKey {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut this = Self::default();
-        this.name = wire::get_string(buf, flexible)?;
-        this.max_version_level = wire::get_i16(buf)?;
-        this.min_version_level = wire::get_i16(buf)?;
+        let mut f_name: StrBytes = wire::get_string(buf, flexible)?;
+        let mut f_max_version_level: i16 = wire::get_i16(buf)?;
+        let mut f_min_version_level: i16 = wire::get_i16(buf)?;
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            name: f_name,
+            max_version_level: f_max_version_level,
+            min_version_level: f_min_version_level,
+            unknown_tagged_fields,
+        })
     }
 }
 

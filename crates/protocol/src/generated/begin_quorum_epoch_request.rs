@@ -139,12 +139,13 @@ impl Decodable for BeginQuorumEpochRequest {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 1;
         let _ = flexible;
-        let mut this = Self::default();
-        this.cluster_id = wire::get_nullable_string(buf, flexible)?;
-        if version >= 1 {
-            this.voter_id = wire::get_i32(buf)?;
-        }
-        this.topics = {
+        let mut f_cluster_id: Option<StrBytes> = wire::get_nullable_string(buf, flexible)?;
+        let mut f_voter_id: i32 = if version >= 1 {
+            wire::get_i32(buf)?
+        } else {
+            -1
+        };
+        let mut f_topics: Vec<TopicData> = {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
             let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
             for _ in 0..n {
@@ -152,28 +153,35 @@ impl Decodable for BeginQuorumEpochRequest {
             }
             out
         };
-        if version >= 1 {
-            this.leader_endpoints = {
+        let mut f_leader_endpoints: Vec<LeaderEndpoint> = if version >= 1 {
+            {
                 let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
                 let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
                 for _ in 0..n {
                     out.push(LeaderEndpoint::decode(buf, version)?);
                 }
                 out
-            };
-        }
+            }
+        } else {
+            Vec::new()
+        };
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            cluster_id: f_cluster_id,
+            voter_id: f_voter_id,
+            topics: f_topics,
+            leader_endpoints: f_leader_endpoints,
+            unknown_tagged_fields,
+        })
     }
 }
 
@@ -317,9 +325,8 @@ impl Decodable for TopicData {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 1;
         let _ = flexible;
-        let mut this = Self::default();
-        this.topic_name = wire::get_string(buf, flexible)?;
-        this.partitions = {
+        let mut f_topic_name: StrBytes = wire::get_string(buf, flexible)?;
+        let mut f_partitions: Vec<PartitionData> = {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
             let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
             for _ in 0..n {
@@ -327,18 +334,21 @@ impl Decodable for TopicData {
             }
             out
         };
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            topic_name: f_topic_name,
+            partitions: f_partitions,
+            unknown_tagged_fields,
+        })
     }
 }
 
@@ -462,25 +472,31 @@ impl Decodable for PartitionData {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 1;
         let _ = flexible;
-        let mut this = Self::default();
-        this.partition_index = wire::get_i32(buf)?;
-        if version >= 1 {
-            this.voter_directory_id = wire::get_uuid(buf)?;
-        }
-        this.leader_id = wire::get_i32(buf)?;
-        this.leader_epoch = wire::get_i32(buf)?;
+        let mut f_partition_index: i32 = wire::get_i32(buf)?;
+        let mut f_voter_directory_id: Uuid = if version >= 1 {
+            wire::get_uuid(buf)?
+        } else {
+            Uuid::nil()
+        };
+        let mut f_leader_id: i32 = wire::get_i32(buf)?;
+        let mut f_leader_epoch: i32 = wire::get_i32(buf)?;
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            partition_index: f_partition_index,
+            voter_directory_id: f_voter_directory_id,
+            leader_id: f_leader_id,
+            leader_epoch: f_leader_epoch,
+            unknown_tagged_fields,
+        })
     }
 }
 
@@ -602,22 +618,25 @@ impl Decodable for LeaderEndpoint {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut this = Self::default();
-        this.name = wire::get_string(buf, flexible)?;
-        this.host = wire::get_string(buf, flexible)?;
-        this.port = wire::get_u16(buf)?;
+        let mut f_name: StrBytes = wire::get_string(buf, flexible)?;
+        let mut f_host: StrBytes = wire::get_string(buf, flexible)?;
+        let mut f_port: u16 = wire::get_u16(buf)?;
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            name: f_name,
+            host: f_host,
+            port: f_port,
+            unknown_tagged_fields,
+        })
     }
 }
 

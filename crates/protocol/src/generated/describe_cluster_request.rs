@@ -109,26 +109,29 @@ impl Decodable for DescribeClusterRequest {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut this = Self::default();
-        this.include_cluster_authorized_operations = wire::get_bool(buf)?;
-        if version >= 1 {
-            this.endpoint_type = wire::get_i8(buf)?;
-        }
-        if version >= 2 {
-            this.include_fenced_brokers = wire::get_bool(buf)?;
-        }
+        let mut f_include_cluster_authorized_operations: bool = wire::get_bool(buf)?;
+        let mut f_endpoint_type: i8 = if version >= 1 { wire::get_i8(buf)? } else { 1 };
+        let mut f_include_fenced_brokers: bool = if version >= 2 {
+            wire::get_bool(buf)?
+        } else {
+            false
+        };
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            include_cluster_authorized_operations: f_include_cluster_authorized_operations,
+            endpoint_type: f_endpoint_type,
+            include_fenced_brokers: f_include_fenced_brokers,
+            unknown_tagged_fields,
+        })
     }
 }
 

@@ -162,16 +162,13 @@ impl Decodable for DescribeClusterResponse {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut this = Self::default();
-        this.throttle_time_ms = wire::get_i32(buf)?;
-        this.error_code = wire::get_i16(buf)?;
-        this.error_message = wire::get_nullable_string(buf, flexible)?;
-        if version >= 1 {
-            this.endpoint_type = wire::get_i8(buf)?;
-        }
-        this.cluster_id = wire::get_string(buf, flexible)?;
-        this.controller_id = wire::get_i32(buf)?;
-        this.brokers = {
+        let mut f_throttle_time_ms: i32 = wire::get_i32(buf)?;
+        let mut f_error_code: i16 = wire::get_i16(buf)?;
+        let mut f_error_message: Option<StrBytes> = wire::get_nullable_string(buf, flexible)?;
+        let mut f_endpoint_type: i8 = if version >= 1 { wire::get_i8(buf)? } else { 1 };
+        let mut f_cluster_id: StrBytes = wire::get_string(buf, flexible)?;
+        let mut f_controller_id: i32 = wire::get_i32(buf)?;
+        let mut f_brokers: Vec<DescribeClusterBroker> = {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
             let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
             for _ in 0..n {
@@ -179,19 +176,28 @@ impl Decodable for DescribeClusterResponse {
             }
             out
         };
-        this.cluster_authorized_operations = wire::get_i32(buf)?;
+        let mut f_cluster_authorized_operations: i32 = wire::get_i32(buf)?;
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            throttle_time_ms: f_throttle_time_ms,
+            error_code: f_error_code,
+            error_message: f_error_message,
+            endpoint_type: f_endpoint_type,
+            cluster_id: f_cluster_id,
+            controller_id: f_controller_id,
+            brokers: f_brokers,
+            cluster_authorized_operations: f_cluster_authorized_operations,
+            unknown_tagged_fields,
+        })
     }
 }
 
@@ -392,26 +398,33 @@ impl Decodable for DescribeClusterBroker {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut this = Self::default();
-        this.broker_id = wire::get_i32(buf)?;
-        this.host = wire::get_string(buf, flexible)?;
-        this.port = wire::get_i32(buf)?;
-        this.rack = wire::get_nullable_string(buf, flexible)?;
-        if version >= 2 {
-            this.is_fenced = wire::get_bool(buf)?;
-        }
+        let mut f_broker_id: i32 = wire::get_i32(buf)?;
+        let mut f_host: StrBytes = wire::get_string(buf, flexible)?;
+        let mut f_port: i32 = wire::get_i32(buf)?;
+        let mut f_rack: Option<StrBytes> = wire::get_nullable_string(buf, flexible)?;
+        let mut f_is_fenced: bool = if version >= 2 {
+            wire::get_bool(buf)?
+        } else {
+            false
+        };
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            broker_id: f_broker_id,
+            host: f_host,
+            port: f_port,
+            rack: f_rack,
+            is_fenced: f_is_fenced,
+            unknown_tagged_fields,
+        })
     }
 }
 

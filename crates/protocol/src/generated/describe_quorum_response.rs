@@ -144,16 +144,17 @@ impl Decodable for DescribeQuorumResponse {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut this = Self::default();
-        this.error_code = wire::get_i16(buf)?;
-        if version >= 2 {
-            this.error_message = if version >= 2 {
+        let mut f_error_code: i16 = wire::get_i16(buf)?;
+        let mut f_error_message: Option<StrBytes> = if version >= 2 {
+            if version >= 2 {
                 wire::get_nullable_string(buf, flexible)?
             } else {
                 Some(wire::get_string(buf, flexible)?)
-            };
-        }
-        this.topics = {
+            }
+        } else {
+            Some(StrBytes::new())
+        };
+        let mut f_topics: Vec<TopicData> = {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
             let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
             for _ in 0..n {
@@ -161,28 +162,35 @@ impl Decodable for DescribeQuorumResponse {
             }
             out
         };
-        if version >= 2 {
-            this.nodes = {
+        let mut f_nodes: Vec<Node> = if version >= 2 {
+            {
                 let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
                 let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
                 for _ in 0..n {
                     out.push(Node::decode(buf, version)?);
                 }
                 out
-            };
-        }
+            }
+        } else {
+            Vec::new()
+        };
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            error_code: f_error_code,
+            error_message: f_error_message,
+            topics: f_topics,
+            nodes: f_nodes,
+            unknown_tagged_fields,
+        })
     }
 }
 
@@ -332,9 +340,8 @@ impl Decodable for TopicData {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut this = Self::default();
-        this.topic_name = wire::get_string(buf, flexible)?;
-        this.partitions = {
+        let mut f_topic_name: StrBytes = wire::get_string(buf, flexible)?;
+        let mut f_partitions: Vec<PartitionData> = {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
             let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
             for _ in 0..n {
@@ -342,18 +349,21 @@ impl Decodable for TopicData {
             }
             out
         };
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            topic_name: f_topic_name,
+            partitions: f_partitions,
+            unknown_tagged_fields,
+        })
     }
 }
 
@@ -556,20 +566,21 @@ impl Decodable for PartitionData {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut this = Self::default();
-        this.partition_index = wire::get_i32(buf)?;
-        this.error_code = wire::get_i16(buf)?;
-        if version >= 2 {
-            this.error_message = if version >= 2 {
+        let mut f_partition_index: i32 = wire::get_i32(buf)?;
+        let mut f_error_code: i16 = wire::get_i16(buf)?;
+        let mut f_error_message: Option<StrBytes> = if version >= 2 {
+            if version >= 2 {
                 wire::get_nullable_string(buf, flexible)?
             } else {
                 Some(wire::get_string(buf, flexible)?)
-            };
-        }
-        this.leader_id = wire::get_i32(buf)?;
-        this.leader_epoch = wire::get_i32(buf)?;
-        this.high_watermark = wire::get_i64(buf)?;
-        this.current_voters = {
+            }
+        } else {
+            Some(StrBytes::new())
+        };
+        let mut f_leader_id: i32 = wire::get_i32(buf)?;
+        let mut f_leader_epoch: i32 = wire::get_i32(buf)?;
+        let mut f_high_watermark: i64 = wire::get_i64(buf)?;
+        let mut f_current_voters: Vec<ReplicaState> = {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
             let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
             for _ in 0..n {
@@ -577,17 +588,19 @@ impl Decodable for PartitionData {
             }
             out
         };
-        if version >= 3 {
-            this.committed_voters = {
+        let mut f_committed_voters: Vec<ReplicaState> = if version >= 3 {
+            {
                 let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
                 let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
                 for _ in 0..n {
                     out.push(ReplicaState::decode(buf, version)?);
                 }
                 out
-            };
-        }
-        this.observers = {
+            }
+        } else {
+            Vec::new()
+        };
+        let mut f_observers: Vec<ReplicaState> = {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
             let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
             for _ in 0..n {
@@ -595,18 +608,28 @@ impl Decodable for PartitionData {
             }
             out
         };
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            partition_index: f_partition_index,
+            error_code: f_error_code,
+            error_message: f_error_message,
+            leader_id: f_leader_id,
+            leader_epoch: f_leader_epoch,
+            high_watermark: f_high_watermark,
+            current_voters: f_current_voters,
+            committed_voters: f_committed_voters,
+            observers: f_observers,
+            unknown_tagged_fields,
+        })
     }
 }
 
@@ -818,30 +841,41 @@ impl Decodable for ReplicaState {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut this = Self::default();
-        this.replica_id = wire::get_i32(buf)?;
-        if version >= 2 {
-            this.replica_directory_id = wire::get_uuid(buf)?;
-        }
-        this.log_end_offset = wire::get_i64(buf)?;
-        if version >= 1 {
-            this.last_fetch_timestamp = wire::get_i64(buf)?;
-        }
-        if version >= 1 {
-            this.last_caught_up_timestamp = wire::get_i64(buf)?;
-        }
+        let mut f_replica_id: i32 = wire::get_i32(buf)?;
+        let mut f_replica_directory_id: Uuid = if version >= 2 {
+            wire::get_uuid(buf)?
+        } else {
+            Uuid::nil()
+        };
+        let mut f_log_end_offset: i64 = wire::get_i64(buf)?;
+        let mut f_last_fetch_timestamp: i64 = if version >= 1 {
+            wire::get_i64(buf)?
+        } else {
+            -1
+        };
+        let mut f_last_caught_up_timestamp: i64 = if version >= 1 {
+            wire::get_i64(buf)?
+        } else {
+            -1
+        };
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            replica_id: f_replica_id,
+            replica_directory_id: f_replica_directory_id,
+            log_end_offset: f_log_end_offset,
+            last_fetch_timestamp: f_last_fetch_timestamp,
+            last_caught_up_timestamp: f_last_caught_up_timestamp,
+            unknown_tagged_fields,
+        })
     }
 }
 
@@ -974,9 +1008,8 @@ impl Decodable for Node {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut this = Self::default();
-        this.node_id = wire::get_i32(buf)?;
-        this.listeners = {
+        let mut f_node_id: i32 = wire::get_i32(buf)?;
+        let mut f_listeners: Vec<Listener> = {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
             let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
             for _ in 0..n {
@@ -984,18 +1017,21 @@ impl Decodable for Node {
             }
             out
         };
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            node_id: f_node_id,
+            listeners: f_listeners,
+            unknown_tagged_fields,
+        })
     }
 }
 
@@ -1107,22 +1143,25 @@ impl Decodable for Listener {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut this = Self::default();
-        this.name = wire::get_string(buf, flexible)?;
-        this.host = wire::get_string(buf, flexible)?;
-        this.port = wire::get_u16(buf)?;
+        let mut f_name: StrBytes = wire::get_string(buf, flexible)?;
+        let mut f_host: StrBytes = wire::get_string(buf, flexible)?;
+        let mut f_port: u16 = wire::get_u16(buf)?;
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            name: f_name,
+            host: f_host,
+            port: f_port,
+            unknown_tagged_fields,
+        })
     }
 }
 

@@ -128,9 +128,8 @@ impl Decodable for EndQuorumEpochRequest {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 1;
         let _ = flexible;
-        let mut this = Self::default();
-        this.cluster_id = wire::get_nullable_string(buf, flexible)?;
-        this.topics = {
+        let mut f_cluster_id: Option<StrBytes> = wire::get_nullable_string(buf, flexible)?;
+        let mut f_topics: Vec<TopicData> = {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
             let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
             for _ in 0..n {
@@ -138,28 +137,34 @@ impl Decodable for EndQuorumEpochRequest {
             }
             out
         };
-        if version >= 1 {
-            this.leader_endpoints = {
+        let mut f_leader_endpoints: Vec<LeaderEndpoint> = if version >= 1 {
+            {
                 let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
                 let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
                 for _ in 0..n {
                     out.push(LeaderEndpoint::decode(buf, version)?);
                 }
                 out
-            };
-        }
+            }
+        } else {
+            Vec::new()
+        };
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            cluster_id: f_cluster_id,
+            topics: f_topics,
+            leader_endpoints: f_leader_endpoints,
+            unknown_tagged_fields,
+        })
     }
 }
 
@@ -297,9 +302,8 @@ impl Decodable for TopicData {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 1;
         let _ = flexible;
-        let mut this = Self::default();
-        this.topic_name = wire::get_string(buf, flexible)?;
-        this.partitions = {
+        let mut f_topic_name: StrBytes = wire::get_string(buf, flexible)?;
+        let mut f_partitions: Vec<PartitionData> = {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
             let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
             for _ in 0..n {
@@ -307,18 +311,21 @@ impl Decodable for TopicData {
             }
             out
         };
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            topic_name: f_topic_name,
+            partitions: f_partitions,
+            unknown_tagged_fields,
+        })
     }
 }
 
@@ -464,42 +471,51 @@ impl Decodable for PartitionData {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 1;
         let _ = flexible;
-        let mut this = Self::default();
-        this.partition_index = wire::get_i32(buf)?;
-        this.leader_id = wire::get_i32(buf)?;
-        this.leader_epoch = wire::get_i32(buf)?;
-        if version <= 0 {
-            this.preferred_successors = {
+        let mut f_partition_index: i32 = wire::get_i32(buf)?;
+        let mut f_leader_id: i32 = wire::get_i32(buf)?;
+        let mut f_leader_epoch: i32 = wire::get_i32(buf)?;
+        let mut f_preferred_successors: Vec<i32> = if version <= 0 {
+            {
                 let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
                 let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 4));
                 for _ in 0..n {
                     out.push(wire::get_i32(buf)?);
                 }
                 out
-            };
-        }
-        if version >= 1 {
-            this.preferred_candidates = {
+            }
+        } else {
+            Vec::new()
+        };
+        let mut f_preferred_candidates: Vec<ReplicaInfo> = if version >= 1 {
+            {
                 let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
                 let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
                 for _ in 0..n {
                     out.push(ReplicaInfo::decode(buf, version)?);
                 }
                 out
-            };
-        }
+            }
+        } else {
+            Vec::new()
+        };
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            partition_index: f_partition_index,
+            leader_id: f_leader_id,
+            leader_epoch: f_leader_epoch,
+            preferred_successors: f_preferred_successors,
+            preferred_candidates: f_preferred_candidates,
+            unknown_tagged_fields,
+        })
     }
 }
 
@@ -633,21 +649,23 @@ impl Decodable for ReplicaInfo {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut this = Self::default();
-        this.candidate_id = wire::get_i32(buf)?;
-        this.candidate_directory_id = wire::get_uuid(buf)?;
+        let mut f_candidate_id: i32 = wire::get_i32(buf)?;
+        let mut f_candidate_directory_id: Uuid = wire::get_uuid(buf)?;
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            candidate_id: f_candidate_id,
+            candidate_directory_id: f_candidate_directory_id,
+            unknown_tagged_fields,
+        })
     }
 }
 
@@ -755,22 +773,25 @@ impl Decodable for LeaderEndpoint {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut this = Self::default();
-        this.name = wire::get_string(buf, flexible)?;
-        this.host = wire::get_string(buf, flexible)?;
-        this.port = wire::get_u16(buf)?;
+        let mut f_name: StrBytes = wire::get_string(buf, flexible)?;
+        let mut f_host: StrBytes = wire::get_string(buf, flexible)?;
+        let mut f_port: u16 = wire::get_u16(buf)?;
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            name: f_name,
+            host: f_host,
+            port: f_port,
+            unknown_tagged_fields,
+        })
     }
 }
 

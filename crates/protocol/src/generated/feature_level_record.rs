@@ -85,21 +85,23 @@ impl Decodable for FeatureLevelRecord {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut this = Self::default();
-        this.name = wire::get_string(buf, flexible)?;
-        this.feature_level = wire::get_i16(buf)?;
+        let mut f_name: StrBytes = wire::get_string(buf, flexible)?;
+        let mut f_feature_level: i16 = wire::get_i16(buf)?;
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            name: f_name,
+            feature_level: f_feature_level,
+            unknown_tagged_fields,
+        })
     }
 }
 

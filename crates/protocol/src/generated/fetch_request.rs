@@ -249,21 +249,24 @@ impl Decodable for FetchRequest {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 12;
         let _ = flexible;
-        let mut this = Self::default();
-        if version <= 14 {
-            this.replica_id = wire::get_i32(buf)?;
-        }
-        this.max_wait_ms = wire::get_i32(buf)?;
-        this.min_bytes = wire::get_i32(buf)?;
-        this.max_bytes = wire::get_i32(buf)?;
-        this.isolation_level = wire::get_i8(buf)?;
-        if version >= 7 {
-            this.session_id = wire::get_i32(buf)?;
-        }
-        if version >= 7 {
-            this.session_epoch = wire::get_i32(buf)?;
-        }
-        this.topics = {
+        let mut f_cluster_id: Option<StrBytes> = None;
+        let mut f_replica_id: i32 = if version <= 14 {
+            wire::get_i32(buf)?
+        } else {
+            -1
+        };
+        let mut f_replica_state: ReplicaState = ReplicaState::default();
+        let mut f_max_wait_ms: i32 = wire::get_i32(buf)?;
+        let mut f_min_bytes: i32 = wire::get_i32(buf)?;
+        let mut f_max_bytes: i32 = wire::get_i32(buf)?;
+        let mut f_isolation_level: i8 = wire::get_i8(buf)?;
+        let mut f_session_id: i32 = if version >= 7 { wire::get_i32(buf)? } else { 0 };
+        let mut f_session_epoch: i32 = if version >= 7 {
+            wire::get_i32(buf)?
+        } else {
+            -1
+        };
+        let mut f_topics: Vec<FetchTopic> = {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
             let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
             for _ in 0..n {
@@ -271,19 +274,24 @@ impl Decodable for FetchRequest {
             }
             out
         };
-        if version >= 7 {
-            this.forgotten_topics_data = {
+        let mut f_forgotten_topics_data: Vec<ForgottenTopic> = if version >= 7 {
+            {
                 let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
                 let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
                 for _ in 0..n {
                     out.push(ForgottenTopic::decode(buf, version)?);
                 }
                 out
-            };
-        }
-        if version >= 11 {
-            this.rack_id = wire::get_string(buf, flexible)?;
-        }
+            }
+        } else {
+            Vec::new()
+        };
+        let mut f_rack_id: StrBytes = if version >= 11 {
+            wire::get_string(buf, flexible)?
+        } else {
+            StrBytes::from_static("")
+        };
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
@@ -291,7 +299,7 @@ impl Decodable for FetchRequest {
                 match tag {
                     0 if version >= 12 => {
                         let buf = &mut value;
-                        this.cluster_id = if version >= 12 {
+                        f_cluster_id = if version >= 12 {
                             wire::get_nullable_string(buf, true)?
                         } else {
                             Some(wire::get_string(buf, true)?)
@@ -300,16 +308,28 @@ impl Decodable for FetchRequest {
                     }
                     1 if version >= 15 => {
                         let buf = &mut value;
-                        this.replica_state = ReplicaState::decode(buf, version)?;
+                        f_replica_state = ReplicaState::decode(buf, version)?;
                         wire::expect_consumed(buf, tag)?;
                     }
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            cluster_id: f_cluster_id,
+            replica_id: f_replica_id,
+            replica_state: f_replica_state,
+            max_wait_ms: f_max_wait_ms,
+            min_bytes: f_min_bytes,
+            max_bytes: f_max_bytes,
+            isolation_level: f_isolation_level,
+            session_id: f_session_id,
+            session_epoch: f_session_epoch,
+            topics: f_topics,
+            forgotten_topics_data: f_forgotten_topics_data,
+            rack_id: f_rack_id,
+            unknown_tagged_fields,
+        })
     }
 }
 
@@ -541,21 +561,23 @@ impl Decodable for ReplicaState {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut this = Self::default();
-        this.replica_id = wire::get_i32(buf)?;
-        this.replica_epoch = wire::get_i64(buf)?;
+        let mut f_replica_id: i32 = wire::get_i32(buf)?;
+        let mut f_replica_epoch: i64 = wire::get_i64(buf)?;
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            replica_id: f_replica_id,
+            replica_epoch: f_replica_epoch,
+            unknown_tagged_fields,
+        })
     }
 }
 
@@ -677,14 +699,17 @@ impl Decodable for FetchTopic {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 12;
         let _ = flexible;
-        let mut this = Self::default();
-        if version <= 12 {
-            this.topic = wire::get_string(buf, flexible)?;
-        }
-        if version >= 13 {
-            this.topic_id = wire::get_uuid(buf)?;
-        }
-        this.partitions = {
+        let mut f_topic: StrBytes = if version <= 12 {
+            wire::get_string(buf, flexible)?
+        } else {
+            StrBytes::new()
+        };
+        let mut f_topic_id: Uuid = if version >= 13 {
+            wire::get_uuid(buf)?
+        } else {
+            Uuid::nil()
+        };
+        let mut f_partitions: Vec<FetchPartition> = {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
             let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
             for _ in 0..n {
@@ -692,18 +717,22 @@ impl Decodable for FetchTopic {
             }
             out
         };
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            topic: f_topic,
+            topic_id: f_topic_id,
+            partitions: f_partitions,
+            unknown_tagged_fields,
+        })
     }
 }
 
@@ -899,19 +928,27 @@ impl Decodable for FetchPartition {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 12;
         let _ = flexible;
-        let mut this = Self::default();
-        this.partition = wire::get_i32(buf)?;
-        if version >= 9 {
-            this.current_leader_epoch = wire::get_i32(buf)?;
-        }
-        this.fetch_offset = wire::get_i64(buf)?;
-        if version >= 12 {
-            this.last_fetched_epoch = wire::get_i32(buf)?;
-        }
-        if version >= 5 {
-            this.log_start_offset = wire::get_i64(buf)?;
-        }
-        this.partition_max_bytes = wire::get_i32(buf)?;
+        let mut f_partition: i32 = wire::get_i32(buf)?;
+        let mut f_current_leader_epoch: i32 = if version >= 9 {
+            wire::get_i32(buf)?
+        } else {
+            -1
+        };
+        let mut f_fetch_offset: i64 = wire::get_i64(buf)?;
+        let mut f_last_fetched_epoch: i32 = if version >= 12 {
+            wire::get_i32(buf)?
+        } else {
+            -1
+        };
+        let mut f_log_start_offset: i64 = if version >= 5 {
+            wire::get_i64(buf)?
+        } else {
+            -1
+        };
+        let mut f_partition_max_bytes: i32 = wire::get_i32(buf)?;
+        let mut f_replica_directory_id: Uuid = Uuid::nil();
+        let mut f_high_watermark: i64 = 9223372036854775807;
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
@@ -919,21 +956,29 @@ impl Decodable for FetchPartition {
                 match tag {
                     0 if version >= 17 => {
                         let buf = &mut value;
-                        this.replica_directory_id = wire::get_uuid(buf)?;
+                        f_replica_directory_id = wire::get_uuid(buf)?;
                         wire::expect_consumed(buf, tag)?;
                     }
                     1 if version >= 18 => {
                         let buf = &mut value;
-                        this.high_watermark = wire::get_i64(buf)?;
+                        f_high_watermark = wire::get_i64(buf)?;
                         wire::expect_consumed(buf, tag)?;
                     }
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            partition: f_partition,
+            current_leader_epoch: f_current_leader_epoch,
+            fetch_offset: f_fetch_offset,
+            last_fetched_epoch: f_last_fetched_epoch,
+            log_start_offset: f_log_start_offset,
+            partition_max_bytes: f_partition_max_bytes,
+            replica_directory_id: f_replica_directory_id,
+            high_watermark: f_high_watermark,
+            unknown_tagged_fields,
+        })
     }
 }
 
@@ -1130,14 +1175,17 @@ impl Decodable for ForgottenTopic {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 12;
         let _ = flexible;
-        let mut this = Self::default();
-        if version <= 12 {
-            this.topic = wire::get_string(buf, flexible)?;
-        }
-        if version >= 13 {
-            this.topic_id = wire::get_uuid(buf)?;
-        }
-        this.partitions = {
+        let mut f_topic: StrBytes = if version <= 12 {
+            wire::get_string(buf, flexible)?
+        } else {
+            StrBytes::new()
+        };
+        let mut f_topic_id: Uuid = if version >= 13 {
+            wire::get_uuid(buf)?
+        } else {
+            Uuid::nil()
+        };
+        let mut f_partitions: Vec<i32> = {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
             let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 4));
             for _ in 0..n {
@@ -1145,18 +1193,22 @@ impl Decodable for ForgottenTopic {
             }
             out
         };
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            topic: f_topic,
+            topic_id: f_topic_id,
+            partitions: f_partitions,
+            unknown_tagged_fields,
+        })
     }
 }
 

@@ -158,15 +158,10 @@ impl Decodable for FetchResponse {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 12;
         let _ = flexible;
-        let mut this = Self::default();
-        this.throttle_time_ms = wire::get_i32(buf)?;
-        if version >= 7 {
-            this.error_code = wire::get_i16(buf)?;
-        }
-        if version >= 7 {
-            this.session_id = wire::get_i32(buf)?;
-        }
-        this.responses = {
+        let mut f_throttle_time_ms: i32 = wire::get_i32(buf)?;
+        let mut f_error_code: i16 = if version >= 7 { wire::get_i16(buf)? } else { 0 };
+        let mut f_session_id: i32 = if version >= 7 { wire::get_i32(buf)? } else { 0 };
+        let mut f_responses: Vec<FetchableTopicResponse> = {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
             let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
             for _ in 0..n {
@@ -174,6 +169,8 @@ impl Decodable for FetchResponse {
             }
             out
         };
+        let mut f_node_endpoints: Vec<NodeEndpoint> = Vec::new();
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
@@ -181,7 +178,7 @@ impl Decodable for FetchResponse {
                 match tag {
                     0 if version >= 16 => {
                         let buf = &mut value;
-                        this.node_endpoints = {
+                        f_node_endpoints = {
                             let n = wire::get_array_len(buf, true)?
                                 .ok_or(DecodeError::UnexpectedNull)?;
                             let mut out =
@@ -193,13 +190,18 @@ impl Decodable for FetchResponse {
                         };
                         wire::expect_consumed(buf, tag)?;
                     }
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            throttle_time_ms: f_throttle_time_ms,
+            error_code: f_error_code,
+            session_id: f_session_id,
+            responses: f_responses,
+            node_endpoints: f_node_endpoints,
+            unknown_tagged_fields,
+        })
     }
 }
 
@@ -380,14 +382,17 @@ impl Decodable for FetchableTopicResponse {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 12;
         let _ = flexible;
-        let mut this = Self::default();
-        if version <= 12 {
-            this.topic = wire::get_string(buf, flexible)?;
-        }
-        if version >= 13 {
-            this.topic_id = wire::get_uuid(buf)?;
-        }
-        this.partitions = {
+        let mut f_topic: StrBytes = if version <= 12 {
+            wire::get_string(buf, flexible)?
+        } else {
+            StrBytes::new()
+        };
+        let mut f_topic_id: Uuid = if version >= 13 {
+            wire::get_uuid(buf)?
+        } else {
+            Uuid::nil()
+        };
+        let mut f_partitions: Vec<PartitionData> = {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
             let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
             for _ in 0..n {
@@ -395,18 +400,22 @@ impl Decodable for FetchableTopicResponse {
             }
             out
         };
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            topic: f_topic,
+            topic_id: f_topic_id,
+            partitions: f_partitions,
+            unknown_tagged_fields,
+        })
     }
 }
 
@@ -684,29 +693,37 @@ impl Decodable for PartitionData {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 12;
         let _ = flexible;
-        let mut this = Self::default();
-        this.partition_index = wire::get_i32(buf)?;
-        this.error_code = wire::get_i16(buf)?;
-        this.high_watermark = wire::get_i64(buf)?;
-        this.last_stable_offset = wire::get_i64(buf)?;
-        if version >= 5 {
-            this.log_start_offset = wire::get_i64(buf)?;
-        }
-        this.aborted_transactions = match wire::get_array_len(buf, flexible)? {
-            None => None,
-            Some(n) => Some({
-                let n = n;
-                let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
-                for _ in 0..n {
-                    out.push(AbortedTransaction::decode(buf, version)?);
-                }
-                out
-            }),
+        let mut f_partition_index: i32 = wire::get_i32(buf)?;
+        let mut f_error_code: i16 = wire::get_i16(buf)?;
+        let mut f_high_watermark: i64 = wire::get_i64(buf)?;
+        let mut f_last_stable_offset: i64 = wire::get_i64(buf)?;
+        let mut f_log_start_offset: i64 = if version >= 5 {
+            wire::get_i64(buf)?
+        } else {
+            -1
         };
-        if version >= 11 {
-            this.preferred_read_replica = wire::get_i32(buf)?;
-        }
-        this.records = wire::get_nullable_bytes(buf, flexible)?;
+        let mut f_diverging_epoch: EpochEndOffset = EpochEndOffset::default();
+        let mut f_current_leader: LeaderIdAndEpoch = LeaderIdAndEpoch::default();
+        let mut f_snapshot_id: SnapshotId = SnapshotId::default();
+        let mut f_aborted_transactions: Option<Vec<AbortedTransaction>> =
+            match wire::get_array_len(buf, flexible)? {
+                None => None,
+                Some(n) => Some({
+                    let n = n;
+                    let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
+                    for _ in 0..n {
+                        out.push(AbortedTransaction::decode(buf, version)?);
+                    }
+                    out
+                }),
+            };
+        let mut f_preferred_read_replica: i32 = if version >= 11 {
+            wire::get_i32(buf)?
+        } else {
+            -1
+        };
+        let mut f_records: Option<Bytes> = wire::get_nullable_bytes(buf, flexible)?;
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
@@ -714,26 +731,37 @@ impl Decodable for PartitionData {
                 match tag {
                     0 if version >= 12 => {
                         let buf = &mut value;
-                        this.diverging_epoch = EpochEndOffset::decode(buf, version)?;
+                        f_diverging_epoch = EpochEndOffset::decode(buf, version)?;
                         wire::expect_consumed(buf, tag)?;
                     }
                     1 if version >= 12 => {
                         let buf = &mut value;
-                        this.current_leader = LeaderIdAndEpoch::decode(buf, version)?;
+                        f_current_leader = LeaderIdAndEpoch::decode(buf, version)?;
                         wire::expect_consumed(buf, tag)?;
                     }
                     2 if version >= 12 => {
                         let buf = &mut value;
-                        this.snapshot_id = SnapshotId::decode(buf, version)?;
+                        f_snapshot_id = SnapshotId::decode(buf, version)?;
                         wire::expect_consumed(buf, tag)?;
                     }
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            partition_index: f_partition_index,
+            error_code: f_error_code,
+            high_watermark: f_high_watermark,
+            last_stable_offset: f_last_stable_offset,
+            log_start_offset: f_log_start_offset,
+            diverging_epoch: f_diverging_epoch,
+            current_leader: f_current_leader,
+            snapshot_id: f_snapshot_id,
+            aborted_transactions: f_aborted_transactions,
+            preferred_read_replica: f_preferred_read_replica,
+            records: f_records,
+            unknown_tagged_fields,
+        })
     }
 }
 
@@ -970,21 +998,23 @@ impl Decodable for EpochEndOffset {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut this = Self::default();
-        this.epoch = wire::get_i32(buf)?;
-        this.end_offset = wire::get_i64(buf)?;
+        let mut f_epoch: i32 = wire::get_i32(buf)?;
+        let mut f_end_offset: i64 = wire::get_i64(buf)?;
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            epoch: f_epoch,
+            end_offset: f_end_offset,
+            unknown_tagged_fields,
+        })
     }
 }
 
@@ -1080,21 +1110,23 @@ impl Decodable for LeaderIdAndEpoch {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut this = Self::default();
-        this.leader_id = wire::get_i32(buf)?;
-        this.leader_epoch = wire::get_i32(buf)?;
+        let mut f_leader_id: i32 = wire::get_i32(buf)?;
+        let mut f_leader_epoch: i32 = wire::get_i32(buf)?;
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            leader_id: f_leader_id,
+            leader_epoch: f_leader_epoch,
+            unknown_tagged_fields,
+        })
     }
 }
 
@@ -1193,21 +1225,23 @@ impl Decodable for SnapshotId {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut this = Self::default();
-        this.end_offset = wire::get_i64(buf)?;
-        this.epoch = wire::get_i32(buf)?;
+        let mut f_end_offset: i64 = wire::get_i64(buf)?;
+        let mut f_epoch: i32 = wire::get_i32(buf)?;
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            end_offset: f_end_offset,
+            epoch: f_epoch,
+            unknown_tagged_fields,
+        })
     }
 }
 
@@ -1303,21 +1337,23 @@ impl Decodable for AbortedTransaction {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 12;
         let _ = flexible;
-        let mut this = Self::default();
-        this.producer_id = wire::get_i64(buf)?;
-        this.first_offset = wire::get_i64(buf)?;
+        let mut f_producer_id: i64 = wire::get_i64(buf)?;
+        let mut f_first_offset: i64 = wire::get_i64(buf)?;
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            producer_id: f_producer_id,
+            first_offset: f_first_offset,
+            unknown_tagged_fields,
+        })
     }
 }
 
@@ -1450,23 +1486,27 @@ impl Decodable for NodeEndpoint {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut this = Self::default();
-        this.node_id = wire::get_i32(buf)?;
-        this.host = wire::get_string(buf, flexible)?;
-        this.port = wire::get_i32(buf)?;
-        this.rack = wire::get_nullable_string(buf, flexible)?;
+        let mut f_node_id: i32 = wire::get_i32(buf)?;
+        let mut f_host: StrBytes = wire::get_string(buf, flexible)?;
+        let mut f_port: i32 = wire::get_i32(buf)?;
+        let mut f_rack: Option<StrBytes> = wire::get_nullable_string(buf, flexible)?;
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            node_id: f_node_id,
+            host: f_host,
+            port: f_port,
+            rack: f_rack,
+            unknown_tagged_fields,
+        })
     }
 }
 

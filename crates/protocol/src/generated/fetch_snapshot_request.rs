@@ -140,10 +140,10 @@ impl Decodable for FetchSnapshotRequest {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut this = Self::default();
-        this.replica_id = wire::get_i32(buf)?;
-        this.max_bytes = wire::get_i32(buf)?;
-        this.topics = {
+        let mut f_cluster_id: Option<StrBytes> = None;
+        let mut f_replica_id: i32 = wire::get_i32(buf)?;
+        let mut f_max_bytes: i32 = wire::get_i32(buf)?;
+        let mut f_topics: Vec<TopicSnapshot> = {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
             let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
             for _ in 0..n {
@@ -151,6 +151,7 @@ impl Decodable for FetchSnapshotRequest {
             }
             out
         };
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
@@ -158,16 +159,20 @@ impl Decodable for FetchSnapshotRequest {
                 match tag {
                     0 => {
                         let buf = &mut value;
-                        this.cluster_id = wire::get_nullable_string(buf, true)?;
+                        f_cluster_id = wire::get_nullable_string(buf, true)?;
                         wire::expect_consumed(buf, tag)?;
                     }
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            cluster_id: f_cluster_id,
+            replica_id: f_replica_id,
+            max_bytes: f_max_bytes,
+            topics: f_topics,
+            unknown_tagged_fields,
+        })
     }
 }
 
@@ -305,9 +310,8 @@ impl Decodable for TopicSnapshot {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut this = Self::default();
-        this.name = wire::get_string(buf, flexible)?;
-        this.partitions = {
+        let mut f_name: StrBytes = wire::get_string(buf, flexible)?;
+        let mut f_partitions: Vec<PartitionSnapshot> = {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
             let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
             for _ in 0..n {
@@ -315,18 +319,21 @@ impl Decodable for TopicSnapshot {
             }
             out
         };
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            name: f_name,
+            partitions: f_partitions,
+            unknown_tagged_fields,
+        })
     }
 }
 
@@ -462,11 +469,12 @@ impl Decodable for PartitionSnapshot {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut this = Self::default();
-        this.partition = wire::get_i32(buf)?;
-        this.current_leader_epoch = wire::get_i32(buf)?;
-        this.snapshot_id = SnapshotId::decode(buf, version)?;
-        this.position = wire::get_i64(buf)?;
+        let mut f_partition: i32 = wire::get_i32(buf)?;
+        let mut f_current_leader_epoch: i32 = wire::get_i32(buf)?;
+        let mut f_snapshot_id: SnapshotId = SnapshotId::decode(buf, version)?;
+        let mut f_position: i64 = wire::get_i64(buf)?;
+        let mut f_replica_directory_id: Uuid = Uuid::nil();
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
@@ -474,16 +482,21 @@ impl Decodable for PartitionSnapshot {
                 match tag {
                     0 if version >= 1 => {
                         let buf = &mut value;
-                        this.replica_directory_id = wire::get_uuid(buf)?;
+                        f_replica_directory_id = wire::get_uuid(buf)?;
                         wire::expect_consumed(buf, tag)?;
                     }
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            partition: f_partition,
+            current_leader_epoch: f_current_leader_epoch,
+            snapshot_id: f_snapshot_id,
+            position: f_position,
+            replica_directory_id: f_replica_directory_id,
+            unknown_tagged_fields,
+        })
     }
 }
 
@@ -616,21 +629,23 @@ impl Decodable for SnapshotId {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut this = Self::default();
-        this.end_offset = wire::get_i64(buf)?;
-        this.epoch = wire::get_i32(buf)?;
+        let mut f_end_offset: i64 = wire::get_i64(buf)?;
+        let mut f_epoch: i32 = wire::get_i32(buf)?;
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            end_offset: f_end_offset,
+            epoch: f_epoch,
+            unknown_tagged_fields,
+        })
     }
 }
 

@@ -138,10 +138,9 @@ impl Decodable for FetchSnapshotResponse {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut this = Self::default();
-        this.throttle_time_ms = wire::get_i32(buf)?;
-        this.error_code = wire::get_i16(buf)?;
-        this.topics = {
+        let mut f_throttle_time_ms: i32 = wire::get_i32(buf)?;
+        let mut f_error_code: i16 = wire::get_i16(buf)?;
+        let mut f_topics: Vec<TopicSnapshot> = {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
             let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
             for _ in 0..n {
@@ -149,6 +148,8 @@ impl Decodable for FetchSnapshotResponse {
             }
             out
         };
+        let mut f_node_endpoints: Vec<NodeEndpoint> = Vec::new();
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
@@ -156,7 +157,7 @@ impl Decodable for FetchSnapshotResponse {
                 match tag {
                     0 if version >= 1 => {
                         let buf = &mut value;
-                        this.node_endpoints = {
+                        f_node_endpoints = {
                             let n = wire::get_array_len(buf, true)?
                                 .ok_or(DecodeError::UnexpectedNull)?;
                             let mut out =
@@ -168,13 +169,17 @@ impl Decodable for FetchSnapshotResponse {
                         };
                         wire::expect_consumed(buf, tag)?;
                     }
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            throttle_time_ms: f_throttle_time_ms,
+            error_code: f_error_code,
+            topics: f_topics,
+            node_endpoints: f_node_endpoints,
+            unknown_tagged_fields,
+        })
     }
 }
 
@@ -327,9 +332,8 @@ impl Decodable for TopicSnapshot {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut this = Self::default();
-        this.name = wire::get_string(buf, flexible)?;
-        this.partitions = {
+        let mut f_name: StrBytes = wire::get_string(buf, flexible)?;
+        let mut f_partitions: Vec<PartitionSnapshot> = {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
             let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
             for _ in 0..n {
@@ -337,18 +341,21 @@ impl Decodable for TopicSnapshot {
             }
             out
         };
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            name: f_name,
+            partitions: f_partitions,
+            unknown_tagged_fields,
+        })
     }
 }
 
@@ -498,13 +505,14 @@ impl Decodable for PartitionSnapshot {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut this = Self::default();
-        this.index = wire::get_i32(buf)?;
-        this.error_code = wire::get_i16(buf)?;
-        this.snapshot_id = SnapshotId::decode(buf, version)?;
-        this.size = wire::get_i64(buf)?;
-        this.position = wire::get_i64(buf)?;
-        this.unaligned_records = wire::get_bytes(buf, flexible)?;
+        let mut f_index: i32 = wire::get_i32(buf)?;
+        let mut f_error_code: i16 = wire::get_i16(buf)?;
+        let mut f_snapshot_id: SnapshotId = SnapshotId::decode(buf, version)?;
+        let mut f_current_leader: LeaderIdAndEpoch = LeaderIdAndEpoch::default();
+        let mut f_size: i64 = wire::get_i64(buf)?;
+        let mut f_position: i64 = wire::get_i64(buf)?;
+        let mut f_unaligned_records: Bytes = wire::get_bytes(buf, flexible)?;
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
@@ -512,16 +520,23 @@ impl Decodable for PartitionSnapshot {
                 match tag {
                     0 => {
                         let buf = &mut value;
-                        this.current_leader = LeaderIdAndEpoch::decode(buf, version)?;
+                        f_current_leader = LeaderIdAndEpoch::decode(buf, version)?;
                         wire::expect_consumed(buf, tag)?;
                     }
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            index: f_index,
+            error_code: f_error_code,
+            snapshot_id: f_snapshot_id,
+            current_leader: f_current_leader,
+            size: f_size,
+            position: f_position,
+            unaligned_records: f_unaligned_records,
+            unknown_tagged_fields,
+        })
     }
 }
 
@@ -652,21 +667,23 @@ impl Decodable for SnapshotId {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut this = Self::default();
-        this.end_offset = wire::get_i64(buf)?;
-        this.epoch = wire::get_i32(buf)?;
+        let mut f_end_offset: i64 = wire::get_i64(buf)?;
+        let mut f_epoch: i32 = wire::get_i32(buf)?;
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            end_offset: f_end_offset,
+            epoch: f_epoch,
+            unknown_tagged_fields,
+        })
     }
 }
 
@@ -762,21 +779,23 @@ impl Decodable for LeaderIdAndEpoch {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut this = Self::default();
-        this.leader_id = wire::get_i32(buf)?;
-        this.leader_epoch = wire::get_i32(buf)?;
+        let mut f_leader_id: i32 = wire::get_i32(buf)?;
+        let mut f_leader_epoch: i32 = wire::get_i32(buf)?;
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            leader_id: f_leader_id,
+            leader_epoch: f_leader_epoch,
+            unknown_tagged_fields,
+        })
     }
 }
 
@@ -883,22 +902,25 @@ impl Decodable for NodeEndpoint {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut this = Self::default();
-        this.node_id = wire::get_i32(buf)?;
-        this.host = wire::get_string(buf, flexible)?;
-        this.port = wire::get_u16(buf)?;
+        let mut f_node_id: i32 = wire::get_i32(buf)?;
+        let mut f_host: StrBytes = wire::get_string(buf, flexible)?;
+        let mut f_port: u16 = wire::get_u16(buf)?;
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            node_id: f_node_id,
+            host: f_host,
+            port: f_port,
+            unknown_tagged_fields,
+        })
     }
 }
 

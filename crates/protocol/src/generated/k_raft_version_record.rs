@@ -84,21 +84,23 @@ impl Decodable for KRaftVersionRecord {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut this = Self::default();
-        this.version = wire::get_i16(buf)?;
-        this.k_raft_version = wire::get_i16(buf)?;
+        let mut f_version: i16 = wire::get_i16(buf)?;
+        let mut f_k_raft_version: i16 = wire::get_i16(buf)?;
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            version: f_version,
+            k_raft_version: f_k_raft_version,
+            unknown_tagged_fields,
+        })
     }
 }
 

@@ -112,10 +112,9 @@ impl Decodable for LeaderChangeMessage {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut this = Self::default();
-        this.version = wire::get_i16(buf)?;
-        this.leader_id = wire::get_i32(buf)?;
-        this.voters = {
+        let mut f_version: i16 = wire::get_i16(buf)?;
+        let mut f_leader_id: i32 = wire::get_i32(buf)?;
+        let mut f_voters: Vec<Voter> = {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
             let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
             for _ in 0..n {
@@ -123,7 +122,7 @@ impl Decodable for LeaderChangeMessage {
             }
             out
         };
-        this.granting_voters = {
+        let mut f_granting_voters: Vec<Voter> = {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
             let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
             for _ in 0..n {
@@ -131,18 +130,23 @@ impl Decodable for LeaderChangeMessage {
             }
             out
         };
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            version: f_version,
+            leader_id: f_leader_id,
+            voters: f_voters,
+            granting_voters: f_granting_voters,
+            unknown_tagged_fields,
+        })
     }
 }
 
@@ -271,23 +275,27 @@ impl Decodable for Voter {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut this = Self::default();
-        this.voter_id = wire::get_i32(buf)?;
-        if version >= 1 {
-            this.voter_directory_id = wire::get_uuid(buf)?;
-        }
+        let mut f_voter_id: i32 = wire::get_i32(buf)?;
+        let mut f_voter_directory_id: Uuid = if version >= 1 {
+            wire::get_uuid(buf)?
+        } else {
+            Uuid::nil()
+        };
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            voter_id: f_voter_id,
+            voter_directory_id: f_voter_directory_id,
+            unknown_tagged_fields,
+        })
     }
 }
 

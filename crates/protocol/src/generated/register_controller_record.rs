@@ -119,11 +119,10 @@ impl Decodable for RegisterControllerRecord {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut this = Self::default();
-        this.controller_id = wire::get_i32(buf)?;
-        this.incarnation_id = wire::get_uuid(buf)?;
-        this.zk_migration_ready = wire::get_bool(buf)?;
-        this.end_points = {
+        let mut f_controller_id: i32 = wire::get_i32(buf)?;
+        let mut f_incarnation_id: Uuid = wire::get_uuid(buf)?;
+        let mut f_zk_migration_ready: bool = wire::get_bool(buf)?;
+        let mut f_end_points: Vec<ControllerEndpoint> = {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
             let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
             for _ in 0..n {
@@ -131,7 +130,7 @@ impl Decodable for RegisterControllerRecord {
             }
             out
         };
-        this.features = {
+        let mut f_features: Vec<ControllerFeature> = {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
             let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
             for _ in 0..n {
@@ -139,18 +138,24 @@ impl Decodable for RegisterControllerRecord {
             }
             out
         };
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            controller_id: f_controller_id,
+            incarnation_id: f_incarnation_id,
+            zk_migration_ready: f_zk_migration_ready,
+            end_points: f_end_points,
+            features: f_features,
+            unknown_tagged_fields,
+        })
     }
 }
 
@@ -294,23 +299,27 @@ impl Decodable for ControllerEndpoint {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut this = Self::default();
-        this.name = wire::get_string(buf, flexible)?;
-        this.host = wire::get_string(buf, flexible)?;
-        this.port = wire::get_u16(buf)?;
-        this.security_protocol = wire::get_i16(buf)?;
+        let mut f_name: StrBytes = wire::get_string(buf, flexible)?;
+        let mut f_host: StrBytes = wire::get_string(buf, flexible)?;
+        let mut f_port: u16 = wire::get_u16(buf)?;
+        let mut f_security_protocol: i16 = wire::get_i16(buf)?;
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            name: f_name,
+            host: f_host,
+            port: f_port,
+            security_protocol: f_security_protocol,
+            unknown_tagged_fields,
+        })
     }
 }
 
@@ -424,22 +433,25 @@ impl Decodable for ControllerFeature {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut this = Self::default();
-        this.name = wire::get_string(buf, flexible)?;
-        this.min_supported_version = wire::get_i16(buf)?;
-        this.max_supported_version = wire::get_i16(buf)?;
+        let mut f_name: StrBytes = wire::get_string(buf, flexible)?;
+        let mut f_min_supported_version: i16 = wire::get_i16(buf)?;
+        let mut f_max_supported_version: i16 = wire::get_i16(buf)?;
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            name: f_name,
+            min_supported_version: f_min_supported_version,
+            max_supported_version: f_max_supported_version,
+            unknown_tagged_fields,
+        })
     }
 }
 

@@ -110,22 +110,25 @@ impl Decodable for RemoveRaftVoterRequest {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut this = Self::default();
-        this.cluster_id = wire::get_nullable_string(buf, flexible)?;
-        this.voter_id = wire::get_i32(buf)?;
-        this.voter_directory_id = wire::get_uuid(buf)?;
+        let mut f_cluster_id: Option<StrBytes> = wire::get_nullable_string(buf, flexible)?;
+        let mut f_voter_id: i32 = wire::get_i32(buf)?;
+        let mut f_voter_directory_id: Uuid = wire::get_uuid(buf)?;
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            cluster_id: f_cluster_id,
+            voter_id: f_voter_id,
+            voter_directory_id: f_voter_directory_id,
+            unknown_tagged_fields,
+        })
     }
 }
 

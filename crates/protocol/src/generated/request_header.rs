@@ -117,23 +117,27 @@ impl Decodable for RequestHeader {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 2;
         let _ = flexible;
-        let mut this = Self::default();
-        this.request_api_key = wire::get_i16(buf)?;
-        this.request_api_version = wire::get_i16(buf)?;
-        this.correlation_id = wire::get_i32(buf)?;
-        this.client_id = wire::get_nullable_string(buf, false)?;
+        let mut f_request_api_key: i16 = wire::get_i16(buf)?;
+        let mut f_request_api_version: i16 = wire::get_i16(buf)?;
+        let mut f_correlation_id: i32 = wire::get_i32(buf)?;
+        let mut f_client_id: Option<StrBytes> = wire::get_nullable_string(buf, false)?;
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            request_api_key: f_request_api_key,
+            request_api_version: f_request_api_version,
+            correlation_id: f_correlation_id,
+            client_id: f_client_id,
+            unknown_tagged_fields,
+        })
     }
 }
 

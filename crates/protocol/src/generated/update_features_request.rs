@@ -107,9 +107,8 @@ impl Decodable for UpdateFeaturesRequest {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut this = Self::default();
-        this.timeout_ms = wire::get_i32(buf)?;
-        this.feature_updates = {
+        let mut f_timeout_ms: i32 = wire::get_i32(buf)?;
+        let mut f_feature_updates: Vec<FeatureUpdateKey> = {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
             let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
             for _ in 0..n {
@@ -117,21 +116,27 @@ impl Decodable for UpdateFeaturesRequest {
             }
             out
         };
-        if version >= 1 {
-            this.validate_only = wire::get_bool(buf)?;
-        }
+        let mut f_validate_only: bool = if version >= 1 {
+            wire::get_bool(buf)?
+        } else {
+            false
+        };
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            timeout_ms: f_timeout_ms,
+            feature_updates: f_feature_updates,
+            validate_only: f_validate_only,
+            unknown_tagged_fields,
+        })
     }
 }
 
@@ -279,27 +284,31 @@ impl Decodable for FeatureUpdateKey {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut this = Self::default();
-        this.feature = wire::get_string(buf, flexible)?;
-        this.max_version_level = wire::get_i16(buf)?;
-        if version <= 0 {
-            this.allow_downgrade = wire::get_bool(buf)?;
-        }
-        if version >= 1 {
-            this.upgrade_type = wire::get_i8(buf)?;
-        }
+        let mut f_feature: StrBytes = wire::get_string(buf, flexible)?;
+        let mut f_max_version_level: i16 = wire::get_i16(buf)?;
+        let mut f_allow_downgrade: bool = if version <= 0 {
+            wire::get_bool(buf)?
+        } else {
+            false
+        };
+        let mut f_upgrade_type: i8 = if version >= 1 { wire::get_i8(buf)? } else { 1 };
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            feature: f_feature,
+            max_version_level: f_max_version_level,
+            allow_downgrade: f_allow_downgrade,
+            upgrade_type: f_upgrade_type,
+            unknown_tagged_fields,
+        })
     }
 }
 

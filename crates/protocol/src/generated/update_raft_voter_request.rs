@@ -138,12 +138,11 @@ impl Decodable for UpdateRaftVoterRequest {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut this = Self::default();
-        this.cluster_id = wire::get_nullable_string(buf, flexible)?;
-        this.current_leader_epoch = wire::get_i32(buf)?;
-        this.voter_id = wire::get_i32(buf)?;
-        this.voter_directory_id = wire::get_uuid(buf)?;
-        this.listeners = {
+        let mut f_cluster_id: Option<StrBytes> = wire::get_nullable_string(buf, flexible)?;
+        let mut f_current_leader_epoch: i32 = wire::get_i32(buf)?;
+        let mut f_voter_id: i32 = wire::get_i32(buf)?;
+        let mut f_voter_directory_id: Uuid = wire::get_uuid(buf)?;
+        let mut f_listeners: Vec<Listener> = {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
             let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
             for _ in 0..n {
@@ -151,19 +150,27 @@ impl Decodable for UpdateRaftVoterRequest {
             }
             out
         };
-        this.k_raft_version_feature = KRaftVersionFeature::decode(buf, version)?;
+        let mut f_k_raft_version_feature: KRaftVersionFeature =
+            KRaftVersionFeature::decode(buf, version)?;
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            cluster_id: f_cluster_id,
+            current_leader_epoch: f_current_leader_epoch,
+            voter_id: f_voter_id,
+            voter_directory_id: f_voter_directory_id,
+            listeners: f_listeners,
+            k_raft_version_feature: f_k_raft_version_feature,
+            unknown_tagged_fields,
+        })
     }
 }
 
@@ -304,22 +311,25 @@ impl Decodable for Listener {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut this = Self::default();
-        this.name = wire::get_string(buf, flexible)?;
-        this.host = wire::get_string(buf, flexible)?;
-        this.port = wire::get_u16(buf)?;
+        let mut f_name: StrBytes = wire::get_string(buf, flexible)?;
+        let mut f_host: StrBytes = wire::get_string(buf, flexible)?;
+        let mut f_port: u16 = wire::get_u16(buf)?;
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            name: f_name,
+            host: f_host,
+            port: f_port,
+            unknown_tagged_fields,
+        })
     }
 }
 
@@ -420,21 +430,23 @@ impl Decodable for KRaftVersionFeature {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut this = Self::default();
-        this.min_supported_version = wire::get_i16(buf)?;
-        this.max_supported_version = wire::get_i16(buf)?;
+        let mut f_min_supported_version: i16 = wire::get_i16(buf)?;
+        let mut f_max_supported_version: i16 = wire::get_i16(buf)?;
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            min_supported_version: f_min_supported_version,
+            max_supported_version: f_max_supported_version,
+            unknown_tagged_fields,
+        })
     }
 }
 

@@ -100,9 +100,10 @@ impl Decodable for UpdateRaftVoterResponse {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut this = Self::default();
-        this.throttle_time_ms = wire::get_i32(buf)?;
-        this.error_code = wire::get_i16(buf)?;
+        let mut f_throttle_time_ms: i32 = wire::get_i32(buf)?;
+        let mut f_error_code: i16 = wire::get_i16(buf)?;
+        let mut f_current_leader: CurrentLeader = CurrentLeader::default();
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
@@ -110,16 +111,19 @@ impl Decodable for UpdateRaftVoterResponse {
                 match tag {
                     0 => {
                         let buf = &mut value;
-                        this.current_leader = CurrentLeader::decode(buf, version)?;
+                        f_current_leader = CurrentLeader::decode(buf, version)?;
                         wire::expect_consumed(buf, tag)?;
                     }
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            throttle_time_ms: f_throttle_time_ms,
+            error_code: f_error_code,
+            current_leader: f_current_leader,
+            unknown_tagged_fields,
+        })
     }
 }
 
@@ -244,23 +248,27 @@ impl Decodable for CurrentLeader {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut this = Self::default();
-        this.leader_id = wire::get_i32(buf)?;
-        this.leader_epoch = wire::get_i32(buf)?;
-        this.host = wire::get_string(buf, flexible)?;
-        this.port = wire::get_i32(buf)?;
+        let mut f_leader_id: i32 = wire::get_i32(buf)?;
+        let mut f_leader_epoch: i32 = wire::get_i32(buf)?;
+        let mut f_host: StrBytes = wire::get_string(buf, flexible)?;
+        let mut f_port: i32 = wire::get_i32(buf)?;
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            leader_id: f_leader_id,
+            leader_epoch: f_leader_epoch,
+            host: f_host,
+            port: f_port,
+            unknown_tagged_fields,
+        })
     }
 }
 

@@ -121,12 +121,13 @@ impl Decodable for VoteRequest {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut this = Self::default();
-        this.cluster_id = wire::get_nullable_string(buf, flexible)?;
-        if version >= 1 {
-            this.voter_id = wire::get_i32(buf)?;
-        }
-        this.topics = {
+        let mut f_cluster_id: Option<StrBytes> = wire::get_nullable_string(buf, flexible)?;
+        let mut f_voter_id: i32 = if version >= 1 {
+            wire::get_i32(buf)?
+        } else {
+            -1
+        };
+        let mut f_topics: Vec<TopicData> = {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
             let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
             for _ in 0..n {
@@ -134,18 +135,22 @@ impl Decodable for VoteRequest {
             }
             out
         };
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            cluster_id: f_cluster_id,
+            voter_id: f_voter_id,
+            topics: f_topics,
+            unknown_tagged_fields,
+        })
     }
 }
 
@@ -273,9 +278,8 @@ impl Decodable for TopicData {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut this = Self::default();
-        this.topic_name = wire::get_string(buf, flexible)?;
-        this.partitions = {
+        let mut f_topic_name: StrBytes = wire::get_string(buf, flexible)?;
+        let mut f_partitions: Vec<PartitionData> = {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
             let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
             for _ in 0..n {
@@ -283,18 +287,21 @@ impl Decodable for TopicData {
             }
             out
         };
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            topic_name: f_topic_name,
+            partitions: f_partitions,
+            unknown_tagged_fields,
+        })
     }
 }
 
@@ -459,33 +466,47 @@ impl Decodable for PartitionData {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut this = Self::default();
-        this.partition_index = wire::get_i32(buf)?;
-        this.replica_epoch = wire::get_i32(buf)?;
-        this.replica_id = wire::get_i32(buf)?;
-        if version >= 1 {
-            this.replica_directory_id = wire::get_uuid(buf)?;
-        }
-        if version >= 1 {
-            this.voter_directory_id = wire::get_uuid(buf)?;
-        }
-        this.last_offset_epoch = wire::get_i32(buf)?;
-        this.last_offset = wire::get_i64(buf)?;
-        if version >= 2 {
-            this.pre_vote = wire::get_bool(buf)?;
-        }
+        let mut f_partition_index: i32 = wire::get_i32(buf)?;
+        let mut f_replica_epoch: i32 = wire::get_i32(buf)?;
+        let mut f_replica_id: i32 = wire::get_i32(buf)?;
+        let mut f_replica_directory_id: Uuid = if version >= 1 {
+            wire::get_uuid(buf)?
+        } else {
+            Uuid::nil()
+        };
+        let mut f_voter_directory_id: Uuid = if version >= 1 {
+            wire::get_uuid(buf)?
+        } else {
+            Uuid::nil()
+        };
+        let mut f_last_offset_epoch: i32 = wire::get_i32(buf)?;
+        let mut f_last_offset: i64 = wire::get_i64(buf)?;
+        let mut f_pre_vote: bool = if version >= 2 {
+            wire::get_bool(buf)?
+        } else {
+            false
+        };
+        let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             for _ in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => this
-                        .unknown_tagged_fields
-                        .push(RawTaggedField { tag, data: value }),
+                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
                 }
             }
         }
-        Ok(this)
+        Ok(Self {
+            partition_index: f_partition_index,
+            replica_epoch: f_replica_epoch,
+            replica_id: f_replica_id,
+            replica_directory_id: f_replica_directory_id,
+            voter_directory_id: f_voter_directory_id,
+            last_offset_epoch: f_last_offset_epoch,
+            last_offset: f_last_offset,
+            pre_vote: f_pre_vote,
+            unknown_tagged_fields,
+        })
     }
 }
 
