@@ -1,5 +1,21 @@
 //! The `kraft` command line.
-fn main() {
-    eprintln!("kraft: not built yet");
-    std::process::exit(1);
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    // A server logs at info by default; the tools stay quiet unless asked.
+    let default = match std::env::args().nth(1).as_deref() {
+        Some("server") => "info",
+        _ => "off",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_env("KRAFT_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .init();
+    let stdout = std::io::stdout();
+    let stderr = std::io::stderr();
+    let code = kraft_cli::run_main(std::env::args_os(), &mut stdout.lock(), &mut stderr.lock());
+    ExitCode::from(u8::try_from(code).unwrap_or(1))
 }

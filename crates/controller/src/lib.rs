@@ -1,1 +1,37 @@
-//! kraft-rs controller layer.
+//! The kraft-rs controller layer.
+//!
+//! * [`config`]: the controller's configuration, read from a Kafka-style
+//!   `.properties` file.
+//! * [`mod@format`]: `kraft storage format` / `random-uuid` / `info`, writing
+//!   `meta.properties` and the bootstrap checkpoint exactly as Kafka 4.4's
+//!   `kafka-storage` does.
+//! * [`image`]: the metadata state machine (finalized features and
+//!   controller registrations) fed with committed metadata records.
+//! * [`features`]: metadata.version levels and feature definitions of
+//!   Kafka 4.4.0.
+//! * [`handlers`]: request handlers over the image and the [`handlers::RaftQuorum`]
+//!   trait the raft driver implements.
+//! * [`server`]: the controller's TCP server (Kafka framing, in-order
+//!   responses, graceful shutdown).
+//!
+//! Wiring a controller node (what the raft driver and the CLI do):
+//!
+//! ```text
+//! let (config, warnings) = ControllerConfig::load(path)?;
+//! let image = SharedImage::new();            // the driver applies committed records:
+//!                                            //   image.apply_committed(...) / load_snapshot(...)
+//! let quorum: Arc<dyn RaftQuorum> = driver;  // facts, append_and_commit, raft RPCs
+//! let controller = Controller::new(ControllerSettings::from_config(&config, cluster_id), image, quorum);
+//! let server = ControllerServer::start(ServerConfig::from_controller_config(&config), Arc::new(controller)).await?;
+//! // ... server.shutdown().await on exit
+//! ```
+
+pub mod config;
+pub mod features;
+pub mod format;
+pub mod handlers;
+pub mod image;
+pub mod java;
+pub mod properties;
+pub mod server;
+pub mod node;

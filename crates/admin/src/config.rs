@@ -1,0 +1,282 @@
+//! Admin client configuration, with the same keys and defaults as Kafka's
+//! `AdminClientConfig`.
+
+use std::time::Duration;
+
+use crate::error::{AdminError, Result};
+use crate::properties::Properties;
+
+/// How the client finds the cluster (`bootstrap.servers` or `bootstrap.controllers`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Bootstrap {
+    /// Brokers (`bootstrap.servers`): calls go to a broker, which forwards
+    /// controller requests to the active controller.
+    Servers(Vec<HostPort>),
+    /// Controllers (`bootstrap.controllers`): the client learns the active
+    /// controller with DescribeCluster (EndpointType 2) and talks to it directly.
+    Controllers(Vec<HostPort>),
+}
+
+impl Bootstrap {
+    /// The addresses to bootstrap from.
+    pub fn addresses(&self) -> &[HostPort] {
+        match self {
+            Bootstrap::Servers(a) | Bootstrap::Controllers(a) => a,
+        }
+    }
+
+    /// Whether these are controllers.
+    pub fn is_controllers(&self) -> bool {
+        matches!(self, Bootstrap::Controllers(_))
+    }
+}
+
+/// A `host:port` address as written in a bootstrap list (IPv6 hosts in brackets).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct HostPort {
+    /// Host name or IP address (without brackets).
+    pub host: String,
+    /// TCP port.
+    pub port: u16,
+}
+
+impl HostPort {
+    /// Parses `host:port` or `[v6]:port`.
+    pub fn parse(s: &str) -> Option<HostPort> {
+        let s = s.trim();
+        let (host, port) = if let Some(rest) = s.strip_prefix('[') {
+            let (h, p) = rest.split_once("]:")?;
+            (h, p)
+        } else {
+            s.rsplit_once(':')?
+        };
+        if host.is_empty() || host.contains(['[', ']']) {
+            return None;
+        }
+        let port: u16 = port.parse().ok()?;
+        Some(HostPort {
+            host: host.to_owned(),
+            port,
+        })
+    }
+
+    /// Parses a comma-separated list; empty entries are skipped.
+    pub fn parse_list(list: &str, config_name: &str) -> Result<Vec<HostPort>> {
+        let mut out = Vec::new();
+        for entry in list.split(',').map(str::trim).filter(|e| !e.is_empty()) {
+            match HostPort::parse(entry) {
+                Some(hp) => out.push(hp),
+                None => {
+                    return Err(AdminError::Config(format!(
+                        "Invalid url in {config_name}: {entry}"
+                    )))
+                }
+            }
+        }
+        if out.is_empty() {
+            return Err(AdminError::Config(format!(
+                "No resolvable bootstrap urls given in {config_name}"
+            )));
+        }
+        Ok(out)
+    }
+}
+
+impl std::fmt::Display for HostPort {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.host.contains(':') {
+            write!(f, "[{}]:{}", self.host, self.port)
+        } else {
+            write!(f, "{}:{}", self.host, self.port)
+        }
+    }
+}
+
+/// Configuration of an [`Admin`](crate::Admin) client.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AdminConfig {
+    /// Where to bootstrap from.
+    pub bootstrap: Bootstrap,
+    /// `client.id` sent in every request header (default `kraft-admin`).
+    pub client_id: String,
+    /// `request.timeout.ms`: how long one request may wait for its response (default 30 s).
+    pub request_timeout: Duration,
+    /// `default.api.timeout.ms`: the deadline of a whole call, retries included,
+    /// when the call's options set none (default 60 s).
+    pub default_api_timeout: Duration,
+    /// `retry.backoff.ms`: first backoff between retries (default 100 ms).
+    pub retry_backoff: Duration,
+    /// `retry.backoff.max.ms`: backoff cap; the backoff doubles per retry up to it (default 1 s).
+    pub retry_backoff_max: Duration,
+    /// `socket.connection.setup.timeout.ms`: TCP connect timeout (default 10 s).
+    pub connect_timeout: Duration,
+}
+
+impl AdminConfig {
+    fn with_bootstrap(bootstrap: Bootstrap) -> Self {
+        AdminConfig {
+            bootstrap,
+            client_id: "kraft-admin".to_owned(),
+            request_timeout: Duration::from_millis(30_000),
+            default_api_timeout: Duration::from_millis(60_000),
+            retry_backoff: Duration::from_millis(100),
+            retry_backoff_max: Duration::from_millis(1_000),
+            connect_timeout: Duration::from_millis(10_000),
+        }
+    }
+
+    /// A configuration bootstrapping from brokers (`bootstrap.servers`), e.g. `"b1:9092,b2:9092"`.
+    pub fn bootstrap_servers(list: &str) -> Result<Self> {
+        Ok(Self::with_bootstrap(Bootstrap::Servers(
+            HostPort::parse_list(list, "bootstrap.servers")?,
+        )))
+    }
+
+    /// A configuration bootstrapping from controllers (`bootstrap.controllers`), e.g. `"c1:9093"`.
+    pub fn bootstrap_controllers(list: &str) -> Result<Self> {
+        Ok(Self::with_bootstrap(Bootstrap::Controllers(
+            HostPort::parse_list(list, "bootstrap.controllers")?,
+        )))
+    }
+
+    /// Builds a configuration from Kafka admin client properties.
+    ///
+    /// Exactly one of `bootstrap.servers` and `bootstrap.controllers` must be
+    /// set. Understood keys: `client.id`, `request.timeout.ms`,
+    /// `default.api.timeout.ms`, `retry.backoff.ms`, `retry.backoff.max.ms`,
+    /// `socket.connection.setup.timeout.ms`. A `security.protocol` other than
+    /// `PLAINTEXT` is rejected (only plaintext is implemented); other keys are
+    /// ignored, as Kafka ignores unknown configs.
+    pub fn from_properties(props: &Properties) -> Result<Self> {
+        let servers = props
+            .get("bootstrap.servers")
+            .filter(|v| !v.trim().is_empty());
+        let controllers = props
+            .get("bootstrap.controllers")
+            .filter(|v| !v.trim().is_empty());
+        let mut config = match (servers, controllers) {
+            (Some(_), Some(_)) => {
+                return Err(AdminError::Config(
+                    "You cannot set both bootstrap.servers and bootstrap.controllers.".into(),
+                ))
+            }
+            (Some(s), None) => Self::bootstrap_servers(s)?,
+            (None, Some(c)) => Self::bootstrap_controllers(c)?,
+            (None, None) => {
+                return Err(AdminError::Config(
+                    "You must set either bootstrap.servers or bootstrap.controllers".into(),
+                ))
+            }
+        };
+        if let Some(p) = props.get("security.protocol") {
+            if !p.trim().eq_ignore_ascii_case("PLAINTEXT") {
+                return Err(AdminError::Config(format!(
+                    "security.protocol {p} is not supported by kraft-admin (only PLAINTEXT)"
+                )));
+            }
+        }
+        if let Some(id) = props.get("client.id") {
+            config.client_id = id.clone();
+        }
+        let ms = |key: &str| -> Result<Option<Duration>> {
+            match props.get(key) {
+                None => Ok(None),
+                Some(v) => v
+                    .trim()
+                    .parse::<u64>()
+                    .map(|n| Some(Duration::from_millis(n)))
+                    .map_err(|_| {
+                        AdminError::Config(format!(
+                            "Invalid value {v} for configuration {key}: Not a number of type LONG"
+                        ))
+                    }),
+            }
+        };
+        let request_timeout = ms("request.timeout.ms")?;
+        if let Some(d) = request_timeout {
+            config.request_timeout = d;
+        }
+        match ms("default.api.timeout.ms")? {
+            Some(d) => {
+                if let Some(r) = request_timeout {
+                    if d < r {
+                        return Err(AdminError::Config(format!(
+                            "The specified value of default.api.timeout.ms must be no smaller than the value of request.timeout.ms ({} < {}).",
+                            d.as_millis(),
+                            r.as_millis()
+                        )));
+                    }
+                }
+                config.default_api_timeout = d;
+            }
+            // Kafka raises the default API timeout to the request timeout when only the latter is set.
+            None => {
+                config.default_api_timeout = config.default_api_timeout.max(config.request_timeout)
+            }
+        }
+        if let Some(d) = ms("retry.backoff.ms")? {
+            config.retry_backoff = d;
+        }
+        if let Some(d) = ms("retry.backoff.max.ms")? {
+            config.retry_backoff_max = d;
+        }
+        if let Some(d) = ms("socket.connection.setup.timeout.ms")? {
+            config.connect_timeout = d;
+        }
+        Ok(config)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::properties::parse;
+
+    #[test]
+    fn host_port_forms() {
+        assert_eq!(
+            HostPort::parse("localhost:9093"),
+            Some(HostPort {
+                host: "localhost".into(),
+                port: 9093
+            })
+        );
+        let v6 = HostPort::parse("[::1]:9093").expect("v6");
+        assert_eq!(v6.host, "::1");
+        assert_eq!(v6.to_string(), "[::1]:9093");
+        assert_eq!(HostPort::parse("nohost"), None);
+        assert_eq!(HostPort::parse(":9093"), None);
+        assert_eq!(HostPort::parse("h:99999"), None);
+        assert!(HostPort::parse_list(" a:1, b:2 ,", "bootstrap.servers").is_ok());
+        let err = HostPort::parse_list("a:1,bad", "bootstrap.servers").expect_err("fails");
+        assert_eq!(
+            err.to_string(),
+            "invalid configuration: Invalid url in bootstrap.servers: bad"
+        );
+    }
+
+    #[test]
+    fn from_properties() {
+        let c = AdminConfig::from_properties(&parse(
+            "bootstrap.controllers=localhost:9093\nrequest.timeout.ms=2000\nclient.id=x\n",
+        ))
+        .expect("valid");
+        assert!(c.bootstrap.is_controllers());
+        assert_eq!(c.request_timeout, Duration::from_secs(2));
+        assert_eq!(c.default_api_timeout, Duration::from_secs(60));
+        assert_eq!(c.client_id, "x");
+        assert!(AdminConfig::from_properties(&parse(
+            "bootstrap.servers=a:1\nbootstrap.controllers=b:2"
+        ))
+        .is_err());
+        assert!(AdminConfig::from_properties(&parse("client.id=x")).is_err());
+        assert!(AdminConfig::from_properties(&parse(
+            "bootstrap.servers=a:1\nsecurity.protocol=SSL"
+        ))
+        .is_err());
+        assert!(AdminConfig::from_properties(&parse(
+            "bootstrap.servers=a:1\nrequest.timeout.ms=5000\ndefault.api.timeout.ms=1000"
+        ))
+        .is_err());
+    }
+}

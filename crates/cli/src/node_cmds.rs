@@ -1,0 +1,355 @@
+//! `kraft storage`, `kraft server` and `kraft quickstart`: the commands that
+//! run or prepare a controller node.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand};
+use kraft_controller::config::ControllerConfig;
+use kraft_controller::format::{self, FormatOptions, InitialQuorum};
+use kraft_controller::node::ControllerNode;
+
+use crate::commands::CliError;
+
+/// `kraft storage` (kafka-storage).
+#[derive(Debug, Args)]
+pub struct StorageArgs {
+    /// The operation.
+    #[command(subcommand)]
+    pub command: StorageCommand,
+}
+
+/// `kraft storage` operations.
+#[derive(Debug, Subcommand)]
+pub enum StorageCommand {
+    /// Format the log directories of a controller.
+    #[command(after_help = "Examples:
+  kraft storage format --config controller.properties --cluster-id $(kraft storage random-uuid) --standalone
+  kraft storage format -c controller.properties -t MkU3OEVBNTcwNTJENDM2Qk \\
+      --initial-controllers 1@ctl-1:9093:J8aAPcfLQt2bqs1JT_rMgQ,2@ctl-2:9093:pYbzmJ3ETiKhj2N2kVeeWw
+  kraft storage format -c controller4.properties -t MkU3OEVBNTcwNTJENDM2Qk --no-initial-controllers")]
+    Format(FormatArgs),
+    /// Describe the log directories of a controller.
+    #[command(after_help = "Example:\n  kraft storage info --config controller.properties")]
+    Info(InfoArgs),
+    /// Print a random UUID in Kafka's text form (for --cluster-id and directory ids).
+    #[command(name = "random-uuid", after_help = "Example:\n  kraft storage random-uuid")]
+    RandomUuid,
+}
+
+/// `kraft storage format` flags (kafka-storage format).
+#[derive(Debug, Args)]
+pub struct FormatArgs {
+    /// The controller's properties file.
+    #[arg(short = 'c', long = "config")]
+    pub config: PathBuf,
+    /// The cluster id.
+    #[arg(short = 't', long = "cluster-id")]
+    pub cluster_id: String,
+    /// The release version to bootstrap, e.g. 4.4-IV2.
+    #[arg(short = 'r', long = "release-version")]
+    pub release_version: Option<String>,
+    /// A feature level, name=level (repeatable).
+    #[arg(short = 'f', long = "feature")]
+    pub feature: Vec<String>,
+    /// Skip directories that are already formatted instead of failing.
+    #[arg(short = 'g', long = "ignore-formatted")]
+    pub ignore_formatted: bool,
+    /// Bootstrap a dynamic quorum with this controller as its only voter.
+    #[arg(short = 's', long = "standalone", conflicts_with_all = ["initial_controllers", "no_initial_controllers"])]
+    pub standalone: bool,
+    /// The initial voters: id@host:port:directory-id,...
+    #[arg(short = 'I', long = "initial-controllers", conflicts_with = "no_initial_controllers")]
+    pub initial_controllers: Option<String>,
+    /// Format without initial voters (to join an existing dynamic quorum).
+    #[arg(short = 'N', long = "no-initial-controllers")]
+    pub no_initial_controllers: bool,
+}
+
+/// `kraft storage info` flags.
+#[derive(Debug, Args)]
+pub struct InfoArgs {
+    /// The controller's properties file.
+    #[arg(short = 'c', long = "config")]
+    pub config: PathBuf,
+}
+
+/// `kraft server` flags.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  kraft server --config controller.properties
+  KRAFT_LOG=debug kraft server --config controller.properties
+
+SIGTERM or Ctrl-C resigns leadership, flushes the log and exits 0.")]
+pub struct ServerArgs {
+    /// The controller's properties file.
+    #[arg(short = 'c', long = "config")]
+    pub config: PathBuf,
+}
+
+/// `kraft quickstart` flags.
+#[derive(Debug, Args)]
+#[command(after_help = "Example:\n  kraft quickstart\n\nStarts controllers 1-3 on loopback, adds controller 4 by id, removes one with --unregister,\nthen keeps serving until Ctrl-C.")]
+pub struct QuickstartArgs {
+    /// Where to keep the data (default: a new directory under the system temp dir).
+    #[arg(long = "dir")]
+    pub dir: Option<PathBuf>,
+    /// Run the demonstration and exit instead of serving until Ctrl-C.
+    #[arg(long = "exit")]
+    pub exit: bool,
+}
+
+fn load_config(path: &Path, err: &mut dyn Write) -> Result<ControllerConfig, CliError> {
+    let (config, warnings) =
+        ControllerConfig::load(path).map_err(|e| CliError::new(format!("{}: {e}", path.display())))?;
+    for w in warnings {
+        let _ = writeln!(err, "WARN {w}");
+    }
+    Ok(config)
+}
+
+/// `kraft storage ...`.
+pub fn storage(args: StorageArgs, out: &mut dyn Write) -> Result<(), CliError> {
+    match args.command {
+        StorageCommand::RandomUuid => {
+            let _ = writeln!(out, "{}", format::random_uuid_text());
+            Ok(())
+        }
+        StorageCommand::Info(a) => {
+            let config = load_config(&a.config, &mut std::io::stderr())?;
+            let report = format::info(&config);
+            for line in &report.output {
+                let _ = writeln!(out, "{line}");
+            }
+            if report.exit_code == 0 {
+                Ok(())
+            } else {
+                Err(CliError::new("found problems in the log directories"))
+            }
+        }
+        StorageCommand::Format(a) => {
+            let config = load_config(&a.config, &mut std::io::stderr())?;
+            let initial_quorum = if a.standalone {
+                InitialQuorum::Standalone
+            } else if let Some(list) = a.initial_controllers {
+                InitialQuorum::InitialControllers(list)
+            } else if a.no_initial_controllers {
+                InitialQuorum::NoInitialControllers
+            } else {
+                InitialQuorum::Unspecified
+            };
+            let report = format::format(&FormatOptions {
+                config,
+                cluster_id: a.cluster_id,
+                release_version: a.release_version,
+                features: a.feature,
+                ignore_formatted: a.ignore_formatted,
+                initial_quorum,
+                now_ms: None,
+            })
+            .map_err(|e| CliError::new(e.to_string()))?;
+            for line in &report.output {
+                let _ = writeln!(out, "{line}");
+            }
+            Ok(())
+        }
+    }
+}
+
+/// `kraft server --config FILE`: runs until SIGTERM or Ctrl-C.
+pub async fn server(args: ServerArgs, out: &mut dyn Write) -> Result<(), CliError> {
+    let config = load_config(&args.config, &mut std::io::stderr())?;
+    let node_id = config.node_id;
+    let node = ControllerNode::start(config)
+        .await
+        .map_err(|e| CliError::new(format!("cannot start controller {node_id}: {e}")))?;
+    tracing::info!(node_id, "controller started");
+    let _ = writeln!(out, "kraft controller {node_id} started");
+    let _ = out.flush();
+    wait_for_shutdown_signal().await;
+    tracing::info!(node_id, "shutting down");
+    node.shutdown().await;
+    Ok(())
+}
+
+async fn wait_for_shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = tokio::signal::ctrl_c() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+fn free_port() -> Result<u16, CliError> {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| CliError::new(format!("cannot bind: {e}")))?;
+    l.local_addr()
+        .map(|a| a.port())
+        .map_err(|e| CliError::new(format!("cannot bind: {e}")))
+}
+
+fn write_properties(dir: &Path, id: i32, port: u16, bootstrap: &str) -> Result<PathBuf, CliError> {
+    let data = dir.join(format!("controller-{id}"));
+    std::fs::create_dir_all(&data).map_err(|e| CliError::new(format!("{}: {e}", data.display())))?;
+    let path = dir.join(format!("controller-{id}.properties"));
+    let text = format!(
+        "node.id={id}\nprocess.roles=controller\ncontroller.listener.names=CONTROLLER\n\
+         listeners=CONTROLLER://127.0.0.1:{port}\nlistener.security.protocol.map=CONTROLLER:PLAINTEXT\n\
+         log.dirs={}\nmetadata.log.dir={}\ncontroller.quorum.bootstrap.servers={bootstrap}\n",
+        data.display(),
+        data.display()
+    );
+    std::fs::write(&path, text).map_err(|e| CliError::new(format!("{}: {e}", path.display())))?;
+    Ok(path)
+}
+
+/// Runs a `kraft` command line as the quickstart shows it.
+async fn show(out: &mut dyn Write, line: &str) -> Result<(), CliError> {
+    let _ = writeln!(out, "\n$ kraft {line}");
+    let args = std::iter::once("kraft").chain(line.split_whitespace());
+    let cli = crate::cli::Cli::try_parse_from(args).map_err(|e| CliError::new(e.to_string()))?;
+    Box::pin(crate::commands::run(cli.command, out)).await
+}
+
+async fn wait_until<F: Fn() -> bool>(what: &str, timeout: Duration, check: F) -> Result<(), CliError> {
+    let start = tokio::time::Instant::now();
+    while !check() {
+        if start.elapsed() > timeout {
+            return Err(CliError::new(format!("quickstart: timed out waiting until {what}")));
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    Ok(())
+}
+
+/// `kraft quickstart`: a 3-controller quorum on loopback, then a 4th added by
+/// id and one removed with `--unregister`, showing the quorum after each step.
+pub async fn quickstart(args: QuickstartArgs, out: &mut dyn Write) -> Result<(), CliError> {
+    let dir = args
+        .dir
+        .unwrap_or_else(|| std::env::temp_dir().join(format!("kraft-quickstart-{}", std::process::id())));
+    std::fs::create_dir_all(&dir).map_err(|e| CliError::new(format!("{}: {e}", dir.display())))?;
+    let ports: Vec<u16> = (0..4).map(|_| free_port()).collect::<Result<_, _>>()?;
+    let bootstrap = (0..3)
+        .map(|i| format!("127.0.0.1:{}", ports[i]))
+        .collect::<Vec<_>>()
+        .join(",");
+    let cluster_id = format::random_uuid_text();
+    let dir_ids: Vec<String> = (0..3).map(|_| format::random_uuid_text()).collect();
+    let initial = (0..3)
+        .map(|i| format!("{}@127.0.0.1:{}:{}", i + 1, ports[i], dir_ids[i]))
+        .collect::<Vec<_>>()
+        .join(",");
+    let _ = writeln!(out, "kraft quickstart: data in {}", dir.display());
+    let _ = writeln!(out, "cluster id {cluster_id}");
+    let mut nodes = Vec::new();
+    for i in 0..3 {
+        let id = i as i32 + 1;
+        let props = write_properties(&dir, id, ports[i], &bootstrap)?;
+        let line = format!(
+            "storage format --config {} --cluster-id {cluster_id} --initial-controllers {initial}",
+            props.display()
+        );
+        show(out, &line).await?;
+        let config = load_config(&props, &mut std::io::stderr())?;
+        nodes.push(Some(
+            ControllerNode::start(config)
+                .await
+                .map_err(|e| CliError::new(format!("controller {id}: {e}")))?,
+        ));
+    }
+    let _ = writeln!(out, "\nstarted controllers 1, 2, 3 on {bootstrap}");
+    let leader_known = || {
+        nodes
+            .iter()
+            .flatten()
+            .any(|n| n.raft().status().is_leader && n.raft().status().high_watermark.is_some())
+    };
+    wait_until("a leader is elected", Duration::from_secs(30), leader_known).await?;
+    // Give the controllers a moment to register with the active controller.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let bc = format!("127.0.0.1:{}", ports[0]);
+    show(out, &format!("metadata-quorum --bootstrap-controller {bc} describe --status")).await?;
+    show(out, &format!("metadata-quorum --bootstrap-controller {bc} describe --replication")).await?;
+
+    // A fourth controller joins as an observer and is added by id alone (KIP-1141).
+    let props4 = write_properties(&dir, 4, ports[3], &bootstrap)?;
+    show(
+        out,
+        &format!(
+            "storage format --config {} --cluster-id {cluster_id} --no-initial-controllers",
+            props4.display()
+        ),
+    )
+    .await?;
+    let config4 = load_config(&props4, &mut std::io::stderr())?;
+    let node4 = ControllerNode::start(config4)
+        .await
+        .map_err(|e| CliError::new(format!("controller 4: {e}")))?;
+    let _ = writeln!(out, "\nstarted controller 4 on 127.0.0.1:{} (an observer)", ports[3]);
+    tokio::time::sleep(Duration::from_millis(2000)).await;
+    show(out, &format!("metadata-quorum --bootstrap-controller {bc} add-controller --controller-id 4")).await?;
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    show(out, &format!("metadata-quorum --bootstrap-controller {bc} describe --replication")).await?;
+    nodes.push(Some(node4));
+
+    // Stop a controller that is not the leader, then remove and unregister it (KIP-1312).
+    let victim = (1..=3)
+        .rev()
+        .find(|id| {
+            nodes[(*id - 1) as usize]
+                .as_ref()
+                .is_some_and(|n| !n.raft().status().is_leader)
+        })
+        .unwrap_or(3);
+    if let Some(node) = nodes[(victim - 1) as usize].take() {
+        node.shutdown().await;
+    }
+    let _ = writeln!(out, "\nstopped controller {victim}");
+    let alive = nodes
+        .iter()
+        .enumerate()
+        .find_map(|(i, n)| n.as_ref().map(|_| i))
+        .unwrap_or(0);
+    let bc = format!("127.0.0.1:{}", ports[alive]);
+    show(
+        out,
+        &format!("metadata-quorum --bootstrap-controller {bc} remove-controller --controller-id {victim} --unregister"),
+    )
+    .await?;
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    show(out, &format!("metadata-quorum --bootstrap-controller {bc} describe --status")).await?;
+    show(out, &format!("cluster list-endpoints --bootstrap-controller {bc}")).await?;
+
+    let _ = writeln!(out, "\nThe quorum is serving. Bootstrap controller: {bc}");
+    let _ = writeln!(
+        out,
+        "Try:  cargo run --release --bin kraft -- metadata-quorum --bootstrap-controller {bc} describe --status"
+    );
+    if args.exit {
+        let _ = writeln!(out, "stopping (--exit)");
+    } else {
+        let _ = writeln!(out, "Press Ctrl-C to stop.");
+        let _ = out.flush();
+        wait_for_shutdown_signal().await;
+    }
+    for node in nodes.into_iter().flatten() {
+        node.shutdown().await;
+    }
+    let _ = writeln!(out, "stopped; data kept in {}", dir.display());
+    Ok(())
+}

@@ -1,0 +1,651 @@
+//! The `kraft` CLI (and through it `kraft-admin`) against a real Apache
+//! Kafka 4.4.0 controller quorum, compared with Kafka's own tools.
+//!
+//! Runs only with `KRAFT_INTEROP=1` (needs a JDK 17+ and Maven; the first
+//! run downloads Kafka 4.4.0 from Maven Central):
+//!
+//! ```text
+//! KRAFT_INTEROP=1 cargo test -p kraft-cli --test interop_kafka -- --nocapture
+//! ```
+//!
+//! It starts three controllers with `tests/interop/kafka-quorum.sh`, adds a
+//! fourth as an observer, and always stops them at the end.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const KAFKA_QUORUM_COMMAND: &str = "org.apache.kafka.tools.MetadataQuorumCommand";
+const KAFKA_CLUSTER_TOOL: &str = "org.apache.kafka.tools.ClusterTool";
+const KAFKA_FEATURE_COMMAND: &str = "org.apache.kafka.tools.FeatureCommand";
+
+struct Output {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs a program, killing it after `limit`.
+fn run(program: &Path, args: &[&str], limit: Duration) -> Output {
+    let mut child = Command::new(program)
+        .args(args)
+        .env("KRAFT_LOG", "off")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", program.display()));
+    let out_pipe = child.stdout.take().expect("stdout");
+    let err_pipe = child.stderr.take().expect("stderr");
+    let out_thread =
+        std::thread::spawn(move || std::io::read_to_string(out_pipe).unwrap_or_default());
+    let err_thread =
+        std::thread::spawn(move || std::io::read_to_string(err_pipe).unwrap_or_default());
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "{} {args:?} did not finish within {limit:?}",
+                program.display()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    Output {
+        code: status.code().unwrap_or(-1),
+        stdout: out_thread.join().unwrap_or_default(),
+        stderr: err_thread.join().unwrap_or_default(),
+    }
+}
+
+fn script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/interop/kafka-quorum.sh")
+}
+
+fn kraft_bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_kraft"))
+}
+
+/// Stops the quorum however the test ends.
+struct Quorum {
+    dir: PathBuf,
+}
+
+impl Quorum {
+    fn dir(&self) -> &str {
+        self.dir.to_str().expect("utf-8 path")
+    }
+
+    fn script(&self, args: &[&str], limit: Duration) -> Output {
+        let mut all = vec![args[0], self.dir()];
+        all.extend_from_slice(&args[1..]);
+        run(&script(), &all, limit)
+    }
+
+    fn kafka_tool(&self, class: &str, args: &[&str]) -> Output {
+        let mut all = vec![class];
+        all.extend_from_slice(args);
+        let mut v = vec!["tool"];
+        v.extend_from_slice(&all);
+        self.script(&v, Duration::from_secs(90))
+    }
+}
+
+impl Drop for Quorum {
+    fn drop(&mut self) {
+        let out = run(&script(), &["stop", self.dir()], Duration::from_secs(120));
+        eprintln!("[interop] stopped the Kafka quorum (exit {})", out.code);
+    }
+}
+
+fn kraft(args: &[&str]) -> Output {
+    run(&kraft_bin(), args, Duration::from_secs(120))
+}
+
+fn ok(o: Output, what: &str) -> String {
+    assert_eq!(
+        o.code, 0,
+        "{what} failed:\nstdout: {}\nstderr: {}",
+        o.stdout, o.stderr
+    );
+    o.stdout
+}
+
+/// `describe --status` with the values that move on every run (the
+/// controllers append a no-op record every 500 ms) masked.
+fn mask_status(text: &str) -> Vec<String> {
+    text.lines()
+        .map(|l| {
+            for label in ["HighWatermark:", "MaxFollowerLag:", "MaxFollowerLagTimeMs:"] {
+                if l.starts_with(label) {
+                    return format!("{label} <varies>");
+                }
+            }
+            l.to_owned()
+        })
+        .collect()
+}
+
+/// `describe --replication` rows without the offset and time columns
+/// (NodeId, DirectoryId, Status), after checking the table's shape.
+fn mask_replication(text: &str) -> Vec<String> {
+    text.lines()
+        .map(|l| {
+            assert!(l.ends_with('\t'), "every cell ends with a tab: {l:?}");
+            let cells: Vec<&str> = l.split('\t').collect();
+            assert_eq!(cells.len(), 8, "{l:?}");
+            format!(
+                "{} {} {}",
+                cells[0].trim(),
+                cells[1].trim(),
+                cells[6].trim()
+            )
+        })
+        .collect()
+}
+
+fn side_by_side(title: &str, ours: &str, theirs: &str) {
+    eprintln!("[interop] ---- {title}: kraft ----\n{ours}[interop] ---- {title}: Kafka 4.4 ----\n{theirs}");
+}
+
+fn voter_ids(status: &str) -> Vec<i32> {
+    let line = status
+        .lines()
+        .find(|l| l.starts_with("CurrentVoters:"))
+        .expect("CurrentVoters line");
+    line.split("{\"id\": ")
+        .skip(1)
+        .filter_map(|s| s.split([',', '}']).next()?.parse().ok())
+        .collect()
+}
+
+fn leader_id(status: &str) -> i32 {
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("LeaderId:"))
+        .and_then(|v| v.trim().parse().ok())
+        .expect("LeaderId line")
+}
+
+fn wait_for(what: &str, limit: Duration, mut check: impl FnMut() -> bool) {
+    let started = Instant::now();
+    while started.elapsed() < limit {
+        if check() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    panic!("timed out waiting for {what}");
+}
+
+fn tools_present() -> Result<(), String> {
+    for tool in ["java", "mvn"] {
+        let found = Command::new(tool)
+            .arg("-version")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok();
+        if !found {
+            return Err(format!("`{tool}` is not installed"));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn against_real_kafka_4_4() {
+    if std::env::var_os("KRAFT_INTEROP").is_none() {
+        eprintln!(
+            "\n!!! SKIPPED interop_kafka::against_real_kafka_4_4: set KRAFT_INTEROP=1 to run the kraft CLI against a real Kafka 4.4 quorum (needs java + mvn) !!!\n"
+        );
+        return;
+    }
+    if let Err(why) = tools_present() {
+        panic!("KRAFT_INTEROP is set but {why}");
+    }
+    let dir = std::env::temp_dir().join(format!("kraft-interop-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let quorum = Quorum { dir };
+    let started = quorum.script(&["start"], Duration::from_secs(400));
+    assert_eq!(
+        started.code, 0,
+        "quorum start failed:\n{}\n{}",
+        started.stdout, started.stderr
+    );
+    eprintln!("[interop] {}", started.stdout.trim());
+    let bs_out = quorum.script(&["bootstrap"], Duration::from_secs(10));
+    let bs = bs_out.stdout.trim().to_owned();
+    let qc = |args: &[&str]| {
+        let mut v = vec!["metadata-quorum", "--bootstrap-controller", bs.as_str()];
+        v.extend_from_slice(args);
+        kraft(&v)
+    };
+    let kafka_qc = |args: &[&str]| {
+        let mut v = vec!["--bootstrap-controller", bs.as_str()];
+        v.extend_from_slice(args);
+        quorum.kafka_tool(KAFKA_QUORUM_COMMAND, &v)
+    };
+
+    // describe --status: identical apart from the moving offsets.
+    let ours = ok(qc(&["describe", "--status"]), "kraft describe --status");
+    let theirs = ok(
+        kafka_qc(&["describe", "--status"]),
+        "kafka describe --status",
+    );
+    side_by_side("describe --status", &ours, &theirs);
+    assert_eq!(mask_status(&ours), mask_status(&theirs));
+    assert_eq!(voter_ids(&ours), vec![1, 2, 3]);
+
+    // describe --replication: same table shape, rows, ids and statuses.
+    let ours_r = ok(
+        qc(&["describe", "--replication"]),
+        "kraft describe --replication",
+    );
+    let theirs_r = ok(
+        kafka_qc(&["describe", "--replication"]),
+        "kafka describe --replication",
+    );
+    side_by_side("describe --replication", &ours_r, &theirs_r);
+    assert_eq!(mask_replication(&ours_r), mask_replication(&theirs_r));
+    let ours_h = ok(
+        qc(&["describe", "--replication", "--human-readable"]),
+        "kraft --human-readable",
+    );
+    assert!(ours_h.contains(" ms ago"), "{ours_h}");
+    let json = ok(
+        qc(&["describe", "--status", "--output", "json"]),
+        "kraft json",
+    );
+    let v: serde_json::Value = serde_json::from_str(&json).expect("valid json");
+    assert_eq!(v["currentVoters"].as_array().map(Vec::len), Some(3));
+    assert_eq!(
+        v["committedVoters"],
+        serde_json::Value::Null,
+        "Kafka 4.4 answers DescribeQuorum v2"
+    );
+
+    // features describe, cluster-id, list-endpoints: byte for byte.
+    let ours_f = ok(
+        kraft(&["features", "--bootstrap-controller", &bs, "describe"]),
+        "kraft features describe",
+    );
+    let theirs_f = ok(
+        quorum.kafka_tool(
+            KAFKA_FEATURE_COMMAND,
+            &["--bootstrap-controller", &bs, "describe"],
+        ),
+        "kafka features describe",
+    );
+    side_by_side("features describe", &ours_f, &theirs_f);
+    assert_eq!(ours_f, theirs_f);
+    let ours_id = ok(
+        kraft(&["cluster", "cluster-id", "--bootstrap-controller", &bs]),
+        "kraft cluster-id",
+    );
+    let theirs_id = ok(
+        quorum.kafka_tool(
+            KAFKA_CLUSTER_TOOL,
+            &["cluster-id", "--bootstrap-controller", &bs],
+        ),
+        "kafka cluster-id",
+    );
+    assert_eq!(ours_id, theirs_id);
+    let ours_e = ok(
+        kraft(&["cluster", "list-endpoints", "--bootstrap-controller", &bs]),
+        "kraft list-endpoints",
+    );
+    let theirs_e = ok(
+        quorum.kafka_tool(
+            KAFKA_CLUSTER_TOOL,
+            &["list-endpoints", "--bootstrap-controller", &bs],
+        ),
+        "kafka list-endpoints",
+    );
+    side_by_side("cluster list-endpoints", &ours_e, &theirs_e);
+    assert_eq!(ours_e, theirs_e);
+    let ours_up = ok(
+        kraft(&[
+            "features",
+            "--bootstrap-controller",
+            &bs,
+            "upgrade",
+            "--release-version",
+            "4.4-IV2",
+            "--dry-run",
+        ]),
+        "kraft features upgrade --dry-run",
+    );
+    let theirs_up = ok(
+        quorum.kafka_tool(
+            KAFKA_FEATURE_COMMAND,
+            &[
+                "--bootstrap-controller",
+                &bs,
+                "upgrade",
+                "--release-version",
+                "4.4-IV2",
+                "--dry-run",
+            ],
+        ),
+        "kafka features upgrade --dry-run",
+    );
+    side_by_side(
+        "features upgrade --release-version 4.4-IV2 --dry-run",
+        &ours_up,
+        &theirs_up,
+    );
+    assert_eq!(ours_up, theirs_up);
+
+    // A fourth controller joins as an observer.
+    let observer = quorum.script(&["add-observer", "4"], Duration::from_secs(300));
+    assert_eq!(
+        observer.code, 0,
+        "add-observer failed:\n{}\n{}",
+        observer.stdout, observer.stderr
+    );
+    let port4 = quorum
+        .script(&["port", "4"], Duration::from_secs(10))
+        .stdout
+        .trim()
+        .to_owned();
+    let config4 = format!("{}/node4/server.properties", quorum.dir());
+    let dir4 = std::fs::read_to_string(format!("{}/node4/data/meta.properties", quorum.dir()))
+        .expect("meta.properties of node 4")
+        .lines()
+        .find_map(|l| l.strip_prefix("directory.id=").map(str::to_owned))
+        .expect("directory.id");
+    let added_line = format!("Added controller 4 with directory id {dir4} and endpoints: CONTROLLER://127.0.0.1:{port4}\n");
+    wait_for(
+        "observer 4 in describe --status",
+        Duration::from_secs(60),
+        || {
+            ok(qc(&["describe", "--status"]), "describe")
+                .contains(&format!("\"id\": 4, \"directoryId\": \"{dir4}\""))
+        },
+    );
+    // With an observer: CurrentObservers (no endpoints) and an Observer row.
+    let ours_o = ok(
+        qc(&["describe", "--status"]),
+        "kraft describe --status (observer)",
+    );
+    let theirs_o = ok(
+        kafka_qc(&["describe", "--status"]),
+        "kafka describe --status (observer)",
+    );
+    side_by_side("describe --status with observer 4", &ours_o, &theirs_o);
+    assert_eq!(mask_status(&ours_o), mask_status(&theirs_o));
+    let ours_or = ok(
+        qc(&["describe", "--replication"]),
+        "kraft describe --replication (observer)",
+    );
+    let theirs_or = ok(
+        kafka_qc(&["describe", "--replication"]),
+        "kafka describe --replication (observer)",
+    );
+    side_by_side(
+        "describe --replication with observer 4",
+        &ours_or,
+        &theirs_or,
+    );
+    assert_eq!(mask_replication(&ours_or), mask_replication(&theirs_or));
+
+    // add-controller --command-config (Kafka 4.4's way); retried while the leader
+    // says the observer is still catching up.
+    let mut add = qc(&["--command-config", &config4, "add-controller"]);
+    for _ in 0..10 {
+        if add.code == 0 || !add.stderr.contains("REQUEST_TIMED_OUT") {
+            break;
+        }
+        std::thread::sleep(Duration::from_secs(2));
+        add = qc(&["--command-config", &config4, "add-controller"]);
+    }
+    assert_eq!(ok(add, "add-controller --command-config"), added_line);
+    let ours4 = ok(
+        qc(&["describe", "--status"]),
+        "kraft describe --status (4 voters)",
+    );
+    let theirs4 = ok(
+        kafka_qc(&["describe", "--status"]),
+        "kafka describe --status (4 voters)",
+    );
+    side_by_side("describe --status after add-controller", &ours4, &theirs4);
+    assert_eq!(mask_status(&ours4), mask_status(&theirs4));
+    assert_eq!(voter_ids(&ours4), vec![1, 2, 3, 4]);
+
+    // remove-controller without a directory id: derived from DescribeQuorum, sent as v0.
+    let removed = ok(
+        qc(&["remove-controller", "--controller-id", "4"]),
+        "remove-controller by id",
+    );
+    assert_eq!(
+        removed,
+        format!("Removed KRaft controller 4 with directory id {dir4}\n")
+    );
+    wait_for("voter 4 back to observer", Duration::from_secs(60), || {
+        voter_ids(&ok(kafka_qc(&["describe", "--status"]), "kafka describe")) == vec![1, 2, 3]
+    });
+
+    // add-controller --controller-id (KIP-1141) against Kafka 4.4: derived on the client, sent as v1.
+    let dry = ok(
+        qc(&["add-controller", "--controller-id", "4", "--dry-run"]),
+        "add-controller --dry-run",
+    );
+    assert_eq!(
+        dry,
+        format!("DRY RUN of adding{}", &added_line["Added".len()..])
+    );
+    let mut add_id = qc(&["add-controller", "--controller-id", "4"]);
+    for _ in 0..10 {
+        if add_id.code == 0 || !add_id.stderr.contains("REQUEST_TIMED_OUT") {
+            break;
+        }
+        std::thread::sleep(Duration::from_secs(2));
+        add_id = qc(&["add-controller", "--controller-id", "4"]);
+    }
+    assert_eq!(ok(add_id, "add-controller --controller-id"), added_line);
+    let theirs_after = ok(
+        kafka_qc(&["describe", "--status"]),
+        "kafka describe after add by id",
+    );
+    assert!(
+        theirs_after.contains(&format!(
+            "{{\"id\": 4, \"directoryId\": \"{dir4}\", \"endpoints\": [\"CONTROLLER://127.0.0.1:{port4}\"]}}"
+        )),
+        "{theirs_after}"
+    );
+    eprintln!("[interop] Kafka's view after `kraft ... add-controller --controller-id 4`:\n{theirs_after}");
+
+    // Stop controller 4, then remove it with its directory id and unregister it (KIP-1312).
+    let stopped = quorum.script(&["stop-node", "4"], Duration::from_secs(60));
+    assert_eq!(stopped.code, 0);
+    let both = ok(
+        qc(&[
+            "remove-controller",
+            "--controller-id",
+            "4",
+            "--controller-directory-id",
+            &dir4,
+            "--unregister",
+        ]),
+        "remove-controller --unregister",
+    );
+    assert_eq!(both, format!("Removed KRaft controller 4 with directory id {dir4}\nUnregistered KRaft controller 4\n"));
+    let endpoints_after = ok(
+        quorum.kafka_tool(
+            KAFKA_CLUSTER_TOOL,
+            &["list-endpoints", "--bootstrap-controller", &bs],
+        ),
+        "kafka list-endpoints after unregister",
+    );
+    assert!(
+        !endpoints_after.lines().any(|l| l.starts_with("4 ")),
+        "{endpoints_after}"
+    );
+
+    // Unregistering again: CONTROLLER_ID_NOT_REGISTERED, one line, exit 1.
+    let again = kraft(&[
+        "cluster",
+        "unregister-controller",
+        "--bootstrap-controller",
+        &bs,
+        "--id",
+        "4",
+    ]);
+    assert_eq!(again.code, 1);
+    assert_eq!(
+        again.stderr,
+        "CONTROLLER_ID_NOT_REGISTERED: Controller ID 4 is not currently registered.\n"
+    );
+    // The active controller cannot unregister itself (4.4 rule).
+    let leader = leader_id(&ours);
+    let leader_now = leader_id(&ok(qc(&["describe", "--status"]), "describe"));
+    let selfish = kraft(&[
+        "cluster",
+        "unregister-controller",
+        "-C",
+        &bs,
+        "-i",
+        &leader_now.to_string(),
+    ]);
+    assert_eq!(selfish.code, 1);
+    assert_eq!(
+        selfish.stderr,
+        "INVALID_REQUEST: Controller cannot unregister itself while it is active.\n"
+    );
+    eprintln!("[interop] leader was {leader}, is {leader_now}");
+    // An unknown voter with --unregister: KIP-1312's guidance.
+    let unknown = qc(&["remove-controller", "--controller-id", "9", "--unregister"]);
+    assert_eq!(unknown.code, 1);
+    assert_eq!(
+        unknown.stderr,
+        "Failed to remove KRaft voter 9: Controller 9 is not in the set of voters [1, 2, 3]. To unregister the controller from the cluster, run `kraft cluster unregister-controller --id 9`.\n"
+    );
+    let final_status = ok(qc(&["describe", "--status"]), "final describe");
+    assert_eq!(voter_ids(&final_status), vec![1, 2, 3]);
+
+    // Through a broker (--bootstrap-server): the broker answers DescribeCluster
+    // itself and forwards the quorum calls to the active controller.
+    let broker = quorum.script(&["add-broker", "5"], Duration::from_secs(300));
+    assert_eq!(
+        broker.code, 0,
+        "add-broker failed:\n{}\n{}",
+        broker.stdout, broker.stderr
+    );
+    let bsrv = format!(
+        "127.0.0.1:{}",
+        quorum
+            .script(&["port", "5"], Duration::from_secs(10))
+            .stdout
+            .trim()
+    );
+    let ours_b = ok(
+        kraft(&[
+            "metadata-quorum",
+            "--bootstrap-server",
+            &bsrv,
+            "describe",
+            "--status",
+        ]),
+        "kraft describe --status via broker",
+    );
+    let theirs_b = ok(
+        quorum.kafka_tool(
+            KAFKA_QUORUM_COMMAND,
+            &["--bootstrap-server", &bsrv, "describe", "--status"],
+        ),
+        "kafka describe --status via broker",
+    );
+    side_by_side(
+        "describe --status --bootstrap-server (broker 5)",
+        &ours_b,
+        &theirs_b,
+    );
+    assert_eq!(mask_status(&ours_b), mask_status(&theirs_b));
+    let ours_br = ok(
+        kraft(&[
+            "metadata-quorum",
+            "--bootstrap-server",
+            &bsrv,
+            "describe",
+            "--replication",
+        ]),
+        "kraft describe --replication via broker",
+    );
+    let theirs_br = ok(
+        quorum.kafka_tool(
+            KAFKA_QUORUM_COMMAND,
+            &["--bootstrap-server", &bsrv, "describe", "--replication"],
+        ),
+        "kafka describe --replication via broker",
+    );
+    side_by_side(
+        "describe --replication --bootstrap-server (broker 5)",
+        &ours_br,
+        &theirs_br,
+    );
+    assert_eq!(mask_replication(&ours_br), mask_replication(&theirs_br));
+    for args in [
+        vec!["cluster-id", "--bootstrap-server", bsrv.as_str()],
+        vec!["list-endpoints", "--bootstrap-server", bsrv.as_str()],
+    ] {
+        let mut ours_args = vec!["cluster"];
+        ours_args.extend_from_slice(&args);
+        let o = ok(kraft(&ours_args), "kraft cluster via broker");
+        let t = ok(
+            quorum.kafka_tool(KAFKA_CLUSTER_TOOL, &args),
+            "kafka cluster via broker",
+        );
+        side_by_side(&format!("cluster {}", args.join(" ")), &o, &t);
+        assert_eq!(o, t);
+    }
+    let ours_bf = ok(
+        kraft(&["features", "--bootstrap-server", &bsrv, "describe"]),
+        "kraft features via broker",
+    );
+    let theirs_bf = ok(
+        quorum.kafka_tool(
+            KAFKA_FEATURE_COMMAND,
+            &["--bootstrap-server", &bsrv, "describe"],
+        ),
+        "kafka features via broker",
+    );
+    // A broker reports its metadata image's offset as the epoch: it moves.
+    let mask_epoch = |t: &str| -> Vec<String> {
+        t.lines()
+            .map(|l| l.split("Epoch: ").next().unwrap_or(l).to_owned())
+            .collect()
+    };
+    side_by_side("features describe --bootstrap-server", &ours_bf, &theirs_bf);
+    assert_eq!(mask_epoch(&ours_bf), mask_epoch(&theirs_bf));
+    // Forwarded UnregisterController; a broker cannot derive controller endpoints.
+    let fwd = kraft(&["cluster", "unregister-controller", "-b", &bsrv, "--id", "4"]);
+    assert_eq!(
+        fwd.stderr,
+        "CONTROLLER_ID_NOT_REGISTERED: Controller ID 4 is not currently registered.\n"
+    );
+    let via_broker = kraft(&[
+        "metadata-quorum",
+        "--bootstrap-server",
+        &bsrv,
+        "add-controller",
+        "--controller-id",
+        "4",
+    ]);
+    assert_eq!(via_broker.code, 1);
+    assert!(
+        via_broker.stderr.starts_with("cannot determine the "),
+        "{}",
+        via_broker.stderr
+    );
+    eprintln!(
+        "[interop] add-controller --controller-id through a broker: {}",
+        via_broker.stderr.trim()
+    );
+    eprintln!("[interop] all checks passed");
+}

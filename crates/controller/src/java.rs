@@ -1,0 +1,404 @@
+//! Small emulations of Java library behaviour that leaks into Kafka's bytes
+//! and output: `String.hashCode`, `java.util.HashMap` iteration order,
+//! `java.util.Date.toString()` and the text form of `org.apache.kafka.common.Uuid`.
+//!
+//! Kafka builds several wire and on-disk structures by iterating a
+//! `java.util.HashMap` (the features of an ApiVersions response, the voters of
+//! a VotersRecord written by the storage tool, ...). The order of such an
+//! iteration is a function of the keys' hash codes, the table capacity and,
+//! for keys sharing a bucket, the insertion order. A crate-private `JavaHashMap` reproduces
+//! that order exactly (treeified buckets, which need 8 colliding keys in a
+//! table of at least 64, are not modelled: they never occur here).
+
+use base64::Engine;
+use uuid::Uuid;
+
+/// A key with a Java `hashCode()`.
+pub(crate) trait JavaHash {
+    /// The value Java's `hashCode()` returns for the equivalent Java object.
+    fn java_hash(&self) -> i32;
+}
+
+impl JavaHash for str {
+    /// `String.hashCode()`: `s[0]*31^(n-1) + ... + s[n-1]` over UTF-16 code units.
+    fn java_hash(&self) -> i32 {
+        self.encode_utf16()
+            .fold(0i32, |h, c| h.wrapping_mul(31).wrapping_add(i32::from(c)))
+    }
+}
+
+impl JavaHash for String {
+    fn java_hash(&self) -> i32 {
+        self.as_str().java_hash()
+    }
+}
+
+impl JavaHash for i32 {
+    /// `Integer.hashCode()` is the value itself.
+    fn java_hash(&self) -> i32 {
+        *self
+    }
+}
+
+const MAXIMUM_CAPACITY: usize = 1 << 30;
+const LOAD_FACTOR: f32 = 0.75;
+
+/// `HashMap.hash()`: the hash code with its high half folded into the low half.
+fn spread(h: i32) -> usize {
+    let h = h as u32;
+    (h ^ (h >> 16)) as usize
+}
+
+/// `HashMap.tableSizeFor()`: the smallest power of two `>= cap` (at least 1).
+fn table_size_for(cap: usize) -> usize {
+    if cap <= 1 {
+        1
+    } else {
+        cap.next_power_of_two().min(MAXIMUM_CAPACITY)
+    }
+}
+
+/// The key set of a `java.util.HashMap`, tracking exactly what determines its
+/// iteration order (values are irrelevant to the order and not stored).
+#[derive(Debug, Clone)]
+pub(crate) struct JavaHashMap<K> {
+    table: Option<Vec<Vec<K>>>,
+    threshold: usize,
+    size: usize,
+}
+
+impl<K: JavaHash + PartialEq + Clone> JavaHashMap<K> {
+    /// `new HashMap<>()`.
+    pub(crate) fn new() -> Self {
+        JavaHashMap {
+            table: None,
+            threshold: 0,
+            size: 0,
+        }
+    }
+
+    /// `new HashMap<>(initialCapacity)`.
+    pub(crate) fn with_capacity(initial_capacity: usize) -> Self {
+        JavaHashMap {
+            table: None,
+            threshold: table_size_for(initial_capacity),
+            size: 0,
+        }
+    }
+
+    /// `new HashMap<>(other)`: sized for `other`, then filled in `other`'s
+    /// iteration order.
+    pub(crate) fn copy_of(other: &JavaHashMap<K>) -> Self {
+        let mut map = Self::new();
+        let s = other.size;
+        if s > 0 {
+            let ft = s as f32 / LOAD_FACTOR + 1.0;
+            let t = ft as usize;
+            if t > map.threshold {
+                map.threshold = table_size_for(t);
+            }
+        }
+        for k in other.iter() {
+            map.put(k.clone());
+        }
+        map
+    }
+
+    /// A default map with `keys` put in the given order.
+    pub(crate) fn from_keys<I: IntoIterator<Item = K>>(keys: I) -> Self {
+        let mut map = Self::new();
+        for k in keys {
+            map.put(k);
+        }
+        map
+    }
+
+    /// `put(key, ...)`: a new key goes to the tail of its bucket; an existing
+    /// key keeps its place.
+    pub(crate) fn put(&mut self, key: K) {
+        if self.table.is_none() {
+            self.resize();
+        }
+        let Some(table) = self.table.as_mut() else {
+            return;
+        };
+        let n = table.len();
+        let bucket = &mut table[(n - 1) & spread(key.java_hash())];
+        if bucket.contains(&key) {
+            return;
+        }
+        bucket.push(key);
+        self.size += 1;
+        if self.size > self.threshold {
+            self.resize();
+        }
+    }
+
+    /// `remove(key)`.
+    #[cfg(test)]
+    pub(crate) fn remove(&mut self, key: &K) {
+        if let Some(table) = self.table.as_mut() {
+            let n = table.len();
+            let bucket = &mut table[(n - 1) & spread(key.java_hash())];
+            if let Some(pos) = bucket.iter().position(|k| k == key) {
+                bucket.remove(pos);
+                self.size -= 1;
+            }
+        }
+    }
+
+    /// Number of keys.
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.size
+    }
+
+    /// Keys in Java's iteration order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &K> {
+        self.table
+            .iter()
+            .flat_map(|t| t.iter().flat_map(|b| b.iter()))
+    }
+
+    /// `HashMap.resize()`. Re-inserting the keys in the old iteration order
+    /// is equivalent to Java's lo/hi split, which preserves relative order.
+    fn resize(&mut self) {
+        let old_cap = self.table.as_ref().map_or(0, Vec::len);
+        let old_thr = self.threshold;
+        let (new_cap, mut new_thr) = if old_cap > 0 {
+            if old_cap >= MAXIMUM_CAPACITY {
+                self.threshold = usize::MAX;
+                return;
+            }
+            let new_cap = old_cap << 1;
+            let thr = if new_cap < MAXIMUM_CAPACITY && old_cap >= 16 {
+                old_thr << 1
+            } else {
+                0
+            };
+            (new_cap, thr)
+        } else if old_thr > 0 {
+            (old_thr, 0)
+        } else {
+            (16, 12)
+        };
+        if new_thr == 0 {
+            new_thr = (new_cap as f32 * LOAD_FACTOR) as usize;
+        }
+        self.threshold = new_thr;
+        let mut table: Vec<Vec<K>> = vec![Vec::new(); new_cap];
+        if let Some(old) = self.table.take() {
+            for k in old.into_iter().flatten() {
+                let i = (new_cap - 1) & spread(k.java_hash());
+                table[i].push(k);
+            }
+        }
+        self.table = Some(table);
+    }
+}
+
+/// Kafka's text form of a UUID: unpadded URL-safe base64 of its 16 bytes.
+pub fn uuid_to_text(uuid: &Uuid) -> String {
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(uuid.as_bytes())
+}
+
+/// Parses Kafka's UUID text (`Uuid.fromString`): URL-safe base64, padding
+/// optional, exactly 16 bytes, at most 24 characters. The error text is
+/// Kafka's.
+pub fn uuid_from_text(text: &str) -> Result<Uuid, String> {
+    if text.chars().count() > 24 {
+        let prefix: String = text.chars().take(24).collect();
+        return Err(format!(
+            "Input string with prefix `{prefix}` is too long to be decoded as a base64 UUID"
+        ));
+    }
+    let trimmed = text.trim_end_matches('=');
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(trimmed)
+        .map_err(|e| format!("Illegal base64 character in `{text}`: {e}"))?;
+    let arr: [u8; 16] = bytes.as_slice().try_into().map_err(|_| {
+        format!(
+            "Input string `{text}` decoded as {} bytes, which is not equal to the expected 16 bytes of a base64-encoded UUID",
+            bytes.len()
+        )
+    })?;
+    Ok(Uuid::from_bytes(arr))
+}
+
+/// A random UUID as `Uuid.randomUuid()` makes them: never the reserved
+/// all-zero / `(0, 1)` values and never one whose text contains `-`.
+pub fn random_uuid() -> Uuid {
+    loop {
+        let u = Uuid::new_v4();
+        let (hi, lo) = u.as_u64_pair();
+        if (hi == 0 && lo <= 1) || uuid_to_text(&u).contains('-') {
+            continue;
+        }
+        return u;
+    }
+}
+
+/// A random directory id as Kafka's storage tool makes them: not one of the
+/// 100 reserved ids `(0, 0..100)` and not starting with `-`.
+pub fn random_directory_id() -> Uuid {
+    loop {
+        let u = Uuid::new_v4();
+        let (hi, lo) = u.as_u64_pair();
+        if (hi == 0 && lo < 100) || uuid_to_text(&u).starts_with('-') {
+            continue;
+        }
+        return u;
+    }
+}
+
+/// Whether `uuid` is one of Kafka's reserved directory ids (`DirectoryId.reserved`).
+pub fn is_reserved_directory_id(uuid: &Uuid) -> bool {
+    let (hi, lo) = uuid.as_u64_pair();
+    hi == 0 && lo < 100
+}
+
+/// `java.util.Date.toString()` for a UTC instant: `EEE MMM dd HH:mm:ss zzz yyyy`.
+pub(crate) fn java_date_string_utc(unix_ms: i64) -> String {
+    const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let secs = unix_ms.div_euclid(1000);
+    let days = secs.div_euclid(86_400);
+    let sod = secs.rem_euclid(86_400);
+    let (y, m, d) = civil_from_days(days);
+    let weekday = DAYS[days.rem_euclid(7) as usize];
+    format!(
+        "{weekday} {} {d:02} {:02}:{:02}:{:02} UTC {y}",
+        MONTHS[(m - 1) as usize],
+        sod / 3600,
+        (sod / 60) % 60,
+        sod % 60
+    )
+}
+
+/// Days since 1970-01-01 to (year, month 1-12, day 1-31), proleptic Gregorian.
+fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn string_hash_codes_match_java() {
+        // Values a JVM prints for "".hashCode(), "a".hashCode(), "hello".hashCode().
+        assert_eq!("".java_hash(), 0);
+        assert_eq!("a".java_hash(), 97);
+        assert_eq!("hello".java_hash(), 99_162_322);
+    }
+
+    /// Bucket indexes printed by a JVM for `(h ^ h >>> 16) & 15` (see the
+    /// compatibility notes in tests/data/README.md).
+    #[test]
+    fn feature_names_land_in_javas_buckets() {
+        let b = |s: &str| spread(s.java_hash()) & 15;
+        assert_eq!(b("metadata.version"), 7);
+        assert_eq!(b("kraft.version"), 5);
+        assert_eq!(b("transaction.version"), 10);
+        assert_eq!(b("group.version"), 0);
+        assert_eq!(b("eligible.leader.replicas.version"), 12);
+        assert_eq!(b("share.version"), 7);
+        assert_eq!(b("streams.version"), 8);
+    }
+
+    #[test]
+    fn hashmap_orders_by_bucket_then_insertion() {
+        let m = JavaHashMap::from_keys(
+            [
+                "share.version",
+                "metadata.version",
+                "group.version",
+                "kraft.version",
+            ]
+            .map(String::from),
+        );
+        let order: Vec<&str> = m.iter().map(String::as_str).collect();
+        assert_eq!(
+            order,
+            [
+                "group.version",
+                "kraft.version",
+                "share.version",
+                "metadata.version"
+            ]
+        );
+        let mut m = JavaHashMap::from_keys(["metadata.version", "share.version"].map(String::from));
+        m.remove(&"metadata.version".to_string());
+        m.put("metadata.version".to_string());
+        let order: Vec<&str> = m.iter().map(String::as_str).collect();
+        assert_eq!(order, ["share.version", "metadata.version"]);
+    }
+
+    #[test]
+    fn integer_keys_wrap_around_the_table() {
+        // 1 and 17 share bucket 1 of a 16-slot table: insertion order decides.
+        let m = JavaHashMap::from_keys([17, 2, 1]);
+        assert_eq!(m.iter().copied().collect::<Vec<_>>(), [17, 1, 2]);
+        let m = JavaHashMap::from_keys([1, 2, 17]);
+        assert_eq!(m.iter().copied().collect::<Vec<_>>(), [1, 17, 2]);
+        // 13 keys force a resize to 32 slots: 17 moves to its own bucket.
+        let m = JavaHashMap::from_keys((0..12).chain([17]));
+        let v: Vec<i32> = m.iter().copied().collect();
+        assert_eq!(v, (0..12).chain([17]).collect::<Vec<_>>());
+        assert_eq!(m.len(), 13);
+    }
+
+    #[test]
+    fn copy_constructor_sizes_small_tables() {
+        // 3 entries copied: capacity tableSizeFor(5) = 8.
+        let src = JavaHashMap::from_keys([9, 1, 2]);
+        assert_eq!(src.iter().copied().collect::<Vec<_>>(), [1, 2, 9]);
+        let copy = JavaHashMap::copy_of(&src);
+        // In an 8-slot table 9 shares bucket 1 with 1 and comes after it.
+        assert_eq!(copy.iter().copied().collect::<Vec<_>>(), [1, 9, 2]);
+    }
+
+    #[test]
+    fn uuid_text_round_trips() {
+        let u = uuid_from_text("J8aAPcfLQt2bqs1JT_rMgQ").expect("valid");
+        assert_eq!(
+            u.as_bytes(),
+            &[
+                0x27, 0xc6, 0x80, 0x3d, 0xc7, 0xcb, 0x42, 0xdd, 0x9b, 0xaa, 0xcd, 0x49, 0x4f, 0xfa,
+                0xcc, 0x81
+            ]
+        );
+        assert_eq!(uuid_to_text(&u), "J8aAPcfLQt2bqs1JT_rMgQ");
+        assert_eq!(uuid_to_text(&Uuid::nil()), "AAAAAAAAAAAAAAAAAAAAAA");
+        assert!(uuid_from_text("J8aAPcfLQt2bqs1JT_rMgQ==").is_ok());
+        assert!(uuid_from_text("abc").is_err());
+        assert!(uuid_from_text("J8aAPcfLQt2bqs1JT+rMgQ").is_err());
+        assert!(uuid_from_text("AAAAAAAAAAAAAAAAAAAAAAAAAAAA").is_err());
+        for _ in 0..100 {
+            let r = random_uuid();
+            assert!(!uuid_to_text(&r).contains('-'));
+            assert!(!is_reserved_directory_id(&random_directory_id()));
+        }
+    }
+
+    #[test]
+    fn date_string_matches_java() {
+        // Java: new Date(1796010438000L).toString() in UTC.
+        assert_eq!(
+            java_date_string_utc(1_796_010_438_000),
+            "Mon Nov 30 03:47:18 UTC 2026"
+        );
+        assert_eq!(java_date_string_utc(0), "Thu Jan 01 00:00:00 UTC 1970");
+    }
+}

@@ -1,0 +1,590 @@
+//! A running controller node: the raft driver over the on-disk log, the
+//! metadata image fed from committed records, the request server, and the
+//! registration of this controller with the active controller.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use bytes::{Bytes, BytesMut};
+use kraft_protocol::frame::{FrameDecoder, DEFAULT_MAX_FRAME_SIZE};
+use kraft_protocol::header::{decode_response_as, encode_request_frame};
+use kraft_protocol::messages::controller_registration_request::ControllerRegistrationRequest;
+use kraft_protocol::messages::controller_registration_response::ControllerRegistrationResponse;
+use kraft_protocol::messages::request_header::RequestHeader;
+use kraft_protocol::{ApiKey, RequestBody, ResponseBody, StrBytes, Uuid};
+use kraft_raft::core::memlog::MemoryLog;
+use kraft_raft::core::record::{ControlRecord, Record};
+use kraft_raft::core::types::{Address, Endpoint, Endpoints, KRaftVersionRange, ReplicaKey as RaftKey};
+use kraft_raft::core::voters::{VoterNode, VoterSet};
+use kraft_raft::core::RaftConfig;
+use kraft_raft::disk_log::DiskLog;
+use kraft_raft::driver::{self, DurableLog, RaftEvent, RaftHandle};
+use kraft_raft::storage::{LogConfig, QuorumStateStore};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio::sync::watch;
+
+use crate::config::ControllerConfig;
+use crate::format::MetaProperties;
+use crate::handlers::{
+    resolve_add_voter, resolve_remove_voter, AppendError, ApiError, Controller, ControllerSettings, QuorumFacts,
+    QuorumVoter, RaftQuorum, ReplicaKey, VoterEndpoint,
+};
+use crate::image::{MetadataRecord, SharedImage};
+use crate::server::{ApiRange, CloseConnection, ControllerServer, RequestContext, ServerConfig};
+
+/// Why a node could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum NodeError {
+    /// The metadata log directory is not formatted or its identity is unusable.
+    #[error("{0}")]
+    Storage(String),
+    /// The raft layer refused the configuration.
+    #[error("raft: {0}")]
+    Raft(String),
+    /// The server could not bind its listeners.
+    #[error("server: {0}")]
+    Server(String),
+}
+
+fn driver_apply_events<L>(
+    mut events: tokio::sync::mpsc::UnboundedReceiver<RaftEvent>,
+    image: SharedImage,
+    applied: watch::Sender<i64>,
+    log_dir: PathBuf,
+    _marker: std::marker::PhantomData<L>,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        while let Some(event) = events.recv().await {
+            match event {
+                RaftEvent::Committed(batches) => {
+                    let mut last = None;
+                    let mut kraft_version = None;
+                    let mut data = Vec::new();
+                    for batch in batches {
+                        for (i, record) in batch.records.into_iter().enumerate() {
+                            let offset = batch.base_offset + i as i64;
+                            match record {
+                                Record::Data(bytes) => data.push((offset, bytes)),
+                                Record::Control(ControlRecord::KRaftVersion(level)) => kraft_version = Some(level),
+                                Record::Control(_) => {}
+                            }
+                            last = Some(offset);
+                        }
+                    }
+                    if let Err(e) = image.apply_committed(data) {
+                        tracing::error!(error = %e, "cannot replay a committed metadata record");
+                    }
+                    image.update(|i| {
+                        if let Some(level) = kraft_version {
+                            i.set_kraft_version(level);
+                        }
+                        if let Some(last) = last {
+                            i.set_last_offset(last);
+                        }
+                    });
+                    if let Some(last) = last {
+                        applied.send_replace(last);
+                    }
+                }
+                RaftEvent::LoadSnapshot(id) => match load_snapshot_records(&log_dir, id) {
+                    Ok((records, kraft_version)) => {
+                        if let Err(e) = image.load_snapshot(&records, id.offset - 1, kraft_version) {
+                            tracing::error!(error = %e, "cannot load snapshot");
+                        }
+                        applied.send_replace(id.offset - 1);
+                    }
+                    Err(e) => tracing::error!(error = %e, "cannot read snapshot {id:?}"),
+                },
+                RaftEvent::LeaderChange(leader) => {
+                    tracing::info!(leader = ?leader.leader_id, epoch = leader.epoch, "leader change");
+                }
+            }
+        }
+    })
+}
+
+fn load_snapshot_records(
+    log_dir: &std::path::Path,
+    id: kraft_raft::core::types::SnapshotId,
+) -> Result<(Vec<MetadataRecord>, i16), String> {
+    let (store, _) = kraft_raft::storage::SnapshotStore::open(log_dir).map_err(|e| e.to_string())?;
+    let bytes = std::fs::read(store.path(id)).map_err(|e| e.to_string())?;
+    let contents = kraft_raft::disk_log::decode_snapshot(Bytes::from(bytes)).map_err(|e| e.to_string())?;
+    let records = contents
+        .records
+        .into_iter()
+        .filter_map(|b| MetadataRecord::decode(b).ok())
+        .collect();
+    Ok((records, contents.control.kraft_version.unwrap_or(0)))
+}
+
+/// The raft layer as the controller's handlers see it.
+struct RaftBridge {
+    handle: RaftHandle,
+    image: SharedImage,
+    applied: watch::Receiver<i64>,
+    facts: Arc<Mutex<QuorumFacts>>,
+}
+
+fn quorum_voter(id: i32, dir: Option<Uuid>, eps: &Endpoints) -> QuorumVoter {
+    QuorumVoter {
+        key: ReplicaKey {
+            id,
+            directory_id: dir,
+        },
+        endpoints: eps
+            .iter()
+            .map(|e| VoterEndpoint {
+                name: e.name.clone(),
+                host: e.host.clone(),
+                port: e.port,
+            })
+            .collect(),
+    }
+}
+
+impl RaftBridge {
+    /// Keeps the cached facts fresh: on every status change and periodically.
+    fn spawn_refresher(&self) {
+        let handle = self.handle.clone();
+        let facts = self.facts.clone();
+        let image = self.image.clone();
+        let applied = self.applied.clone();
+        tokio::spawn(async move {
+            let mut status = handle.watch_status();
+            loop {
+                let Ok(inspection) = handle.inspect().await else { return };
+                let s = &inspection.status;
+                let hw = s.high_watermark.unwrap_or(-1);
+                let caught_up = hw >= 0 && *applied.borrow() + 1 >= hw;
+                let new = QuorumFacts {
+                    leader_id: s.leader.leader_id,
+                    epoch: s.leader.epoch,
+                    is_active_controller: s.is_leader && caught_up,
+                    voters: inspection
+                        .voters
+                        .iter()
+                        .map(|(id, dir, eps)| quorum_voter(*id, *dir, eps))
+                        .collect(),
+                    observers: inspection
+                        .observers
+                        .iter()
+                        .map(|(id, dir)| ReplicaKey::new(*id, *dir))
+                        .collect(),
+                    kraft_version: s.kraft_version.max(image.read().kraft_version()),
+                };
+                if let Ok(mut f) = facts.lock() {
+                    *f = new;
+                }
+                tokio::select! {
+                    changed = status.changed() => if changed.is_err() { return },
+                    _ = tokio::time::sleep(Duration::from_millis(200)) => {}
+                }
+            }
+        });
+    }
+}
+
+#[async_trait]
+impl RaftQuorum for RaftBridge {
+    fn facts(&self) -> QuorumFacts {
+        self.facts.lock().map(|f| f.clone()).unwrap_or_default()
+    }
+
+    async fn append_and_commit(&self, epoch: i32, records: Vec<MetadataRecord>) -> Result<i64, AppendError> {
+        let status = self.handle.status();
+        if !status.is_leader || status.leader.epoch != epoch {
+            return Err(AppendError::NotController {
+                leader_id: status.leader.leader_id,
+            });
+        }
+        let values: Vec<Bytes> = records.iter().map(|r| Bytes::from(r.encode())).collect();
+        let offset = match tokio::time::timeout(Duration::from_secs(30), self.handle.propose(values)).await {
+            Err(_) => return Err(AppendError::Timeout),
+            Ok(Err(driver::DriverError::NotCommitted(_))) | Ok(Err(driver::DriverError::Raft(_))) => {
+                return Err(AppendError::NotController {
+                    leader_id: self.handle.status().leader.leader_id,
+                })
+            }
+            Ok(Err(e)) => return Err(AppendError::Failed(e.to_string())),
+            Ok(Ok(offset)) => offset,
+        };
+        // Answer once the image has replayed the records.
+        let mut applied = self.applied.clone();
+        let reached = tokio::time::timeout(Duration::from_secs(30), async move {
+            applied.wait_for(|a| *a >= offset).await.is_ok()
+        })
+        .await;
+        match reached {
+            Ok(true) => Ok(offset),
+            Ok(false) => Err(AppendError::Failed("the raft driver stopped".into())),
+            Err(_) => Err(AppendError::Timeout),
+        }
+    }
+
+    async fn upgrade_kraft_version(&self, _epoch: i32, version: i16, _validate_only: bool) -> Result<(), ApiError> {
+        let current = self.facts().kraft_version;
+        if version == current {
+            return Ok(());
+        }
+        Err(ApiError::new(
+            kraft_protocol::ErrorCode::InvalidUpdateVersion,
+            format!("Changing kraft.version from {current} to {version} is not supported by this controller yet."),
+        ))
+    }
+
+    fn raft_apis(&self) -> Vec<ApiRange> {
+        [
+            ApiKey::Vote,
+            ApiKey::BeginQuorumEpoch,
+            ApiKey::EndQuorumEpoch,
+            ApiKey::Fetch,
+            ApiKey::FetchSnapshot,
+            ApiKey::DescribeQuorum,
+            ApiKey::AddRaftVoter,
+            ApiKey::RemoveRaftVoter,
+            ApiKey::UpdateRaftVoter,
+        ]
+        .into_iter()
+        .map(|k| {
+            let (lo, hi) = k.versions();
+            // Fetch: KRaft replication speaks the versions 4.4 peers use.
+            ApiRange {
+                api_key: k,
+                min_version: lo,
+                max_version: hi,
+            }
+        })
+        .collect()
+    }
+
+    async fn handle_raft_request(
+        &self,
+        ctx: &RequestContext,
+        image: &SharedImage,
+        request: RequestBody,
+    ) -> Result<ResponseBody, CloseConnection> {
+        let version = ctx.api_version;
+        let request = match request {
+            // KIP-1141: the leader derives what a v2 request leaves empty.
+            RequestBody::AddRaftVoter(mut r) if version >= 2 => {
+                let observers = self.facts().observers;
+                let resolved = {
+                    let img = image.read();
+                    resolve_add_voter(version, &r, &observers, &img)
+                };
+                match resolved {
+                    Ok(v) => {
+                        r.voter_directory_id = v.voter.directory_id.unwrap_or_default();
+                        r.listeners = v
+                            .listeners
+                            .iter()
+                            .map(|l| kraft_protocol::messages::add_raft_voter_request::Listener {
+                                name: StrBytes::from(l.name.as_str()),
+                                host: StrBytes::from(l.host.as_str()),
+                                port: l.port,
+                                ..Default::default()
+                            })
+                            .collect();
+                        RequestBody::AddRaftVoter(r)
+                    }
+                    Err(e) => {
+                        return Ok(ResponseBody::AddRaftVoter(
+                            kraft_protocol::messages::add_raft_voter_response::AddRaftVoterResponse {
+                                error_code: e.code.code(),
+                                error_message: Some(StrBytes::from(e.message_or_default())),
+                                ..Default::default()
+                            },
+                        ))
+                    }
+                }
+            }
+            RequestBody::RemoveRaftVoter(mut r) if version >= 1 => {
+                let voters = self.facts().voters;
+                match resolve_remove_voter(version, &r, &voters) {
+                    Ok(key) => {
+                        r.voter_directory_id = key.directory_id.unwrap_or_default();
+                        RequestBody::RemoveRaftVoter(r)
+                    }
+                    Err(e) => {
+                        return Ok(ResponseBody::RemoveRaftVoter(
+                            kraft_protocol::messages::remove_raft_voter_response::RemoveRaftVoterResponse {
+                                error_code: e.code.code(),
+                                error_message: Some(StrBytes::from(e.message_or_default())),
+                                ..Default::default()
+                            },
+                        ))
+                    }
+                }
+            }
+            other => other,
+        };
+        self.handle
+            .handle_request(request, version)
+            .await
+            .map_err(|e| CloseConnection(e.to_string()))
+    }
+}
+
+/// A started controller node.
+pub struct ControllerNode {
+    server: ControllerServer,
+    raft: RaftHandle,
+    tasks: Vec<tokio::task::JoinHandle<()>>,
+}
+
+fn raft_config(config: &ControllerConfig, meta: &MetaProperties) -> Result<RaftConfig, NodeError> {
+    let cluster_id = meta
+        .cluster_id
+        .clone()
+        .ok_or_else(|| NodeError::Storage("meta.properties has no cluster.id".into()))?;
+    let directory_id = meta
+        .directory_id
+        .ok_or_else(|| NodeError::Storage("meta.properties has no directory.id".into()))?;
+    let listeners = Endpoints::new(config.effective_advertised_controller_listeners().into_iter().map(|l| {
+        Endpoint::new(
+            l.name.as_str(),
+            l.host.clone().unwrap_or_else(|| "localhost".to_string()),
+            l.port,
+        )
+    }));
+    let mut cfg = RaftConfig::new(
+        config.node_id,
+        directory_id,
+        cluster_id,
+        listeners,
+        config.default_listener_name(),
+    );
+    let q = &config.quorum;
+    cfg.auto_join = q.auto_join_enable;
+    cfg.election_timeout_ms = i64::from(q.election_timeout_ms);
+    cfg.fetch_timeout_ms = i64::from(q.fetch_timeout_ms);
+    cfg.election_backoff_max_ms = i64::from(q.election_backoff_max_ms);
+    cfg.request_timeout_ms = i64::from(q.request_timeout_ms);
+    cfg.retry_backoff_ms = i64::from(q.retry_backoff_ms);
+    cfg.fetch_max_bytes = q.fetch_max_bytes;
+    cfg.fetch_snapshot_max_bytes = q.fetch_snapshot_max_bytes;
+    cfg.supported_kraft_version = KRaftVersionRange { min: 0, max: 1 };
+    cfg.bootstrap_servers = q
+        .bootstrap_servers
+        .iter()
+        .map(|h| Address::new(h.host.as_str(), h.port))
+        .collect();
+    cfg.static_voters = VoterSet::new(q.voters.iter().map(|v| {
+        VoterNode::new(
+            RaftKey::without_directory(v.id),
+            Endpoints::single(config.default_listener_name(), v.address.host.as_str(), v.address.port),
+            KRaftVersionRange { min: 0, max: 1 },
+        )
+    }));
+    Ok(cfg)
+}
+
+impl ControllerNode {
+    /// Starts a controller from its configuration: the log directory must
+    /// have been formatted (`kraft storage format`).
+    pub async fn start(config: ControllerConfig) -> Result<ControllerNode, NodeError> {
+        let dir = config.metadata_log_dir().to_path_buf();
+        let meta = MetaProperties::read(&dir)
+            .map_err(NodeError::Storage)?
+            .ok_or_else(|| {
+                NodeError::Storage(format!(
+                    "{} is not formatted (no meta.properties); run `kraft storage format` first",
+                    dir.display()
+                ))
+            })?;
+        if meta.node_id != Some(config.node_id) {
+            return Err(NodeError::Storage(format!(
+                "node.id {} in the configuration does not match node.id {:?} in {}/meta.properties",
+                config.node_id,
+                meta.node_id,
+                dir.display()
+            )));
+        }
+        let cfg = raft_config(&config, &meta)?;
+        let cluster_id = cfg.cluster_id.clone();
+        let log_dir = dir.join("__cluster_metadata-0");
+        std::fs::create_dir_all(&log_dir).map_err(|e| NodeError::Storage(format!("{}: {e}", log_dir.display())))?;
+        let log_config = LogConfig {
+            segment_bytes: config.metadata_log.segment_bytes as u64,
+            ..LogConfig::default()
+        };
+        let (log, report) =
+            DiskLog::open(&log_dir, log_config).map_err(|e| NodeError::Storage(format!("{}: {e}", log_dir.display())))?;
+        if report.truncated_tail.is_some() {
+            tracing::warn!(?report, "recovered the metadata log");
+        }
+        let store = QuorumStateStore::new(&log_dir);
+        let persisted = store
+            .read_election_state()
+            .map_err(|e| NodeError::Storage(format!("quorum-state: {e}")))?;
+        Self::start_with_log(config, cluster_id, cfg, log, persisted, store, log_dir).await
+    }
+
+    async fn start_with_log<L: DurableLog>(
+        config: ControllerConfig,
+        cluster_id: String,
+        cfg: RaftConfig,
+        log: L,
+        persisted: Option<kraft_raft::core::ElectionState>,
+        store: QuorumStateStore,
+        log_dir: PathBuf,
+    ) -> Result<ControllerNode, NodeError> {
+        let node_id = config.node_id;
+        let (raft, events) = driver::start(cfg, log, persisted, store, format!("raft-client-{node_id}"))
+            .map_err(|e| NodeError::Raft(e.to_string()))?;
+        let image = SharedImage::new();
+        let (applied_tx, applied_rx) = watch::channel(-1i64);
+        let mut tasks = vec![driver_apply_events::<L>(events, image.clone(), applied_tx, log_dir, std::marker::PhantomData)];
+        let bridge = RaftBridge {
+            handle: raft.clone(),
+            image: image.clone(),
+            applied: applied_rx,
+            facts: Arc::new(Mutex::new(QuorumFacts::default())),
+        };
+        bridge.spawn_refresher();
+        let quorum: Arc<dyn RaftQuorum> = Arc::new(bridge);
+        let controller = Arc::new(Controller::new(
+            ControllerSettings::from_config(&config, cluster_id),
+            image.clone(),
+            quorum.clone(),
+        ));
+        let server = ControllerServer::start(ServerConfig::from_controller_config(&config), controller.clone())
+            .await
+            .map_err(|e| NodeError::Server(e.to_string()))?;
+        let endpoints = config
+            .effective_advertised_controller_listeners()
+            .into_iter()
+            .map(|l| {
+                (
+                    l.name.clone(),
+                    l.host.clone().unwrap_or_else(|| "localhost".to_string()),
+                    l.port,
+                    l.security_protocol,
+                )
+            })
+            .collect();
+        let listener = config.default_listener_name().to_string();
+        tasks.push(spawn_registration(controller, quorum, image, node_id, listener, endpoints));
+        Ok(ControllerNode { server, raft, tasks })
+    }
+
+    /// The bound address of a listener.
+    pub fn local_addr(&self, listener: &str) -> Option<std::net::SocketAddr> {
+        self.server.local_addr(listener)
+    }
+
+    /// The raft handle.
+    pub fn raft(&self) -> &RaftHandle {
+        &self.raft
+    }
+
+    /// Resigns leadership if held, stops serving, flushes the log.
+    pub async fn shutdown(self) {
+        if self.raft.status().is_leader {
+            if let Err(e) = self.raft.resign().await {
+                tracing::warn!(error = %e, "resign failed");
+            }
+            // Give the EndQuorumEpoch requests a moment to leave.
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        self.server.shutdown().await;
+        self.raft.shutdown().await;
+        for t in self.tasks {
+            t.abort();
+        }
+    }
+}
+
+/// Registers this controller with the active controller, and again whenever
+/// its registration disappears from the image (KIP-1312's safety net).
+fn spawn_registration(
+    controller: Arc<Controller>,
+    quorum: Arc<dyn RaftQuorum>,
+    image: SharedImage,
+    node_id: i32,
+    listener: String,
+    endpoints: Vec<(String, String, u16, crate::config::SecurityProtocol)>,
+) -> tokio::task::JoinHandle<()> {
+    let incarnation = Uuid::new_v4();
+    tokio::spawn(async move {
+        let mut backoff = Duration::from_millis(200);
+        loop {
+            tokio::time::sleep(backoff).await;
+            let registered = image
+                .read()
+                .controller(node_id)
+                .is_some_and(|r| r.incarnation_id == incarnation);
+            if registered {
+                backoff = Duration::from_millis(500);
+                continue;
+            }
+            let facts = quorum.facts();
+            let Some(leader) = facts.leader_id else { continue };
+            let Some(voter) = facts.voters.iter().find(|v| v.key.id == leader) else {
+                continue;
+            };
+            let Some(ep) = voter.endpoints.iter().find(|e| e.name == listener) else { continue };
+            let request = controller.registration_request(incarnation, &endpoints);
+            match send_registration(&ep.host, ep.port, &request).await {
+                Ok(r) if r.error_code == 0 => {
+                    tracing::info!(leader, "registered with the active controller");
+                    backoff = Duration::from_millis(500);
+                }
+                Ok(r) => {
+                    tracing::debug!(code = r.error_code, "registration refused; retrying");
+                    backoff = Duration::from_millis(1000);
+                }
+                Err(e) => {
+                    tracing::debug!(error = %e, "registration failed; retrying");
+                    backoff = Duration::from_millis(1000);
+                }
+            }
+        }
+    })
+}
+
+async fn send_registration(
+    host: &str,
+    port: u16,
+    request: &ControllerRegistrationRequest,
+) -> Result<ControllerRegistrationResponse, String> {
+    let io = async {
+        let mut stream = TcpStream::connect((host, port)).await.map_err(|e| e.to_string())?;
+        let header = RequestHeader {
+            request_api_key: ApiKey::ControllerRegistration.id(),
+            request_api_version: 0,
+            correlation_id: 1,
+            client_id: Some(StrBytes::from_static("controller-registration")),
+            ..Default::default()
+        };
+        let mut out = Vec::new();
+        encode_request_frame(&mut out, &header, request).map_err(|e| e.to_string())?;
+        stream.write_all(&out).await.map_err(|e| e.to_string())?;
+        let mut decoder = FrameDecoder::new(DEFAULT_MAX_FRAME_SIZE);
+        let mut buf = BytesMut::new();
+        let frame = loop {
+            if let Some(f) = decoder.decode(&mut buf).map_err(|e| e.to_string())? {
+                break f;
+            }
+            if stream.read_buf(&mut buf).await.map_err(|e| e.to_string())? == 0 {
+                return Err("connection closed".to_string());
+            }
+        };
+        let (_, response) = decode_response_as::<ControllerRegistrationResponse>(frame, ApiKey::ControllerRegistration, 0)
+            .map_err(|e| e.to_string())?;
+        Ok(response)
+    };
+    tokio::time::timeout(Duration::from_secs(5), io)
+        .await
+        .map_err(|_| "timed out".to_string())?
+}
+
+/// Used by tests that run a node over an in-memory log.
+#[doc(hidden)]
+pub fn memory_log() -> MemoryLog {
+    MemoryLog::new()
+}
