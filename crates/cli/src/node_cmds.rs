@@ -14,6 +14,10 @@ use crate::commands::CliError;
 
 /// `kraft storage` (kafka-storage).
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  kraft storage random-uuid
+  kraft storage format --config controller.properties --cluster-id MkU3OEVBNTcwNTJENDM2Qk --standalone
+  kraft storage info --config controller.properties")]
 pub struct StorageArgs {
     /// The operation.
     #[command(subcommand)]
@@ -257,9 +261,9 @@ pub async fn quickstart(args: QuickstartArgs, out: &mut dyn Write) -> Result<(),
     let _ = writeln!(out, "kraft quickstart: data in {}", dir.display());
     let _ = writeln!(out, "cluster id {cluster_id}");
     let mut nodes = Vec::new();
-    for i in 0..3 {
+    for (i, port) in ports.iter().take(3).enumerate() {
         let id = i as i32 + 1;
-        let props = write_properties(&dir, id, ports[i], &bootstrap)?;
+        let props = write_properties(&dir, id, *port, &bootstrap)?;
         let line = format!(
             "storage format --config {} --cluster-id {cluster_id} --initial-controllers {initial}",
             props.display()

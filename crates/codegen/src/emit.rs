@@ -764,7 +764,7 @@ fn rng_skippable(f: &Field) -> bool {
 fn sample_expr(ty: &FieldType) -> String {
     match ty {
         FieldType::Bool => "rng.bool()".into(),
-        FieldType::Int8 => "rng.next() as i8".into(),
+        FieldType::Int8 => "rng.next_u64() as i8".into(),
         FieldType::Int16 => "rng.int() as i16".into(),
         FieldType::Uint16 => "rng.int() as u16".into(),
         FieldType::Int32 => "rng.int() as i32".into(),

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use bytes::{Bytes, BytesMut};
-use criterion::{criterion_group, Criterion};
+use criterion::Criterion;
 use kafka_protocol::protocol::{Decodable as TheirDecodable, Encodable as TheirEncodable};
 use kraft_protocol::messages::*;
 use kraft_protocol::records::{NewRecord, RecordBatchBuilder};
@@ -360,9 +360,8 @@ fn benches(c: &mut Criterion) {
     println!("Fetch records decoded in place (no copy): yes");
 }
 
-criterion_group!(codec, benches);
-
 fn main() {
-    codec();
-    Criterion::default().configure_from_args().final_summary();
+    let mut c = Criterion::default().configure_from_args();
+    benches(&mut c);
+    c.final_summary();
 }

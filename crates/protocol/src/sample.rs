@@ -18,7 +18,7 @@ impl Rng {
     }
 
     /// Next 64 random bits.
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         let mut x = self.0;
         x ^= x >> 12;
         x ^= x << 25;
@@ -29,7 +29,7 @@ impl Rng {
 
     /// A number in `0..n` (n > 0).
     pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
+        self.next_u64() % n.max(1)
     }
 
     /// True with probability 1/n.
@@ -39,7 +39,7 @@ impl Rng {
 
     /// A random bool.
     pub fn bool(&mut self) -> bool {
-        self.next() & 1 == 1
+        self.next_u64() & 1 == 1
     }
 
     /// An integer biased towards small magnitudes, edges and -1.
@@ -49,7 +49,7 @@ impl Rng {
             1 => -1,
             2 => self.below(100) as i64,
             3 => [i64::MIN, i64::MAX, i32::MIN as i64, i32::MAX as i64, 65535][self.below(5) as usize],
-            _ => self.next() as i64,
+            _ => self.next_u64() as i64,
         }
     }
 
@@ -63,7 +63,7 @@ impl Rng {
         if self.one_in(4) {
             Uuid::nil()
         } else {
-            Uuid::from_u64_pair(self.next(), self.next())
+            Uuid::from_u64_pair(self.next_u64(), self.next_u64())
         }
     }
 
@@ -80,7 +80,7 @@ impl Rng {
     /// A few random bytes.
     pub fn bytes(&mut self) -> Bytes {
         let n = self.below(12) as usize;
-        Bytes::from((0..n).map(|_| self.next() as u8).collect::<Vec<u8>>())
+        Bytes::from((0..n).map(|_| self.next_u64() as u8).collect::<Vec<u8>>())
     }
 
     /// Unknown tagged fields with ascending tags far above any known tag.

@@ -111,7 +111,7 @@ fn ack_when_committed_false_cannot_be_sent_at_v0() {
         ..Default::default()
     };
     assert_eq!(
-        req.encode_to_vec(0).unwrap_err().to_string(),
+        req.encode_to_vec(0).expect_err("v0 lacks the field").to_string(),
         "Attempted to write a non-default ackWhenCommitted at version 0"
     );
     // The default (true) is silently absent at v0.

@@ -494,7 +494,7 @@ impl<L: DurableLog, S: ElectionStore> Driver<L, S> {
                 }
             }
             Action::Flush { up_to } => match self.core.log_mut().flush_to(up_to) {
-                Ok(durable) => self.core.flushed(durable, now_ms()),
+                Ok(_durable) => self.core.flushed(up_to, now_ms()),
                 Err(e) => {
                     tracing::error!(error = %e, "log flush failed; stopping the process");
                     std::process::exit(1);

@@ -166,7 +166,7 @@ impl crate::sample::Sample for DescribeClusterRequest {
         let mut this = Self::default();
         this.include_cluster_authorized_operations = rng.bool();
         if version >= 1 {
-            this.endpoint_type = rng.next() as i8;
+            this.endpoint_type = rng.next_u64() as i8;
         }
         if version >= 2 {
             this.include_fenced_brokers = rng.bool();

@@ -268,7 +268,7 @@ impl crate::sample::Sample for DescribeClusterResponse {
             Some(rng.string())
         };
         if version >= 1 {
-            this.endpoint_type = rng.next() as i8;
+            this.endpoint_type = rng.next_u64() as i8;
         }
         this.cluster_id = rng.string();
         this.controller_id = rng.int() as i32;

@@ -471,7 +471,7 @@ impl crate::sample::Sample for FetchRequest {
         this.max_wait_ms = rng.int() as i32;
         this.min_bytes = rng.int() as i32;
         this.max_bytes = rng.int() as i32;
-        this.isolation_level = rng.next() as i8;
+        this.isolation_level = rng.next_u64() as i8;
         if version >= 7 {
             this.session_id = rng.int() as i32;
         }

@@ -351,7 +351,7 @@ impl crate::sample::Sample for FeatureUpdateKey {
             this.allow_downgrade = rng.bool();
         }
         if version >= 1 {
-            this.upgrade_type = rng.next() as i8;
+            this.upgrade_type = rng.next_u64() as i8;
         }
         if (true) && rng.one_in(4) {
             this.unknown_tagged_fields = rng.raw_tags();
