@@ -6,6 +6,7 @@
 //!   every test.
 //! * `golden` — regenerate `tests/golden/` with real Kafka 4.4 classes (JDK + Maven).
 //! * `golden-verify` — have real Kafka decode frames written by our encoder.
+//! * `interop` — `golden-verify`, then our CLI against a real Kafka 4.4 quorum.
 //! * `soak --seeds N` — run the raft simulator over N seeds (release build).
 //! * `bench` — run the criterion benchmarks.
 
@@ -29,10 +30,11 @@ fn main() -> ExitCode {
         Some("ci") => ci(),
         Some("golden") => golden("generate"),
         Some("golden-verify") => golden_verify(),
+        Some("interop") => interop(),
         Some("soak") => soak(&args[1..]),
         Some("bench") => run("cargo", &["bench", "--workspace"]),
         _ => Err(
-            "usage: cargo xtask <codegen [--check] | ci | golden | golden-verify | soak --seeds N | bench>"
+            "usage: cargo xtask <codegen [--check] | ci | golden | golden-verify | interop | soak --seeds N | bench>"
                 .to_string(),
         ),
     };
@@ -152,8 +154,8 @@ fn ci() -> Result<()> {
     )?;
     codegen(true)?;
     run("cargo", &["test", "--workspace"])?;
-    // Real Kafka 4.4 decodes what our encoder writes (JDK 17 + Maven).
-    golden_verify()?;
+    // Real Kafka 4.4 on the other side of the wire (JDK 17 + Maven).
+    interop()?;
     Ok(())
 }
 
@@ -183,6 +185,24 @@ fn golden_verify() -> Result<()> {
         return Err("rust golden tests failed".into());
     }
     run("bash", &["tests/interop/golden.sh", "verify", &out_s])
+}
+
+/// Interoperability with real Apache Kafka 4.4: Kafka decodes what our
+/// encoder writes, and our CLI and admin client drive a real Kafka quorum
+/// with output compared to Kafka's own tools.
+fn interop() -> Result<()> {
+    golden_verify()?;
+    let status = Command::new("cargo")
+        .args(["test", "-p", "kraft-cli", "--test", "interop_kafka", "--", "--nocapture"])
+        .env("KRAFT_INTEROP", "1")
+        .current_dir(root())
+        .status()
+        .map_err(|e| e.to_string())?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err("interop tests against real Kafka 4.4 failed".into())
+    }
 }
 
 fn soak(args: &[String]) -> Result<()> {

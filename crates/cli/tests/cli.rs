@@ -1,6 +1,8 @@
 //! The `kraft` command line end to end against scripted fake controllers
 //! (`kraft_admin::testing`), run in-process through `run_main`.
 
+mod e2e;
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 

@@ -1,0 +1,344 @@
+//! End to end with real processes: `kraft storage format` and `kraft server`
+//! started as separate processes on loopback, driven by the `kraft` CLI.
+//!
+//! One scenario, in order: three controllers elect a leader; a fourth starts
+//! as an observer and is added by id alone (KIP-1141) and the committed voter
+//! set catches up; a follower is killed with SIGKILL and restarted and catches
+//! up; the leader is removed and another is elected; a stopped controller's
+//! registration is dropped with `cluster unregister-controller`; every process
+//! stops on SIGTERM with exit 0; after a restart the voter set is unchanged.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+const KRAFT: &str = env!("CARGO_BIN_EXE_kraft");
+
+struct Cluster {
+    dir: PathBuf,
+    ports: Vec<u16>,
+    children: Vec<Option<Child>>,
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        for c in self.children.iter_mut().flatten() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
+fn kraft(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(KRAFT)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run kraft");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+impl Cluster {
+    fn new(name: &str, nodes: usize) -> Cluster {
+        let dir = std::env::temp_dir().join(format!("kraft-e2e-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        Cluster {
+            dir,
+            ports: (0..nodes).map(|_| free_port()).collect(),
+            children: (0..nodes).map(|_| None).collect(),
+        }
+    }
+
+    fn props(&self, id: usize) -> PathBuf {
+        self.dir.join(format!("controller-{id}.properties"))
+    }
+
+    fn bootstrap(&self) -> String {
+        (0..3).map(|i| format!("127.0.0.1:{}", self.ports[i])).collect::<Vec<_>>().join(",")
+    }
+
+    fn write_props(&self, id: usize) {
+        let data = self.dir.join(format!("data-{id}"));
+        let text = format!(
+            "node.id={id}\nprocess.roles=controller\ncontroller.listener.names=CONTROLLER\n\
+             listeners=CONTROLLER://127.0.0.1:{}\nlog.dirs={}\nmetadata.log.dir={}\n\
+             controller.quorum.bootstrap.servers={}\n",
+            self.ports[id - 1],
+            data.display(),
+            data.display(),
+            self.bootstrap()
+        );
+        std::fs::write(self.props(id), text).expect("write properties");
+    }
+
+    fn start(&mut self, id: usize) {
+        let log = std::fs::File::create(self.dir.join(format!("server-{id}.log"))).expect("log file");
+        let child = Command::new(KRAFT)
+            .args(["server", "--config"])
+            .arg(self.props(id))
+            .env("KRAFT_LOG", "info")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .expect("start kraft server");
+        self.children[id - 1] = Some(child);
+    }
+
+    fn signal(&mut self, id: usize, signal: &str) -> Option<i32> {
+        let mut child = self.children[id - 1].take()?;
+        let _ = Command::new("kill").args([signal, &child.id().to_string()]).status();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            if let Ok(Some(status)) = child.try_wait() {
+                return status.code();
+            }
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn controller(&self, id: usize) -> String {
+        format!("127.0.0.1:{}", self.ports[id - 1])
+    }
+
+    /// `describe --status --output json` against controller `via`, if it answers.
+    fn status(&self, via: usize) -> Option<Value> {
+        let (code, out, _) = kraft(&[
+            "metadata-quorum",
+            "--bootstrap-controller",
+            &self.controller(via),
+            "--command-config",
+            self.fast_client().to_str().unwrap_or_default(),
+            "describe",
+            "--status",
+            "--output",
+            "json",
+        ]);
+        if code != 0 {
+            return None;
+        }
+        serde_json::from_str(&out).ok()
+    }
+
+    fn fast_client(&self) -> PathBuf {
+        let p = self.dir.join("client.properties");
+        if !p.exists() {
+            std::fs::write(&p, "default.api.timeout.ms=5000\nrequest.timeout.ms=3000\n").expect("client props");
+        }
+        p
+    }
+}
+
+fn ids(v: &Value, key: &str) -> Vec<i64> {
+    let mut ids: Vec<i64> = v[key]
+        .as_array()
+        .map(|a| a.iter().filter_map(|r| r["id"].as_i64()).collect())
+        .unwrap_or_default();
+    ids.sort_unstable();
+    ids
+}
+
+fn wait_for<T>(what: &str, timeout: Duration, mut f: impl FnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + timeout;
+    loop {
+        if let Some(v) = f() {
+            eprintln!("e2e: {what} ({} ms)", timeout.saturating_sub(deadline.saturating_duration_since(Instant::now())).as_millis());
+            return v;
+        }
+        assert!(Instant::now() < deadline, "timed out waiting until {what}");
+        std::thread::sleep(Duration::from_millis(250));
+    }
+}
+
+fn format(cluster: &Cluster, id: usize, cluster_id: &str, extra: &[&str]) {
+    let props = cluster.props(id);
+    let mut args = vec!["storage", "format", "--config", props.to_str().unwrap_or_default(), "--cluster-id", cluster_id];
+    args.extend_from_slice(extra);
+    let (code, out, err) = kraft(&args);
+    assert_eq!(code, 0, "format {id}: {out}{err}");
+}
+
+fn cleanup(dir: &Path) {
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn real_processes_form_a_quorum_change_voters_and_survive_restarts() {
+    let mut c = Cluster::new("quorum", 4);
+    let cluster_id = kraft(&["storage", "random-uuid"]).1.trim().to_string();
+    let dirs: Vec<String> = (0..3).map(|_| kraft(&["storage", "random-uuid"]).1.trim().to_string()).collect();
+    let initial = (0..3)
+        .map(|i| format!("{}@127.0.0.1:{}:{}", i + 1, c.ports[i], dirs[i]))
+        .collect::<Vec<_>>()
+        .join(",");
+    for id in 1..=3 {
+        c.write_props(id);
+        format(&c, id, &cluster_id, &["--initial-controllers", &initial]);
+    }
+    // Formatting twice is refused.
+    let props1 = c.props(1);
+    let (code, _, err) = kraft(&["storage", "format", "--config", props1.to_str().unwrap_or_default(), "--cluster-id", &cluster_id, "--standalone"]);
+    assert_eq!(code, 1, "re-format must fail: {err}");
+    for id in 1..=3 {
+        c.start(id);
+    }
+
+    // 1. A leader is elected and the three voters are committed.
+    let status = wait_for("three voters have a leader", Duration::from_secs(60), || {
+        c.status(1).filter(|s| s["leaderId"].as_i64().is_some_and(|l| l > 0) && ids(s, "committedVoters") == [1, 2, 3])
+    });
+    assert_eq!(ids(&status, "currentVoters"), [1, 2, 3]);
+    assert_eq!(status["clusterId"].as_str(), Some(cluster_id.as_str()));
+
+    // 2. Controller 4 joins as an observer and is added by id alone.
+    c.write_props(4);
+    format(&c, 4, &cluster_id, &["--no-initial-controllers"]);
+    c.start(4);
+    wait_for("4 is an observer", Duration::from_secs(60), || {
+        c.status(1).filter(|s| ids(s, "currentObservers").contains(&4))
+    });
+    // Its registration reaches the image (the endpoints KIP-1141 derives).
+    wait_for("4 is registered", Duration::from_secs(60), || {
+        let (code, out, _) = kraft(&["cluster", "list-endpoints", "--bootstrap-controller", &c.controller(1)]);
+        (code == 0 && out.lines().any(|l| l.starts_with("4 "))).then_some(())
+    });
+    let (code, out, err) = kraft(&[
+        "metadata-quorum",
+        "--bootstrap-controller",
+        &c.controller(1),
+        "add-controller",
+        "--controller-id",
+        "4",
+    ]);
+    assert_eq!(code, 0, "add-controller: {out}{err}");
+    let status = wait_for("4 is a committed voter", Duration::from_secs(60), || {
+        c.status(1).filter(|s| ids(s, "committedVoters") == [1, 2, 3, 4])
+    });
+    assert_eq!(ids(&status, "currentVoters"), [1, 2, 3, 4]);
+
+    // 3. SIGKILL a follower, restart it: it catches up.
+    let leader = status["leaderId"].as_i64().unwrap_or(1) as usize;
+    let follower = (1..=4).find(|id| *id != leader).unwrap_or(2);
+    c.signal(follower, "-KILL");
+    let restarted_at = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0);
+    c.start(follower);
+    wait_for("the restarted follower fetches and catches up", Duration::from_secs(60), || {
+        let s = c.status(leader)?;
+        let voters = s["currentVoters"].as_array()?;
+        let entry = |id: usize| voters.iter().find(|v| v["id"].as_i64() == Some(id as i64)).cloned();
+        let f = entry(follower)?;
+        let l = entry(leader)?;
+        let fetched_since_restart = f["lastFetchTimestamp"].as_i64()? > restarted_at;
+        let caught_up = f["lastCaughtUpTimestamp"].as_i64()? > restarted_at;
+        (fetched_since_restart && caught_up && f["logEndOffset"] == l["logEndOffset"]).then_some(())
+    });
+
+    // 4. Remove the leader: it resigns once the change commits and another leads.
+    let other = (1..=4).find(|id| *id != leader).unwrap_or(2);
+    let (code, out, err) = kraft(&[
+        "metadata-quorum",
+        "--bootstrap-controller",
+        &c.controller(other),
+        "remove-controller",
+        "--controller-id",
+        &leader.to_string(),
+    ]);
+    assert_eq!(code, 0, "remove-controller: {out}{err}");
+    let status = wait_for("a new leader without the old one", Duration::from_secs(60), || {
+        c.status(other).filter(|s| {
+            s["leaderId"].as_i64().is_some_and(|l| l > 0 && l != leader as i64)
+                && !ids(s, "committedVoters").contains(&(leader as i64))
+        })
+    });
+    let remaining = ids(&status, "currentVoters");
+    assert_eq!(remaining.len(), 3);
+
+    // 5. Stop the removed controller and drop its registration (KIP-1312).
+    assert_eq!(c.signal(leader, "-TERM"), Some(0), "SIGTERM exits 0");
+    let (code, out, err) = kraft(&[
+        "cluster",
+        "unregister-controller",
+        "--bootstrap-controller",
+        &c.controller(other),
+        "--id",
+        &leader.to_string(),
+    ]);
+    assert_eq!(code, 0, "unregister-controller: {out}{err}");
+    let (code, out, _) = kraft(&["cluster", "list-endpoints", "--bootstrap-controller", &c.controller(other)]);
+    assert_eq!(code, 0);
+    assert!(!out.lines().any(|l| l.starts_with(&format!("{leader} "))), "{out}");
+
+    // 6. Every process stops on SIGTERM with exit 0; after a restart the
+    //    committed voter set is the same.
+    let alive: Vec<usize> = (1..=4).filter(|id| *id != leader).collect();
+    for id in &alive {
+        assert_eq!(c.signal(*id, "-TERM"), Some(0), "controller {id} exits 0 on SIGTERM");
+    }
+    for id in &alive {
+        c.start(*id);
+    }
+    let status = wait_for("the quorum comes back", Duration::from_secs(60), || {
+        c.status(other).filter(|s| s["leaderId"].as_i64().is_some_and(|l| l > 0) && !ids(s, "committedVoters").is_empty())
+    });
+    assert_eq!(ids(&status, "committedVoters"), remaining);
+    let dir = c.dir.clone();
+    drop(c);
+    cleanup(&dir);
+}
+
+#[test]
+fn quickstart_walks_through_add_by_id_and_remove_with_unregister() {
+    let dir = std::env::temp_dir().join(format!("kraft-e2e-quickstart-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = Command::new(KRAFT)
+        .args(["quickstart", "--exit", "--dir"])
+        .arg(&dir)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run quickstart");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "quickstart failed:\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    for expected in [
+        "$ kraft metadata-quorum --bootstrap-controller",
+        "LeaderId:",
+        "CurrentVoters:",
+        "NodeId\tDirectoryId",
+        "add-controller --controller-id 4",
+        "Added controller 4",
+        "--unregister",
+        "Unregistered KRaft controller",
+        "The quorum is serving. Bootstrap controller: 127.0.0.1:",
+    ] {
+        assert!(stdout.contains(expected), "quickstart output lacks {expected:?}:\n{stdout}");
+    }
+    // Four voters after the add, three after the removal.
+    let voters_after_add = stdout
+        .split("add-controller --controller-id 4")
+        .nth(1)
+        .and_then(|rest| rest.split("stopped controller").next())
+        .map(|section| section.lines().filter(|l| l.contains("Follower") || l.contains("Leader")).count());
+    assert_eq!(voters_after_add, Some(4), "{stdout}");
+    cleanup(&dir);
+}
