@@ -226,8 +226,11 @@ fn gen_len(ty: &FieldType, v: &str, compact: &str) -> String {
 }
 
 /// Minimum encoded size of a value of this type (for allocation bounds).
-fn min_len(ty: &FieldType) -> usize {
-    ty.fixed_width().unwrap_or(1)
+fn min_len_expr(ty: &FieldType) -> String {
+    match ty {
+        FieldType::Struct(n) => format!("{n}::MIN_WIRE_SIZE"),
+        other => other.fixed_width().unwrap_or(1).to_string(),
+    }
 }
 
 /// Expression reading a non-null value of type `ty`.
@@ -255,9 +258,9 @@ fn gen_read(ty: &FieldType, compact: &str) -> String {
 
 fn read_array_body(inner: &FieldType, compact: &str, count_expr: &str) -> String {
     format!(
-        "{{ let n = {count_expr}; let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), {})); for _ in 0..n {{ out.push({}); }} out }}",
-        min_len(inner),
-        gen_read(inner, compact)
+        "{{ let n = wire::check_array_fits({count_expr}, buf.remaining(), {min})?; let mut out = Vec::with_capacity(n); for _ in 0..n {{ out.push({}); }} out }}",
+        gen_read(inner, compact),
+        min = min_len_expr(inner),
     )
 }
 
@@ -374,6 +377,13 @@ impl Emitter<'_> {
         wl(out, "", "}");
         wl(out, "", "");
 
+        let min = self.min_wire_size(s);
+        wl(&mut self.out, "", &format!("impl {} {{", s.name));
+        wl(&mut self.out, "    ", "/// The fewest bytes any encoding of this struct takes, at any version");
+        wl(&mut self.out, "    ", "/// (bounds how many elements a claimed array length can hold).");
+        wl(&mut self.out, "    ", &format!("pub const MIN_WIRE_SIZE: usize = {min};"));
+        wl(&mut self.out, "", "}");
+        wl(&mut self.out, "", "");
         self.emit_encode(s, flex);
         self.emit_decode(s, flex);
         self.emit_json(s);
@@ -418,6 +428,43 @@ impl Emitter<'_> {
         wl(&mut out, "", "}");
         wl(&mut out, "", "");
         self.out.push_str(&out);
+    }
+
+    /// The smallest encoding of `s` over the versions it can be written at.
+    fn min_wire_size(&self, s: &StructDef) -> usize {
+        let valid = self.spec.valid_versions;
+        let range = s.versions.intersect(&valid);
+        let (lo, hi) = if range.is_empty() { (valid.lo, valid.hi) } else { (range.lo, range.hi) };
+        (lo..=hi).map(|v| self.min_wire_size_at(s, v, 0)).min().unwrap_or(1).max(1)
+    }
+
+    fn min_wire_size_at(&self, s: &StructDef, version: i16, depth: usize) -> usize {
+        if depth > 8 {
+            return 1;
+        }
+        let flexible = self.spec.flexible_versions.contains(version);
+        let mut size = usize::from(flexible);
+        for f in &s.fields {
+            if !f.versions.contains(version) || f.tag.is_some_and(|(_, tv)| tv.contains(version)) {
+                continue;
+            }
+            let compact = flexible && f.flexible_override.is_none_or(|o| o.contains(version));
+            size += match &f.ty {
+                t if t.fixed_width().is_some() => t.fixed_width().unwrap_or(1),
+                FieldType::String => if compact { 1 } else { 2 },
+                FieldType::Bytes | FieldType::Records | FieldType::Array(_) => if compact { 1 } else { 4 },
+                FieldType::Struct(n) => {
+                    let nullable = f.nullable_versions.contains(version);
+                    match self.spec.find_struct(n) {
+                        _ if nullable => 1,
+                        Some(inner) => self.min_wire_size_at(inner, version, depth + 1),
+                        None => 1,
+                    }
+                }
+                _ => 1,
+            };
+        }
+        size
     }
 
     fn tagged_fields<'s>(&self, s: &'s StructDef) -> Vec<&'s Field> {

@@ -208,6 +208,18 @@ pub fn bounded_capacity(count: usize, remaining: usize, min_wire_size: usize) ->
     count.min(remaining / min_wire_size.max(1))
 }
 
+/// Checks that `count` elements of at least `min_wire_size` bytes each can
+/// fit in the `remaining` input, so that a lying count is refused before any
+/// allocation; returns the count.
+#[inline]
+pub fn check_array_fits(count: usize, remaining: usize, min_wire_size: usize) -> Result<usize, DecodeError> {
+    if count.saturating_mul(min_wire_size.max(1)) > remaining {
+        Err(DecodeError::ArrayTooLong { count, remaining })
+    } else {
+        Ok(count)
+    }
+}
+
 /// Reads the tagged-field section header: the number of tagged fields.
 #[inline]
 pub fn get_tag_count(buf: &mut Bytes) -> Result<u32, DecodeError> {

@@ -49,6 +49,12 @@ impl Default for AddRaftVoterResponse {
     }
 }
 
+impl AddRaftVoterResponse {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 8;
+}
+
 impl Encodable for AddRaftVoterResponse {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = true;

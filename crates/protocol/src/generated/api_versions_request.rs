@@ -54,6 +54,12 @@ impl Default for ApiVersionsRequest {
     }
 }
 
+impl ApiVersionsRequest {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 1;
+}
+
 impl Encodable for ApiVersionsRequest {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = version >= 3;

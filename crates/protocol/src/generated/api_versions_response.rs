@@ -69,6 +69,12 @@ impl Default for ApiVersionsResponse {
     }
 }
 
+impl ApiVersionsResponse {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 6;
+}
+
 impl Encodable for ApiVersionsResponse {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = version >= 3;
@@ -204,8 +210,12 @@ impl Decodable for ApiVersionsResponse {
         let _ = flexible;
         let mut f_error_code: i16 = wire::get_i16(buf)?;
         let mut f_api_keys: Vec<ApiVersion> = {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
+            let n = wire::check_array_fits(
+                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
+                buf.remaining(),
+                ApiVersion::MIN_WIRE_SIZE,
+            )?;
+            let mut out = Vec::with_capacity(n);
             for _ in 0..n {
                 out.push(ApiVersion::decode(buf, version)?);
             }
@@ -225,10 +235,13 @@ impl Decodable for ApiVersionsResponse {
                     0 if version >= 3 => {
                         let buf = &mut value;
                         f_supported_features = {
-                            let n = wire::get_array_len(buf, true)?
-                                .ok_or(DecodeError::UnexpectedNull)?;
-                            let mut out =
-                                Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
+                            let n = wire::check_array_fits(
+                                wire::get_array_len(buf, true)?
+                                    .ok_or(DecodeError::UnexpectedNull)?,
+                                buf.remaining(),
+                                SupportedFeatureKey::MIN_WIRE_SIZE,
+                            )?;
+                            let mut out = Vec::with_capacity(n);
                             for _ in 0..n {
                                 out.push(SupportedFeatureKey::decode(buf, version)?);
                             }
@@ -244,10 +257,13 @@ impl Decodable for ApiVersionsResponse {
                     2 if version >= 3 => {
                         let buf = &mut value;
                         f_finalized_features = {
-                            let n = wire::get_array_len(buf, true)?
-                                .ok_or(DecodeError::UnexpectedNull)?;
-                            let mut out =
-                                Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
+                            let n = wire::check_array_fits(
+                                wire::get_array_len(buf, true)?
+                                    .ok_or(DecodeError::UnexpectedNull)?,
+                                buf.remaining(),
+                                FinalizedFeatureKey::MIN_WIRE_SIZE,
+                            )?;
+                            let mut out = Vec::with_capacity(n);
                             for _ in 0..n {
                                 out.push(FinalizedFeatureKey::decode(buf, version)?);
                             }
@@ -465,6 +481,12 @@ impl Default for ApiVersion {
     }
 }
 
+impl ApiVersion {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 6;
+}
+
 impl Encodable for ApiVersion {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = version >= 3;
@@ -589,6 +611,12 @@ impl Default for SupportedFeatureKey {
             unknown_tagged_fields: Vec::new(),
         }
     }
+}
+
+impl SupportedFeatureKey {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 6;
 }
 
 impl Encodable for SupportedFeatureKey {
@@ -719,6 +747,12 @@ impl Default for FinalizedFeatureKey {
             unknown_tagged_fields: Vec::new(),
         }
     }
+}
+
+impl FinalizedFeatureKey {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 6;
 }
 
 impl Encodable for FinalizedFeatureKey {

@@ -54,6 +54,12 @@ impl Default for BeginQuorumEpochRequest {
     }
 }
 
+impl BeginQuorumEpochRequest {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 6;
+}
+
 impl Encodable for BeginQuorumEpochRequest {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = version >= 1;
@@ -146,8 +152,12 @@ impl Decodable for BeginQuorumEpochRequest {
             -1
         };
         let mut f_topics: Vec<TopicData> = {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
+            let n = wire::check_array_fits(
+                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
+                buf.remaining(),
+                TopicData::MIN_WIRE_SIZE,
+            )?;
+            let mut out = Vec::with_capacity(n);
             for _ in 0..n {
                 out.push(TopicData::decode(buf, version)?);
             }
@@ -155,8 +165,12 @@ impl Decodable for BeginQuorumEpochRequest {
         };
         let mut f_leader_endpoints: Vec<LeaderEndpoint> = if version >= 1 {
             {
-                let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-                let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
+                let n = wire::check_array_fits(
+                    wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
+                    buf.remaining(),
+                    LeaderEndpoint::MIN_WIRE_SIZE,
+                )?;
+                let mut out = Vec::with_capacity(n);
                 for _ in 0..n {
                     out.push(LeaderEndpoint::decode(buf, version)?);
                 }
@@ -277,6 +291,12 @@ impl Default for TopicData {
     }
 }
 
+impl TopicData {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 3;
+}
+
 impl Encodable for TopicData {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = version >= 1;
@@ -327,8 +347,12 @@ impl Decodable for TopicData {
         let _ = flexible;
         let mut f_topic_name: StrBytes = wire::get_string(buf, flexible)?;
         let mut f_partitions: Vec<PartitionData> = {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
+            let n = wire::check_array_fits(
+                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
+                buf.remaining(),
+                PartitionData::MIN_WIRE_SIZE,
+            )?;
+            let mut out = Vec::with_capacity(n);
             for _ in 0..n {
                 out.push(PartitionData::decode(buf, version)?);
             }
@@ -422,6 +446,12 @@ impl Default for PartitionData {
             unknown_tagged_fields: Vec::new(),
         }
     }
+}
+
+impl PartitionData {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 12;
 }
 
 impl Encodable for PartitionData {
@@ -572,6 +602,12 @@ impl Default for LeaderEndpoint {
             unknown_tagged_fields: Vec::new(),
         }
     }
+}
+
+impl LeaderEndpoint {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 5;
 }
 
 impl Encodable for LeaderEndpoint {

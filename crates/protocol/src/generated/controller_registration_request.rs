@@ -59,6 +59,12 @@ impl Default for ControllerRegistrationRequest {
     }
 }
 
+impl ControllerRegistrationRequest {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 24;
+}
+
 impl Encodable for ControllerRegistrationRequest {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
@@ -123,16 +129,24 @@ impl Decodable for ControllerRegistrationRequest {
         let mut f_incarnation_id: Uuid = wire::get_uuid(buf)?;
         let mut f_zk_migration_ready: bool = wire::get_bool(buf)?;
         let mut f_listeners: Vec<Listener> = {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
+            let n = wire::check_array_fits(
+                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
+                buf.remaining(),
+                Listener::MIN_WIRE_SIZE,
+            )?;
+            let mut out = Vec::with_capacity(n);
             for _ in 0..n {
                 out.push(Listener::decode(buf, version)?);
             }
             out
         };
         let mut f_features: Vec<Feature> = {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
+            let n = wire::check_array_fits(
+                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
+                buf.remaining(),
+                Feature::MIN_WIRE_SIZE,
+            )?;
+            let mut out = Vec::with_capacity(n);
             for _ in 0..n {
                 out.push(Feature::decode(buf, version)?);
             }
@@ -251,6 +265,12 @@ impl Default for Listener {
             unknown_tagged_fields: Vec::new(),
         }
     }
+}
+
+impl Listener {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 7;
 }
 
 impl Encodable for Listener {
@@ -388,6 +408,12 @@ impl Default for Feature {
             unknown_tagged_fields: Vec::new(),
         }
     }
+}
+
+impl Feature {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 6;
 }
 
 impl Encodable for Feature {

@@ -74,6 +74,12 @@ impl Default for DescribeClusterResponse {
     }
 }
 
+impl DescribeClusterResponse {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 18;
+}
+
 impl Encodable for DescribeClusterResponse {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
@@ -169,8 +175,12 @@ impl Decodable for DescribeClusterResponse {
         let mut f_cluster_id: StrBytes = wire::get_string(buf, flexible)?;
         let mut f_controller_id: i32 = wire::get_i32(buf)?;
         let mut f_brokers: Vec<DescribeClusterBroker> = {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
+            let n = wire::check_array_fits(
+                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
+                buf.remaining(),
+                DescribeClusterBroker::MIN_WIRE_SIZE,
+            )?;
+            let mut out = Vec::with_capacity(n);
             for _ in 0..n {
                 out.push(DescribeClusterBroker::decode(buf, version)?);
             }
@@ -321,6 +331,12 @@ impl Default for DescribeClusterBroker {
             unknown_tagged_fields: Vec::new(),
         }
     }
+}
+
+impl DescribeClusterBroker {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 11;
 }
 
 impl Encodable for DescribeClusterBroker {

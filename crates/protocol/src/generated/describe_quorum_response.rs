@@ -54,6 +54,12 @@ impl Default for DescribeQuorumResponse {
     }
 }
 
+impl DescribeQuorumResponse {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 4;
+}
+
 impl Encodable for DescribeQuorumResponse {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
@@ -155,8 +161,12 @@ impl Decodable for DescribeQuorumResponse {
             Some(StrBytes::new())
         };
         let mut f_topics: Vec<TopicData> = {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
+            let n = wire::check_array_fits(
+                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
+                buf.remaining(),
+                TopicData::MIN_WIRE_SIZE,
+            )?;
+            let mut out = Vec::with_capacity(n);
             for _ in 0..n {
                 out.push(TopicData::decode(buf, version)?);
             }
@@ -164,8 +174,12 @@ impl Decodable for DescribeQuorumResponse {
         };
         let mut f_nodes: Vec<Node> = if version >= 2 {
             {
-                let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-                let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
+                let n = wire::check_array_fits(
+                    wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
+                    buf.remaining(),
+                    Node::MIN_WIRE_SIZE,
+                )?;
+                let mut out = Vec::with_capacity(n);
                 for _ in 0..n {
                     out.push(Node::decode(buf, version)?);
                 }
@@ -292,6 +306,12 @@ impl Default for TopicData {
     }
 }
 
+impl TopicData {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 3;
+}
+
 impl Encodable for TopicData {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
@@ -342,8 +362,12 @@ impl Decodable for TopicData {
         let _ = flexible;
         let mut f_topic_name: StrBytes = wire::get_string(buf, flexible)?;
         let mut f_partitions: Vec<PartitionData> = {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
+            let n = wire::check_array_fits(
+                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
+                buf.remaining(),
+                PartitionData::MIN_WIRE_SIZE,
+            )?;
+            let mut out = Vec::with_capacity(n);
             for _ in 0..n {
                 out.push(PartitionData::decode(buf, version)?);
             }
@@ -464,6 +488,12 @@ impl Default for PartitionData {
     }
 }
 
+impl PartitionData {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 25;
+}
+
 impl Encodable for PartitionData {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
@@ -581,8 +611,12 @@ impl Decodable for PartitionData {
         let mut f_leader_epoch: i32 = wire::get_i32(buf)?;
         let mut f_high_watermark: i64 = wire::get_i64(buf)?;
         let mut f_current_voters: Vec<ReplicaState> = {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
+            let n = wire::check_array_fits(
+                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
+                buf.remaining(),
+                ReplicaState::MIN_WIRE_SIZE,
+            )?;
+            let mut out = Vec::with_capacity(n);
             for _ in 0..n {
                 out.push(ReplicaState::decode(buf, version)?);
             }
@@ -590,8 +624,12 @@ impl Decodable for PartitionData {
         };
         let mut f_committed_voters: Vec<ReplicaState> = if version >= 3 {
             {
-                let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-                let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
+                let n = wire::check_array_fits(
+                    wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
+                    buf.remaining(),
+                    ReplicaState::MIN_WIRE_SIZE,
+                )?;
+                let mut out = Vec::with_capacity(n);
                 for _ in 0..n {
                     out.push(ReplicaState::decode(buf, version)?);
                 }
@@ -601,8 +639,12 @@ impl Decodable for PartitionData {
             Vec::new()
         };
         let mut f_observers: Vec<ReplicaState> = {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
+            let n = wire::check_array_fits(
+                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
+                buf.remaining(),
+                ReplicaState::MIN_WIRE_SIZE,
+            )?;
+            let mut out = Vec::with_capacity(n);
             for _ in 0..n {
                 out.push(ReplicaState::decode(buf, version)?);
             }
@@ -776,6 +818,12 @@ impl Default for ReplicaState {
             unknown_tagged_fields: Vec::new(),
         }
     }
+}
+
+impl ReplicaState {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 13;
 }
 
 impl Encodable for ReplicaState {
@@ -961,6 +1009,12 @@ impl Default for Node {
     }
 }
 
+impl Node {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 6;
+}
+
 impl Encodable for Node {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
@@ -1010,8 +1064,12 @@ impl Decodable for Node {
         let _ = flexible;
         let mut f_node_id: i32 = wire::get_i32(buf)?;
         let mut f_listeners: Vec<Listener> = {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
+            let n = wire::check_array_fits(
+                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
+                buf.remaining(),
+                Listener::MIN_WIRE_SIZE,
+            )?;
+            let mut out = Vec::with_capacity(n);
             for _ in 0..n {
                 out.push(Listener::decode(buf, version)?);
             }
@@ -1097,6 +1155,12 @@ impl Default for Listener {
             unknown_tagged_fields: Vec::new(),
         }
     }
+}
+
+impl Listener {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 5;
 }
 
 impl Encodable for Listener {

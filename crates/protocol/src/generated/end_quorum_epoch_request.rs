@@ -49,6 +49,12 @@ impl Default for EndQuorumEpochRequest {
     }
 }
 
+impl EndQuorumEpochRequest {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 4;
+}
+
 impl Encodable for EndQuorumEpochRequest {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = version >= 1;
@@ -130,8 +136,12 @@ impl Decodable for EndQuorumEpochRequest {
         let _ = flexible;
         let mut f_cluster_id: Option<StrBytes> = wire::get_nullable_string(buf, flexible)?;
         let mut f_topics: Vec<TopicData> = {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
+            let n = wire::check_array_fits(
+                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
+                buf.remaining(),
+                TopicData::MIN_WIRE_SIZE,
+            )?;
+            let mut out = Vec::with_capacity(n);
             for _ in 0..n {
                 out.push(TopicData::decode(buf, version)?);
             }
@@ -139,8 +149,12 @@ impl Decodable for EndQuorumEpochRequest {
         };
         let mut f_leader_endpoints: Vec<LeaderEndpoint> = if version >= 1 {
             {
-                let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-                let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
+                let n = wire::check_array_fits(
+                    wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
+                    buf.remaining(),
+                    LeaderEndpoint::MIN_WIRE_SIZE,
+                )?;
+                let mut out = Vec::with_capacity(n);
                 for _ in 0..n {
                     out.push(LeaderEndpoint::decode(buf, version)?);
                 }
@@ -254,6 +268,12 @@ impl Default for TopicData {
     }
 }
 
+impl TopicData {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 3;
+}
+
 impl Encodable for TopicData {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = version >= 1;
@@ -304,8 +324,12 @@ impl Decodable for TopicData {
         let _ = flexible;
         let mut f_topic_name: StrBytes = wire::get_string(buf, flexible)?;
         let mut f_partitions: Vec<PartitionData> = {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
+            let n = wire::check_array_fits(
+                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
+                buf.remaining(),
+                PartitionData::MIN_WIRE_SIZE,
+            )?;
+            let mut out = Vec::with_capacity(n);
             for _ in 0..n {
                 out.push(PartitionData::decode(buf, version)?);
             }
@@ -406,6 +430,12 @@ impl Default for PartitionData {
     }
 }
 
+impl PartitionData {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 14;
+}
+
 impl Encodable for PartitionData {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = version >= 1;
@@ -476,8 +506,12 @@ impl Decodable for PartitionData {
         let mut f_leader_epoch: i32 = wire::get_i32(buf)?;
         let mut f_preferred_successors: Vec<i32> = if version <= 0 {
             {
-                let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-                let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 4));
+                let n = wire::check_array_fits(
+                    wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
+                    buf.remaining(),
+                    4,
+                )?;
+                let mut out = Vec::with_capacity(n);
                 for _ in 0..n {
                     out.push(wire::get_i32(buf)?);
                 }
@@ -488,8 +522,12 @@ impl Decodable for PartitionData {
         };
         let mut f_preferred_candidates: Vec<ReplicaInfo> = if version >= 1 {
             {
-                let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-                let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
+                let n = wire::check_array_fits(
+                    wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
+                    buf.remaining(),
+                    ReplicaInfo::MIN_WIRE_SIZE,
+                )?;
+                let mut out = Vec::with_capacity(n);
                 for _ in 0..n {
                     out.push(ReplicaInfo::decode(buf, version)?);
                 }
@@ -607,6 +645,12 @@ impl Default for ReplicaInfo {
             unknown_tagged_fields: Vec::new(),
         }
     }
+}
+
+impl ReplicaInfo {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 21;
 }
 
 impl Encodable for ReplicaInfo {
@@ -727,6 +771,12 @@ impl Default for LeaderEndpoint {
             unknown_tagged_fields: Vec::new(),
         }
     }
+}
+
+impl LeaderEndpoint {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 5;
 }
 
 impl Encodable for LeaderEndpoint {

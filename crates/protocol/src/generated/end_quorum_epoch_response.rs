@@ -49,6 +49,12 @@ impl Default for EndQuorumEpochResponse {
     }
 }
 
+impl EndQuorumEpochResponse {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 4;
+}
+
 impl Encodable for EndQuorumEpochResponse {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = version >= 1;
@@ -133,8 +139,12 @@ impl Decodable for EndQuorumEpochResponse {
         let _ = flexible;
         let mut f_error_code: i16 = wire::get_i16(buf)?;
         let mut f_topics: Vec<TopicData> = {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
+            let n = wire::check_array_fits(
+                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
+                buf.remaining(),
+                TopicData::MIN_WIRE_SIZE,
+            )?;
+            let mut out = Vec::with_capacity(n);
             for _ in 0..n {
                 out.push(TopicData::decode(buf, version)?);
             }
@@ -150,10 +160,13 @@ impl Decodable for EndQuorumEpochResponse {
                     0 if version >= 1 => {
                         let buf = &mut value;
                         f_node_endpoints = {
-                            let n = wire::get_array_len(buf, true)?
-                                .ok_or(DecodeError::UnexpectedNull)?;
-                            let mut out =
-                                Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
+                            let n = wire::check_array_fits(
+                                wire::get_array_len(buf, true)?
+                                    .ok_or(DecodeError::UnexpectedNull)?,
+                                buf.remaining(),
+                                NodeEndpoint::MIN_WIRE_SIZE,
+                            )?;
+                            let mut out = Vec::with_capacity(n);
                             for _ in 0..n {
                                 out.push(NodeEndpoint::decode(buf, version)?);
                             }
@@ -270,6 +283,12 @@ impl Default for TopicData {
     }
 }
 
+impl TopicData {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 3;
+}
+
 impl Encodable for TopicData {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = version >= 1;
@@ -320,8 +339,12 @@ impl Decodable for TopicData {
         let _ = flexible;
         let mut f_topic_name: StrBytes = wire::get_string(buf, flexible)?;
         let mut f_partitions: Vec<PartitionData> = {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
+            let n = wire::check_array_fits(
+                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
+                buf.remaining(),
+                PartitionData::MIN_WIRE_SIZE,
+            )?;
+            let mut out = Vec::with_capacity(n);
             for _ in 0..n {
                 out.push(PartitionData::decode(buf, version)?);
             }
@@ -415,6 +438,12 @@ impl Default for PartitionData {
             unknown_tagged_fields: Vec::new(),
         }
     }
+}
+
+impl PartitionData {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 14;
 }
 
 impl Encodable for PartitionData {
@@ -553,6 +582,12 @@ impl Default for NodeEndpoint {
             unknown_tagged_fields: Vec::new(),
         }
     }
+}
+
+impl NodeEndpoint {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 8;
 }
 
 impl Encodable for NodeEndpoint {

@@ -94,6 +94,12 @@ impl Default for FetchRequest {
     }
 }
 
+impl FetchRequest {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 21;
+}
+
 impl Encodable for FetchRequest {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = version >= 12;
@@ -267,8 +273,12 @@ impl Decodable for FetchRequest {
             -1
         };
         let mut f_topics: Vec<FetchTopic> = {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
+            let n = wire::check_array_fits(
+                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
+                buf.remaining(),
+                FetchTopic::MIN_WIRE_SIZE,
+            )?;
+            let mut out = Vec::with_capacity(n);
             for _ in 0..n {
                 out.push(FetchTopic::decode(buf, version)?);
             }
@@ -276,8 +286,12 @@ impl Decodable for FetchRequest {
         };
         let mut f_forgotten_topics_data: Vec<ForgottenTopic> = if version >= 7 {
             {
-                let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-                let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
+                let n = wire::check_array_fits(
+                    wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
+                    buf.remaining(),
+                    ForgottenTopic::MIN_WIRE_SIZE,
+                )?;
+                let mut out = Vec::with_capacity(n);
                 for _ in 0..n {
                     out.push(ForgottenTopic::decode(buf, version)?);
                 }
@@ -521,6 +535,12 @@ impl Default for ReplicaState {
     }
 }
 
+impl ReplicaState {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 13;
+}
+
 impl Encodable for ReplicaState {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
@@ -641,6 +661,12 @@ impl Default for FetchTopic {
     }
 }
 
+impl FetchTopic {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 3;
+}
+
 impl Encodable for FetchTopic {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = version >= 12;
@@ -710,8 +736,12 @@ impl Decodable for FetchTopic {
             Uuid::nil()
         };
         let mut f_partitions: Vec<FetchPartition> = {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
+            let n = wire::check_array_fits(
+                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
+                buf.remaining(),
+                FetchPartition::MIN_WIRE_SIZE,
+            )?;
+            let mut out = Vec::with_capacity(n);
             for _ in 0..n {
                 out.push(FetchPartition::decode(buf, version)?);
             }
@@ -839,6 +869,12 @@ impl Default for FetchPartition {
             unknown_tagged_fields: Vec::new(),
         }
     }
+}
+
+impl FetchPartition {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 16;
 }
 
 impl Encodable for FetchPartition {
@@ -1120,6 +1156,12 @@ impl Default for ForgottenTopic {
     }
 }
 
+impl ForgottenTopic {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 3;
+}
+
 impl Encodable for ForgottenTopic {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = version >= 12;
@@ -1186,8 +1228,12 @@ impl Decodable for ForgottenTopic {
             Uuid::nil()
         };
         let mut f_partitions: Vec<i32> = {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 4));
+            let n = wire::check_array_fits(
+                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
+                buf.remaining(),
+                4,
+            )?;
+            let mut out = Vec::with_capacity(n);
             for _ in 0..n {
                 out.push(wire::get_i32(buf)?);
             }

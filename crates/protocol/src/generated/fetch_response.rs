@@ -59,6 +59,12 @@ impl Default for FetchResponse {
     }
 }
 
+impl FetchResponse {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 8;
+}
+
 impl Encodable for FetchResponse {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = version >= 12;
@@ -162,8 +168,12 @@ impl Decodable for FetchResponse {
         let mut f_error_code: i16 = if version >= 7 { wire::get_i16(buf)? } else { 0 };
         let mut f_session_id: i32 = if version >= 7 { wire::get_i32(buf)? } else { 0 };
         let mut f_responses: Vec<FetchableTopicResponse> = {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
+            let n = wire::check_array_fits(
+                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
+                buf.remaining(),
+                FetchableTopicResponse::MIN_WIRE_SIZE,
+            )?;
+            let mut out = Vec::with_capacity(n);
             for _ in 0..n {
                 out.push(FetchableTopicResponse::decode(buf, version)?);
             }
@@ -179,10 +189,13 @@ impl Decodable for FetchResponse {
                     0 if version >= 16 => {
                         let buf = &mut value;
                         f_node_endpoints = {
-                            let n = wire::get_array_len(buf, true)?
-                                .ok_or(DecodeError::UnexpectedNull)?;
-                            let mut out =
-                                Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
+                            let n = wire::check_array_fits(
+                                wire::get_array_len(buf, true)?
+                                    .ok_or(DecodeError::UnexpectedNull)?,
+                                buf.remaining(),
+                                NodeEndpoint::MIN_WIRE_SIZE,
+                            )?;
+                            let mut out = Vec::with_capacity(n);
                             for _ in 0..n {
                                 out.push(NodeEndpoint::decode(buf, version)?);
                             }
@@ -324,6 +337,12 @@ impl Default for FetchableTopicResponse {
     }
 }
 
+impl FetchableTopicResponse {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 3;
+}
+
 impl Encodable for FetchableTopicResponse {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = version >= 12;
@@ -393,8 +412,12 @@ impl Decodable for FetchableTopicResponse {
             Uuid::nil()
         };
         let mut f_partitions: Vec<PartitionData> = {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
+            let n = wire::check_array_fits(
+                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
+                buf.remaining(),
+                PartitionData::MIN_WIRE_SIZE,
+            )?;
+            let mut out = Vec::with_capacity(n);
             for _ in 0..n {
                 out.push(PartitionData::decode(buf, version)?);
             }
@@ -537,6 +560,12 @@ impl Default for PartitionData {
             unknown_tagged_fields: Vec::new(),
         }
     }
+}
+
+impl PartitionData {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 30;
 }
 
 impl Encodable for PartitionData {
@@ -709,8 +738,12 @@ impl Decodable for PartitionData {
             match wire::get_array_len(buf, flexible)? {
                 None => None,
                 Some(n) => Some({
-                    let n = n;
-                    let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
+                    let n = wire::check_array_fits(
+                        n,
+                        buf.remaining(),
+                        AbortedTransaction::MIN_WIRE_SIZE,
+                    )?;
+                    let mut out = Vec::with_capacity(n);
                     for _ in 0..n {
                         out.push(AbortedTransaction::decode(buf, version)?);
                     }
@@ -958,6 +991,12 @@ impl Default for EpochEndOffset {
     }
 }
 
+impl EpochEndOffset {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 13;
+}
+
 impl Encodable for EpochEndOffset {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
@@ -1068,6 +1107,12 @@ impl Default for LeaderIdAndEpoch {
             unknown_tagged_fields: Vec::new(),
         }
     }
+}
+
+impl LeaderIdAndEpoch {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 9;
 }
 
 impl Encodable for LeaderIdAndEpoch {
@@ -1185,6 +1230,12 @@ impl Default for SnapshotId {
     }
 }
 
+impl SnapshotId {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 13;
+}
+
 impl Encodable for SnapshotId {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
@@ -1295,6 +1346,12 @@ impl Default for AbortedTransaction {
             unknown_tagged_fields: Vec::new(),
         }
     }
+}
+
+impl AbortedTransaction {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 16;
 }
 
 impl Encodable for AbortedTransaction {
@@ -1420,6 +1477,12 @@ impl Default for NodeEndpoint {
             unknown_tagged_fields: Vec::new(),
         }
     }
+}
+
+impl NodeEndpoint {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 11;
 }
 
 impl Encodable for NodeEndpoint {

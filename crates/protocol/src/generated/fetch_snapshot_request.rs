@@ -54,6 +54,12 @@ impl Default for FetchSnapshotRequest {
     }
 }
 
+impl FetchSnapshotRequest {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 10;
+}
+
 impl Encodable for FetchSnapshotRequest {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
@@ -144,8 +150,12 @@ impl Decodable for FetchSnapshotRequest {
         let mut f_replica_id: i32 = wire::get_i32(buf)?;
         let mut f_max_bytes: i32 = wire::get_i32(buf)?;
         let mut f_topics: Vec<TopicSnapshot> = {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
+            let n = wire::check_array_fits(
+                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
+                buf.remaining(),
+                TopicSnapshot::MIN_WIRE_SIZE,
+            )?;
+            let mut out = Vec::with_capacity(n);
             for _ in 0..n {
                 out.push(TopicSnapshot::decode(buf, version)?);
             }
@@ -262,6 +272,12 @@ impl Default for TopicSnapshot {
     }
 }
 
+impl TopicSnapshot {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 3;
+}
+
 impl Encodable for TopicSnapshot {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
@@ -312,8 +328,12 @@ impl Decodable for TopicSnapshot {
         let _ = flexible;
         let mut f_name: StrBytes = wire::get_string(buf, flexible)?;
         let mut f_partitions: Vec<PartitionSnapshot> = {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
+            let n = wire::check_array_fits(
+                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
+                buf.remaining(),
+                PartitionSnapshot::MIN_WIRE_SIZE,
+            )?;
+            let mut out = Vec::with_capacity(n);
             for _ in 0..n {
                 out.push(PartitionSnapshot::decode(buf, version)?);
             }
@@ -412,6 +432,12 @@ impl Default for PartitionSnapshot {
             unknown_tagged_fields: Vec::new(),
         }
     }
+}
+
+impl PartitionSnapshot {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 30;
 }
 
 impl Encodable for PartitionSnapshot {
@@ -587,6 +613,12 @@ impl Default for SnapshotId {
             unknown_tagged_fields: Vec::new(),
         }
     }
+}
+
+impl SnapshotId {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 13;
 }
 
 impl Encodable for SnapshotId {

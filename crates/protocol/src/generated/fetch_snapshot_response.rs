@@ -54,6 +54,12 @@ impl Default for FetchSnapshotResponse {
     }
 }
 
+impl FetchSnapshotResponse {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 8;
+}
+
 impl Encodable for FetchSnapshotResponse {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
@@ -141,8 +147,12 @@ impl Decodable for FetchSnapshotResponse {
         let mut f_throttle_time_ms: i32 = wire::get_i32(buf)?;
         let mut f_error_code: i16 = wire::get_i16(buf)?;
         let mut f_topics: Vec<TopicSnapshot> = {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
+            let n = wire::check_array_fits(
+                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
+                buf.remaining(),
+                TopicSnapshot::MIN_WIRE_SIZE,
+            )?;
+            let mut out = Vec::with_capacity(n);
             for _ in 0..n {
                 out.push(TopicSnapshot::decode(buf, version)?);
             }
@@ -158,10 +168,13 @@ impl Decodable for FetchSnapshotResponse {
                     0 if version >= 1 => {
                         let buf = &mut value;
                         f_node_endpoints = {
-                            let n = wire::get_array_len(buf, true)?
-                                .ok_or(DecodeError::UnexpectedNull)?;
-                            let mut out =
-                                Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
+                            let n = wire::check_array_fits(
+                                wire::get_array_len(buf, true)?
+                                    .ok_or(DecodeError::UnexpectedNull)?,
+                                buf.remaining(),
+                                NodeEndpoint::MIN_WIRE_SIZE,
+                            )?;
+                            let mut out = Vec::with_capacity(n);
                             for _ in 0..n {
                                 out.push(NodeEndpoint::decode(buf, version)?);
                             }
@@ -284,6 +297,12 @@ impl Default for TopicSnapshot {
     }
 }
 
+impl TopicSnapshot {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 3;
+}
+
 impl Encodable for TopicSnapshot {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
@@ -334,8 +353,12 @@ impl Decodable for TopicSnapshot {
         let _ = flexible;
         let mut f_name: StrBytes = wire::get_string(buf, flexible)?;
         let mut f_partitions: Vec<PartitionSnapshot> = {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
+            let n = wire::check_array_fits(
+                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
+                buf.remaining(),
+                PartitionSnapshot::MIN_WIRE_SIZE,
+            )?;
+            let mut out = Vec::with_capacity(n);
             for _ in 0..n {
                 out.push(PartitionSnapshot::decode(buf, version)?);
             }
@@ -444,6 +467,12 @@ impl Default for PartitionSnapshot {
             unknown_tagged_fields: Vec::new(),
         }
     }
+}
+
+impl PartitionSnapshot {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 37;
 }
 
 impl Encodable for PartitionSnapshot {
@@ -627,6 +656,12 @@ impl Default for SnapshotId {
     }
 }
 
+impl SnapshotId {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 13;
+}
+
 impl Encodable for SnapshotId {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
@@ -737,6 +772,12 @@ impl Default for LeaderIdAndEpoch {
             unknown_tagged_fields: Vec::new(),
         }
     }
+}
+
+impl LeaderIdAndEpoch {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 9;
 }
 
 impl Encodable for LeaderIdAndEpoch {
@@ -857,6 +898,12 @@ impl Default for NodeEndpoint {
             unknown_tagged_fields: Vec::new(),
         }
     }
+}
+
+impl NodeEndpoint {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 8;
 }
 
 impl Encodable for NodeEndpoint {

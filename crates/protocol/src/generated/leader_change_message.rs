@@ -54,6 +54,12 @@ impl Default for LeaderChangeMessage {
     }
 }
 
+impl LeaderChangeMessage {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 9;
+}
+
 impl Encodable for LeaderChangeMessage {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
@@ -115,16 +121,24 @@ impl Decodable for LeaderChangeMessage {
         let mut f_version: i16 = wire::get_i16(buf)?;
         let mut f_leader_id: i32 = wire::get_i32(buf)?;
         let mut f_voters: Vec<Voter> = {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
+            let n = wire::check_array_fits(
+                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
+                buf.remaining(),
+                Voter::MIN_WIRE_SIZE,
+            )?;
+            let mut out = Vec::with_capacity(n);
             for _ in 0..n {
                 out.push(Voter::decode(buf, version)?);
             }
             out
         };
         let mut f_granting_voters: Vec<Voter> = {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
+            let n = wire::check_array_fits(
+                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
+                buf.remaining(),
+                Voter::MIN_WIRE_SIZE,
+            )?;
+            let mut out = Vec::with_capacity(n);
             for _ in 0..n {
                 out.push(Voter::decode(buf, version)?);
             }
@@ -224,6 +238,12 @@ impl Default for Voter {
             unknown_tagged_fields: Vec::new(),
         }
     }
+}
+
+impl Voter {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 5;
 }
 
 impl Encodable for Voter {

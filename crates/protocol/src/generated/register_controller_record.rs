@@ -59,6 +59,12 @@ impl Default for RegisterControllerRecord {
     }
 }
 
+impl RegisterControllerRecord {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 24;
+}
+
 impl Encodable for RegisterControllerRecord {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
@@ -123,16 +129,24 @@ impl Decodable for RegisterControllerRecord {
         let mut f_incarnation_id: Uuid = wire::get_uuid(buf)?;
         let mut f_zk_migration_ready: bool = wire::get_bool(buf)?;
         let mut f_end_points: Vec<ControllerEndpoint> = {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
+            let n = wire::check_array_fits(
+                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
+                buf.remaining(),
+                ControllerEndpoint::MIN_WIRE_SIZE,
+            )?;
+            let mut out = Vec::with_capacity(n);
             for _ in 0..n {
                 out.push(ControllerEndpoint::decode(buf, version)?);
             }
             out
         };
         let mut f_features: Vec<ControllerFeature> = {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
+            let n = wire::check_array_fits(
+                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
+                buf.remaining(),
+                ControllerFeature::MIN_WIRE_SIZE,
+            )?;
+            let mut out = Vec::with_capacity(n);
             for _ in 0..n {
                 out.push(ControllerFeature::decode(buf, version)?);
             }
@@ -251,6 +265,12 @@ impl Default for ControllerEndpoint {
             unknown_tagged_fields: Vec::new(),
         }
     }
+}
+
+impl ControllerEndpoint {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 7;
 }
 
 impl Encodable for ControllerEndpoint {
@@ -388,6 +408,12 @@ impl Default for ControllerFeature {
             unknown_tagged_fields: Vec::new(),
         }
     }
+}
+
+impl ControllerFeature {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 6;
 }
 
 impl Encodable for ControllerFeature {

@@ -39,6 +39,12 @@ impl Default for ResponseHeader {
     }
 }
 
+impl ResponseHeader {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 4;
+}
+
 impl Encodable for ResponseHeader {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = version >= 1;

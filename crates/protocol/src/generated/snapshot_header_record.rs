@@ -44,6 +44,12 @@ impl Default for SnapshotHeaderRecord {
     }
 }
 
+impl SnapshotHeaderRecord {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 11;
+}
+
 impl Encodable for SnapshotHeaderRecord {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = true;

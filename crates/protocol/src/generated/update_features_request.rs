@@ -49,6 +49,12 @@ impl Default for UpdateFeaturesRequest {
     }
 }
 
+impl UpdateFeaturesRequest {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 6;
+}
+
 impl Encodable for UpdateFeaturesRequest {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
@@ -109,8 +115,12 @@ impl Decodable for UpdateFeaturesRequest {
         let _ = flexible;
         let mut f_timeout_ms: i32 = wire::get_i32(buf)?;
         let mut f_feature_updates: Vec<FeatureUpdateKey> = {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
+            let n = wire::check_array_fits(
+                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
+                buf.remaining(),
+                FeatureUpdateKey::MIN_WIRE_SIZE,
+            )?;
+            let mut out = Vec::with_capacity(n);
             for _ in 0..n {
                 out.push(FeatureUpdateKey::decode(buf, version)?);
             }
@@ -219,6 +229,12 @@ impl Default for FeatureUpdateKey {
             unknown_tagged_fields: Vec::new(),
         }
     }
+}
+
+impl FeatureUpdateKey {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 5;
 }
 
 impl Encodable for FeatureUpdateKey {

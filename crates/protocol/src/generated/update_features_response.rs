@@ -54,6 +54,12 @@ impl Default for UpdateFeaturesResponse {
     }
 }
 
+impl UpdateFeaturesResponse {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 8;
+}
+
 impl Encodable for UpdateFeaturesResponse {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
@@ -133,8 +139,12 @@ impl Decodable for UpdateFeaturesResponse {
         let mut f_error_message: Option<StrBytes> = wire::get_nullable_string(buf, flexible)?;
         let mut f_results: Vec<UpdatableFeatureResult> = if version <= 1 {
             {
-                let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-                let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
+                let n = wire::check_array_fits(
+                    wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
+                    buf.remaining(),
+                    UpdatableFeatureResult::MIN_WIRE_SIZE,
+                )?;
+                let mut out = Vec::with_capacity(n);
                 for _ in 0..n {
                     out.push(UpdatableFeatureResult::decode(buf, version)?);
                 }
@@ -253,6 +263,12 @@ impl Default for UpdatableFeatureResult {
             unknown_tagged_fields: Vec::new(),
         }
     }
+}
+
+impl UpdatableFeatureResult {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 5;
 }
 
 impl Encodable for UpdatableFeatureResult {

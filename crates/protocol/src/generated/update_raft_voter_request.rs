@@ -64,6 +64,12 @@ impl Default for UpdateRaftVoterRequest {
     }
 }
 
+impl UpdateRaftVoterRequest {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 32;
+}
+
 impl Encodable for UpdateRaftVoterRequest {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
@@ -143,8 +149,12 @@ impl Decodable for UpdateRaftVoterRequest {
         let mut f_voter_id: i32 = wire::get_i32(buf)?;
         let mut f_voter_directory_id: Uuid = wire::get_uuid(buf)?;
         let mut f_listeners: Vec<Listener> = {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
+            let n = wire::check_array_fits(
+                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
+                buf.remaining(),
+                Listener::MIN_WIRE_SIZE,
+            )?;
+            let mut out = Vec::with_capacity(n);
             for _ in 0..n {
                 out.push(Listener::decode(buf, version)?);
             }
@@ -265,6 +275,12 @@ impl Default for Listener {
             unknown_tagged_fields: Vec::new(),
         }
     }
+}
+
+impl Listener {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 5;
 }
 
 impl Encodable for Listener {
@@ -388,6 +404,12 @@ impl Default for KRaftVersionFeature {
             unknown_tagged_fields: Vec::new(),
         }
     }
+}
+
+impl KRaftVersionFeature {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 5;
 }
 
 impl Encodable for KRaftVersionFeature {

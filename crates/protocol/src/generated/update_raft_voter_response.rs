@@ -49,6 +49,12 @@ impl Default for UpdateRaftVoterResponse {
     }
 }
 
+impl UpdateRaftVoterResponse {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 7;
+}
+
 impl Encodable for UpdateRaftVoterResponse {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
@@ -201,6 +207,12 @@ impl Default for CurrentLeader {
             unknown_tagged_fields: Vec::new(),
         }
     }
+}
+
+impl CurrentLeader {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 14;
 }
 
 impl Encodable for CurrentLeader {

@@ -49,6 +49,12 @@ impl Default for VoteRequest {
     }
 }
 
+impl VoteRequest {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 3;
+}
+
 impl Encodable for VoteRequest {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
@@ -128,8 +134,12 @@ impl Decodable for VoteRequest {
             -1
         };
         let mut f_topics: Vec<TopicData> = {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
+            let n = wire::check_array_fits(
+                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
+                buf.remaining(),
+                TopicData::MIN_WIRE_SIZE,
+            )?;
+            let mut out = Vec::with_capacity(n);
             for _ in 0..n {
                 out.push(TopicData::decode(buf, version)?);
             }
@@ -230,6 +240,12 @@ impl Default for TopicData {
     }
 }
 
+impl TopicData {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 3;
+}
+
 impl Encodable for TopicData {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
@@ -280,8 +296,12 @@ impl Decodable for TopicData {
         let _ = flexible;
         let mut f_topic_name: StrBytes = wire::get_string(buf, flexible)?;
         let mut f_partitions: Vec<PartitionData> = {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
+            let n = wire::check_array_fits(
+                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
+                buf.remaining(),
+                PartitionData::MIN_WIRE_SIZE,
+            )?;
+            let mut out = Vec::with_capacity(n);
             for _ in 0..n {
                 out.push(PartitionData::decode(buf, version)?);
             }
@@ -395,6 +415,12 @@ impl Default for PartitionData {
             unknown_tagged_fields: Vec::new(),
         }
     }
+}
+
+impl PartitionData {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 25;
 }
 
 impl Encodable for PartitionData {

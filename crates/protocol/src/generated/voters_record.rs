@@ -44,6 +44,12 @@ impl Default for VotersRecord {
     }
 }
 
+impl VotersRecord {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 4;
+}
+
 impl Encodable for VotersRecord {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
@@ -93,8 +99,12 @@ impl Decodable for VotersRecord {
         let _ = flexible;
         let mut f_version: i16 = wire::get_i16(buf)?;
         let mut f_voters: Vec<Voter> = {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
+            let n = wire::check_array_fits(
+                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
+                buf.remaining(),
+                Voter::MIN_WIRE_SIZE,
+            )?;
+            let mut out = Vec::with_capacity(n);
             for _ in 0..n {
                 out.push(Voter::decode(buf, version)?);
             }
@@ -187,6 +197,12 @@ impl Default for Voter {
     }
 }
 
+impl Voter {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 27;
+}
+
 impl Encodable for Voter {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
@@ -241,8 +257,12 @@ impl Decodable for Voter {
         let mut f_voter_id: i32 = wire::get_i32(buf)?;
         let mut f_voter_directory_id: Uuid = wire::get_uuid(buf)?;
         let mut f_endpoints: Vec<Endpoint> = {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            let mut out = Vec::with_capacity(wire::bounded_capacity(n, buf.remaining(), 1));
+            let n = wire::check_array_fits(
+                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
+                buf.remaining(),
+                Endpoint::MIN_WIRE_SIZE,
+            )?;
+            let mut out = Vec::with_capacity(n);
             for _ in 0..n {
                 out.push(Endpoint::decode(buf, version)?);
             }
@@ -343,6 +363,12 @@ impl Default for Endpoint {
             unknown_tagged_fields: Vec::new(),
         }
     }
+}
+
+impl Endpoint {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 5;
 }
 
 impl Encodable for Endpoint {
@@ -466,6 +492,12 @@ impl Default for KRaftVersionFeature {
             unknown_tagged_fields: Vec::new(),
         }
     }
+}
+
+impl KRaftVersionFeature {
+    /// The fewest bytes any encoding of this struct takes, at any version
+    /// (bounds how many elements a claimed array length can hold).
+    pub const MIN_WIRE_SIZE: usize = 5;
 }
 
 impl Encodable for KRaftVersionFeature {
