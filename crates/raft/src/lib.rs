@@ -2,6 +2,7 @@
 
 pub mod codec;
 pub mod core;
+pub mod disk_log;
 pub mod storage;
 pub mod driver;
 pub mod transport;

@@ -259,16 +259,19 @@ impl<L: RaftLog> RaftCore<L> {
         self.poll(now);
     }
 
-    /// Reports that the log is durable up to `up_to` (as requested by an
-    /// [`Action::Flush`]).
+    /// Reports that the flush requested by an [`Action::Flush`] with this
+    /// `up_to` completed. A completed flush implies that every flush
+    /// requested before it completed too (it covers all earlier appends);
+    /// reports of flushes already implied this way are ignored. Data
+    /// appended after a truncation that followed the request is not
+    /// considered covered.
     pub fn flushed(&mut self, up_to: i64, now: i64) {
         let mut durable = None;
-        while let Some((target, cap)) = self.flush_queue.front().copied() {
-            if target > up_to {
-                break;
+        if let Some(pos) = self.flush_queue.iter().position(|(t, _)| *t == up_to) {
+            for (target, cap) in self.flush_queue.drain(..=pos) {
+                let d = target.min(cap);
+                durable = Some(durable.map_or(d, |x: i64| x.max(d)));
             }
-            self.flush_queue.pop_front();
-            durable = Some(target.min(cap));
         }
         if let Some(d) = durable {
             let d = d.min(self.log.end_offset());
@@ -509,8 +512,12 @@ impl<L: RaftLog> RaftCore<L> {
 
     fn request_flush(&mut self) {
         let end = self.log.end_offset();
-        let requested = self.flush_queue.back().map(|(t, _)| *t).unwrap_or(self.flushed_offset);
-        if end > requested || (end > self.flushed_offset && self.flush_queue.is_empty()) {
+        let covered = self
+            .flush_queue
+            .iter()
+            .map(|(t, c)| (*t).min(*c))
+            .fold(self.flushed_offset, i64::max);
+        if end > covered {
             self.flush_queue.push_back((end, i64::MAX));
             self.actions.push(Action::Flush { up_to: end });
         }
@@ -927,6 +934,14 @@ impl<L: RaftLog> RaftCore<L> {
 
     /// Kafka's `maybeTransition` for a leader/epoch learned from a message.
     fn maybe_transition(&mut self, leader: Option<NodeId>, epoch: i32, endpoints: Endpoints, now: i64) {
+        if leader.is_some() && leader == self.local_id() && epoch > self.epoch() {
+            // A newer epoch led by a previous incarnation of this node id (e.g.
+            // before its disk was replaced). Kafka treats this as an internal
+            // error; we adopt the epoch without a leader instead.
+            tracing::warn!(epoch, "message names this node as leader of a newer epoch");
+            self.transition_to_unattached(epoch, None, now);
+            return;
+        }
         if !self.has_consistent_leader(epoch, leader) {
             self.violation(format!(
                 "message with leader {leader:?} and epoch {epoch} is inconsistent with leader {:?} in epoch {}",
