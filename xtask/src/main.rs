@@ -193,7 +193,15 @@ fn golden_verify() -> Result<()> {
 fn interop() -> Result<()> {
     golden_verify()?;
     let status = Command::new("cargo")
-        .args(["test", "-p", "kraft-cli", "--test", "interop_kafka", "--", "--nocapture"])
+        .args([
+            "test",
+            "-p",
+            "kraft-cli",
+            "--test",
+            "interop_kafka",
+            "--",
+            "--nocapture",
+        ])
         .env("KRAFT_INTEROP", "1")
         .current_dir(root())
         .status()

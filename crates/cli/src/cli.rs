@@ -37,7 +37,6 @@ pub enum Command {
     Quickstart(crate::node_cmds::QuickstartArgs),
 }
 
-
 /// Output format of describe commands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
 pub enum OutputFormat {

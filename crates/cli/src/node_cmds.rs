@@ -38,7 +38,10 @@ pub enum StorageCommand {
     #[command(after_help = "Example:\n  kraft storage info --config controller.properties")]
     Info(InfoArgs),
     /// Print a random UUID in Kafka's text form (for --cluster-id and directory ids).
-    #[command(name = "random-uuid", after_help = "Example:\n  kraft storage random-uuid")]
+    #[command(
+        name = "random-uuid",
+        after_help = "Example:\n  kraft storage random-uuid"
+    )]
     RandomUuid,
 }
 
@@ -64,7 +67,11 @@ pub struct FormatArgs {
     #[arg(short = 's', long = "standalone", conflicts_with_all = ["initial_controllers", "no_initial_controllers"])]
     pub standalone: bool,
     /// The initial voters: id@host:port:directory-id,...
-    #[arg(short = 'I', long = "initial-controllers", conflicts_with = "no_initial_controllers")]
+    #[arg(
+        short = 'I',
+        long = "initial-controllers",
+        conflicts_with = "no_initial_controllers"
+    )]
     pub initial_controllers: Option<String>,
     /// Format without initial voters (to join an existing dynamic quorum).
     #[arg(short = 'N', long = "no-initial-controllers")]
@@ -94,7 +101,9 @@ pub struct ServerArgs {
 
 /// `kraft quickstart` flags.
 #[derive(Debug, Args)]
-#[command(after_help = "Example:\n  kraft quickstart\n\nStarts controllers 1-3 on loopback, adds controller 4 by id, removes one with --unregister,\nthen keeps serving until Ctrl-C.")]
+#[command(
+    after_help = "Example:\n  kraft quickstart\n\nStarts controllers 1-3 on loopback, adds controller 4 by id, removes one with --unregister,\nthen keeps serving until Ctrl-C."
+)]
 pub struct QuickstartArgs {
     /// Where to keep the data (default: a new directory under the system temp dir).
     #[arg(long = "dir")]
@@ -105,8 +114,8 @@ pub struct QuickstartArgs {
 }
 
 fn load_config(path: &Path, err: &mut dyn Write) -> Result<ControllerConfig, CliError> {
-    let (config, warnings) =
-        ControllerConfig::load(path).map_err(|e| CliError::new(format!("{}: {e}", path.display())))?;
+    let (config, warnings) = ControllerConfig::load(path)
+        .map_err(|e| CliError::new(format!("{}: {e}", path.display())))?;
     for w in warnings {
         let _ = writeln!(err, "WARN {w}");
     }
@@ -200,7 +209,8 @@ async fn wait_for_shutdown_signal() {
 }
 
 fn free_port() -> Result<u16, CliError> {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| CliError::new(format!("cannot bind: {e}")))?;
+    let l = std::net::TcpListener::bind("127.0.0.1:0")
+        .map_err(|e| CliError::new(format!("cannot bind: {e}")))?;
     l.local_addr()
         .map(|a| a.port())
         .map_err(|e| CliError::new(format!("cannot bind: {e}")))
@@ -208,7 +218,8 @@ fn free_port() -> Result<u16, CliError> {
 
 fn write_properties(dir: &Path, id: i32, port: u16, bootstrap: &str) -> Result<PathBuf, CliError> {
     let data = dir.join(format!("controller-{id}"));
-    std::fs::create_dir_all(&data).map_err(|e| CliError::new(format!("{}: {e}", data.display())))?;
+    std::fs::create_dir_all(&data)
+        .map_err(|e| CliError::new(format!("{}: {e}", data.display())))?;
     let path = dir.join(format!("controller-{id}.properties"));
     let text = format!(
         "node.id={id}\nprocess.roles=controller\ncontroller.listener.names=CONTROLLER\n\
@@ -229,11 +240,17 @@ async fn show(out: &mut dyn Write, line: &str) -> Result<(), CliError> {
     Box::pin(crate::commands::run(cli.command, out)).await
 }
 
-async fn wait_until<F: Fn() -> bool>(what: &str, timeout: Duration, check: F) -> Result<(), CliError> {
+async fn wait_until<F: Fn() -> bool>(
+    what: &str,
+    timeout: Duration,
+    check: F,
+) -> Result<(), CliError> {
     let start = tokio::time::Instant::now();
     while !check() {
         if start.elapsed() > timeout {
-            return Err(CliError::new(format!("quickstart: timed out waiting until {what}")));
+            return Err(CliError::new(format!(
+                "quickstart: timed out waiting until {what}"
+            )));
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
@@ -243,9 +260,9 @@ async fn wait_until<F: Fn() -> bool>(what: &str, timeout: Duration, check: F) ->
 /// `kraft quickstart`: a 3-controller quorum on loopback, then a 4th added by
 /// id and one removed with `--unregister`, showing the quorum after each step.
 pub async fn quickstart(args: QuickstartArgs, out: &mut dyn Write) -> Result<(), CliError> {
-    let dir = args
-        .dir
-        .unwrap_or_else(|| std::env::temp_dir().join(format!("kraft-quickstart-{}", std::process::id())));
+    let dir = args.dir.unwrap_or_else(|| {
+        std::env::temp_dir().join(format!("kraft-quickstart-{}", std::process::id()))
+    });
     std::fs::create_dir_all(&dir).map_err(|e| CliError::new(format!("{}: {e}", dir.display())))?;
     let ports: Vec<u16> = (0..4).map(|_| free_port()).collect::<Result<_, _>>()?;
     let bootstrap = (0..3)
@@ -287,8 +304,16 @@ pub async fn quickstart(args: QuickstartArgs, out: &mut dyn Write) -> Result<(),
     // Give the controllers a moment to register with the active controller.
     tokio::time::sleep(Duration::from_millis(1500)).await;
     let bc = format!("127.0.0.1:{}", ports[0]);
-    show(out, &format!("metadata-quorum --bootstrap-controller {bc} describe --status")).await?;
-    show(out, &format!("metadata-quorum --bootstrap-controller {bc} describe --replication")).await?;
+    show(
+        out,
+        &format!("metadata-quorum --bootstrap-controller {bc} describe --status"),
+    )
+    .await?;
+    show(
+        out,
+        &format!("metadata-quorum --bootstrap-controller {bc} describe --replication"),
+    )
+    .await?;
 
     // A fourth controller joins as an observer and is added by id alone (KIP-1141).
     let props4 = write_properties(&dir, 4, ports[3], &bootstrap)?;
@@ -304,11 +329,23 @@ pub async fn quickstart(args: QuickstartArgs, out: &mut dyn Write) -> Result<(),
     let node4 = ControllerNode::start(config4)
         .await
         .map_err(|e| CliError::new(format!("controller 4: {e}")))?;
-    let _ = writeln!(out, "\nstarted controller 4 on 127.0.0.1:{} (an observer)", ports[3]);
+    let _ = writeln!(
+        out,
+        "\nstarted controller 4 on 127.0.0.1:{} (an observer)",
+        ports[3]
+    );
     tokio::time::sleep(Duration::from_millis(2000)).await;
-    show(out, &format!("metadata-quorum --bootstrap-controller {bc} add-controller --controller-id 4")).await?;
+    show(
+        out,
+        &format!("metadata-quorum --bootstrap-controller {bc} add-controller --controller-id 4"),
+    )
+    .await?;
     tokio::time::sleep(Duration::from_millis(1000)).await;
-    show(out, &format!("metadata-quorum --bootstrap-controller {bc} describe --replication")).await?;
+    show(
+        out,
+        &format!("metadata-quorum --bootstrap-controller {bc} describe --replication"),
+    )
+    .await?;
     nodes.push(Some(node4));
 
     // Stop a controller that is not the leader, then remove and unregister it (KIP-1312).
@@ -336,8 +373,16 @@ pub async fn quickstart(args: QuickstartArgs, out: &mut dyn Write) -> Result<(),
     )
     .await?;
     tokio::time::sleep(Duration::from_millis(1000)).await;
-    show(out, &format!("metadata-quorum --bootstrap-controller {bc} describe --status")).await?;
-    show(out, &format!("cluster list-endpoints --bootstrap-controller {bc}")).await?;
+    show(
+        out,
+        &format!("metadata-quorum --bootstrap-controller {bc} describe --status"),
+    )
+    .await?;
+    show(
+        out,
+        &format!("cluster list-endpoints --bootstrap-controller {bc}"),
+    )
+    .await?;
 
     let _ = writeln!(out, "\nThe quorum is serving. Bootstrap controller: {bc}");
     let _ = writeln!(

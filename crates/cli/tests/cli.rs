@@ -907,6 +907,9 @@ fn every_subcommand_has_help_with_examples() {
     let r = kraft(&["storage", "format", "--whatever"]);
     assert_eq!(
         (r.code, r.stderr.clone()),
-        (1, "unexpected argument '--whatever' found (see --help)\n".to_string())
+        (
+            1,
+            "unexpected argument '--whatever' found (see --help)\n".to_string()
+        )
     );
 }

@@ -194,7 +194,11 @@ fn gen_write(ty: &FieldType, v: &str, compact: &str, out: &mut String, ind: &str
         }
         FieldType::Struct(_) => wl(out, ind, &format!("{v}.encode(buf, version)?;")),
         FieldType::Array(inner) => {
-            wl(out, ind, &format!("wire::put_array_len(buf, Some({v}.len()), {compact});"));
+            wl(
+                out,
+                ind,
+                &format!("wire::put_array_len(buf, Some({v}.len()), {compact});"),
+            );
             wl(out, ind, &format!("for e in {v}.iter() {{"));
             gen_write(inner, "e", compact, out, &format!("{ind}    "));
             wl(out, ind, "}");
@@ -268,9 +272,13 @@ fn read_array_body(inner: &FieldType, compact: &str, count_expr: &str) -> String
 fn gen_read_nullable(ty: &FieldType, compact: &str) -> String {
     match ty {
         FieldType::String => format!("wire::get_nullable_string(buf, {compact})?"),
-        FieldType::Bytes | FieldType::Records => format!("wire::get_nullable_bytes(buf, {compact})?"),
+        FieldType::Bytes | FieldType::Records => {
+            format!("wire::get_nullable_bytes(buf, {compact})?")
+        }
         FieldType::Struct(n) => {
-            format!("if wire::get_i8(buf)? < 0 {{ None }} else {{ Some({n}::decode(buf, version)?) }}")
+            format!(
+                "if wire::get_i8(buf)? < 0 {{ None }} else {{ Some({n}::decode(buf, version)?) }}"
+            )
         }
         FieldType::Array(inner) => format!(
             "match wire::get_array_len(buf, {compact})? {{ None => None, Some(n) => Some({}) }}",
@@ -308,7 +316,9 @@ struct Emitter<'a> {
 
 impl Emitter<'_> {
     fn has_flexible(&self, s: &StructDef) -> bool {
-        !s.versions.intersect(&self.spec.flexible_versions).is_empty()
+        !s.versions
+            .intersect(&self.spec.flexible_versions)
+            .is_empty()
     }
 
     fn flexible_cond(&self, s: &StructDef) -> String {
@@ -353,11 +363,19 @@ impl Emitter<'_> {
             }
             d.push('.');
             doc(out, "    ", &d);
-            wl(out, "    ", &format!("pub {}: {},", field_ident(&f.name), field_type(f)));
+            wl(
+                out,
+                "    ",
+                &format!("pub {}: {},", field_ident(&f.name), field_type(f)),
+            );
         }
         if flex {
             doc(out, "    ", "Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.");
-            wl(out, "    ", "pub unknown_tagged_fields: Vec<RawTaggedField>,");
+            wl(
+                out,
+                "    ",
+                "pub unknown_tagged_fields: Vec<RawTaggedField>,",
+            );
         }
         wl(out, "", "}");
         wl(out, "", "");
@@ -367,7 +385,11 @@ impl Emitter<'_> {
         wl(out, "    ", "fn default() -> Self {");
         wl(out, "        ", "Self {");
         for f in &s.fields {
-            wl(out, "            ", &format!("{}: {},", field_ident(&f.name), default_expr(f)));
+            wl(
+                out,
+                "            ",
+                &format!("{}: {},", field_ident(&f.name), default_expr(f)),
+            );
         }
         if flex {
             wl(out, "            ", "unknown_tagged_fields: Vec::new(),");
@@ -379,9 +401,21 @@ impl Emitter<'_> {
 
         let min = self.min_wire_size(s);
         wl(&mut self.out, "", &format!("impl {} {{", s.name));
-        wl(&mut self.out, "    ", "/// The fewest bytes any encoding of this struct takes, at any version");
-        wl(&mut self.out, "    ", "/// (bounds how many elements a claimed array length can hold).");
-        wl(&mut self.out, "    ", &format!("pub const MIN_WIRE_SIZE: usize = {min};"));
+        wl(
+            &mut self.out,
+            "    ",
+            "/// The fewest bytes any encoding of this struct takes, at any version",
+        );
+        wl(
+            &mut self.out,
+            "    ",
+            "/// (bounds how many elements a claimed array length can hold).",
+        );
+        wl(
+            &mut self.out,
+            "    ",
+            &format!("pub const MIN_WIRE_SIZE: usize = {min};"),
+        );
         wl(&mut self.out, "", "}");
         wl(&mut self.out, "", "");
         self.emit_encode(s, flex);
@@ -397,8 +431,16 @@ impl Emitter<'_> {
         let mut out = String::new();
         let ind = "        ";
         wl(&mut out, "#[cfg(feature = \"sample\")]", "");
-        wl(&mut out, "", &format!("impl crate::sample::Sample for {} {{", s.name));
-        wl(&mut out, "    ", "fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {");
+        wl(
+            &mut out,
+            "",
+            &format!("impl crate::sample::Sample for {} {{", s.name),
+        );
+        wl(
+            &mut out,
+            "    ",
+            "fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {",
+        );
         wl(&mut out, ind, "let mut this = Self::default();");
         for f in &s.fields {
             let present = vcond(&f.versions, &s.versions);
@@ -413,15 +455,30 @@ impl Emitter<'_> {
             } else {
                 value
             };
-            let e = if rng_skippable(f) { format!("if rng.one_in(3) {{ this.{id}.clone() }} else {{ {e} }}") } else { e };
+            let e = if rng_skippable(f) {
+                format!("if rng.one_in(3) {{ this.{id}.clone() }} else {{ {e} }}")
+            } else {
+                e
+            };
             if present == "true" {
                 wl(&mut out, ind, &format!("this.{id} = {e};"));
             } else {
-                wl(&mut out, ind, &format!("if {present} {{ this.{id} = {e}; }}"));
+                wl(
+                    &mut out,
+                    ind,
+                    &format!("if {present} {{ this.{id} = {e}; }}"),
+                );
             }
         }
         if flex {
-            wl(&mut out, ind, &format!("if ({}) && rng.one_in(4) {{ this.unknown_tagged_fields = rng.raw_tags(); }}", self.flexible_cond(s)));
+            wl(
+                &mut out,
+                ind,
+                &format!(
+                    "if ({}) && rng.one_in(4) {{ this.unknown_tagged_fields = rng.raw_tags(); }}",
+                    self.flexible_cond(s)
+                ),
+            );
         }
         wl(&mut out, ind, "this");
         wl(&mut out, "    ", "}");
@@ -434,8 +491,16 @@ impl Emitter<'_> {
     fn min_wire_size(&self, s: &StructDef) -> usize {
         let valid = self.spec.valid_versions;
         let range = s.versions.intersect(&valid);
-        let (lo, hi) = if range.is_empty() { (valid.lo, valid.hi) } else { (range.lo, range.hi) };
-        (lo..=hi).map(|v| self.min_wire_size_at(s, v, 0)).min().unwrap_or(1).max(1)
+        let (lo, hi) = if range.is_empty() {
+            (valid.lo, valid.hi)
+        } else {
+            (range.lo, range.hi)
+        };
+        (lo..=hi)
+            .map(|v| self.min_wire_size_at(s, v, 0))
+            .min()
+            .unwrap_or(1)
+            .max(1)
     }
 
     fn min_wire_size_at(&self, s: &StructDef, version: i16, depth: usize) -> usize {
@@ -451,8 +516,20 @@ impl Emitter<'_> {
             let compact = flexible && f.flexible_override.is_none_or(|o| o.contains(version));
             size += match &f.ty {
                 t if t.fixed_width().is_some() => t.fixed_width().unwrap_or(1),
-                FieldType::String => if compact { 1 } else { 2 },
-                FieldType::Bytes | FieldType::Records | FieldType::Array(_) => if compact { 1 } else { 4 },
+                FieldType::String => {
+                    if compact {
+                        1
+                    } else {
+                        2
+                    }
+                }
+                FieldType::Bytes | FieldType::Records | FieldType::Array(_) => {
+                    if compact {
+                        1
+                    } else {
+                        4
+                    }
+                }
                 FieldType::Struct(n) => {
                     let nullable = f.nullable_versions.contains(version);
                     match self.spec.find_struct(n) {
@@ -489,7 +566,14 @@ impl Emitter<'_> {
         (present, regular)
     }
 
-    fn write_field_value(&self, f: &Field, s: &StructDef, compact: &str, ind: &str, out: &mut String) {
+    fn write_field_value(
+        &self,
+        f: &Field,
+        s: &StructDef,
+        compact: &str,
+        ind: &str,
+        out: &mut String,
+    ) {
         let id = format!("self.{}", field_ident(&f.name));
         let camel = camel_case(&f.name);
         if f.is_nullable_anywhere() {
@@ -534,7 +618,9 @@ impl Emitter<'_> {
                 _ => "1".into(),
             };
             let some_len = match &f.ty {
-                FieldType::Struct(_) if f.tag.is_none() => format!("1 + {}", gen_len(&f.ty, "v", compact)),
+                FieldType::Struct(_) if f.tag.is_none() => {
+                    format!("1 + {}", gen_len(&f.ty, "v", compact))
+                }
                 _ => gen_len(&f.ty, "v", compact),
             };
             let null_len = if matches!(f.ty, FieldType::String) {
@@ -552,9 +638,17 @@ impl Emitter<'_> {
         let mut out = String::new();
         let tagged = self.tagged_fields(s);
         wl(&mut out, "", &format!("impl Encodable for {} {{", s.name));
-        wl(&mut out, "    ", "fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {");
+        wl(
+            &mut out,
+            "    ",
+            "fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {",
+        );
         let ind = "        ";
-        wl(&mut out, ind, &format!("let flexible = {};", self.flexible_cond(s)));
+        wl(
+            &mut out,
+            ind,
+            &format!("let flexible = {};", self.flexible_cond(s)),
+        );
         wl(&mut out, ind, "let _ = flexible;");
         for f in &s.fields {
             let (present, regular) = self.field_presence(s, f);
@@ -564,14 +658,26 @@ impl Emitter<'_> {
             if matches!(f.ty, FieldType::String) {
                 let id = format!("self.{}", field_ident(&f.name));
                 if f.is_nullable_anywhere() {
-                    wl(&mut body, "    ", &format!("if let Some(v) = &{id} {{ wire::check_string(v, {camel:?})?; }}"));
+                    wl(
+                        &mut body,
+                        "    ",
+                        &format!("if let Some(v) = &{id} {{ wire::check_string(v, {camel:?})?; }}"),
+                    );
                 } else {
-                    wl(&mut body, "    ", &format!("wire::check_string(&{id}, {camel:?})?;"));
+                    wl(
+                        &mut body,
+                        "    ",
+                        &format!("wire::check_string(&{id}, {camel:?})?;"),
+                    );
                 }
             }
             if f.is_nullable_anywhere() && matches!(f.ty, FieldType::Struct(_)) {
                 let id = format!("self.{}", field_ident(&f.name));
-                wl(&mut body, "    ", &format!("if {id}.is_some() {{ buf.put_i8(1); }}"));
+                wl(
+                    &mut body,
+                    "    ",
+                    &format!("if {id}.is_some() {{ buf.put_i8(1); }}"),
+                );
             }
             self.write_field_value(f, s, &compact, "    ", &mut body);
             let not_present = if f.ignorable {
@@ -614,13 +720,35 @@ impl Emitter<'_> {
         }
         // Tagged section.
         if flex {
-            let known: Vec<String> = tagged.iter().filter_map(|f| f.tag.map(|(t, _)| t.to_string())).collect();
+            let known: Vec<String> = tagged
+                .iter()
+                .filter_map(|f| f.tag.map(|(t, _)| t.to_string()))
+                .collect();
             wl(&mut out, ind, "if flexible {");
-            wl(&mut out, ind, &format!("    wire::check_raw_tags(&self.unknown_tagged_fields, &[{}])?;", known.join(", ")));
-            wl(&mut out, ind, "    let mut count = self.unknown_tagged_fields.len() as u32;");
+            wl(
+                &mut out,
+                ind,
+                &format!(
+                    "    wire::check_raw_tags(&self.unknown_tagged_fields, &[{}])?;",
+                    known.join(", ")
+                ),
+            );
+            wl(
+                &mut out,
+                ind,
+                "    let mut count = self.unknown_tagged_fields.len() as u32;",
+            );
             for (i, f) in tagged.iter().enumerate() {
                 let (_, tv) = f.tag.unwrap_or((0, Versions::NONE));
-                wl(&mut out, ind, &format!("    let t{i} = {} && !({});", vcond(&tv, &s.versions), is_default(f)));
+                wl(
+                    &mut out,
+                    ind,
+                    &format!(
+                        "    let t{i} = {} && !({});",
+                        vcond(&tv, &s.versions),
+                        is_default(f)
+                    ),
+                );
                 wl(&mut out, ind, &format!("    count += u32::from(t{i});"));
             }
             wl(&mut out, ind, "    wire::put_uvarint(buf, count);");
@@ -629,16 +757,35 @@ impl Emitter<'_> {
                 let (tag, _) = f.tag.unwrap_or((0, Versions::NONE));
                 wl(&mut out, ind, &format!("    if t{i} {{"));
                 wl(&mut out, ind, &format!("        wire::put_raw_tags(buf, &self.unknown_tagged_fields, {tag}, &mut raw);"));
-                wl(&mut out, ind, &format!("        wire::put_tag_header(buf, {tag}, {});", self.value_len(f, "true")));
+                wl(
+                    &mut out,
+                    ind,
+                    &format!(
+                        "        wire::put_tag_header(buf, {tag}, {});",
+                        self.value_len(f, "true")
+                    ),
+                );
                 let mut body = String::new();
                 self.write_field_value(f, s, "true", "        ", &mut body);
                 out.push_str(&indent_block(&body, ind));
                 wl(&mut out, ind, "    }");
             }
-            wl(&mut out, ind, "    wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);");
+            wl(
+                &mut out,
+                ind,
+                "    wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);",
+            );
             wl(&mut out, ind, "    if raw < self.unknown_tagged_fields.len() { return Err(EncodeError::InvalidRawTags(u32::MAX)); }");
-            wl(&mut out, ind, "} else if !self.unknown_tagged_fields.is_empty() {");
-            wl(&mut out, ind, "    return Err(EncodeError::TaggedFieldsUnsupported { version });");
+            wl(
+                &mut out,
+                ind,
+                "} else if !self.unknown_tagged_fields.is_empty() {",
+            );
+            wl(
+                &mut out,
+                ind,
+                "    return Err(EncodeError::TaggedFieldsUnsupported { version });",
+            );
             wl(&mut out, ind, "}");
         }
         wl(&mut out, ind, "Ok(())");
@@ -646,8 +793,16 @@ impl Emitter<'_> {
         wl(&mut out, "", "");
 
         // encoded_len
-        wl(&mut out, "    ", "fn encoded_len(&self, version: i16) -> usize {");
-        wl(&mut out, ind, &format!("let flexible = {};", self.flexible_cond(s)));
+        wl(
+            &mut out,
+            "    ",
+            "fn encoded_len(&self, version: i16) -> usize {",
+        );
+        wl(
+            &mut out,
+            ind,
+            &format!("let flexible = {};", self.flexible_cond(s)),
+        );
         wl(&mut out, ind, "let _ = flexible;");
         wl(&mut out, ind, "let mut len = 0usize;");
         for f in &s.fields {
@@ -662,13 +817,36 @@ impl Emitter<'_> {
         }
         if flex {
             wl(&mut out, ind, "if flexible {");
-            wl(&mut out, ind, "    let mut count = self.unknown_tagged_fields.len() as u32;");
-            wl(&mut out, ind, "    len += wire::raw_tags_len(&self.unknown_tagged_fields);");
+            wl(
+                &mut out,
+                ind,
+                "    let mut count = self.unknown_tagged_fields.len() as u32;",
+            );
+            wl(
+                &mut out,
+                ind,
+                "    len += wire::raw_tags_len(&self.unknown_tagged_fields);",
+            );
             for f in &tagged {
                 let (tag, tv) = f.tag.unwrap_or((0, Versions::NONE));
-                wl(&mut out, ind, &format!("    if {} && !({}) {{", vcond(&tv, &s.versions), is_default(f)));
+                wl(
+                    &mut out,
+                    ind,
+                    &format!(
+                        "    if {} && !({}) {{",
+                        vcond(&tv, &s.versions),
+                        is_default(f)
+                    ),
+                );
                 wl(&mut out, ind, "        count += 1;");
-                wl(&mut out, ind, &format!("        len += wire::tagged_field_len({tag}, {});", self.value_len(f, "true")));
+                wl(
+                    &mut out,
+                    ind,
+                    &format!(
+                        "        len += wire::tagged_field_len({tag}, {});",
+                        self.value_len(f, "true")
+                    ),
+                );
                 wl(&mut out, ind, "    }");
             }
             wl(&mut out, ind, "    len += wire::uvarint_len(count);");
@@ -702,8 +880,16 @@ impl Emitter<'_> {
         let mut out = String::new();
         let ind = "        ";
         wl(&mut out, "", &format!("impl Decodable for {} {{", s.name));
-        wl(&mut out, "    ", "fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {");
-        wl(&mut out, ind, &format!("let flexible = {};", self.flexible_cond(s)));
+        wl(
+            &mut out,
+            "    ",
+            "fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {",
+        );
+        wl(
+            &mut out,
+            ind,
+            &format!("let flexible = {};", self.flexible_cond(s)),
+        );
         wl(&mut out, ind, "let _ = flexible;");
         for f in &s.fields {
             let (_, regular) = self.field_presence(s, f);
@@ -713,9 +899,24 @@ impl Emitter<'_> {
             let e = self.read_field_expr(f, s, &compact);
             let default = default_expr(f);
             match regular.as_str() {
-                "false" => wl(&mut out, ind, &format!("let mut {local}: {} = {default};", field_type(f))),
-                "true" => wl(&mut out, ind, &format!("let mut {local}: {} = {e};", field_type(f))),
-                cond => wl(&mut out, ind, &format!("let mut {local}: {} = if {cond} {{ {e} }} else {{ {default} }};", field_type(f))),
+                "false" => wl(
+                    &mut out,
+                    ind,
+                    &format!("let mut {local}: {} = {default};", field_type(f)),
+                ),
+                "true" => wl(
+                    &mut out,
+                    ind,
+                    &format!("let mut {local}: {} = {e};", field_type(f)),
+                ),
+                cond => wl(
+                    &mut out,
+                    ind,
+                    &format!(
+                        "let mut {local}: {} = if {cond} {{ {e} }} else {{ {default} }};",
+                        field_type(f)
+                    ),
+                ),
             }
         }
         if flex {
@@ -724,21 +925,44 @@ impl Emitter<'_> {
             wl(&mut out, ind, "if flexible {");
             wl(&mut out, ind, "    let count = wire::get_tag_count(buf)?;");
             wl(&mut out, ind, "    for _ in 0..count {");
-            wl(&mut out, ind, "        let (tag, mut value) = wire::get_tagged_field(buf)?;");
+            wl(
+                &mut out,
+                ind,
+                "        let (tag, mut value) = wire::get_tagged_field(buf)?;",
+            );
             wl(&mut out, ind, "        match tag {");
             for f in &tagged {
                 let (tag, tv) = f.tag.unwrap_or((0, Versions::NONE));
                 let cond = vcond(&tv, &s.versions);
-                let guard = if cond == "true" { String::new() } else { format!(" if {cond}") };
+                let guard = if cond == "true" {
+                    String::new()
+                } else {
+                    format!(" if {cond}")
+                };
                 let id = field_ident(&f.name);
                 let local = format!("f_{}", id.trim_start_matches("r#"));
                 wl(&mut out, ind, &format!("            {tag}{guard} => {{"));
                 wl(&mut out, ind, "                let buf = &mut value;");
-                wl(&mut out, ind, &format!("                {local} = {};", self.read_field_expr(f, s, "true")));
-                wl(&mut out, ind, "                wire::expect_consumed(buf, tag)?;");
+                wl(
+                    &mut out,
+                    ind,
+                    &format!(
+                        "                {local} = {};",
+                        self.read_field_expr(f, s, "true")
+                    ),
+                );
+                wl(
+                    &mut out,
+                    ind,
+                    "                wire::expect_consumed(buf, tag)?;",
+                );
                 wl(&mut out, ind, "            }");
             }
-            wl(&mut out, ind, "            _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),");
+            wl(
+                &mut out,
+                ind,
+                "            _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),",
+            );
             wl(&mut out, ind, "        }");
             wl(&mut out, ind, "    }");
             wl(&mut out, ind, "}");
@@ -764,7 +988,11 @@ impl Emitter<'_> {
         let ind = "        ";
         wl(&mut out, "#[cfg(feature = \"json\")]", "");
         wl(&mut out, "", &format!("impl ToKafkaJson for {} {{", s.name));
-        wl(&mut out, "    ", "fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {");
+        wl(
+            &mut out,
+            "    ",
+            "fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {",
+        );
         wl(&mut out, ind, "let _ = (version, serialize_records);");
         wl(&mut out, ind, "let mut node = serde_json::Map::new();");
         for f in &s.fields {
@@ -784,7 +1012,13 @@ impl Emitter<'_> {
                     if tc == "true" {
                         wl(&mut body, "", &format!("if {nd} {{ {value_stmt} }}"));
                     } else {
-                        wl(&mut body, "", &format!("if {tc} {{ if {nd} {{ {value_stmt} }} }} else {{ {value_stmt} }}"));
+                        wl(
+                            &mut body,
+                            "",
+                            &format!(
+                                "if {tc} {{ if {nd} {{ {value_stmt} }} }} else {{ {value_stmt} }}"
+                            ),
+                        );
                     }
                 }
             }
@@ -822,7 +1056,10 @@ fn sample_expr(ty: &FieldType) -> String {
         FieldType::String => "rng.string()".into(),
         FieldType::Bytes | FieldType::Records => "rng.bytes()".into(),
         FieldType::Struct(n) => format!("<{n} as crate::sample::Sample>::sample(rng, version)"),
-        FieldType::Array(inner) => format!("(0..rng.below(4)).map(|_| {}).collect()", sample_expr(inner)),
+        FieldType::Array(inner) => format!(
+            "(0..rng.below(4)).map(|_| {}).collect()",
+            sample_expr(inner)
+        ),
     }
 }
 
@@ -895,12 +1132,17 @@ pub fn emit_message(spec: &MessageSpec) -> String {
         spec.valid_versions, spec.flexible_versions
     );
     e.out.push('\n');
-    e.out.push_str("#![allow(unused_imports, unused_mut, unused_parens, unused_variables, clippy::all)]\n\n");
+    e.out.push_str(
+        "#![allow(unused_imports, unused_mut, unused_parens, unused_variables, clippy::all)]\n\n",
+    );
     e.out.push_str("use bytes::{Buf, BufMut, Bytes};\n");
     e.out.push_str("use uuid::Uuid;\n\n");
     e.out.push_str("use crate::wire::{self, RawTaggedField};\n");
-    e.out.push_str("use crate::{Decodable, DecodeError, Encodable, EncodeError, Message, StrBytes};\n");
-    e.out.push_str("#[cfg(feature = \"json\")]\nuse crate::json::ToKafkaJson;\n\n");
+    e.out.push_str(
+        "use crate::{Decodable, DecodeError, Encodable, EncodeError, Message, StrBytes};\n",
+    );
+    e.out
+        .push_str("#[cfg(feature = \"json\")]\nuse crate::json::ToKafkaJson;\n\n");
     for s in &spec.structs {
         e.emit_struct(s);
     }
@@ -912,16 +1154,30 @@ pub fn emit_message(spec: &MessageSpec) -> String {
     };
     let _ = writeln!(e.out, "impl Message for {top} {{");
     let _ = writeln!(e.out, "    const NAME: &'static str = {:?};", spec.name);
-    let _ = writeln!(e.out, "    const LOWEST_VERSION: i16 = {};", spec.valid_versions.lo);
-    let _ = writeln!(e.out, "    const HIGHEST_VERSION: i16 = {};", spec.valid_versions.hi);
-    let _ = writeln!(e.out, "    const FIRST_FLEXIBLE_VERSION: Option<i16> = {flex};");
+    let _ = writeln!(
+        e.out,
+        "    const LOWEST_VERSION: i16 = {};",
+        spec.valid_versions.lo
+    );
+    let _ = writeln!(
+        e.out,
+        "    const HIGHEST_VERSION: i16 = {};",
+        spec.valid_versions.hi
+    );
+    let _ = writeln!(
+        e.out,
+        "    const FIRST_FLEXIBLE_VERSION: Option<i16> = {flex};"
+    );
     let _ = writeln!(e.out, "}}\n");
     match spec.kind {
         MessageKind::Request => {
             let base = spec.name.strip_suffix("Request").unwrap_or(&spec.name);
             let resp = format!("{base}Response");
             let _ = writeln!(e.out, "impl crate::Request for {top} {{");
-            let _ = writeln!(e.out, "    const API_KEY: crate::ApiKey = crate::ApiKey::{base};");
+            let _ = writeln!(
+                e.out,
+                "    const API_KEY: crate::ApiKey = crate::ApiKey::{base};"
+            );
             let _ = writeln!(
                 e.out,
                 "    type Response = super::{}::{resp};",
@@ -931,7 +1187,11 @@ pub fn emit_message(spec: &MessageSpec) -> String {
         }
         MessageKind::Metadata => {
             let _ = writeln!(e.out, "impl crate::Record for {top} {{");
-            let _ = writeln!(e.out, "    const RECORD_TYPE: i16 = {};", spec.api_key.unwrap_or(-1));
+            let _ = writeln!(
+                e.out,
+                "    const RECORD_TYPE: i16 = {};",
+                spec.api_key.unwrap_or(-1)
+            );
             let _ = writeln!(e.out, "}}\n");
         }
         _ => {}
@@ -941,7 +1201,10 @@ pub fn emit_message(spec: &MessageSpec) -> String {
 
 /// Generates `api_key.rs`: the `ApiKey` enum and request/response dispatch.
 pub fn emit_api_keys(specs: &[MessageSpec]) -> String {
-    let mut reqs: Vec<&MessageSpec> = specs.iter().filter(|s| s.kind == MessageKind::Request).collect();
+    let mut reqs: Vec<&MessageSpec> = specs
+        .iter()
+        .filter(|s| s.kind == MessageKind::Request)
+        .collect();
     reqs.sort_by_key(|s| s.api_key);
     let mut o = String::new();
     o.push_str(GENERATED_HEADER);
@@ -961,36 +1224,63 @@ pub fn emit_api_keys(specs: &[MessageSpec]) -> String {
     o.push_str("    /// Every API key, in key order.\n");
     let all: Vec<String> = reqs
         .iter()
-        .map(|s| format!("ApiKey::{}", s.name.strip_suffix("Request").unwrap_or(&s.name)))
+        .map(|s| {
+            format!(
+                "ApiKey::{}",
+                s.name.strip_suffix("Request").unwrap_or(&s.name)
+            )
+        })
         .collect();
-    let _ = writeln!(o, "    pub const ALL: &'static [ApiKey] = &[{}];\n", all.join(", "));
+    let _ = writeln!(
+        o,
+        "    pub const ALL: &'static [ApiKey] = &[{}];\n",
+        all.join(", ")
+    );
     o.push_str("    /// The key for a numeric id, if known.\n");
     o.push_str("    pub fn from_i16(key: i16) -> Option<ApiKey> {\n        match key {\n");
     for s in &reqs {
         let base = s.name.strip_suffix("Request").unwrap_or(&s.name);
-        let _ = writeln!(o, "            {} => Some(ApiKey::{base}),", s.api_key.unwrap_or(-1));
+        let _ = writeln!(
+            o,
+            "            {} => Some(ApiKey::{base}),",
+            s.api_key.unwrap_or(-1)
+        );
     }
     o.push_str("            _ => None,\n        }\n    }\n\n");
-    o.push_str("    /// The numeric id.\n    pub fn id(self) -> i16 {\n        self as i16\n    }\n\n");
+    o.push_str(
+        "    /// The numeric id.\n    pub fn id(self) -> i16 {\n        self as i16\n    }\n\n",
+    );
     o.push_str("    /// Kafka's name of the API, e.g. `ADD_RAFT_VOTER`.\n");
     o.push_str("    pub fn kafka_name(self) -> &'static str {\n        match self {\n");
     for s in &reqs {
         let base = s.name.strip_suffix("Request").unwrap_or(&s.name);
-        let _ = writeln!(o, "            ApiKey::{base} => {:?},", snake_case(base).to_ascii_uppercase());
+        let _ = writeln!(
+            o,
+            "            ApiKey::{base} => {:?},",
+            snake_case(base).to_ascii_uppercase()
+        );
     }
     o.push_str("        }\n    }\n\n");
     o.push_str("    /// Lowest and highest request version this implementation knows.\n");
     o.push_str("    pub fn versions(self) -> (i16, i16) {\n        match self {\n");
     for s in &reqs {
         let base = s.name.strip_suffix("Request").unwrap_or(&s.name);
-        let _ = writeln!(o, "            ApiKey::{base} => ({}, {}),", s.valid_versions.lo, s.valid_versions.hi);
+        let _ = writeln!(
+            o,
+            "            ApiKey::{base} => ({}, {}),",
+            s.valid_versions.lo, s.valid_versions.hi
+        );
     }
     o.push_str("        }\n    }\n\n");
     o.push_str("    /// First flexible version of the request, if any.\n");
     o.push_str("    pub fn first_flexible_version(self) -> Option<i16> {\n        match self {\n");
     for s in &reqs {
         let base = s.name.strip_suffix("Request").unwrap_or(&s.name);
-        let flex = if s.flexible_versions.is_empty() { "None".to_string() } else { format!("Some({})", s.flexible_versions.lo) };
+        let flex = if s.flexible_versions.is_empty() {
+            "None".to_string()
+        } else {
+            format!("Some({})", s.flexible_versions.lo)
+        };
         let _ = writeln!(o, "            ApiKey::{base} => {flex},");
     }
     o.push_str("        }\n    }\n\n");
@@ -998,21 +1288,33 @@ pub fn emit_api_keys(specs: &[MessageSpec]) -> String {
     o.push_str("    pub fn latest_version_unstable(self) -> bool {\n        match self {\n");
     for s in &reqs {
         let base = s.name.strip_suffix("Request").unwrap_or(&s.name);
-        let _ = writeln!(o, "            ApiKey::{base} => {},", s.latest_version_unstable);
+        let _ = writeln!(
+            o,
+            "            ApiKey::{base} => {},",
+            s.latest_version_unstable
+        );
     }
     o.push_str("        }\n    }\n\n");
     o.push_str("    /// Whether the API is exposed on controller listeners.\n");
     o.push_str("    pub fn on_controller_listener(self) -> bool {\n        match self {\n");
     for s in &reqs {
         let base = s.name.strip_suffix("Request").unwrap_or(&s.name);
-        let _ = writeln!(o, "            ApiKey::{base} => {},", s.listeners.iter().any(|l| l == "controller"));
+        let _ = writeln!(
+            o,
+            "            ApiKey::{base} => {},",
+            s.listeners.iter().any(|l| l == "controller")
+        );
     }
     o.push_str("        }\n    }\n\n");
     o.push_str("    /// Whether the API is exposed on broker listeners.\n");
     o.push_str("    pub fn on_broker_listener(self) -> bool {\n        match self {\n");
     for s in &reqs {
         let base = s.name.strip_suffix("Request").unwrap_or(&s.name);
-        let _ = writeln!(o, "            ApiKey::{base} => {},", s.listeners.iter().any(|l| l == "broker"));
+        let _ = writeln!(
+            o,
+            "            ApiKey::{base} => {},",
+            s.listeners.iter().any(|l| l == "broker")
+        );
     }
     o.push_str("        }\n    }\n\n");
     o.push_str("    /// Whether `version` is a known request version.\n");
@@ -1024,7 +1326,11 @@ pub fn emit_api_keys(specs: &[MessageSpec]) -> String {
     o.push_str("}\n\n");
 
     for (kind, suffix) in [("RequestBody", "Request"), ("ResponseBody", "Response")] {
-        let _ = writeln!(o, "/// Any {} body, tagged by API.", suffix.to_ascii_lowercase());
+        let _ = writeln!(
+            o,
+            "/// Any {} body, tagged by API.",
+            suffix.to_ascii_lowercase()
+        );
         o.push_str("#[derive(Debug, Clone, PartialEq)]\n");
         let _ = writeln!(o, "pub enum {kind} {{");
         for s in &reqs {
@@ -1041,12 +1347,17 @@ pub fn emit_api_keys(specs: &[MessageSpec]) -> String {
             let _ = writeln!(o, "            {kind}::{base}(_) => ApiKey::{base},");
         }
         o.push_str("        }\n    }\n\n");
-        o.push_str("    /// Decodes a body of `api_key` at `version`, checking the version is known.\n");
+        o.push_str(
+            "    /// Decodes a body of `api_key` at `version`, checking the version is known.\n",
+        );
         o.push_str("    pub fn decode(api_key: ApiKey, version: i16, buf: &mut Bytes) -> Result<Self, DecodeError> {\n");
         o.push_str("        match api_key {\n");
         for s in &reqs {
             let base = s.name.strip_suffix("Request").unwrap_or(&s.name);
-            let ty = format!("super::{}::{base}{suffix}", snake_case(&format!("{base}{suffix}")));
+            let ty = format!(
+                "super::{}::{base}{suffix}",
+                snake_case(&format!("{base}{suffix}"))
+            );
             let _ = writeln!(o, "            ApiKey::{base} => {{ if !<{ty}>::is_valid_version(version) {{ return Err(DecodeError::UnsupportedVersion {{ message: <{ty}>::NAME, version }}); }} Ok({kind}::{base}(<{ty}>::decode(buf, version)?)) }}");
         }
         o.push_str("        }\n    }\n\n");
@@ -1054,14 +1365,22 @@ pub fn emit_api_keys(specs: &[MessageSpec]) -> String {
         o.push_str("    pub fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {\n        match self {\n");
         for s in &reqs {
             let base = s.name.strip_suffix("Request").unwrap_or(&s.name);
-            let _ = writeln!(o, "            {kind}::{base}(m) => m.encode(buf, version),");
+            let _ = writeln!(
+                o,
+                "            {kind}::{base}(m) => m.encode(buf, version),"
+            );
         }
         o.push_str("        }\n    }\n\n");
         o.push_str("    /// Encoded size of the body at `version`.\n");
-        o.push_str("    pub fn encoded_len(&self, version: i16) -> usize {\n        match self {\n");
+        o.push_str(
+            "    pub fn encoded_len(&self, version: i16) -> usize {\n        match self {\n",
+        );
         for s in &reqs {
             let base = s.name.strip_suffix("Request").unwrap_or(&s.name);
-            let _ = writeln!(o, "            {kind}::{base}(m) => m.encoded_len(version),");
+            let _ = writeln!(
+                o,
+                "            {kind}::{base}(m) => m.encoded_len(version),"
+            );
         }
         o.push_str("        }\n    }\n}\n\n");
     }
@@ -1079,8 +1398,12 @@ pub fn emit_mod(specs: &[MessageSpec]) -> String {
     for n in &names {
         let _ = writeln!(o, "pub mod {n};");
     }
-    o.push_str("\n/// Applies a macro to `(module, type name)` of every generated top-level message.\n");
-    o.push_str("#[macro_export]\n#[doc(hidden)]\nmacro_rules! for_each_message {\n    ($m:ident) => {\n");
+    o.push_str(
+        "\n/// Applies a macro to `(module, type name)` of every generated top-level message.\n",
+    );
+    o.push_str(
+        "#[macro_export]\n#[doc(hidden)]\nmacro_rules! for_each_message {\n    ($m:ident) => {\n",
+    );
     let mut sorted: Vec<&MessageSpec> = specs.iter().collect();
     sorted.sort_by(|a, b| a.name.cmp(&b.name));
     for s in sorted {

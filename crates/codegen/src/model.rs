@@ -20,7 +20,10 @@ impl Versions {
     /// The empty range (`none`).
     pub const NONE: Versions = Versions { lo: 0, hi: -1 };
     /// Every version (`0+`).
-    pub const ALL: Versions = Versions { lo: 0, hi: i16::MAX };
+    pub const ALL: Versions = Versions {
+        lo: 0,
+        hi: i16::MAX,
+    };
 
     /// Parses Kafka's range grammar: `N`, `N-M`, `N+`, `none`.
     pub fn parse(s: &str) -> Option<Versions> {
@@ -489,7 +492,9 @@ impl Ctx<'_> {
         let versions = match (&raw.versions, tagged) {
             (Some(s), _) => self.versions(path, "versions", s)?,
             (None, Some(t)) => t,
-            (None, None) => return Err(self.err(path, "field has neither versions nor taggedVersions")),
+            (None, None) => {
+                return Err(self.err(path, "field has neither versions nor taggedVersions"))
+            }
         };
         let tag = match (raw.tag, tagged) {
             (Some(t), Some(tv)) => {
@@ -524,7 +529,10 @@ impl Ctx<'_> {
         let flexible_override = match &raw.flexible_versions {
             Some(s) => {
                 if !matches!(ty, FieldType::String | FieldType::Bytes) {
-                    return Err(self.err(path, "flexibleVersions override is only for string and bytes"));
+                    return Err(self.err(
+                        path,
+                        "flexibleVersions override is only for string and bytes",
+                    ));
                 }
                 Some(self.versions(path, "flexibleVersions", s)?)
             }
@@ -598,7 +606,12 @@ impl Ctx<'_> {
             }
             return Ok(Default::Null);
         }
-        let bad = || self.err(path, format!("invalid default \"{text}\" for type {}", raw.ty));
+        let bad = || {
+            self.err(
+                path,
+                format!("invalid default \"{text}\" for type {}", raw.ty),
+            )
+        };
         Ok(match ty {
             FieldType::Bool => match text.as_str() {
                 "true" => Default::Bool(true),
@@ -669,7 +682,10 @@ pub fn parse_schema(file: &str, text: &str) -> Result<MessageSpec, SchemaError> 
         message,
     };
     if !is_valid_name(&raw.name) {
-        return Err(top_err("name", format!("invalid message name \"{}\"", raw.name)));
+        return Err(top_err(
+            "name",
+            format!("invalid message name \"{}\"", raw.name),
+        ));
     }
     let kind = match raw.kind.as_str() {
         "request" => MessageKind::Request,
@@ -677,12 +693,24 @@ pub fn parse_schema(file: &str, text: &str) -> Result<MessageSpec, SchemaError> 
         "header" => MessageKind::Header,
         "data" => MessageKind::Data,
         "metadata" => MessageKind::Metadata,
-        other => return Err(top_err("type", format!("unsupported message type \"{other}\""))),
+        other => {
+            return Err(top_err(
+                "type",
+                format!("unsupported message type \"{other}\""),
+            ))
+        }
     };
-    let valid_versions = Versions::parse(&raw.valid_versions)
-        .ok_or_else(|| top_err("validVersions", format!("invalid range \"{}\"", raw.valid_versions)))?;
+    let valid_versions = Versions::parse(&raw.valid_versions).ok_or_else(|| {
+        top_err(
+            "validVersions",
+            format!("invalid range \"{}\"", raw.valid_versions),
+        )
+    })?;
     if valid_versions.hi == i16::MAX {
-        return Err(top_err("validVersions", "must be a closed range".to_string()));
+        return Err(top_err(
+            "validVersions",
+            "must be a closed range".to_string(),
+        ));
     }
     let flex_text = raw
         .flexible_versions
@@ -697,14 +725,21 @@ pub fn parse_schema(file: &str, text: &str) -> Result<MessageSpec, SchemaError> 
             )
         })?;
     if let Some(d) = &raw.deprecated_versions {
-        Versions::parse(d).ok_or_else(|| top_err("deprecatedVersions", format!("invalid range \"{d}\"")))?;
+        Versions::parse(d)
+            .ok_or_else(|| top_err("deprecatedVersions", format!("invalid range \"{d}\"")))?;
     }
     match kind {
         MessageKind::Request | MessageKind::Response if raw.api_key.is_none() => {
-            return Err(top_err("apiKey", "requests and responses need an apiKey".to_string()));
+            return Err(top_err(
+                "apiKey",
+                "requests and responses need an apiKey".to_string(),
+            ));
         }
         MessageKind::Metadata if raw.api_key.is_none() => {
-            return Err(top_err("apiKey", "metadata records need an apiKey".to_string()));
+            return Err(top_err(
+                "apiKey",
+                "metadata records need an apiKey".to_string(),
+            ));
         }
         _ => {}
     }
@@ -722,10 +757,19 @@ pub fn parse_schema(file: &str, text: &str) -> Result<MessageSpec, SchemaError> 
     let mut common = BTreeMap::new();
     for c in &raw.common_structs {
         let v = Versions::parse(&c.versions).ok_or_else(|| {
-            top_err(&format!("commonStructs.{}", c.name), format!("invalid versions \"{}\"", c.versions))
+            top_err(
+                &format!("commonStructs.{}", c.name),
+                format!("invalid versions \"{}\"", c.versions),
+            )
         })?;
-        if common.insert(c.name.clone(), (v, c.fields.clone(), c.about.clone())).is_some() {
-            return Err(top_err(&format!("commonStructs.{}", c.name), "defined twice".to_string()));
+        if common
+            .insert(c.name.clone(), (v, c.fields.clone(), c.about.clone()))
+            .is_some()
+        {
+            return Err(top_err(
+                &format!("commonStructs.{}", c.name),
+                "defined twice".to_string(),
+            ));
         }
     }
     let mut ctx = Ctx {
@@ -735,7 +779,13 @@ pub fn parse_schema(file: &str, text: &str) -> Result<MessageSpec, SchemaError> 
         common,
         seen: HashSet::new(),
     };
-    ctx.build_struct(&raw.name, valid_versions, &raw.fields, raw.about.as_deref(), &raw.name)?;
+    ctx.build_struct(
+        &raw.name,
+        valid_versions,
+        &raw.fields,
+        raw.about.as_deref(),
+        &raw.name,
+    )?;
     // Common structs that no field references are still emitted (and validated).
     let unused: Vec<_> = ctx
         .common
@@ -744,7 +794,13 @@ pub fn parse_schema(file: &str, text: &str) -> Result<MessageSpec, SchemaError> 
         .map(|(n, v)| (n.clone(), v.clone()))
         .collect();
     for (name, (v, fields, about)) in unused {
-        ctx.build_struct(&name, v, &fields, about.as_deref(), &format!("commonStructs.{name}"))?;
+        ctx.build_struct(
+            &name,
+            v,
+            &fields,
+            about.as_deref(),
+            &format!("commonStructs.{name}"),
+        )?;
     }
     Ok(MessageSpec {
         file: file.to_string(),

@@ -66,7 +66,9 @@ fn header_with_classic_string_override_snapshot() {
 }
 
 fn error_of(text: &str) -> String {
-    parse_schema("Bad.json", text).expect_err("schema must be refused").to_string()
+    parse_schema("Bad.json", text)
+        .expect_err("schema must be refused")
+        .to_string()
 }
 
 fn with_fields(fields: &str) -> String {
@@ -127,30 +129,49 @@ fn invalid_schemas_name_file_and_field() {
         ),
     ];
     for (fields, expected) in cases {
-        assert_eq!(&error_of(&with_fields(fields)), expected, "fields: {fields}");
+        assert_eq!(
+            &error_of(&with_fields(fields)),
+            expected,
+            "fields: {fields}"
+        );
     }
 }
 
 #[test]
 fn invalid_top_level_keys_are_refused() {
     assert_eq!(
-        error_of(r#"{ "apiKey": 1, "type": "request", "name": "X", "validVersions": "0-1", "fields": [] }"#),
+        error_of(
+            r#"{ "apiKey": 1, "type": "request", "name": "X", "validVersions": "0-1", "fields": [] }"#
+        ),
         "Bad.json: flexibleVersions: is required"
     );
     assert_eq!(
-        error_of(r#"{ "apiKey": 1, "type": "request", "name": "X", "validVersions": "0-1", "flexibleVersions": "1-2", "fields": [] }"#),
+        error_of(
+            r#"{ "apiKey": 1, "type": "request", "name": "X", "validVersions": "0-1", "flexibleVersions": "1-2", "fields": [] }"#
+        ),
         "Bad.json: flexibleVersions: must be none or open-ended, got \"1-2\""
     );
     assert_eq!(
-        error_of(r#"{ "type": "response", "name": "X", "validVersions": "0", "flexibleVersions": "0+", "fields": [] }"#),
+        error_of(
+            r#"{ "type": "response", "name": "X", "validVersions": "0", "flexibleVersions": "0+", "fields": [] }"#
+        ),
         "Bad.json: apiKey: requests and responses need an apiKey"
     );
-    assert!(error_of(r#"{ "type": "request", "name": "X", "bogus": 1 }"#).contains("unknown field `bogus`"));
+    assert!(
+        error_of(r#"{ "type": "request", "name": "X", "bogus": 1 }"#)
+            .contains("unknown field `bogus`")
+    );
 }
 
 #[test]
 fn version_ranges_parse_like_kafka() {
-    assert_eq!(Versions::parse("3+"), Some(Versions { lo: 3, hi: i16::MAX }));
+    assert_eq!(
+        Versions::parse("3+"),
+        Some(Versions {
+            lo: 3,
+            hi: i16::MAX
+        })
+    );
     assert_eq!(Versions::parse("0-2"), Some(Versions { lo: 0, hi: 2 }));
     assert_eq!(Versions::parse("5"), Some(Versions { lo: 5, hi: 5 }));
     assert!(Versions::parse("none").is_some_and(|v| v.is_empty()));

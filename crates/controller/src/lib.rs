@@ -32,6 +32,6 @@ pub mod format;
 pub mod handlers;
 pub mod image;
 pub mod java;
+pub mod node;
 pub mod properties;
 pub mod server;
-pub mod node;

@@ -16,7 +16,9 @@ use kraft_protocol::messages::request_header::RequestHeader;
 use kraft_protocol::{ApiKey, RequestBody, ResponseBody, StrBytes, Uuid};
 use kraft_raft::core::memlog::MemoryLog;
 use kraft_raft::core::record::{ControlRecord, Record};
-use kraft_raft::core::types::{Address, Endpoint, Endpoints, KRaftVersionRange, ReplicaKey as RaftKey};
+use kraft_raft::core::types::{
+    Address, Endpoint, Endpoints, KRaftVersionRange, ReplicaKey as RaftKey,
+};
 use kraft_raft::core::voters::{VoterNode, VoterSet};
 use kraft_raft::core::RaftConfig;
 use kraft_raft::disk_log::DiskLog;
@@ -29,8 +31,8 @@ use tokio::sync::watch;
 use crate::config::ControllerConfig;
 use crate::format::MetaProperties;
 use crate::handlers::{
-    resolve_add_voter, resolve_remove_voter, AppendError, ApiError, Controller, ControllerSettings, QuorumFacts,
-    QuorumVoter, RaftQuorum, ReplicaKey, VoterEndpoint,
+    resolve_add_voter, resolve_remove_voter, ApiError, AppendError, Controller, ControllerSettings,
+    QuorumFacts, QuorumVoter, RaftQuorum, ReplicaKey, VoterEndpoint,
 };
 use crate::image::{MetadataRecord, SharedImage};
 use crate::server::{ApiRange, CloseConnection, ControllerServer, RequestContext, ServerConfig};
@@ -68,7 +70,9 @@ fn driver_apply_events<L>(
                             let offset = batch.base_offset + i as i64;
                             match record {
                                 Record::Data(bytes) => data.push((offset, bytes)),
-                                Record::Control(ControlRecord::KRaftVersion(level)) => kraft_version = Some(level),
+                                Record::Control(ControlRecord::KRaftVersion(level)) => {
+                                    kraft_version = Some(level)
+                                }
                                 Record::Control(_) => {}
                             }
                             last = Some(offset);
@@ -91,7 +95,8 @@ fn driver_apply_events<L>(
                 }
                 RaftEvent::LoadSnapshot(id) => match load_snapshot_records(&log_dir, id) {
                     Ok((records, kraft_version)) => {
-                        if let Err(e) = image.load_snapshot(&records, id.offset - 1, kraft_version) {
+                        if let Err(e) = image.load_snapshot(&records, id.offset - 1, kraft_version)
+                        {
                             tracing::error!(error = %e, "cannot load snapshot");
                         }
                         applied.send_replace(id.offset - 1);
@@ -110,9 +115,11 @@ fn load_snapshot_records(
     log_dir: &std::path::Path,
     id: kraft_raft::core::types::SnapshotId,
 ) -> Result<(Vec<MetadataRecord>, i16), String> {
-    let (store, _) = kraft_raft::storage::SnapshotStore::open(log_dir).map_err(|e| e.to_string())?;
+    let (store, _) =
+        kraft_raft::storage::SnapshotStore::open(log_dir).map_err(|e| e.to_string())?;
     let bytes = std::fs::read(store.path(id)).map_err(|e| e.to_string())?;
-    let contents = kraft_raft::disk_log::decode_snapshot(Bytes::from(bytes)).map_err(|e| e.to_string())?;
+    let contents =
+        kraft_raft::disk_log::decode_snapshot(Bytes::from(bytes)).map_err(|e| e.to_string())?;
     let records = contents
         .records
         .into_iter()
@@ -156,7 +163,9 @@ impl RaftBridge {
         tokio::spawn(async move {
             let mut status = handle.watch_status();
             loop {
-                let Ok(inspection) = handle.inspect().await else { return };
+                let Ok(inspection) = handle.inspect().await else {
+                    return;
+                };
                 let s = &inspection.status;
                 let hw = s.high_watermark.unwrap_or(-1);
                 let caught_up = hw >= 0 && *applied.borrow() + 1 >= hw;
@@ -194,7 +203,11 @@ impl RaftQuorum for RaftBridge {
         self.facts.lock().map(|f| f.clone()).unwrap_or_default()
     }
 
-    async fn append_and_commit(&self, epoch: i32, records: Vec<MetadataRecord>) -> Result<i64, AppendError> {
+    async fn append_and_commit(
+        &self,
+        epoch: i32,
+        records: Vec<MetadataRecord>,
+    ) -> Result<i64, AppendError> {
         let status = self.handle.status();
         if !status.is_leader || status.leader.epoch != epoch {
             return Err(AppendError::NotController {
@@ -202,9 +215,15 @@ impl RaftQuorum for RaftBridge {
             });
         }
         let values: Vec<Bytes> = records.iter().map(|r| Bytes::from(r.encode())).collect();
-        let offset = match tokio::time::timeout(Duration::from_secs(30), self.handle.propose(values)).await {
+        let offset = match tokio::time::timeout(
+            Duration::from_secs(30),
+            self.handle.propose(values),
+        )
+        .await
+        {
             Err(_) => return Err(AppendError::Timeout),
-            Ok(Err(driver::DriverError::NotCommitted(_))) | Ok(Err(driver::DriverError::Raft(_))) => {
+            Ok(Err(driver::DriverError::NotCommitted(_)))
+            | Ok(Err(driver::DriverError::Raft(_))) => {
                 return Err(AppendError::NotController {
                     leader_id: self.handle.status().leader.leader_id,
                 })
@@ -225,7 +244,12 @@ impl RaftQuorum for RaftBridge {
         }
     }
 
-    async fn upgrade_kraft_version(&self, _epoch: i32, version: i16, _validate_only: bool) -> Result<(), ApiError> {
+    async fn upgrade_kraft_version(
+        &self,
+        _epoch: i32,
+        version: i16,
+        _validate_only: bool,
+    ) -> Result<(), ApiError> {
         let current = self.facts().kraft_version;
         if version == current {
             return Ok(());
@@ -282,24 +306,24 @@ impl RaftQuorum for RaftBridge {
                         r.listeners = v
                             .listeners
                             .iter()
-                            .map(|l| kraft_protocol::messages::add_raft_voter_request::Listener {
-                                name: StrBytes::from(l.name.as_str()),
-                                host: StrBytes::from(l.host.as_str()),
-                                port: l.port,
-                                ..Default::default()
-                            })
+                            .map(
+                                |l| kraft_protocol::messages::add_raft_voter_request::Listener {
+                                    name: StrBytes::from(l.name.as_str()),
+                                    host: StrBytes::from(l.host.as_str()),
+                                    port: l.port,
+                                    ..Default::default()
+                                },
+                            )
                             .collect();
                         RequestBody::AddRaftVoter(r)
                     }
-                    Err(e) => {
-                        return Ok(ResponseBody::AddRaftVoter(
-                            kraft_protocol::messages::add_raft_voter_response::AddRaftVoterResponse {
-                                error_code: e.code.code(),
-                                error_message: Some(StrBytes::from(e.message_or_default())),
-                                ..Default::default()
-                            },
-                        ))
-                    }
+                    Err(e) => return Ok(ResponseBody::AddRaftVoter(
+                        kraft_protocol::messages::add_raft_voter_response::AddRaftVoterResponse {
+                            error_code: e.code.code(),
+                            error_message: Some(StrBytes::from(e.message_or_default())),
+                            ..Default::default()
+                        },
+                    )),
                 }
             }
             RequestBody::RemoveRaftVoter(mut r) if version >= 1 => {
@@ -344,13 +368,18 @@ fn raft_config(config: &ControllerConfig, meta: &MetaProperties) -> Result<RaftC
     let directory_id = meta
         .directory_id
         .ok_or_else(|| NodeError::Storage("meta.properties has no directory.id".into()))?;
-    let listeners = Endpoints::new(config.effective_advertised_controller_listeners().into_iter().map(|l| {
-        Endpoint::new(
-            l.name.as_str(),
-            l.host.clone().unwrap_or_else(|| "localhost".to_string()),
-            l.port,
-        )
-    }));
+    let listeners = Endpoints::new(
+        config
+            .effective_advertised_controller_listeners()
+            .into_iter()
+            .map(|l| {
+                Endpoint::new(
+                    l.name.as_str(),
+                    l.host.clone().unwrap_or_else(|| "localhost".to_string()),
+                    l.port,
+                )
+            }),
+    );
     let mut cfg = RaftConfig::new(
         config.node_id,
         directory_id,
@@ -376,7 +405,11 @@ fn raft_config(config: &ControllerConfig, meta: &MetaProperties) -> Result<RaftC
     cfg.static_voters = VoterSet::new(q.voters.iter().map(|v| {
         VoterNode::new(
             RaftKey::without_directory(v.id),
-            Endpoints::single(config.default_listener_name(), v.address.host.as_str(), v.address.port),
+            Endpoints::single(
+                config.default_listener_name(),
+                v.address.host.as_str(),
+                v.address.port,
+            ),
             KRaftVersionRange { min: 0, max: 1 },
         )
     }));
@@ -407,13 +440,14 @@ impl ControllerNode {
         let cfg = raft_config(&config, &meta)?;
         let cluster_id = cfg.cluster_id.clone();
         let log_dir = dir.join("__cluster_metadata-0");
-        std::fs::create_dir_all(&log_dir).map_err(|e| NodeError::Storage(format!("{}: {e}", log_dir.display())))?;
+        std::fs::create_dir_all(&log_dir)
+            .map_err(|e| NodeError::Storage(format!("{}: {e}", log_dir.display())))?;
         let log_config = LogConfig {
             segment_bytes: config.metadata_log.segment_bytes as u64,
             ..LogConfig::default()
         };
-        let (log, report) =
-            DiskLog::open(&log_dir, log_config).map_err(|e| NodeError::Storage(format!("{}: {e}", log_dir.display())))?;
+        let (log, report) = DiskLog::open(&log_dir, log_config)
+            .map_err(|e| NodeError::Storage(format!("{}: {e}", log_dir.display())))?;
         if report.truncated_tail.is_some() {
             tracing::warn!(?report, "recovered the metadata log");
         }
@@ -434,11 +468,18 @@ impl ControllerNode {
         log_dir: PathBuf,
     ) -> Result<ControllerNode, NodeError> {
         let node_id = config.node_id;
-        let (raft, events) = driver::start(cfg, log, persisted, store, format!("raft-client-{node_id}"))
-            .map_err(|e| NodeError::Raft(e.to_string()))?;
+        let (raft, events) =
+            driver::start(cfg, log, persisted, store, format!("raft-client-{node_id}"))
+                .map_err(|e| NodeError::Raft(e.to_string()))?;
         let image = SharedImage::new();
         let (applied_tx, applied_rx) = watch::channel(-1i64);
-        let mut tasks = vec![driver_apply_events::<L>(events, image.clone(), applied_tx, log_dir, std::marker::PhantomData)];
+        let mut tasks = vec![driver_apply_events::<L>(
+            events,
+            image.clone(),
+            applied_tx,
+            log_dir,
+            std::marker::PhantomData,
+        )];
         let bridge = RaftBridge {
             handle: raft.clone(),
             image: image.clone(),
@@ -452,9 +493,12 @@ impl ControllerNode {
             image.clone(),
             quorum.clone(),
         ));
-        let server = ControllerServer::start(ServerConfig::from_controller_config(&config), controller.clone())
-            .await
-            .map_err(|e| NodeError::Server(e.to_string()))?;
+        let server = ControllerServer::start(
+            ServerConfig::from_controller_config(&config),
+            controller.clone(),
+        )
+        .await
+        .map_err(|e| NodeError::Server(e.to_string()))?;
         let endpoints = config
             .effective_advertised_controller_listeners()
             .into_iter()
@@ -468,8 +512,14 @@ impl ControllerNode {
             })
             .collect();
         let listener = config.default_listener_name().to_string();
-        tasks.push(spawn_registration(controller, quorum, image, node_id, listener, endpoints));
-        Ok(ControllerNode { server, raft, tasks })
+        tasks.push(spawn_registration(
+            controller, quorum, image, node_id, listener, endpoints,
+        ));
+        Ok(ControllerNode {
+            server,
+            raft,
+            tasks,
+        })
     }
 
     /// The bound address of a listener.
@@ -523,11 +573,15 @@ fn spawn_registration(
                 continue;
             }
             let facts = quorum.facts();
-            let Some(leader) = facts.leader_id else { continue };
+            let Some(leader) = facts.leader_id else {
+                continue;
+            };
             let Some(voter) = facts.voters.iter().find(|v| v.key.id == leader) else {
                 continue;
             };
-            let Some(ep) = voter.endpoints.iter().find(|e| e.name == listener) else { continue };
+            let Some(ep) = voter.endpoints.iter().find(|e| e.name == listener) else {
+                continue;
+            };
             let request = controller.registration_request(incarnation, &endpoints);
             match send_registration(&ep.host, ep.port, &request).await {
                 Ok(r) if r.error_code == 0 => {
@@ -553,7 +607,9 @@ async fn send_registration(
     request: &ControllerRegistrationRequest,
 ) -> Result<ControllerRegistrationResponse, String> {
     let io = async {
-        let mut stream = TcpStream::connect((host, port)).await.map_err(|e| e.to_string())?;
+        let mut stream = TcpStream::connect((host, port))
+            .await
+            .map_err(|e| e.to_string())?;
         let header = RequestHeader {
             request_api_key: ApiKey::ControllerRegistration.id(),
             request_api_version: 0,
@@ -574,8 +630,12 @@ async fn send_registration(
                 return Err("connection closed".to_string());
             }
         };
-        let (_, response) = decode_response_as::<ControllerRegistrationResponse>(frame, ApiKey::ControllerRegistration, 0)
-            .map_err(|e| e.to_string())?;
+        let (_, response) = decode_response_as::<ControllerRegistrationResponse>(
+            frame,
+            ApiKey::ControllerRegistration,
+            0,
+        )
+        .map_err(|e| e.to_string())?;
         Ok(response)
     };
     tokio::time::timeout(Duration::from_secs(5), io)

@@ -98,7 +98,10 @@ fn describe_quorum_response() -> describe_quorum_response::DescribeQuorumRespons
         nodes: (1..=5)
             .map(|id| describe_quorum_response::Node {
                 node_id: id,
-                listeners: vec![listener("CONTROLLER", 9093), listener("CONTROLLER_SSL", 9094)],
+                listeners: vec![
+                    listener("CONTROLLER", 9093),
+                    listener("CONTROLLER_SSL", 9094),
+                ],
                 ..Default::default()
             })
             .collect(),
@@ -345,10 +348,17 @@ fn benches(c: &mut Criterion) {
         kafka_protocol::messages::FetchResponse
     );
     // Decoding Fetch records copies no record bytes: the records field points into the frame.
-    let decoded = fetch_response::FetchResponse::decode(&mut fr.frame.clone(), 17).expect("decodes");
-    let records = decoded.responses[0].partitions[0].records.clone().expect("records");
+    let decoded =
+        fetch_response::FetchResponse::decode(&mut fr.frame.clone(), 17).expect("decodes");
+    let records = decoded.responses[0].partitions[0]
+        .records
+        .clone()
+        .expect("records");
     let frame_range = fr.frame.as_ptr() as usize..fr.frame.as_ptr() as usize + fr.frame.len();
-    assert!(frame_range.contains(&(records.as_ptr() as usize)), "records were copied");
+    assert!(
+        frame_range.contains(&(records.as_ptr() as usize)),
+        "records were copied"
+    );
 
     println!();
     println!("ratios are kraft-protocol time / kafka-protocol time (lower is better)");

@@ -9,7 +9,9 @@ use bytes::{Buf, BufMut, Bytes};
 
 use crate::messages::request_header::RequestHeader;
 use crate::messages::response_header::ResponseHeader;
-use crate::{ApiKey, Decodable, DecodeError, Encodable, EncodeError, Message, RequestBody, ResponseBody};
+use crate::{
+    ApiKey, Decodable, DecodeError, Encodable, EncodeError, Message, RequestBody, ResponseBody,
+};
 
 /// A decoded request header with the API it names, if known.
 #[derive(Debug, Clone, PartialEq)]
@@ -72,10 +74,11 @@ pub fn encode_request_frame<B: BufMut, M: Encodable>(
     body: &M,
 ) -> Result<(), EncodeError> {
     let version = header.request_api_version;
-    let api_key = ApiKey::from_i16(header.request_api_key).ok_or(EncodeError::UnsupportedVersion {
-        message: "RequestHeader",
-        version,
-    })?;
+    let api_key =
+        ApiKey::from_i16(header.request_api_key).ok_or(EncodeError::UnsupportedVersion {
+            message: "RequestHeader",
+            version,
+        })?;
     let hv = api_key.request_header_version(version);
     let size = header.encoded_len(hv) + body.encoded_len(version);
     buf.put_i32(size as i32);

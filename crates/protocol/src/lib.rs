@@ -7,11 +7,11 @@
 //! * [`ApiKey`]: API keys with the version ranges this implementation supports.
 
 pub mod error;
+pub mod error_code;
+pub mod frame;
 pub mod header;
 #[cfg(feature = "json")]
 pub mod json;
-pub mod error_code;
-pub mod frame;
 pub mod message;
 pub mod records;
 #[cfg(feature = "sample")]

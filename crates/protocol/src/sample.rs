@@ -48,7 +48,8 @@ impl Rng {
             0 => 0,
             1 => -1,
             2 => self.below(100) as i64,
-            3 => [i64::MIN, i64::MAX, i32::MIN as i64, i32::MAX as i64, 65535][self.below(5) as usize],
+            3 => [i64::MIN, i64::MAX, i32::MIN as i64, i32::MAX as i64, 65535]
+                [self.below(5) as usize],
             _ => self.next_u64() as i64,
         }
     }

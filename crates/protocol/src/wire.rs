@@ -129,7 +129,11 @@ pub fn get_varlong(buf: &mut Bytes) -> Result<i64, DecodeError> {
 /// Reads a length prefix: compact (`uvarint` of length + 1, 0 = null) or
 /// classic (`int16`/`int32`, -1 = null). Returns `None` for null.
 #[inline]
-fn get_len(buf: &mut Bytes, compact: bool, classic_i16: bool) -> Result<Option<usize>, DecodeError> {
+fn get_len(
+    buf: &mut Bytes,
+    compact: bool,
+    classic_i16: bool,
+) -> Result<Option<usize>, DecodeError> {
     if compact {
         let n = get_uvarint(buf)?;
         Ok(if n == 0 { None } else { Some((n - 1) as usize) })
@@ -155,7 +159,10 @@ fn take(buf: &mut Bytes, n: usize) -> Result<Bytes, DecodeError> {
 
 /// Reads a nullable string in compact or classic form.
 #[inline]
-pub fn get_nullable_string(buf: &mut Bytes, compact: bool) -> Result<Option<StrBytes>, DecodeError> {
+pub fn get_nullable_string(
+    buf: &mut Bytes,
+    compact: bool,
+) -> Result<Option<StrBytes>, DecodeError> {
     match get_len(buf, compact, true)? {
         None => Ok(None),
         Some(n) if n > MAX_STRING_LEN => Err(DecodeError::StringTooLong(n)),
@@ -212,7 +219,11 @@ pub fn bounded_capacity(count: usize, remaining: usize, min_wire_size: usize) ->
 /// fit in the `remaining` input, so that a lying count is refused before any
 /// allocation; returns the count.
 #[inline]
-pub fn check_array_fits(count: usize, remaining: usize, min_wire_size: usize) -> Result<usize, DecodeError> {
+pub fn check_array_fits(
+    count: usize,
+    remaining: usize,
+    min_wire_size: usize,
+) -> Result<usize, DecodeError> {
     if count.saturating_mul(min_wire_size.max(1)) > remaining {
         Err(DecodeError::ArrayTooLong { count, remaining })
     } else {
@@ -457,7 +468,9 @@ pub fn put_raw_tags<B: BufMut>(buf: &mut B, raw: &[RawTaggedField], below: u32, 
 /// Encoded size of a list of unknown tagged fields.
 #[inline]
 pub fn raw_tags_len(raw: &[RawTaggedField]) -> usize {
-    raw.iter().map(|f| tagged_field_len(f.tag, f.data.len())).sum()
+    raw.iter()
+        .map(|f| tagged_field_len(f.tag, f.data.len()))
+        .sum()
 }
 
 /// Checks that unknown tagged fields are in strictly ascending tag order and

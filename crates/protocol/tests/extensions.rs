@@ -13,7 +13,8 @@ fn dir(n: u8) -> Uuid {
 }
 
 fn check<M: Message>(bytes: &[u8], version: i16, expected: &M) {
-    let decoded = M::decode_exact(Bytes::copy_from_slice(bytes), version).expect("hand-written vector decodes");
+    let decoded = M::decode_exact(Bytes::copy_from_slice(bytes), version)
+        .expect("hand-written vector decodes");
     assert_eq!(&decoded, expected);
     assert_eq!(expected.encode_to_vec(version).expect("encodes"), bytes);
 }
@@ -106,10 +107,16 @@ fn describe_quorum_response_v3_carries_committed_voters_between_current_voters_a
     check(&b, 3, &expected);
 
     // At v2 (what Kafka 4.4 knows) CommittedVoters is ignorable: silently dropped.
-    let v2 = expected.encode_to_vec(2).expect("v2 drops the ignorable field");
+    let v2 = expected
+        .encode_to_vec(2)
+        .expect("v2 drops the ignorable field");
     let back = DescribeQuorumResponse::decode_exact(Bytes::from(v2), 2).expect("decodes");
     assert!(back.topics[0].partitions[0].committed_voters.is_empty());
-    assert_eq!(b.len() - back.encoded_len(2), 2 * 45 + 1, "v3 adds exactly the CommittedVoters array");
+    assert_eq!(
+        b.len() - back.encoded_len(2),
+        2 * 45 + 1,
+        "v3 adds exactly the CommittedVoters array"
+    );
 }
 
 #[test]

@@ -33,7 +33,9 @@ fn hex_encode(b: &[u8]) -> String {
 /// them; Jackson prints an empty binary node as "". Numbers compare by value.
 fn normalize(v: &Value) -> Value {
     match v {
-        Value::Object(m) => Value::Object(m.iter().map(|(k, v)| (k.clone(), normalize(v))).collect()),
+        Value::Object(m) => {
+            Value::Object(m.iter().map(|(k, v)| (k.clone(), normalize(v))).collect())
+        }
         Value::Array(a) => Value::Array(a.iter().map(normalize).collect()),
         Value::Number(n) => n
             .as_i64()
@@ -44,7 +46,12 @@ fn normalize(v: &Value) -> Value {
     }
 }
 
-fn check_vector<M: Message + ToKafkaJson>(version: i16, case: &str, hex: &str, expected: &Value) -> Result<(), String> {
+fn check_vector<M: Message + ToKafkaJson>(
+    version: i16,
+    case: &str,
+    hex: &str,
+    expected: &Value,
+) -> Result<(), String> {
     let bytes = hex_decode(hex);
     let decoded = M::decode_exact(Bytes::from(bytes.clone()), version)
         .map_err(|e| format!("{} v{version} {case}: decode failed: {e}", M::NAME))?;
@@ -102,10 +109,17 @@ fn kafka_golden_vectors_decode_and_reencode_identically() {
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .expect("tests/golden exists")
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "json") && p.file_name().is_some_and(|n| n != "frames.json"))
+        .filter(|p| {
+            p.extension().is_some_and(|x| x == "json")
+                && p.file_name().is_some_and(|n| n != "frames.json")
+        })
         .collect();
     files.sort();
-    assert!(files.len() >= 30, "expected golden files for every message, found {}", files.len());
+    assert!(
+        files.len() >= 30,
+        "expected golden files for every message, found {}",
+        files.len()
+    );
     let mut total = 0;
     let mut failures = Vec::new();
     for f in &files {
@@ -113,7 +127,13 @@ fn kafka_golden_vectors_decode_and_reencode_identically() {
         total += ok;
         failures.append(&mut fails);
     }
-    assert!(failures.is_empty(), "{} of {} vectors failed:\n{}", failures.len(), total + failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} vectors failed:\n{}",
+        failures.len(),
+        total + failures.len(),
+        failures.join("\n")
+    );
     assert!(total > 300, "only {total} vectors");
 }
 
@@ -150,8 +170,11 @@ fn our_vectors<M: Message + Sample + ToKafkaJson>(out: &Path) {
         }
     }
     let doc = json!({"message": M::NAME, "source": "kraft-rs encoder", "vectors": vectors});
-    std::fs::write(out.join(format!("{}.json", M::NAME)), serde_json::to_string_pretty(&doc).expect("json"))
-        .expect("write vector file");
+    std::fs::write(
+        out.join(format!("{}.json", M::NAME)),
+        serde_json::to_string_pretty(&doc).expect("json"),
+    )
+    .expect("write vector file");
 }
 
 #[test]

@@ -18,7 +18,10 @@ fn roundtrip_one<M: Message + Sample + ToKafkaJson>() -> usize {
             let value = M::sample(&mut rng, version);
             let bytes = match value.encode_to_vec(version) {
                 Ok(b) => b,
-                Err(e) => panic!("{} v{version} seed {seed}: encode failed: {e}\n{value:?}", M::NAME),
+                Err(e) => panic!(
+                    "{} v{version} seed {seed}: encode failed: {e}\n{value:?}",
+                    M::NAME
+                ),
             };
             assert_eq!(
                 bytes.len(),
@@ -26,9 +29,16 @@ fn roundtrip_one<M: Message + Sample + ToKafkaJson>() -> usize {
                 "{} v{version} seed {seed}: encoded_len disagrees with encode",
                 M::NAME
             );
-            let decoded = M::decode_exact(Bytes::from(bytes.clone()), version)
-                .unwrap_or_else(|e| panic!("{} v{version} seed {seed}: decode failed: {e}", M::NAME));
-            assert_eq!(decoded, value, "{} v{version} seed {seed}: round trip changed the value", M::NAME);
+            let decoded =
+                M::decode_exact(Bytes::from(bytes.clone()), version).unwrap_or_else(|e| {
+                    panic!("{} v{version} seed {seed}: decode failed: {e}", M::NAME)
+                });
+            assert_eq!(
+                decoded,
+                value,
+                "{} v{version} seed {seed}: round trip changed the value",
+                M::NAME
+            );
             // Every strict prefix must fail to decode, never panic.
             if seed < 5 {
                 for cut in 0..bytes.len() {
@@ -101,7 +111,10 @@ fn writing_older_versions_drops_or_refuses_like_kafka() {
         };
     }
     kraft_protocol::for_each_message!(check);
-    assert!(dropped > 0 && refused > 0, "dropped {dropped}, refused {refused}");
+    assert!(
+        dropped > 0 && refused > 0,
+        "dropped {dropped}, refused {refused}"
+    );
 }
 
 #[test]
@@ -111,7 +124,9 @@ fn ack_when_committed_false_cannot_be_sent_at_v0() {
         ..Default::default()
     };
     assert_eq!(
-        req.encode_to_vec(0).expect_err("v0 lacks the field").to_string(),
+        req.encode_to_vec(0)
+            .expect_err("v0 lacks the field")
+            .to_string(),
         "Attempted to write a non-default ackWhenCommitted at version 0"
     );
     // The default (true) is silently absent at v0.
@@ -141,7 +156,10 @@ fn lying_array_length_fails_without_allocating() {
         vote_request::VoteRequest::decode_exact(Bytes::from_static(frame), 2)
     });
     assert!(result.is_err(), "a lying count must be refused");
-    assert!(bytes <= 8 * frame.len(), "allocated {bytes} bytes in {count} allocations for a 10-byte frame");
+    assert!(
+        bytes <= 8 * frame.len(),
+        "allocated {bytes} bytes in {count} allocations for a 10-byte frame"
+    );
     // The same for a classic (non-flexible) array: Fetch v4 with 2^31-1 topics.
     let mut fetch = vec![0u8; 4 + 4 + 4 + 4 + 1];
     fetch.extend_from_slice(&i32::MAX.to_be_bytes());
@@ -176,7 +194,8 @@ fn decoding_a_single_partition_vote_request_copies_no_strings() {
     read_buf.extend_from_slice(&req.encode_to_vec(2).expect("encodes"));
     let len = read_buf.len();
     let bytes = read_buf.split_to(len).freeze();
-    let (decoded, count, _) = crate::alloc_count::measure(|| vote_request::VoteRequest::decode_exact(bytes.clone(), 2));
+    let (decoded, count, _) =
+        crate::alloc_count::measure(|| vote_request::VoteRequest::decode_exact(bytes.clone(), 2));
     assert_eq!(decoded.expect("decodes"), req);
     // One Vec per array level (topics, partitions); strings share the frame.
     assert!(count <= 2, "{count} allocations");

@@ -7,10 +7,13 @@
 
 use bytes::{Bytes, BytesMut};
 use kraft_protocol::messages::{
-    k_raft_version_record::KRaftVersionRecord, leader_change_message, snapshot_footer_record::SnapshotFooterRecord,
-    snapshot_header_record::SnapshotHeaderRecord, voters_record,
+    k_raft_version_record::KRaftVersionRecord, leader_change_message,
+    snapshot_footer_record::SnapshotFooterRecord, snapshot_header_record::SnapshotHeaderRecord,
+    voters_record,
 };
-use kraft_protocol::records::{batches, ControlRecordType, NewRecord, RecordBatch, RecordBatchBuilder};
+use kraft_protocol::records::{
+    batches, ControlRecordType, NewRecord, RecordBatch, RecordBatchBuilder,
+};
 use kraft_protocol::{DecodeError, Message, StrBytes};
 
 use crate::core::record::{Batch, ControlRecord, LeaderChangeMessage, Record};
@@ -73,7 +76,10 @@ fn control_value(record: &ControlRecord) -> (ControlRecordType, Vec<u8>) {
             }
             .encode_to_vec(0),
         ),
-        ControlRecord::Voters(set) => (ControlRecordType::KRaftVoters, voters_record_of(set).encode_to_vec(0)),
+        ControlRecord::Voters(set) => (
+            ControlRecordType::KRaftVoters,
+            voters_record_of(set).encode_to_vec(0),
+        ),
     };
     match encoded {
         (kind, Ok(bytes)) => (kind, bytes),
@@ -211,7 +217,12 @@ fn decode_control(kind: ControlRecordType, value: Bytes) -> Result<ControlRecord
             let m = voters_record::VotersRecord::decode_exact(value, 0)?;
             ControlRecord::Voters(voter_set_of(&m))
         }
-        other => return Err(invalid(format!("unsupported control record type {}", other.name()))),
+        other => {
+            return Err(invalid(format!(
+                "unsupported control record type {}",
+                other.name()
+            )))
+        }
     })
 }
 
@@ -222,7 +233,10 @@ pub fn decode_batch(batch: &RecordBatch) -> Result<Batch, DecodeError> {
         let record = record?;
         if batch.is_control() {
             let kind = record.control_type()?;
-            let value = record.value.clone().ok_or_else(|| invalid("control record without a value"))?;
+            let value = record
+                .value
+                .clone()
+                .ok_or_else(|| invalid("control record without a value"))?;
             records.push(Record::Control(decode_control(kind, value)?));
         } else {
             records.push(Record::Data(record.value.clone().unwrap_or_default()));
@@ -232,7 +246,9 @@ pub fn decode_batch(batch: &RecordBatch) -> Result<Batch, DecodeError> {
         return Err(invalid("empty batch"));
     }
     if records.len() as i64 != i64::from(batch.last_offset_delta()) + 1 {
-        return Err(invalid("records count does not match the batch's offset range"));
+        return Err(invalid(
+            "records count does not match the batch's offset range",
+        ));
     }
     Ok(Batch {
         base_offset: batch.base_offset(),
@@ -291,7 +307,10 @@ mod tests {
             base_offset: 3,
             epoch: 3,
             append_time: 1_700_000_000_001,
-            records: vec![Record::Data(Bytes::from_static(b"a")), Record::Data(Bytes::from_static(b"bc"))],
+            records: vec![
+                Record::Data(Bytes::from_static(b"a")),
+                Record::Data(Bytes::from_static(b"bc")),
+            ],
         };
         let bytes = encode_batches(&[control.clone(), data.clone()]);
         let back = decode_batches(bytes).expect("decodes");

@@ -49,11 +49,21 @@ impl DurableLog for MemoryLog {
 /// Where the election state is kept.
 pub trait ElectionStore: Send + 'static {
     /// Durably replaces the election state.
-    fn persist(&mut self, state: &ElectionState, kraft_version: i16, voters: &[NodeId]) -> Result<(), String>;
+    fn persist(
+        &mut self,
+        state: &ElectionState,
+        kraft_version: i16,
+        voters: &[NodeId],
+    ) -> Result<(), String>;
 }
 
 impl ElectionStore for QuorumStateStore {
-    fn persist(&mut self, state: &ElectionState, kraft_version: i16, voters: &[NodeId]) -> Result<(), String> {
+    fn persist(
+        &mut self,
+        state: &ElectionState,
+        kraft_version: i16,
+        voters: &[NodeId],
+    ) -> Result<(), String> {
         self.write_election_state(state, kraft_version, voters)
             .map_err(|e| e.to_string())
     }
@@ -158,10 +168,18 @@ impl RaftHandle {
     /// Handles an inbound KRaft request (Vote, BeginQuorumEpoch,
     /// EndQuorumEpoch, Fetch, FetchSnapshot, AddRaftVoter, RemoveRaftVoter,
     /// UpdateRaftVoter, DescribeQuorum) and returns the response to send.
-    pub async fn handle_request(&self, body: RequestBody, version: i16) -> Result<ResponseBody, DriverError> {
+    pub async fn handle_request(
+        &self,
+        body: RequestBody,
+        version: i16,
+    ) -> Result<ResponseBody, DriverError> {
         let (reply, rx) = oneshot::channel();
         self.commands
-            .send(Command::Request { body, version, reply })
+            .send(Command::Request {
+                body,
+                version,
+                reply,
+            })
             .map_err(|_| DriverError::Stopped)?;
         rx.await.map_err(|_| DriverError::Stopped)
     }
@@ -259,7 +277,13 @@ pub fn start<L: DurableLog, S: ElectionStore>(
     let cluster_id = cfg.cluster_id.clone();
     let request_timeout = Duration::from_millis(cfg.request_timeout_ms.max(1) as u64);
     let fetch_wait = Duration::from_millis(cfg.fetch_max_wait_ms.max(0) as u64);
-    let core = RaftCore::new(cfg, log, persisted, Box::new(SplitMix64::new(seed)), now_ms())?;
+    let core = RaftCore::new(
+        cfg,
+        log,
+        persisted,
+        Box::new(SplitMix64::new(seed)),
+        now_ms(),
+    )?;
     let (commands_tx, commands_rx) = mpsc::unbounded_channel();
     let (events_tx, events_rx) = mpsc::unbounded_channel();
     let (outcomes_tx, outcomes_rx) = mpsc::unbounded_channel();
@@ -356,22 +380,27 @@ impl<L: DurableLog, S: ElectionStore> Driver<L, S> {
     fn handle_command(&mut self, command: Command) -> Option<oneshot::Sender<()>> {
         let now = now_ms();
         match command {
-            Command::Request { body, version, reply } => {
-                match wire::inbound_request(&body, version, &self.cluster_id) {
-                    Some(Ok(request)) => {
-                        let id = self.inbound_next;
-                        self.inbound_next += 1;
-                        self.inbound.insert(id, (reply, version));
-                        self.core.handle_request(id, request, now);
-                    }
-                    Some(Err(answer)) => {
-                        let _ = reply.send(answer);
-                    }
-                    None => tracing::warn!(api = ?body.api_key(), "not a KRaft request; dropped"),
+            Command::Request {
+                body,
+                version,
+                reply,
+            } => match wire::inbound_request(&body, version, &self.cluster_id) {
+                Some(Ok(request)) => {
+                    let id = self.inbound_next;
+                    self.inbound_next += 1;
+                    self.inbound.insert(id, (reply, version));
+                    self.core.handle_request(id, request, now);
                 }
-            }
+                Some(Err(answer)) => {
+                    let _ = reply.send(answer);
+                }
+                None => tracing::warn!(api = ?body.api_key(), "not a KRaft request; dropped"),
+            },
             Command::Propose { records, reply } => {
-                let result = self.core.propose(records, now).map_err(|e| DriverError::Raft(e.to_string()));
+                let result = self
+                    .core
+                    .propose(records, now)
+                    .map_err(|e| DriverError::Raft(e.to_string()));
                 let _ = reply.send(result.map(|last| {
                     let (tx, rx) = oneshot::channel();
                     self.proposals.insert(last, tx);
@@ -402,7 +431,10 @@ impl<L: DurableLog, S: ElectionStore> Driver<L, S> {
             }
             Command::Resign { reply } => {
                 let epoch = self.core.epoch();
-                let result = self.core.resign(epoch, now).map_err(|e| DriverError::Raft(e.to_string()));
+                let result = self
+                    .core
+                    .resign(epoch, now)
+                    .map_err(|e| DriverError::Raft(e.to_string()));
                 let _ = reply.send(result);
             }
             Command::Shutdown { reply } => return Some(reply),
@@ -414,9 +446,12 @@ impl<L: DurableLog, S: ElectionStore> Driver<L, S> {
         let now = now_ms();
         match outcome.result {
             TransportResult::Response(body) => match wire::inbound_response(body) {
-                Ok(response) => self
-                    .core
-                    .handle_response(outcome.correlation_id, outcome.destination, response, now),
+                Ok(response) => self.core.handle_response(
+                    outcome.correlation_id,
+                    outcome.destination,
+                    response,
+                    now,
+                ),
                 Err(e) => {
                     tracing::warn!(error = %e, destination = outcome.destination, "unusable response");
                     self.core.handle_send_failure(
@@ -427,10 +462,12 @@ impl<L: DurableLog, S: ElectionStore> Driver<L, S> {
                     );
                 }
             },
-            TransportResult::Failed(code) => {
-                self.core
-                    .handle_send_failure(outcome.correlation_id, outcome.destination, code, now)
-            }
+            TransportResult::Failed(code) => self.core.handle_send_failure(
+                outcome.correlation_id,
+                outcome.destination,
+                code,
+                now,
+            ),
         }
     }
 
@@ -457,7 +494,10 @@ impl<L: DurableLog, S: ElectionStore> Driver<L, S> {
 
     fn execute(&mut self, action: Action) {
         match action {
-            Action::PersistElectionState { state, kraft_version } => {
+            Action::PersistElectionState {
+                state,
+                kraft_version,
+            } => {
                 let voters: Vec<NodeId> = self.core.voters().ids().collect();
                 if let Err(e) = self.store.persist(&state, kraft_version, &voters) {
                     // Continuing could vote twice in one epoch after a restart.
@@ -472,8 +512,12 @@ impl<L: DurableLog, S: ElectionStore> Driver<L, S> {
                 request,
             } => {
                 let Some(address) = address else {
-                    self.core
-                        .handle_send_failure(correlation_id, destination, ErrorCode::BrokerNotAvailable, now_ms());
+                    self.core.handle_send_failure(
+                        correlation_id,
+                        destination,
+                        ErrorCode::BrokerNotAvailable,
+                        now_ms(),
+                    );
                     return;
                 };
                 let api = api_key_of(request.api());
@@ -510,7 +554,9 @@ impl<L: DurableLog, S: ElectionStore> Driver<L, S> {
                 let _ = self.events.send(RaftEvent::LeaderChange(leader));
             }
             Action::ProposalCompleted {
-                last_offset, result, ..
+                last_offset,
+                result,
+                ..
             } => {
                 if let Some(tx) = self.proposals.remove(&last_offset) {
                     let _ = tx.send(if result == ErrorCode::None {
@@ -531,7 +577,9 @@ mod tests {
     use crate::core::voters::{VoterNode, VoterSet};
     use kraft_protocol::frame::{encode_frame_with, FrameDecoder};
     use kraft_protocol::header::{decode_request, encode_response_frame};
-    use kraft_protocol::messages::api_versions_response::{ApiVersion, ApiVersionsResponse, SupportedFeatureKey};
+    use kraft_protocol::messages::api_versions_response::{
+        ApiVersion, ApiVersionsResponse, SupportedFeatureKey,
+    };
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     use tokio::net::TcpListener;
 
@@ -539,7 +587,9 @@ mod tests {
     /// and hands every other request to the driver.
     async fn serve(listener: TcpListener, handle: RaftHandle) {
         loop {
-            let Ok((mut stream, _)) = listener.accept().await else { return };
+            let Ok((mut stream, _)) = listener.accept().await else {
+                return;
+            };
             let handle = handle.clone();
             tokio::spawn(async move {
                 let mut decoder = FrameDecoder::new(1 << 24);
@@ -555,7 +605,9 @@ mod tests {
                         }
                         Err(_) => return,
                     };
-                    let Ok(req) = decode_request(frame) else { return };
+                    let Ok(req) = decode_request(frame) else {
+                        return;
+                    };
                     let version = req.header.request_api_version;
                     let api = req.body.api_key();
                     let body = if api == ApiKey::ApiVersions {
@@ -585,7 +637,13 @@ mod tests {
                     };
                     let mut out = BytesMut::new();
                     let written = encode_frame_with(&mut out, |b| {
-                        encode_response_frame_body(b, api, version, req.header.correlation_id, &body)
+                        encode_response_frame_body(
+                            b,
+                            api,
+                            version,
+                            req.header.correlation_id,
+                            &body,
+                        )
                     });
                     if written.is_err() || stream.write_all(&out).await.is_err() {
                         return;
@@ -610,7 +668,11 @@ mod tests {
 
     struct Resp<'a>(&'a ResponseBody);
     impl kraft_protocol::Encodable for Resp<'_> {
-        fn encode<B: bytes::BufMut>(&self, buf: &mut B, v: i16) -> Result<(), kraft_protocol::EncodeError> {
+        fn encode<B: bytes::BufMut>(
+            &self,
+            buf: &mut B,
+            v: i16,
+        ) -> Result<(), kraft_protocol::EncodeError> {
             self.0.encode(buf, v)
         }
         fn encoded_len(&self, v: i16) -> usize {
@@ -626,7 +688,10 @@ mod tests {
         for _ in 0..3 {
             listeners.push(TcpListener::bind("127.0.0.1:0").await.expect("bind"));
         }
-        let ports: Vec<u16> = listeners.iter().map(|l| l.local_addr().expect("addr").port()).collect();
+        let ports: Vec<u16> = listeners
+            .iter()
+            .map(|l| l.local_addr().expect("addr").port())
+            .collect();
         let voters = VoterSet::new((0..3).map(|i| {
             VoterNode::new(
                 ReplicaKey::without_directory(i + 1),
@@ -646,8 +711,14 @@ mod tests {
                 "CONTROLLER",
             );
             cfg.static_voters = voters.clone();
-            let (handle, ev) =
-                start(cfg, MemoryLog::new(), None, NoElectionStore, format!("raft-{id}")).expect("driver starts");
+            let (handle, ev) = start(
+                cfg,
+                MemoryLog::new(),
+                None,
+                NoElectionStore,
+                format!("raft-{id}"),
+            )
+            .expect("driver starts");
             tokio::spawn(serve(listener, handle.clone()));
             handles.push(handle);
             events.push(ev);
@@ -665,7 +736,10 @@ mod tests {
         .expect("a leader is elected");
         let offset = tokio::time::timeout(
             Duration::from_secs(10),
-            leader.propose(vec![Bytes::from_static(b"hello"), Bytes::from_static(b"world")]),
+            leader.propose(vec![
+                Bytes::from_static(b"hello"),
+                Bytes::from_static(b"world"),
+            ]),
         )
         .await
         .expect("commits in time")
@@ -693,7 +767,10 @@ mod tests {
             })
             .await
             .expect("replica commits in time");
-            assert_eq!(seen, vec![Bytes::from_static(b"hello"), Bytes::from_static(b"world")]);
+            assert_eq!(
+                seen,
+                vec![Bytes::from_static(b"hello"), Bytes::from_static(b"world")]
+            );
         }
         let describe = leader.describe_quorum().await.expect("describe");
         assert_eq!(describe.current_voters.len(), 3);

@@ -88,8 +88,14 @@ impl Transport {
     }
 
     /// Sends `request` to `address` and waits for the answer.
-    pub async fn send(&self, address: &Address, api: ApiKey, request: &m::Request) -> TransportResult {
-        match tokio::time::timeout(self.inner.timeout, self.send_inner(address, api, request)).await {
+    pub async fn send(
+        &self,
+        address: &Address,
+        api: ApiKey,
+        request: &m::Request,
+    ) -> TransportResult {
+        match tokio::time::timeout(self.inner.timeout, self.send_inner(address, api, request)).await
+        {
             Ok(Ok(body)) => TransportResult::Response(body),
             Ok(Err(e)) => {
                 tracing::debug!(%address, ?api, error = %e, "request failed");
@@ -102,9 +108,19 @@ impl Transport {
         }
     }
 
-    async fn send_inner(&self, address: &Address, api: ApiKey, request: &m::Request) -> Result<ResponseBody, ConnError> {
+    async fn send_inner(
+        &self,
+        address: &Address,
+        api: ApiKey,
+        request: &m::Request,
+    ) -> Result<ResponseBody, ConnError> {
         let key = (address.host.clone(), address.port);
-        let pooled = self.inner.pool.lock().ok().and_then(|mut p| p.get_mut(&key).and_then(Vec::pop));
+        let pooled = self
+            .inner
+            .pool
+            .lock()
+            .ok()
+            .and_then(|mut p| p.get_mut(&key).and_then(Vec::pop));
         let mut conn = match pooled {
             Some(c) => c,
             None => self.connect(address).await?,
@@ -115,7 +131,11 @@ impl Transport {
             self.release(key, conn);
             return Ok(body);
         }
-        let (lo, hi) = conn.versions.get(&api.id()).copied().ok_or(ConnError::NoCommonVersion(api))?;
+        let (lo, hi) = conn
+            .versions
+            .get(&api.id())
+            .copied()
+            .ok_or(ConnError::NoCommonVersion(api))?;
         let (our_lo, our_hi) = api.versions();
         let version = hi.min(our_hi);
         if version < lo.max(our_lo) {
@@ -154,13 +174,18 @@ impl Transport {
                 client_software_version: StrBytes::from_static(env!("CARGO_PKG_VERSION")),
                 ..Default::default()
             });
-            let response = self.roundtrip(&mut conn, ApiKey::ApiVersions, version, &request).await?;
+            let response = self
+                .roundtrip(&mut conn, ApiKey::ApiVersions, version, &request)
+                .await?;
             let ResponseBody::ApiVersions(r) = response else {
                 return Err(ConnError::Closed);
             };
             if r.error_code == ErrorCode::UnsupportedVersion.code() {
                 // The peer answered with its own range: retry at its maximum.
-                let theirs = r.api_keys.iter().find(|k| k.api_key == ApiKey::ApiVersions.id());
+                let theirs = r
+                    .api_keys
+                    .iter()
+                    .find(|k| k.api_key == ApiKey::ApiVersions.id());
                 version = theirs.map_or(0, |k| k.max_version.min(ours));
                 continue;
             }
@@ -217,14 +242,19 @@ impl Transport {
 
 /// Decodes a response; an ApiVersions error answer is read with the v0 body
 /// Kafka sends for versions it does not know.
-fn decode_api_response(frame: Bytes, api: ApiKey, version: i16) -> Result<(i32, ResponseBody), kraft_protocol::DecodeError> {
+fn decode_api_response(
+    frame: Bytes,
+    api: ApiKey,
+    version: i16,
+) -> Result<(i32, ResponseBody), kraft_protocol::DecodeError> {
     if api == ApiKey::ApiVersions {
         if let Ok(ok) = decode_response(frame.clone(), api, version) {
             return Ok(ok);
         }
         // UNSUPPORTED_VERSION answers carry a v0 body after a v0 header.
         let mut buf = frame;
-        let header = kraft_protocol::messages::response_header::ResponseHeader::decode(&mut buf, 0)?;
+        let header =
+            kraft_protocol::messages::response_header::ResponseHeader::decode(&mut buf, 0)?;
         let body = ApiVersionsResponse::decode(&mut buf, 0)?;
         return Ok((header.correlation_id, ResponseBody::ApiVersions(body)));
     }
@@ -235,7 +265,11 @@ fn decode_api_response(frame: Bytes, api: ApiKey, version: i16) -> Result<(i32, 
 struct BodyRef<'a>(&'a RequestBody);
 
 impl Encodable for BodyRef<'_> {
-    fn encode<B: bytes::BufMut>(&self, buf: &mut B, version: i16) -> Result<(), kraft_protocol::EncodeError> {
+    fn encode<B: bytes::BufMut>(
+        &self,
+        buf: &mut B,
+        version: i16,
+    ) -> Result<(), kraft_protocol::EncodeError> {
         self.0.encode(buf, version)
     }
     fn encoded_len(&self, version: i16) -> usize {

@@ -16,7 +16,9 @@ use kraft_protocol::{RequestBody, ResponseBody, StrBytes, Uuid};
 use crate::codec::{decode_batches, encode_batches};
 use crate::core::error::ErrorCode;
 use crate::core::message::{self as m, NodeEndpoint};
-use crate::core::types::{Address, Endpoint, Endpoints, KRaftVersionRange, OffsetAndEpoch, ReplicaKey};
+use crate::core::types::{
+    Address, Endpoint, Endpoints, KRaftVersionRange, OffsetAndEpoch, ReplicaKey,
+};
 
 /// Name of the metadata topic.
 pub const METADATA_TOPIC: &str = "__cluster_metadata";
@@ -64,7 +66,11 @@ type Inbound = Result<m::Request, ResponseBody>;
 
 /// Converts an inbound KRaft request to the core's form, or answers it here
 /// when its cluster id or framing is wrong. `local_cluster_id` is this node's.
-pub fn inbound_request(body: &RequestBody, version: i16, local_cluster_id: &str) -> Option<Inbound> {
+pub fn inbound_request(
+    body: &RequestBody,
+    version: i16,
+    local_cluster_id: &str,
+) -> Option<Inbound> {
     Some(match body {
         RequestBody::Vote(r) => {
             if cluster_id_mismatch(&r.cluster_id, local_cluster_id) {
@@ -73,7 +79,11 @@ pub fn inbound_request(body: &RequestBody, version: i16, local_cluster_id: &str)
                     ..Default::default()
                 })));
             }
-            match single(&r.topics, |t| (t.topic_name.as_str(), &t.partitions), |p| p.partition_index) {
+            match single(
+                &r.topics,
+                |t| (t.topic_name.as_str(), &t.partitions),
+                |p| p.partition_index,
+            ) {
                 Some(p) => Ok(m::Request::Vote(m::VoteRequest {
                     cluster_id: opt_string(&r.cluster_id),
                     voter_id: r.voter_id,
@@ -100,14 +110,22 @@ pub fn inbound_request(body: &RequestBody, version: i16, local_cluster_id: &str)
                     },
                 )));
             }
-            match single(&r.topics, |t| (t.topic_name.as_str(), &t.partitions), |p| p.partition_index) {
+            match single(
+                &r.topics,
+                |t| (t.topic_name.as_str(), &t.partitions),
+                |p| p.partition_index,
+            ) {
                 Some(p) => Ok(m::Request::BeginQuorumEpoch(m::BeginQuorumEpochRequest {
                     cluster_id: opt_string(&r.cluster_id),
                     voter_id: r.voter_id,
                     voter_directory_id: p.voter_directory_id,
                     leader_id: p.leader_id,
                     leader_epoch: p.leader_epoch,
-                    leader_endpoints: endpoints_of(r.leader_endpoints.iter().map(|e| (&e.name, &e.host, e.port))),
+                    leader_endpoints: endpoints_of(
+                        r.leader_endpoints
+                            .iter()
+                            .map(|e| (&e.name, &e.host, e.port)),
+                    ),
                 })),
                 None => Err(ResponseBody::BeginQuorumEpoch(
                     begin_quorum_epoch_response::BeginQuorumEpochResponse {
@@ -119,12 +137,18 @@ pub fn inbound_request(body: &RequestBody, version: i16, local_cluster_id: &str)
         }
         RequestBody::EndQuorumEpoch(r) => {
             if cluster_id_mismatch(&r.cluster_id, local_cluster_id) {
-                return Some(Err(ResponseBody::EndQuorumEpoch(end_quorum_epoch_response::EndQuorumEpochResponse {
-                    error_code: code(ErrorCode::InconsistentClusterId),
-                    ..Default::default()
-                })));
+                return Some(Err(ResponseBody::EndQuorumEpoch(
+                    end_quorum_epoch_response::EndQuorumEpochResponse {
+                        error_code: code(ErrorCode::InconsistentClusterId),
+                        ..Default::default()
+                    },
+                )));
             }
-            match single(&r.topics, |t| (t.topic_name.as_str(), &t.partitions), |p| p.partition_index) {
+            match single(
+                &r.topics,
+                |t| (t.topic_name.as_str(), &t.partitions),
+                |p| p.partition_index,
+            ) {
                 Some(p) => {
                     let preferred_candidates = if version >= 1 {
                         p.preferred_candidates
@@ -143,14 +167,18 @@ pub fn inbound_request(body: &RequestBody, version: i16, local_cluster_id: &str)
                         leader_epoch: p.leader_epoch,
                         preferred_candidates,
                         leader_endpoints: endpoints_of(
-                            r.leader_endpoints.iter().map(|e| (&e.name, &e.host, e.port)),
+                            r.leader_endpoints
+                                .iter()
+                                .map(|e| (&e.name, &e.host, e.port)),
                         ),
                     }))
                 }
-                None => Err(ResponseBody::EndQuorumEpoch(end_quorum_epoch_response::EndQuorumEpochResponse {
-                    error_code: code(ErrorCode::InvalidRequest),
-                    ..Default::default()
-                })),
+                None => Err(ResponseBody::EndQuorumEpoch(
+                    end_quorum_epoch_response::EndQuorumEpochResponse {
+                        error_code: code(ErrorCode::InvalidRequest),
+                        ..Default::default()
+                    },
+                )),
             }
         }
         RequestBody::Fetch(r) => {
@@ -177,7 +205,11 @@ pub fn inbound_request(body: &RequestBody, version: i16, local_cluster_id: &str)
             match partition {
                 Some(p) => Ok(m::Request::Fetch(m::FetchRequest {
                     cluster_id: opt_string(&r.cluster_id),
-                    replica_id: if version >= 15 { r.replica_state.replica_id } else { r.replica_id },
+                    replica_id: if version >= 15 {
+                        r.replica_state.replica_id
+                    } else {
+                        r.replica_id
+                    },
                     replica_directory_id: p.replica_directory_id,
                     max_wait_ms: r.max_wait_ms,
                     max_bytes: r.max_bytes,
@@ -194,10 +226,12 @@ pub fn inbound_request(body: &RequestBody, version: i16, local_cluster_id: &str)
         }
         RequestBody::FetchSnapshot(r) => {
             if cluster_id_mismatch(&r.cluster_id, local_cluster_id) {
-                return Some(Err(ResponseBody::FetchSnapshot(fetch_snapshot_response::FetchSnapshotResponse {
-                    error_code: code(ErrorCode::InconsistentClusterId),
-                    ..Default::default()
-                })));
+                return Some(Err(ResponseBody::FetchSnapshot(
+                    fetch_snapshot_response::FetchSnapshotResponse {
+                        error_code: code(ErrorCode::InconsistentClusterId),
+                        ..Default::default()
+                    },
+                )));
             }
             let (t, p) = match r.topics.as_slice() {
                 [t] => match t.partitions.as_slice() {
@@ -207,18 +241,20 @@ pub fn inbound_request(body: &RequestBody, version: i16, local_cluster_id: &str)
                 _ => return Some(Err(fetch_snapshot_error(ErrorCode::InvalidRequest))),
             };
             if t.name.as_str() != METADATA_TOPIC || p.partition != 0 {
-                return Some(Err(ResponseBody::FetchSnapshot(fetch_snapshot_response::FetchSnapshotResponse {
-                    topics: vec![fetch_snapshot_response::TopicSnapshot {
-                        name: t.name.clone(),
-                        partitions: vec![fetch_snapshot_response::PartitionSnapshot {
-                            index: p.partition,
-                            error_code: code(ErrorCode::UnknownTopicOrPartition),
+                return Some(Err(ResponseBody::FetchSnapshot(
+                    fetch_snapshot_response::FetchSnapshotResponse {
+                        topics: vec![fetch_snapshot_response::TopicSnapshot {
+                            name: t.name.clone(),
+                            partitions: vec![fetch_snapshot_response::PartitionSnapshot {
+                                index: p.partition,
+                                error_code: code(ErrorCode::UnknownTopicOrPartition),
+                                ..Default::default()
+                            }],
                             ..Default::default()
                         }],
                         ..Default::default()
-                    }],
-                    ..Default::default()
-                })));
+                    },
+                )));
             }
             Ok(m::Request::FetchSnapshot(m::FetchSnapshotRequest {
                 cluster_id: opt_string(&r.cluster_id),
@@ -238,29 +274,35 @@ pub fn inbound_request(body: &RequestBody, version: i16, local_cluster_id: &str)
             listeners: endpoints_of(r.listeners.iter().map(|e| (&e.name, &e.host, e.port))),
             ack_when_committed: r.ack_when_committed,
         })),
-        RequestBody::RemoveRaftVoter(r) => Ok(m::Request::RemoveRaftVoter(m::RemoveRaftVoterRequest {
-            cluster_id: opt_string(&r.cluster_id),
-            voter_id: r.voter_id,
-            voter_directory_id: r.voter_directory_id,
-        })),
-        RequestBody::UpdateRaftVoter(r) => Ok(m::Request::UpdateRaftVoter(m::UpdateRaftVoterRequest {
-            cluster_id: opt_string(&r.cluster_id),
-            current_leader_epoch: r.current_leader_epoch,
-            voter_id: r.voter_id,
-            voter_directory_id: r.voter_directory_id,
-            listeners: endpoints_of(r.listeners.iter().map(|e| (&e.name, &e.host, e.port))),
-            kraft_version_feature: KRaftVersionRange {
-                min: r.k_raft_version_feature.min_supported_version,
-                max: r.k_raft_version_feature.max_supported_version,
-            },
-        })),
+        RequestBody::RemoveRaftVoter(r) => {
+            Ok(m::Request::RemoveRaftVoter(m::RemoveRaftVoterRequest {
+                cluster_id: opt_string(&r.cluster_id),
+                voter_id: r.voter_id,
+                voter_directory_id: r.voter_directory_id,
+            }))
+        }
+        RequestBody::UpdateRaftVoter(r) => {
+            Ok(m::Request::UpdateRaftVoter(m::UpdateRaftVoterRequest {
+                cluster_id: opt_string(&r.cluster_id),
+                current_leader_epoch: r.current_leader_epoch,
+                voter_id: r.voter_id,
+                voter_directory_id: r.voter_directory_id,
+                listeners: endpoints_of(r.listeners.iter().map(|e| (&e.name, &e.host, e.port))),
+                kraft_version_feature: KRaftVersionRange {
+                    min: r.k_raft_version_feature.min_supported_version,
+                    max: r.k_raft_version_feature.max_supported_version,
+                },
+            }))
+        }
         RequestBody::DescribeQuorum(r) => {
             let ok = matches!(r.topics.as_slice(), [t] if t.topic_name.as_str() == METADATA_TOPIC
                 && matches!(t.partitions.as_slice(), [p] if p.partition_index == 0));
             if ok {
                 Ok(m::Request::DescribeQuorum)
             } else {
-                Err(ResponseBody::DescribeQuorum(describe_quorum_unknown_partitions(r)))
+                Err(ResponseBody::DescribeQuorum(
+                    describe_quorum_unknown_partitions(r),
+                ))
             }
         }
         _ => return None,
@@ -291,7 +333,9 @@ fn describe_quorum_unknown_partitions(
                     .map(|p| describe_quorum_response::PartitionData {
                         partition_index: p.partition_index,
                         error_code: code(ErrorCode::UnknownTopicOrPartition),
-                        error_message: Some(s(ErrorCode::UnknownTopicOrPartition.default_message().unwrap_or(""))),
+                        error_message: Some(s(ErrorCode::UnknownTopicOrPartition
+                            .default_message()
+                            .unwrap_or(""))),
                         ..Default::default()
                     })
                     .collect(),
@@ -331,8 +375,13 @@ fn vote_endpoints(e: &Option<NodeEndpoint>) -> Vec<vote_response::NodeEndpoint> 
         .collect()
 }
 
-fn address_endpoints<T>(e: &Option<NodeEndpoint>, make: impl Fn(i32, StrBytes, u16) -> T) -> Vec<T> {
-    e.iter().map(|e| make(e.node_id, s(&e.address.host), e.address.port)).collect()
+fn address_endpoints<T>(
+    e: &Option<NodeEndpoint>,
+    make: impl Fn(i32, StrBytes, u16) -> T,
+) -> Vec<T> {
+    e.iter()
+        .map(|e| make(e.node_id, s(&e.address.host), e.address.port))
+        .collect()
 }
 
 fn replica_states(list: &[m::ReplicaDescription]) -> Vec<describe_quorum_response::ReplicaState> {
@@ -394,29 +443,31 @@ pub fn outbound_response(resp: &m::Response, version: i16) -> ResponseBody {
                 ..Default::default()
             })
         }
-        m::Response::EndQuorumEpoch(r) => ResponseBody::EndQuorumEpoch(end_quorum_epoch_response::EndQuorumEpochResponse {
-            error_code: code(r.error_code),
-            topics: vec![end_quorum_epoch_response::TopicData {
-                topic_name: topic(),
-                partitions: vec![end_quorum_epoch_response::PartitionData {
-                    partition_index: 0,
-                    error_code: code(r.partition_error),
-                    leader_id: r.leader_id,
-                    leader_epoch: r.leader_epoch,
+        m::Response::EndQuorumEpoch(r) => {
+            ResponseBody::EndQuorumEpoch(end_quorum_epoch_response::EndQuorumEpochResponse {
+                error_code: code(r.error_code),
+                topics: vec![end_quorum_epoch_response::TopicData {
+                    topic_name: topic(),
+                    partitions: vec![end_quorum_epoch_response::PartitionData {
+                        partition_index: 0,
+                        error_code: code(r.partition_error),
+                        leader_id: r.leader_id,
+                        leader_epoch: r.leader_epoch,
+                        ..Default::default()
+                    }],
                     ..Default::default()
                 }],
+                node_endpoints: address_endpoints(&r.leader_endpoint, |node_id, host, port| {
+                    end_quorum_epoch_response::NodeEndpoint {
+                        node_id,
+                        host,
+                        port,
+                        ..Default::default()
+                    }
+                }),
                 ..Default::default()
-            }],
-            node_endpoints: address_endpoints(&r.leader_endpoint, |node_id, host, port| {
-                end_quorum_epoch_response::NodeEndpoint {
-                    node_id,
-                    host,
-                    port,
-                    ..Default::default()
-                }
-            }),
-            ..Default::default()
-        }),
+            })
+        }
         m::Response::Fetch(r) => ResponseBody::Fetch(fetch_response::FetchResponse {
             error_code: code(r.error_code),
             responses: if r.error_code == ErrorCode::None {
@@ -472,49 +523,53 @@ pub fn outbound_response(resp: &m::Response, version: i16) -> ResponseBody {
             },
             ..Default::default()
         }),
-        m::Response::FetchSnapshot(r) => ResponseBody::FetchSnapshot(fetch_snapshot_response::FetchSnapshotResponse {
-            error_code: code(r.error_code),
-            topics: if r.error_code == ErrorCode::None {
-                vec![fetch_snapshot_response::TopicSnapshot {
-                    name: topic(),
-                    partitions: vec![fetch_snapshot_response::PartitionSnapshot {
-                        index: 0,
-                        error_code: code(r.partition_error),
-                        snapshot_id: fetch_snapshot_response::SnapshotId {
-                            end_offset: r.snapshot_id.offset,
-                            epoch: r.snapshot_id.epoch,
+        m::Response::FetchSnapshot(r) => {
+            ResponseBody::FetchSnapshot(fetch_snapshot_response::FetchSnapshotResponse {
+                error_code: code(r.error_code),
+                topics: if r.error_code == ErrorCode::None {
+                    vec![fetch_snapshot_response::TopicSnapshot {
+                        name: topic(),
+                        partitions: vec![fetch_snapshot_response::PartitionSnapshot {
+                            index: 0,
+                            error_code: code(r.partition_error),
+                            snapshot_id: fetch_snapshot_response::SnapshotId {
+                                end_offset: r.snapshot_id.offset,
+                                epoch: r.snapshot_id.epoch,
+                                ..Default::default()
+                            },
+                            current_leader: fetch_snapshot_response::LeaderIdAndEpoch {
+                                leader_id: r.leader_id,
+                                leader_epoch: r.leader_epoch,
+                                ..Default::default()
+                            },
+                            size: r.size,
+                            position: r.position,
+                            unaligned_records: r.unaligned_records.clone(),
                             ..Default::default()
-                        },
-                        current_leader: fetch_snapshot_response::LeaderIdAndEpoch {
-                            leader_id: r.leader_id,
-                            leader_epoch: r.leader_epoch,
-                            ..Default::default()
-                        },
-                        size: r.size,
-                        position: r.position,
-                        unaligned_records: r.unaligned_records.clone(),
+                        }],
                         ..Default::default()
-                    }],
-                    ..Default::default()
-                }]
-            } else {
-                Vec::new()
-            },
-            node_endpoints: address_endpoints(&r.leader_endpoint, |node_id, host, port| {
-                fetch_snapshot_response::NodeEndpoint {
-                    node_id,
-                    host,
-                    port,
-                    ..Default::default()
-                }
-            }),
-            ..Default::default()
-        }),
-        m::Response::AddRaftVoter(r) => ResponseBody::AddRaftVoter(add_raft_voter_response::AddRaftVoterResponse {
-            error_code: code(r.error_code),
-            error_message: opt_s(&r.error_message),
-            ..Default::default()
-        }),
+                    }]
+                } else {
+                    Vec::new()
+                },
+                node_endpoints: address_endpoints(&r.leader_endpoint, |node_id, host, port| {
+                    fetch_snapshot_response::NodeEndpoint {
+                        node_id,
+                        host,
+                        port,
+                        ..Default::default()
+                    }
+                }),
+                ..Default::default()
+            })
+        }
+        m::Response::AddRaftVoter(r) => {
+            ResponseBody::AddRaftVoter(add_raft_voter_response::AddRaftVoterResponse {
+                error_code: code(r.error_code),
+                error_message: opt_s(&r.error_message),
+                ..Default::default()
+            })
+        }
         m::Response::RemoveRaftVoter(r) => {
             ResponseBody::RemoveRaftVoter(remove_raft_voter_response::RemoveRaftVoterResponse {
                 error_code: code(r.error_code),
@@ -528,8 +583,16 @@ pub fn outbound_response(resp: &m::Response, version: i16) -> ResponseBody {
                 current_leader: update_raft_voter_response::CurrentLeader {
                     leader_id: r.leader_id,
                     leader_epoch: r.leader_epoch,
-                    host: r.leader_address.as_ref().map(|a| s(&a.host)).unwrap_or_default(),
-                    port: r.leader_address.as_ref().map(|a| i32::from(a.port)).unwrap_or_default(),
+                    host: r
+                        .leader_address
+                        .as_ref()
+                        .map(|a| s(&a.host))
+                        .unwrap_or_default(),
+                    port: r
+                        .leader_address
+                        .as_ref()
+                        .map(|a| i32::from(a.port))
+                        .unwrap_or_default(),
                     ..Default::default()
                 },
                 ..Default::default()
@@ -577,15 +640,19 @@ pub fn outbound_response(resp: &m::Response, version: i16) -> ResponseBody {
                 ..Default::default()
             })
         }
-        m::Response::ApiVersions(r) => ResponseBody::ApiVersions(api_versions_response::ApiVersionsResponse {
-            error_code: code(r.error_code),
-            ..Default::default()
-        }),
+        m::Response::ApiVersions(r) => {
+            ResponseBody::ApiVersions(api_versions_response::ApiVersionsResponse {
+                error_code: code(r.error_code),
+                ..Default::default()
+            })
+        }
     }
 }
 
 fn wire_endpoints<T>(eps: &Endpoints, make: impl Fn(StrBytes, StrBytes, u16) -> T) -> Vec<T> {
-    eps.iter().map(|e| make(s(&e.name), s(&e.host), e.port)).collect()
+    eps.iter()
+        .map(|e| make(s(&e.name), s(&e.host), e.port))
+        .collect()
 }
 
 /// Converts an outbound core request to the wire message for `version`.
@@ -638,43 +705,45 @@ pub fn outbound_request(req: &m::Request, version: i16) -> RequestBody {
                 ..Default::default()
             })
         }
-        m::Request::EndQuorumEpoch(r) => RequestBody::EndQuorumEpoch(end_quorum_epoch_request::EndQuorumEpochRequest {
-            cluster_id: opt_s(&r.cluster_id),
-            topics: vec![end_quorum_epoch_request::TopicData {
-                topic_name: topic(),
-                partitions: vec![end_quorum_epoch_request::PartitionData {
-                    partition_index: 0,
-                    leader_id: r.leader_id,
-                    leader_epoch: r.leader_epoch,
-                    // Kafka fills both; the version picks which reaches the wire.
-                    preferred_successors: if version == 0 {
-                        r.preferred_candidates.iter().map(|k| k.id).collect()
-                    } else {
-                        Vec::new()
-                    },
-                    preferred_candidates: r
-                        .preferred_candidates
-                        .iter()
-                        .map(|k| end_quorum_epoch_request::ReplicaInfo {
-                            candidate_id: k.id,
-                            candidate_directory_id: k.directory_id.unwrap_or_default(),
-                            ..Default::default()
-                        })
-                        .collect(),
+        m::Request::EndQuorumEpoch(r) => {
+            RequestBody::EndQuorumEpoch(end_quorum_epoch_request::EndQuorumEpochRequest {
+                cluster_id: opt_s(&r.cluster_id),
+                topics: vec![end_quorum_epoch_request::TopicData {
+                    topic_name: topic(),
+                    partitions: vec![end_quorum_epoch_request::PartitionData {
+                        partition_index: 0,
+                        leader_id: r.leader_id,
+                        leader_epoch: r.leader_epoch,
+                        // Kafka fills both; the version picks which reaches the wire.
+                        preferred_successors: if version == 0 {
+                            r.preferred_candidates.iter().map(|k| k.id).collect()
+                        } else {
+                            Vec::new()
+                        },
+                        preferred_candidates: r
+                            .preferred_candidates
+                            .iter()
+                            .map(|k| end_quorum_epoch_request::ReplicaInfo {
+                                candidate_id: k.id,
+                                candidate_directory_id: k.directory_id.unwrap_or_default(),
+                                ..Default::default()
+                            })
+                            .collect(),
+                        ..Default::default()
+                    }],
                     ..Default::default()
                 }],
+                leader_endpoints: wire_endpoints(&r.leader_endpoints, |name, host, port| {
+                    end_quorum_epoch_request::LeaderEndpoint {
+                        name,
+                        host,
+                        port,
+                        ..Default::default()
+                    }
+                }),
                 ..Default::default()
-            }],
-            leader_endpoints: wire_endpoints(&r.leader_endpoints, |name, host, port| {
-                end_quorum_epoch_request::LeaderEndpoint {
-                    name,
-                    host,
-                    port,
-                    ..Default::default()
-                }
-            }),
-            ..Default::default()
-        }),
+            })
+        }
         m::Request::Fetch(r) => RequestBody::Fetch(fetch_request::FetchRequest {
             cluster_id: opt_s(&r.cluster_id),
             replica_id: if version < 15 { r.replica_id } else { -1 },
@@ -687,8 +756,16 @@ pub fn outbound_request(req: &m::Request, version: i16) -> RequestBody {
             min_bytes: 0,
             max_bytes: r.max_bytes,
             topics: vec![fetch_request::FetchTopic {
-                topic: if version < 13 { topic() } else { StrBytes::new() },
-                topic_id: if version >= 13 { METADATA_TOPIC_ID } else { Uuid::nil() },
+                topic: if version < 13 {
+                    topic()
+                } else {
+                    StrBytes::new()
+                },
+                topic_id: if version >= 13 {
+                    METADATA_TOPIC_ID
+                } else {
+                    Uuid::nil()
+                },
                 partitions: vec![fetch_request::FetchPartition {
                     partition: 0,
                     current_leader_epoch: r.current_leader_epoch,
@@ -696,50 +773,68 @@ pub fn outbound_request(req: &m::Request, version: i16) -> RequestBody {
                     last_fetched_epoch: r.last_fetched_epoch,
                     log_start_offset: -1,
                     partition_max_bytes: 0,
-                    replica_directory_id: if version >= 17 { r.replica_directory_id } else { Uuid::nil() },
-                    high_watermark: if version >= 18 { r.high_watermark } else { i64::MAX },
-                    ..Default::default()
-                }],
-                ..Default::default()
-            }],
-            ..Default::default()
-        }),
-        m::Request::FetchSnapshot(r) => RequestBody::FetchSnapshot(fetch_snapshot_request::FetchSnapshotRequest {
-            cluster_id: opt_s(&r.cluster_id),
-            replica_id: r.replica_id,
-            max_bytes: r.max_bytes,
-            topics: vec![fetch_snapshot_request::TopicSnapshot {
-                name: topic(),
-                partitions: vec![fetch_snapshot_request::PartitionSnapshot {
-                    partition: 0,
-                    current_leader_epoch: r.current_leader_epoch,
-                    snapshot_id: fetch_snapshot_request::SnapshotId {
-                        end_offset: r.snapshot_id.offset,
-                        epoch: r.snapshot_id.epoch,
-                        ..Default::default()
+                    replica_directory_id: if version >= 17 {
+                        r.replica_directory_id
+                    } else {
+                        Uuid::nil()
                     },
-                    position: r.position,
-                    replica_directory_id: if version >= 1 { r.replica_directory_id } else { Uuid::nil() },
+                    high_watermark: if version >= 18 {
+                        r.high_watermark
+                    } else {
+                        i64::MAX
+                    },
                     ..Default::default()
                 }],
                 ..Default::default()
             }],
             ..Default::default()
         }),
-        m::Request::AddRaftVoter(r) => RequestBody::AddRaftVoter(add_raft_voter_request::AddRaftVoterRequest {
-            cluster_id: opt_s(&r.cluster_id),
-            timeout_ms: r.timeout_ms,
-            voter_id: r.voter_id,
-            voter_directory_id: r.voter_directory_id,
-            listeners: wire_endpoints(&r.listeners, |name, host, port| add_raft_voter_request::Listener {
-                name,
-                host,
-                port,
+        m::Request::FetchSnapshot(r) => {
+            RequestBody::FetchSnapshot(fetch_snapshot_request::FetchSnapshotRequest {
+                cluster_id: opt_s(&r.cluster_id),
+                replica_id: r.replica_id,
+                max_bytes: r.max_bytes,
+                topics: vec![fetch_snapshot_request::TopicSnapshot {
+                    name: topic(),
+                    partitions: vec![fetch_snapshot_request::PartitionSnapshot {
+                        partition: 0,
+                        current_leader_epoch: r.current_leader_epoch,
+                        snapshot_id: fetch_snapshot_request::SnapshotId {
+                            end_offset: r.snapshot_id.offset,
+                            epoch: r.snapshot_id.epoch,
+                            ..Default::default()
+                        },
+                        position: r.position,
+                        replica_directory_id: if version >= 1 {
+                            r.replica_directory_id
+                        } else {
+                            Uuid::nil()
+                        },
+                        ..Default::default()
+                    }],
+                    ..Default::default()
+                }],
                 ..Default::default()
-            }),
-            ack_when_committed: r.ack_when_committed,
-            ..Default::default()
-        }),
+            })
+        }
+        m::Request::AddRaftVoter(r) => {
+            RequestBody::AddRaftVoter(add_raft_voter_request::AddRaftVoterRequest {
+                cluster_id: opt_s(&r.cluster_id),
+                timeout_ms: r.timeout_ms,
+                voter_id: r.voter_id,
+                voter_directory_id: r.voter_directory_id,
+                listeners: wire_endpoints(&r.listeners, |name, host, port| {
+                    add_raft_voter_request::Listener {
+                        name,
+                        host,
+                        port,
+                        ..Default::default()
+                    }
+                }),
+                ack_when_committed: r.ack_when_committed,
+                ..Default::default()
+            })
+        }
         m::Request::RemoveRaftVoter(r) => {
             RequestBody::RemoveRaftVoter(remove_raft_voter_request::RemoveRaftVoterRequest {
                 cluster_id: opt_s(&r.cluster_id),
@@ -754,11 +849,13 @@ pub fn outbound_request(req: &m::Request, version: i16) -> RequestBody {
                 current_leader_epoch: r.current_leader_epoch,
                 voter_id: r.voter_id,
                 voter_directory_id: r.voter_directory_id,
-                listeners: wire_endpoints(&r.listeners, |name, host, port| update_raft_voter_request::Listener {
-                    name,
-                    host,
-                    port,
-                    ..Default::default()
+                listeners: wire_endpoints(&r.listeners, |name, host, port| {
+                    update_raft_voter_request::Listener {
+                        name,
+                        host,
+                        port,
+                        ..Default::default()
+                    }
                 }),
                 k_raft_version_feature: update_raft_voter_request::KRaftVersionFeature {
                     min_supported_version: r.kraft_version_feature.min,
@@ -768,22 +865,26 @@ pub fn outbound_request(req: &m::Request, version: i16) -> RequestBody {
                 ..Default::default()
             })
         }
-        m::Request::DescribeQuorum => RequestBody::DescribeQuorum(describe_quorum_request::DescribeQuorumRequest {
-            topics: vec![describe_quorum_request::TopicData {
-                topic_name: topic(),
-                partitions: vec![describe_quorum_request::PartitionData {
-                    partition_index: 0,
+        m::Request::DescribeQuorum => {
+            RequestBody::DescribeQuorum(describe_quorum_request::DescribeQuorumRequest {
+                topics: vec![describe_quorum_request::TopicData {
+                    topic_name: topic(),
+                    partitions: vec![describe_quorum_request::PartitionData {
+                        partition_index: 0,
+                        ..Default::default()
+                    }],
                     ..Default::default()
                 }],
                 ..Default::default()
-            }],
-            ..Default::default()
-        }),
-        m::Request::ApiVersions => RequestBody::ApiVersions(api_versions_request::ApiVersionsRequest {
-            client_software_name: s("kraft-rs"),
-            client_software_version: s(env!("CARGO_PKG_VERSION")),
-            ..Default::default()
-        }),
+            })
+        }
+        m::Request::ApiVersions => {
+            RequestBody::ApiVersions(api_versions_request::ApiVersionsRequest {
+                client_software_name: s("kraft-rs"),
+                client_software_version: s(env!("CARGO_PKG_VERSION")),
+                ..Default::default()
+            })
+        }
     }
 }
 
@@ -810,7 +911,12 @@ pub enum ResponseError {
 pub fn inbound_response(body: ResponseBody) -> Result<m::Response, ResponseError> {
     Ok(match body {
         ResponseBody::Vote(r) => {
-            let p = r.topics.first().and_then(|t| t.partitions.first()).cloned().unwrap_or_default();
+            let p = r
+                .topics
+                .first()
+                .and_then(|t| t.partitions.first())
+                .cloned()
+                .unwrap_or_default();
             m::Response::Vote(m::VoteResponse {
                 error_code: err(r.error_code),
                 partition_error: err(p.error_code),
@@ -825,7 +931,12 @@ pub fn inbound_response(body: ResponseBody) -> Result<m::Response, ResponseError
             })
         }
         ResponseBody::BeginQuorumEpoch(r) => {
-            let p = r.topics.first().and_then(|t| t.partitions.first()).cloned().unwrap_or_default();
+            let p = r
+                .topics
+                .first()
+                .and_then(|t| t.partitions.first())
+                .cloned()
+                .unwrap_or_default();
             m::Response::BeginQuorumEpoch(m::QuorumEpochResponse {
                 error_code: err(r.error_code),
                 partition_error: err(p.error_code),
@@ -839,7 +950,12 @@ pub fn inbound_response(body: ResponseBody) -> Result<m::Response, ResponseError
             })
         }
         ResponseBody::EndQuorumEpoch(r) => {
-            let p = r.topics.first().and_then(|t| t.partitions.first()).cloned().unwrap_or_default();
+            let p = r
+                .topics
+                .first()
+                .and_then(|t| t.partitions.first())
+                .cloned()
+                .unwrap_or_default();
             m::Response::EndQuorumEpoch(m::QuorumEpochResponse {
                 error_code: err(r.error_code),
                 partition_error: err(p.error_code),
@@ -853,7 +969,11 @@ pub fn inbound_response(body: ResponseBody) -> Result<m::Response, ResponseError
             })
         }
         ResponseBody::Fetch(r) => {
-            let p = r.responses.first().and_then(|t| t.partitions.first()).cloned();
+            let p = r
+                .responses
+                .first()
+                .and_then(|t| t.partitions.first())
+                .cloned();
             let Some(p) = p else {
                 return Ok(m::Response::error(m::Api::Fetch, err(r.error_code)));
             };
@@ -865,14 +985,21 @@ pub fn inbound_response(body: ResponseBody) -> Result<m::Response, ResponseError
                 .node_endpoints
                 .iter()
                 .find(|e| e.node_id == p.current_leader.leader_id)
-                .and_then(|e| u16::try_from(e.port).ok().map(|port| endpoint_from(e.node_id, &e.host, port)));
+                .and_then(|e| {
+                    u16::try_from(e.port)
+                        .ok()
+                        .map(|port| endpoint_from(e.node_id, &e.host, port))
+                });
             m::Response::Fetch(m::FetchResponse {
                 error_code: err(r.error_code),
                 partition_error: err(p.error_code),
                 high_watermark: p.high_watermark,
                 log_start_offset: p.log_start_offset,
-                diverging_epoch: (p.diverging_epoch.epoch >= 0 || p.diverging_epoch.end_offset >= 0)
-                    .then(|| OffsetAndEpoch::new(p.diverging_epoch.end_offset, p.diverging_epoch.epoch)),
+                diverging_epoch: (p.diverging_epoch.epoch >= 0
+                    || p.diverging_epoch.end_offset >= 0)
+                    .then(|| {
+                        OffsetAndEpoch::new(p.diverging_epoch.end_offset, p.diverging_epoch.epoch)
+                    }),
                 leader_id: p.current_leader.leader_id,
                 leader_epoch: p.current_leader.leader_epoch,
                 snapshot_id: (p.snapshot_id.epoch >= 0 || p.snapshot_id.end_offset >= 0)
@@ -910,14 +1037,20 @@ pub fn inbound_response(body: ResponseBody) -> Result<m::Response, ResponseError
             error_code: err(r.error_code),
             error_message: opt_string(&r.error_message),
         }),
-        ResponseBody::UpdateRaftVoter(r) => m::Response::UpdateRaftVoter(m::UpdateRaftVoterResponse {
-            error_code: err(r.error_code),
-            leader_id: r.current_leader.leader_id,
-            leader_epoch: r.current_leader.leader_epoch,
-            leader_address: (!r.current_leader.host.is_empty())
-                .then(|| u16::try_from(r.current_leader.port).ok().map(|p| Address::new(r.current_leader.host.as_str(), p)))
-                .flatten(),
-        }),
+        ResponseBody::UpdateRaftVoter(r) => {
+            m::Response::UpdateRaftVoter(m::UpdateRaftVoterResponse {
+                error_code: err(r.error_code),
+                leader_id: r.current_leader.leader_id,
+                leader_epoch: r.current_leader.leader_epoch,
+                leader_address: (!r.current_leader.host.is_empty())
+                    .then(|| {
+                        u16::try_from(r.current_leader.port)
+                            .ok()
+                            .map(|p| Address::new(r.current_leader.host.as_str(), p))
+                    })
+                    .flatten(),
+            })
+        }
         ResponseBody::ApiVersions(r) => m::Response::ApiVersions(m::ApiVersionsResponse {
             error_code: err(r.error_code),
             kraft_version: r

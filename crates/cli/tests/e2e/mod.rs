@@ -68,7 +68,10 @@ impl Cluster {
     }
 
     fn bootstrap(&self) -> String {
-        (0..3).map(|i| format!("127.0.0.1:{}", self.ports[i])).collect::<Vec<_>>().join(",")
+        (0..3)
+            .map(|i| format!("127.0.0.1:{}", self.ports[i]))
+            .collect::<Vec<_>>()
+            .join(",")
     }
 
     fn write_props(&self, id: usize) {
@@ -86,7 +89,8 @@ impl Cluster {
     }
 
     fn start(&mut self, id: usize) {
-        let log = std::fs::File::create(self.dir.join(format!("server-{id}.log"))).expect("log file");
+        let log =
+            std::fs::File::create(self.dir.join(format!("server-{id}.log"))).expect("log file");
         let child = Command::new(KRAFT)
             .args(["server", "--config"])
             .arg(self.props(id))
@@ -101,7 +105,9 @@ impl Cluster {
 
     fn signal(&mut self, id: usize, signal: &str) -> Option<i32> {
         let mut child = self.children[id - 1].take()?;
-        let _ = Command::new("kill").args([signal, &child.id().to_string()]).status();
+        let _ = Command::new("kill")
+            .args([signal, &child.id().to_string()])
+            .status();
         let deadline = Instant::now() + Duration::from_secs(20);
         loop {
             if let Ok(Some(status)) = child.try_wait() {
@@ -142,7 +148,8 @@ impl Cluster {
     fn fast_client(&self) -> PathBuf {
         let p = self.dir.join("client.properties");
         if !p.exists() {
-            std::fs::write(&p, "default.api.timeout.ms=5000\nrequest.timeout.ms=3000\n").expect("client props");
+            std::fs::write(&p, "default.api.timeout.ms=5000\nrequest.timeout.ms=3000\n")
+                .expect("client props");
         }
         p
     }
@@ -161,7 +168,12 @@ fn wait_for<T>(what: &str, timeout: Duration, mut f: impl FnMut() -> Option<T>) 
     let deadline = Instant::now() + timeout;
     loop {
         if let Some(v) = f() {
-            eprintln!("e2e: {what} ({} ms)", timeout.saturating_sub(deadline.saturating_duration_since(Instant::now())).as_millis());
+            eprintln!(
+                "e2e: {what} ({} ms)",
+                timeout
+                    .saturating_sub(deadline.saturating_duration_since(Instant::now()))
+                    .as_millis()
+            );
             return v;
         }
         assert!(Instant::now() < deadline, "timed out waiting until {what}");
@@ -171,7 +183,14 @@ fn wait_for<T>(what: &str, timeout: Duration, mut f: impl FnMut() -> Option<T>) 
 
 fn format(cluster: &Cluster, id: usize, cluster_id: &str, extra: &[&str]) {
     let props = cluster.props(id);
-    let mut args = vec!["storage", "format", "--config", props.to_str().unwrap_or_default(), "--cluster-id", cluster_id];
+    let mut args = vec![
+        "storage",
+        "format",
+        "--config",
+        props.to_str().unwrap_or_default(),
+        "--cluster-id",
+        cluster_id,
+    ];
     args.extend_from_slice(extra);
     let (code, out, err) = kraft(&args);
     assert_eq!(code, 0, "format {id}: {out}{err}");
@@ -185,7 +204,9 @@ fn cleanup(dir: &Path) {
 fn real_processes_form_a_quorum_change_voters_and_survive_restarts() {
     let mut c = Cluster::new("quorum", 4);
     let cluster_id = kraft(&["storage", "random-uuid"]).1.trim().to_string();
-    let dirs: Vec<String> = (0..3).map(|_| kraft(&["storage", "random-uuid"]).1.trim().to_string()).collect();
+    let dirs: Vec<String> = (0..3)
+        .map(|_| kraft(&["storage", "random-uuid"]).1.trim().to_string())
+        .collect();
     let initial = (0..3)
         .map(|i| format!("{}@127.0.0.1:{}:{}", i + 1, c.ports[i], dirs[i]))
         .collect::<Vec<_>>()
@@ -196,16 +217,31 @@ fn real_processes_form_a_quorum_change_voters_and_survive_restarts() {
     }
     // Formatting twice is refused.
     let props1 = c.props(1);
-    let (code, _, err) = kraft(&["storage", "format", "--config", props1.to_str().unwrap_or_default(), "--cluster-id", &cluster_id, "--standalone"]);
+    let (code, _, err) = kraft(&[
+        "storage",
+        "format",
+        "--config",
+        props1.to_str().unwrap_or_default(),
+        "--cluster-id",
+        &cluster_id,
+        "--standalone",
+    ]);
     assert_eq!(code, 1, "re-format must fail: {err}");
     for id in 1..=3 {
         c.start(id);
     }
 
     // 1. A leader is elected and the three voters are committed.
-    let status = wait_for("three voters have a leader", Duration::from_secs(60), || {
-        c.status(1).filter(|s| s["leaderId"].as_i64().is_some_and(|l| l > 0) && ids(s, "committedVoters") == [1, 2, 3])
-    });
+    let status = wait_for(
+        "three voters have a leader",
+        Duration::from_secs(60),
+        || {
+            c.status(1).filter(|s| {
+                s["leaderId"].as_i64().is_some_and(|l| l > 0)
+                    && ids(s, "committedVoters") == [1, 2, 3]
+            })
+        },
+    );
     assert_eq!(ids(&status, "currentVoters"), [1, 2, 3]);
     assert_eq!(status["clusterId"].as_str(), Some(cluster_id.as_str()));
 
@@ -214,11 +250,17 @@ fn real_processes_form_a_quorum_change_voters_and_survive_restarts() {
     format(&c, 4, &cluster_id, &["--no-initial-controllers"]);
     c.start(4);
     wait_for("4 is an observer", Duration::from_secs(60), || {
-        c.status(1).filter(|s| ids(s, "currentObservers").contains(&4))
+        c.status(1)
+            .filter(|s| ids(s, "currentObservers").contains(&4))
     });
     // Its registration reaches the image (the endpoints KIP-1141 derives).
     wait_for("4 is registered", Duration::from_secs(60), || {
-        let (code, out, _) = kraft(&["cluster", "list-endpoints", "--bootstrap-controller", &c.controller(1)]);
+        let (code, out, _) = kraft(&[
+            "cluster",
+            "list-endpoints",
+            "--bootstrap-controller",
+            &c.controller(1),
+        ]);
         (code == 0 && out.lines().any(|l| l.starts_with("4 "))).then_some(())
     });
     let (code, out, err) = kraft(&[
@@ -231,7 +273,8 @@ fn real_processes_form_a_quorum_change_voters_and_survive_restarts() {
     ]);
     assert_eq!(code, 0, "add-controller: {out}{err}");
     let status = wait_for("4 is a committed voter", Duration::from_secs(60), || {
-        c.status(1).filter(|s| ids(s, "committedVoters") == [1, 2, 3, 4])
+        c.status(1)
+            .filter(|s| ids(s, "committedVoters") == [1, 2, 3, 4])
     });
     assert_eq!(ids(&status, "currentVoters"), [1, 2, 3, 4]);
 
@@ -244,16 +287,26 @@ fn real_processes_form_a_quorum_change_voters_and_survive_restarts() {
         .map(|d| d.as_millis() as i64)
         .unwrap_or(0);
     c.start(follower);
-    wait_for("the restarted follower fetches and catches up", Duration::from_secs(60), || {
-        let s = c.status(leader)?;
-        let voters = s["currentVoters"].as_array()?;
-        let entry = |id: usize| voters.iter().find(|v| v["id"].as_i64() == Some(id as i64)).cloned();
-        let f = entry(follower)?;
-        let l = entry(leader)?;
-        let fetched_since_restart = f["lastFetchTimestamp"].as_i64()? > restarted_at;
-        let caught_up = f["lastCaughtUpTimestamp"].as_i64()? > restarted_at;
-        (fetched_since_restart && caught_up && f["logEndOffset"] == l["logEndOffset"]).then_some(())
-    });
+    wait_for(
+        "the restarted follower fetches and catches up",
+        Duration::from_secs(60),
+        || {
+            let s = c.status(leader)?;
+            let voters = s["currentVoters"].as_array()?;
+            let entry = |id: usize| {
+                voters
+                    .iter()
+                    .find(|v| v["id"].as_i64() == Some(id as i64))
+                    .cloned()
+            };
+            let f = entry(follower)?;
+            let l = entry(leader)?;
+            let fetched_since_restart = f["lastFetchTimestamp"].as_i64()? > restarted_at;
+            let caught_up = f["lastCaughtUpTimestamp"].as_i64()? > restarted_at;
+            (fetched_since_restart && caught_up && f["logEndOffset"] == l["logEndOffset"])
+                .then_some(())
+        },
+    );
 
     // 4. Remove the leader: it resigns once the change commits and another leads.
     let other = (1..=4).find(|id| *id != leader).unwrap_or(2);
@@ -266,12 +319,18 @@ fn real_processes_form_a_quorum_change_voters_and_survive_restarts() {
         &leader.to_string(),
     ]);
     assert_eq!(code, 0, "remove-controller: {out}{err}");
-    let status = wait_for("a new leader without the old one", Duration::from_secs(60), || {
-        c.status(other).filter(|s| {
-            s["leaderId"].as_i64().is_some_and(|l| l > 0 && l != leader as i64)
-                && !ids(s, "committedVoters").contains(&(leader as i64))
-        })
-    });
+    let status = wait_for(
+        "a new leader without the old one",
+        Duration::from_secs(60),
+        || {
+            c.status(other).filter(|s| {
+                s["leaderId"]
+                    .as_i64()
+                    .is_some_and(|l| l > 0 && l != leader as i64)
+                    && !ids(s, "committedVoters").contains(&(leader as i64))
+            })
+        },
+    );
     let remaining = ids(&status, "currentVoters");
     assert_eq!(remaining.len(), 3);
 
@@ -286,21 +345,35 @@ fn real_processes_form_a_quorum_change_voters_and_survive_restarts() {
         &leader.to_string(),
     ]);
     assert_eq!(code, 0, "unregister-controller: {out}{err}");
-    let (code, out, _) = kraft(&["cluster", "list-endpoints", "--bootstrap-controller", &c.controller(other)]);
+    let (code, out, _) = kraft(&[
+        "cluster",
+        "list-endpoints",
+        "--bootstrap-controller",
+        &c.controller(other),
+    ]);
     assert_eq!(code, 0);
-    assert!(!out.lines().any(|l| l.starts_with(&format!("{leader} "))), "{out}");
+    assert!(
+        !out.lines().any(|l| l.starts_with(&format!("{leader} "))),
+        "{out}"
+    );
 
     // 6. Every process stops on SIGTERM with exit 0; after a restart the
     //    committed voter set is the same.
     let alive: Vec<usize> = (1..=4).filter(|id| *id != leader).collect();
     for id in &alive {
-        assert_eq!(c.signal(*id, "-TERM"), Some(0), "controller {id} exits 0 on SIGTERM");
+        assert_eq!(
+            c.signal(*id, "-TERM"),
+            Some(0),
+            "controller {id} exits 0 on SIGTERM"
+        );
     }
     for id in &alive {
         c.start(*id);
     }
     let status = wait_for("the quorum comes back", Duration::from_secs(60), || {
-        c.status(other).filter(|s| s["leaderId"].as_i64().is_some_and(|l| l > 0) && !ids(s, "committedVoters").is_empty())
+        c.status(other).filter(|s| {
+            s["leaderId"].as_i64().is_some_and(|l| l > 0) && !ids(s, "committedVoters").is_empty()
+        })
     });
     assert_eq!(ids(&status, "committedVoters"), remaining);
     let dir = c.dir.clone();
@@ -319,7 +392,11 @@ fn quickstart_walks_through_add_by_id_and_remove_with_unregister() {
         .output()
         .expect("run quickstart");
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "quickstart failed:\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "quickstart failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     for expected in [
         "$ kraft metadata-quorum --bootstrap-controller",
         "LeaderId:",
@@ -331,14 +408,22 @@ fn quickstart_walks_through_add_by_id_and_remove_with_unregister() {
         "Unregistered KRaft controller",
         "The quorum is serving. Bootstrap controller: 127.0.0.1:",
     ] {
-        assert!(stdout.contains(expected), "quickstart output lacks {expected:?}:\n{stdout}");
+        assert!(
+            stdout.contains(expected),
+            "quickstart output lacks {expected:?}:\n{stdout}"
+        );
     }
     // Four voters after the add, three after the removal.
     let voters_after_add = stdout
         .split("add-controller --controller-id 4")
         .nth(1)
         .and_then(|rest| rest.split("stopped controller").next())
-        .map(|section| section.lines().filter(|l| l.contains("Follower") || l.contains("Leader")).count());
+        .map(|section| {
+            section
+                .lines()
+                .filter(|l| l.contains("Follower") || l.contains("Leader"))
+                .count()
+        });
     assert_eq!(voters_after_add, Some(4), "{stdout}");
     cleanup(&dir);
 }
