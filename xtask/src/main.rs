@@ -6,7 +6,8 @@
 //!   every test.
 //! * `golden` — regenerate `tests/golden/` with real Kafka 4.4 classes (JDK + Maven).
 //! * `golden-verify` — have real Kafka decode frames written by our encoder.
-//! * `interop` — `golden-verify`, then our CLI against a real Kafka 4.4 quorum.
+//! * `interop` — `golden-verify`; our CLI against a real Kafka 4.4 quorum; real
+//!   Kafka 4.4 clients and tools against ours; a kraft-rs controller in a Java quorum.
 //! * `soak --seeds N` — run the raft simulator over N seeds (release build).
 //! * `bench` — run the criterion benchmarks.
 
@@ -206,11 +207,13 @@ fn interop() -> Result<()> {
         .current_dir(root())
         .status()
         .map_err(|e| e.to_string())?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err("interop tests against real Kafka 4.4 failed".into())
+    if !status.success() {
+        return Err("interop tests against real Kafka 4.4 failed".into());
     }
+    // A kraft-rs controller inside a real Kafka controller quorum.
+    run("cargo", &["build", "-p", "kraft-cli"])?;
+    let kraft = root().join("target/debug/kraft");
+    run("bash", &["tests/interop/mixed-quorum.sh", &kraft.display().to_string()])
 }
 
 fn soak(args: &[String]) -> Result<()> {

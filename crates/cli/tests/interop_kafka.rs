@@ -10,6 +10,16 @@
 //!
 //! It starts three controllers with `tests/interop/kafka-quorum.sh`, adds a
 //! fourth as an observer, and always stops them at the end.
+//!
+//! The second test goes the other way: Kafka 4.4's own Admin client
+//! (`org.kraftrs.interop.AdminChecks`, compiled by
+//! tests/interop/kafka-quorum/pom.xml) and tools (`kafka-metadata-quorum`,
+//! `kafka-cluster`, `kafka-features`) against a quorum of `kraft server`
+//! processes (three voters and an observer):
+//!
+//! ```text
+//! KRAFT_INTEROP=1 cargo test -p kraft-cli --test interop_kafka real_kafka_4_4_clients -- --nocapture
+//! ```
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -198,6 +208,15 @@ fn tools_present() -> Result<(), String> {
     Ok(())
 }
 
+/// The two tests run one at a time: both start several processes, and the
+/// Kafka quorum picks its ports before its JVMs bind them, so the other test's
+/// client connections (ephemeral ports) could take one in between.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 #[test]
 fn against_real_kafka_4_4() {
     if std::env::var_os("KRAFT_INTEROP").is_none() {
@@ -209,6 +228,7 @@ fn against_real_kafka_4_4() {
     if let Err(why) = tools_present() {
         panic!("KRAFT_INTEROP is set but {why}");
     }
+    let _serial = one_at_a_time();
     let dir = std::env::temp_dir().join(format!("kraft-interop-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let quorum = Quorum { dir };
@@ -648,4 +668,620 @@ fn against_real_kafka_4_4() {
         via_broker.stderr.trim()
     );
     eprintln!("[interop] all checks passed");
+}
+
+// ---------------------------------------------------------------------------
+// The other direction: real Kafka 4.4 clients and tools against a kraft-rs
+// quorum of `kraft server` processes.
+// ---------------------------------------------------------------------------
+
+const ADMIN_CHECKS: &str = "org.kraftrs.interop.AdminChecks";
+
+fn kafka_project() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/interop/kafka-quorum")
+}
+
+/// `mvn compile` of tests/interop/kafka-quorum (offline first): the Kafka 4.4
+/// classpath and `AdminChecks`. Returns the JVM classpath.
+fn kafka_classpath() -> String {
+    let project = kafka_project();
+    let pom = project.join("pom.xml");
+    let pom = pom.to_str().expect("utf-8 path");
+    let mvn = PathBuf::from(std::env::var("MVN").unwrap_or_else(|_| "mvn".into()));
+    let mut built = run(
+        &mvn,
+        &["-q", "-B", "-o", "-f", pom, "compile"],
+        Duration::from_secs(300),
+    );
+    if built.code != 0 {
+        built = run(
+            &mvn,
+            &["-q", "-B", "-f", pom, "compile"],
+            Duration::from_secs(600),
+        );
+    }
+    assert_eq!(
+        built.code, 0,
+        "mvn compile of {pom} failed:\n{}\n{}",
+        built.stdout, built.stderr
+    );
+    let deps =
+        std::fs::read_to_string(project.join("target/classpath.txt")).expect("classpath.txt");
+    format!(
+        "{}:{}",
+        project.join("target/classes").display(),
+        deps.trim()
+    )
+}
+
+/// Real `kraft server` processes on loopback; killed however the test ends.
+struct OurQuorum {
+    dir: PathBuf,
+    cluster_id: String,
+    ports: Vec<u16>,
+    children: Vec<Option<std::process::Child>>,
+    classpath: String,
+}
+
+impl Drop for OurQuorum {
+    fn drop(&mut self) {
+        for id in 1..=self.ports.len() {
+            self.stop(id);
+        }
+        eprintln!(
+            "[interop-rs] stopped the kraft-rs quorum (logs in {})",
+            self.dir.display()
+        );
+    }
+}
+
+impl OurQuorum {
+    fn free_port() -> u16 {
+        std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .expect("a free port")
+    }
+
+    fn bootstrap(&self) -> String {
+        (1..=3)
+            .map(|id| self.addr(id))
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    fn addr(&self, id: usize) -> String {
+        format!("127.0.0.1:{}", self.ports[id - 1])
+    }
+
+    fn props(&self, id: usize) -> PathBuf {
+        self.dir.join(format!("node{id}/server.properties"))
+    }
+
+    fn data(&self, id: usize) -> PathBuf {
+        self.dir.join(format!("node{id}/data"))
+    }
+
+    fn write_props(&self, id: usize) {
+        std::fs::create_dir_all(self.dir.join(format!("node{id}"))).expect("node dir");
+        let text = format!(
+            "process.roles=controller\nnode.id={id}\ncontroller.listener.names=CONTROLLER\n\
+             listeners=CONTROLLER://127.0.0.1:{port}\nadvertised.listeners=CONTROLLER://127.0.0.1:{port}\n\
+             listener.security.protocol.map=CONTROLLER:PLAINTEXT\n\
+             controller.quorum.bootstrap.servers={bs}\nlog.dirs={data}\nmetadata.log.dir={data}\n",
+            port = self.ports[id - 1],
+            bs = self.bootstrap(),
+            data = self.data(id).display(),
+        );
+        std::fs::write(self.props(id), text).expect("write properties");
+    }
+
+    fn format(&self, id: usize, extra: &[&str]) {
+        let props = self.props(id);
+        let mut args = vec![
+            "storage",
+            "format",
+            "--config",
+            props.to_str().expect("utf-8"),
+            "--cluster-id",
+            &self.cluster_id,
+            "--release-version",
+            "4.4-IV2",
+        ];
+        args.extend_from_slice(extra);
+        ok(
+            kraft(&args),
+            &format!("kraft storage format of controller {id}"),
+        );
+    }
+
+    fn directory_id(&self, id: usize) -> String {
+        std::fs::read_to_string(self.data(id).join("meta.properties"))
+            .expect("meta.properties")
+            .lines()
+            .find_map(|l| l.strip_prefix("directory.id=").map(str::to_owned))
+            .expect("directory.id")
+    }
+
+    fn start(&mut self, id: usize) {
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.dir.join(format!("node{id}/server.log")))
+            .expect("log file");
+        let child = Command::new(kraft_bin())
+            .args(["server", "--config"])
+            .arg(self.props(id))
+            .env("KRAFT_LOG", "info")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .expect("start kraft server");
+        self.children[id - 1] = Some(child);
+    }
+
+    /// SIGTERM (then SIGKILL after 20 s); returns the exit code.
+    fn stop(&mut self, id: usize) -> Option<i32> {
+        let mut child = self.children[id - 1].take()?;
+        let _ = Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            if let Ok(Some(status)) = child.try_wait() {
+                return status.code();
+            }
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// `kraft metadata-quorum describe --status --output json`, if it answers.
+    fn status_json(&self) -> Option<serde_json::Value> {
+        let o = kraft(&[
+            "metadata-quorum",
+            "--bootstrap-controller",
+            &self.bootstrap(),
+            "describe",
+            "--status",
+            "--output",
+            "json",
+        ]);
+        (o.code == 0)
+            .then(|| serde_json::from_str(&o.stdout).ok())
+            .flatten()
+    }
+
+    fn registered(&self) -> Vec<i32> {
+        let o = kraft(&[
+            "cluster",
+            "list-endpoints",
+            "--bootstrap-controller",
+            &self.bootstrap(),
+        ]);
+        o.stdout
+            .lines()
+            .skip(1)
+            .filter_map(|l| l.split_whitespace().next()?.parse().ok())
+            .collect()
+    }
+
+    /// A Java class (a Kafka tool or AdminChecks) on the Kafka 4.4 classpath.
+    fn java(&self, class: &str, args: &[&str]) -> Output {
+        let log4j = self.dir.join("tools-log4j2.properties");
+        if !log4j.exists() {
+            std::fs::write(
+                &log4j,
+                "status = error\nappender.console.type = Console\nappender.console.name = STDERR\n\
+                 appender.console.target = SYSTEM_ERR\nappender.console.layout.type = PatternLayout\n\
+                 appender.console.layout.pattern = [%d] %p %m (%c)%n\nrootLogger.level = warn\n\
+                 rootLogger.appenderRef.stderr.ref = STDERR\n",
+            )
+            .expect("log4j2 config");
+        }
+        let log4j_flag = format!("-Dlog4j2.configurationFile={}", log4j.display());
+        let mut all = vec![
+            "-Xms64m",
+            "-Xmx320m",
+            "-XX:+UseSerialGC",
+            "-XX:TieredStopAtLevel=1",
+            "-Djava.awt.headless=true",
+            log4j_flag.as_str(),
+            "-cp",
+            self.classpath.as_str(),
+            class,
+        ];
+        all.extend_from_slice(args);
+        let java = PathBuf::from(std::env::var("JAVA").unwrap_or_else(|_| "java".into()));
+        let out = run(&java, &all, Duration::from_secs(150));
+        let short = class.rsplit('.').next().unwrap_or(class);
+        // api-versions lists every API per controller: keep the supported ones.
+        let stdout = if out.stdout.lines().count() > 60 {
+            out.stdout
+                .lines()
+                .filter(|l| !l.ends_with(": UNSUPPORTED,"))
+                .map(|l| format!("{l}\n"))
+                .collect()
+        } else {
+            out.stdout.clone()
+        };
+        eprintln!(
+            "[interop-rs] $ {short} {}\n[interop-rs] exit {}\n{}{}",
+            args.join(" "),
+            out.code,
+            stdout,
+            out.stderr
+                .lines()
+                .filter(|l| !l.contains("isn't a known config"))
+                .map(|l| format!("  stderr| {l}\n"))
+                .collect::<String>()
+        );
+        out
+    }
+
+    fn kafka_qc(&self, args: &[&str]) -> Output {
+        let bs = self.bootstrap();
+        let mut v = vec!["--bootstrap-controller", bs.as_str()];
+        v.extend_from_slice(args);
+        self.java(KAFKA_QUORUM_COMMAND, &v)
+    }
+}
+
+fn lines_with<'a>(text: &'a str, what: &str) -> Vec<&'a str> {
+    text.lines().filter(|l| l.contains(what)).collect()
+}
+
+#[test]
+fn real_kafka_4_4_clients_against_kraft_rs() {
+    if std::env::var_os("KRAFT_INTEROP").is_none() {
+        eprintln!(
+            "\n!!! SKIPPED interop_kafka::real_kafka_4_4_clients_against_kraft_rs: set KRAFT_INTEROP=1 to run Kafka 4.4's Admin client and tools against a kraft-rs quorum (needs java + mvn) !!!\n"
+        );
+        return;
+    }
+    if let Err(why) = tools_present() {
+        panic!("KRAFT_INTEROP is set but {why}");
+    }
+    let _serial = one_at_a_time();
+    let started = Instant::now();
+    let classpath = kafka_classpath();
+    let dir = std::env::temp_dir().join(format!("kraft-interop-rs-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let cluster_id = ok(kraft(&["storage", "random-uuid"]), "random-uuid")
+        .trim()
+        .to_owned();
+    let mut q = OurQuorum {
+        dir,
+        cluster_id,
+        ports: (0..4).map(|_| OurQuorum::free_port()).collect(),
+        children: (0..4).map(|_| None).collect(),
+        classpath,
+    };
+
+    // 1. Controllers 1-3 (dynamic quorum), controller 4 an observer.
+    let dirs: Vec<String> = (0..3)
+        .map(|_| {
+            ok(kraft(&["storage", "random-uuid"]), "random-uuid")
+                .trim()
+                .to_owned()
+        })
+        .collect();
+    let initial = (1..=3)
+        .map(|id| format!("{id}@{}:{}", q.addr(id), dirs[id - 1]))
+        .collect::<Vec<_>>()
+        .join(",");
+    for id in 1..=3 {
+        q.write_props(id);
+        q.format(id, &["--initial-controllers", &initial]);
+    }
+    for id in 1..=3 {
+        q.start(id);
+    }
+    wait_for("a leader and voters 1-3", Duration::from_secs(60), || {
+        q.status_json().is_some_and(|s| {
+            s["leaderId"].as_i64().is_some_and(|l| l > 0)
+                && s["currentVoters"].as_array().map(Vec::len) == Some(3)
+        })
+    });
+    q.write_props(4);
+    q.format(4, &["--no-initial-controllers"]);
+    q.start(4);
+    let dir4 = q.directory_id(4);
+    let port4 = q.ports[3];
+    wait_for(
+        "controller 4 observes and is registered",
+        Duration::from_secs(60),
+        || {
+            let observing = q.status_json().is_some_and(|s| {
+                s["currentObservers"]
+                    .as_array()
+                    .is_some_and(|o| o.iter().any(|r| r["id"] == 4))
+            });
+            observing && q.registered() == vec![1, 2, 3, 4]
+        },
+    );
+    let bs = q.bootstrap();
+    eprintln!(
+        "[interop-rs] kraft-rs quorum up: cluster {}, controllers {bs}, observer 4 on {} (dir {dir4}) after {:?}",
+        q.cluster_id,
+        q.addr(4),
+        started.elapsed()
+    );
+
+    // 2. Kafka's Admin client: describe, add/remove voter 4, error cases.
+    let admin = q.java(
+        ADMIN_CHECKS,
+        &[
+            "quorum",
+            &bs,
+            &q.cluster_id,
+            &dirs.join(","),
+            &dir4,
+            &port4.to_string(),
+        ],
+    );
+    let admin_fails = lines_with(&admin.stdout, "FAIL ");
+    assert!(
+        admin.code == 0 && admin_fails.is_empty() && admin.stdout.contains("ALL PASSED"),
+        "Kafka Admin against kraft-rs: {admin_fails:?}\n{}\n{}",
+        admin.stdout,
+        admin.stderr
+    );
+
+    // 3. Kafka's tools.
+    let status = ok(
+        q.kafka_qc(&["describe", "--status"]),
+        "kafka describe --status",
+    );
+    assert!(
+        status.contains(&format!("ClusterId:              {}\n", q.cluster_id)),
+        "{status}"
+    );
+    assert!((1..=3).contains(&leader_id(&status)), "{status}");
+    assert_eq!(voter_ids(&status), vec![1, 2, 3]);
+    for id in 1..=3 {
+        assert!(
+            status.contains(&format!(
+                "{{\"id\": {id}, \"directoryId\": \"{}\", \"endpoints\": [\"CONTROLLER://{}\"]}}",
+                dirs[id - 1],
+                q.addr(id)
+            )),
+            "voter {id}: {status}"
+        );
+    }
+    assert!(
+        status.contains(&format!(
+            "CurrentObservers:       [{{\"id\": 4, \"directoryId\": \"{dir4}\"}}]"
+        )),
+        "{status}"
+    );
+    let repl = ok(
+        q.kafka_qc(&["describe", "--replication"]),
+        "kafka describe --replication",
+    );
+    let rows = mask_replication(&repl);
+    assert_eq!(rows.len(), 5, "{repl}");
+    assert_eq!(rows[0], "NodeId DirectoryId Status");
+    assert_eq!(lines_with(&rows.join("\n"), " Leader").len(), 1, "{repl}");
+    assert_eq!(lines_with(&rows.join("\n"), " Follower").len(), 2, "{repl}");
+    assert!(rows.contains(&format!("4 {dir4} Observer")), "{repl}");
+    let human = ok(
+        q.kafka_qc(&["describe", "--replication", "--human-readable"]),
+        "kafka describe --replication --human-readable",
+    );
+    assert!(human.contains(" ms ago"), "{human}");
+    let features = ok(
+        q.java(
+            KAFKA_FEATURE_COMMAND,
+            &["--bootstrap-controller", &bs, "describe"],
+        ),
+        "kafka features describe",
+    );
+    assert!(
+        features
+            .lines()
+            .any(|l| l.starts_with("Feature: metadata.version ")
+                && l.contains("FinalizedVersionLevel: 4.4-IV2 ")),
+        "{features}"
+    );
+    let cid = ok(
+        q.java(
+            KAFKA_CLUSTER_TOOL,
+            &["cluster-id", "--bootstrap-controller", &bs],
+        ),
+        "kafka cluster-id",
+    );
+    assert_eq!(cid, format!("Cluster ID: {}\n", q.cluster_id));
+    let endpoints = ok(
+        q.java(
+            KAFKA_CLUSTER_TOOL,
+            &["list-endpoints", "--bootstrap-controller", &bs],
+        ),
+        "kafka list-endpoints",
+    );
+    for id in 1..=4 {
+        assert!(
+            endpoints.lines().any(|l| l.starts_with(&format!("{id} "))
+                && l.contains(&format!(" {} ", q.ports[id - 1]))),
+            "controller {id}: {endpoints}"
+        );
+    }
+    let api = ok(
+        q.java(
+            KAFKA_CLUSTER_TOOL,
+            &["api-versions", "--bootstrap-controller", &bs],
+        ),
+        "kafka api-versions",
+    );
+    for name in [
+        "DescribeQuorum(55)",
+        "AddRaftVoter(80)",
+        "RemoveRaftVoter(81)",
+        "UnregisterController(94)",
+    ] {
+        assert!(api.contains(name), "{name}: {api}");
+    }
+
+    // add-controller --command-config <controller 4's properties> (4.4 reads the
+    // directory id from meta.properties and the endpoints from the listeners).
+    let props4 = q.props(4);
+    let props4 = props4.to_str().expect("utf-8");
+    let added_line = format!(
+        "Added controller 4 with directory id {dir4} and endpoints: CONTROLLER://127.0.0.1:{port4}\n"
+    );
+    let add = |q: &OurQuorum| {
+        let mut out = q.kafka_qc(&["--command-config", props4, "add-controller"]);
+        for _ in 0..5 {
+            if out.code == 0 || !out.stderr.contains("REQUEST_TIMED_OUT") {
+                break;
+            }
+            std::thread::sleep(Duration::from_secs(2));
+            out = q.kafka_qc(&["--command-config", props4, "add-controller"]);
+        }
+        assert_eq!(ok(out, "kafka add-controller --command-config"), added_line);
+    };
+    let dry = ok(
+        q.kafka_qc(&["--command-config", props4, "add-controller", "--dry-run"]),
+        "kafka add-controller --dry-run",
+    );
+    assert_eq!(
+        dry,
+        format!("DRY RUN of adding{}", &added_line["Added".len()..])
+    );
+    add(&q);
+    let four = ok(
+        q.kafka_qc(&["describe", "--status"]),
+        "kafka describe (4 voters)",
+    );
+    assert_eq!(voter_ids(&four), vec![1, 2, 3, 4]);
+    assert!(
+        four.contains(&format!(
+            "{{\"id\": 4, \"directoryId\": \"{dir4}\", \"endpoints\": [\"CONTROLLER://127.0.0.1:{port4}\"]}}"
+        )),
+        "{four}"
+    );
+    let removed_line = format!("Removed KRaft controller 4 with directory id {dir4}\n");
+    let removed = ok(
+        q.kafka_qc(&[
+            "remove-controller",
+            "--controller-id",
+            "4",
+            "--controller-directory-id",
+            &dir4,
+        ]),
+        "kafka remove-controller",
+    );
+    assert_eq!(removed, removed_line);
+    wait_for("4 back to an observer", Duration::from_secs(30), || {
+        let s = ok(q.kafka_qc(&["describe", "--status"]), "kafka describe");
+        voter_ids(&s) == vec![1, 2, 3] && s.contains("CurrentObservers:       [{\"id\": 4,")
+    });
+
+    // remove-controller --unregister of a stopped voter.
+    add(&q);
+    assert_eq!(q.stop(4), Some(0), "controller 4 exits 0 on SIGTERM");
+    let both = ok(
+        q.kafka_qc(&[
+            "remove-controller",
+            "--controller-id",
+            "4",
+            "--controller-directory-id",
+            &dir4,
+            "--unregister",
+        ]),
+        "kafka remove-controller --unregister",
+    );
+    assert!(both.starts_with(&removed_line), "{both}");
+    assert!(both.contains("nregister"), "{both}");
+    let after = ok(
+        q.java(
+            KAFKA_CLUSTER_TOOL,
+            &["list-endpoints", "--bootstrap-controller", &bs],
+        ),
+        "kafka list-endpoints after --unregister",
+    );
+    assert!(!after.lines().any(|l| l.starts_with("4 ")), "{after}");
+    assert_eq!(
+        voter_ids(&ok(q.kafka_qc(&["describe", "--status"]), "describe")),
+        vec![1, 2, 3]
+    );
+
+    // 4. Admin.unregisterController of a stopped controller (it re-registers on restart).
+    let register_then_stop = |q: &mut OurQuorum| {
+        q.start(4);
+        wait_for(
+            "controller 4 registered again",
+            Duration::from_secs(60),
+            || q.registered().contains(&4),
+        );
+        assert_eq!(q.stop(4), Some(0));
+    };
+    register_then_stop(&mut q);
+    let unreg = q.java(ADMIN_CHECKS, &["unregister", &bs, "4"]);
+    let unreg_fails = lines_with(&unreg.stdout, "FAIL ");
+    assert!(
+        unreg.code == 0 && unreg_fails.is_empty(),
+        "Kafka Admin unregisterController against kraft-rs: {unreg_fails:?}\n{}\n{}",
+        unreg.stdout,
+        unreg.stderr
+    );
+
+    // 5. kafka-cluster unregister-controller --id (and again: exit 1).
+    register_then_stop(&mut q);
+    let cu = q.java(
+        KAFKA_CLUSTER_TOOL,
+        &[
+            "unregister-controller",
+            "--bootstrap-controller",
+            &bs,
+            "--id",
+            "4",
+        ],
+    );
+    ok(cu, "kafka-cluster unregister-controller --id 4");
+    assert!(!q.registered().contains(&4));
+    let again = q.java(
+        KAFKA_CLUSTER_TOOL,
+        &[
+            "unregister-controller",
+            "--bootstrap-controller",
+            &bs,
+            "--id",
+            "4",
+        ],
+    );
+    assert_eq!(again.code, 1, "{}", again.stderr);
+    assert!(
+        again
+            .stderr
+            .contains("Controller ID 4 is not currently registered."),
+        "{}",
+        again.stderr
+    );
+    // `unregister` (brokers) against a controller quorum: logged, not asserted.
+    let broker = q.java(
+        KAFKA_CLUSTER_TOOL,
+        &["unregister", "--bootstrap-controller", &bs, "--id", "4"],
+    );
+    // kraft-rs controllers do not advertise UnregisterBroker (64): no brokers.
+    eprintln!(
+        "[interop-rs] kafka-cluster unregister --id 4 (a broker id) exit {}",
+        broker.code
+    );
+
+    let final_status = ok(q.kafka_qc(&["describe", "--status"]), "final describe");
+    assert_eq!(voter_ids(&final_status), vec![1, 2, 3]);
+    for id in 1..=3 {
+        assert_eq!(q.stop(id), Some(0), "controller {id} exits 0 on SIGTERM");
+    }
+    eprintln!("[interop-rs] all checks passed in {:?}", started.elapsed());
+    let dir = q.dir.clone();
+    drop(q);
+    let _ = std::fs::remove_dir_all(dir);
 }
