@@ -924,7 +924,7 @@ impl Emitter<'_> {
             let tagged = self.tagged_fields(s);
             wl(&mut out, ind, "if flexible {");
             wl(&mut out, ind, "    let count = wire::get_tag_count(buf)?;");
-            wl(&mut out, ind, "    for _ in 0..count {");
+            wl(&mut out, ind, "    for i in 0..count {");
             wl(
                 &mut out,
                 ind,
@@ -958,11 +958,15 @@ impl Emitter<'_> {
                 );
                 wl(&mut out, ind, "            }");
             }
+            wl(&mut out, ind, "            _ => {");
+            wl(&mut out, ind, "                // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).");
+            wl(&mut out, ind, "                if unknown_tagged_fields.capacity() == 0 { unknown_tagged_fields.reserve_exact(wire::bounded_capacity(count as usize - i as usize, buf.remaining() + 2, 2)); }");
             wl(
                 &mut out,
                 ind,
-                "            _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),",
+                "                unknown_tagged_fields.push(RawTaggedField { tag, data: value })",
             );
+            wl(&mut out, ind, "            }");
             wl(&mut out, ind, "        }");
             wl(&mut out, ind, "    }");
             wl(&mut out, ind, "}");

@@ -229,7 +229,7 @@ impl Decodable for ApiVersionsResponse {
         let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
-            for _ in 0..count {
+            for i in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
                     0 if version >= 3 => {
@@ -276,7 +276,17 @@ impl Decodable for ApiVersionsResponse {
                         f_zk_migration_ready = wire::get_bool(buf)?;
                         wire::expect_consumed(buf, tag)?;
                     }
-                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
+                    _ => {
+                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
+                        if unknown_tagged_fields.capacity() == 0 {
+                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
+                                count as usize - i as usize,
+                                buf.remaining() + 2,
+                                2,
+                            ));
+                        }
+                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
+                    }
                 }
             }
         }
@@ -535,10 +545,20 @@ impl Decodable for ApiVersion {
         let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
-            for _ in 0..count {
+            for i in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
+                    _ => {
+                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
+                        if unknown_tagged_fields.capacity() == 0 {
+                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
+                                count as usize - i as usize,
+                                buf.remaining() + 2,
+                                2,
+                            ));
+                        }
+                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
+                    }
                 }
             }
         }
@@ -668,10 +688,20 @@ impl Decodable for SupportedFeatureKey {
         let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
-            for _ in 0..count {
+            for i in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
+                    _ => {
+                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
+                        if unknown_tagged_fields.capacity() == 0 {
+                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
+                                count as usize - i as usize,
+                                buf.remaining() + 2,
+                                2,
+                            ));
+                        }
+                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
+                    }
                 }
             }
         }
@@ -804,10 +834,20 @@ impl Decodable for FinalizedFeatureKey {
         let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
-            for _ in 0..count {
+            for i in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
+                    _ => {
+                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
+                        if unknown_tagged_fields.capacity() == 0 {
+                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
+                                count as usize - i as usize,
+                                buf.remaining() + 2,
+                                2,
+                            ));
+                        }
+                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
+                    }
                 }
             }
         }

@@ -308,7 +308,7 @@ impl Decodable for FetchRequest {
         let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
-            for _ in 0..count {
+            for i in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
                     0 if version >= 12 => {
@@ -325,7 +325,17 @@ impl Decodable for FetchRequest {
                         f_replica_state = ReplicaState::decode(buf, version)?;
                         wire::expect_consumed(buf, tag)?;
                     }
-                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
+                    _ => {
+                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
+                        if unknown_tagged_fields.capacity() == 0 {
+                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
+                                count as usize - i as usize,
+                                buf.remaining() + 2,
+                                2,
+                            ));
+                        }
+                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
+                    }
                 }
             }
         }
@@ -586,10 +596,20 @@ impl Decodable for ReplicaState {
         let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
-            for _ in 0..count {
+            for i in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
+                    _ => {
+                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
+                        if unknown_tagged_fields.capacity() == 0 {
+                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
+                                count as usize - i as usize,
+                                buf.remaining() + 2,
+                                2,
+                            ));
+                        }
+                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
+                    }
                 }
             }
         }
@@ -750,10 +770,20 @@ impl Decodable for FetchTopic {
         let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
-            for _ in 0..count {
+            for i in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
+                    _ => {
+                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
+                        if unknown_tagged_fields.capacity() == 0 {
+                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
+                                count as usize - i as usize,
+                                buf.remaining() + 2,
+                                2,
+                            ));
+                        }
+                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
+                    }
                 }
             }
         }
@@ -987,7 +1017,7 @@ impl Decodable for FetchPartition {
         let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
-            for _ in 0..count {
+            for i in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
                     0 if version >= 17 => {
@@ -1000,7 +1030,17 @@ impl Decodable for FetchPartition {
                         f_high_watermark = wire::get_i64(buf)?;
                         wire::expect_consumed(buf, tag)?;
                     }
-                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
+                    _ => {
+                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
+                        if unknown_tagged_fields.capacity() == 0 {
+                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
+                                count as usize - i as usize,
+                                buf.remaining() + 2,
+                                2,
+                            ));
+                        }
+                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
+                    }
                 }
             }
         }
@@ -1242,10 +1282,20 @@ impl Decodable for ForgottenTopic {
         let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
-            for _ in 0..count {
+            for i in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
+                    _ => {
+                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
+                        if unknown_tagged_fields.capacity() == 0 {
+                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
+                                count as usize - i as usize,
+                                buf.remaining() + 2,
+                                2,
+                            ));
+                        }
+                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
+                    }
                 }
             }
         }

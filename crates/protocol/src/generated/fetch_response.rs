@@ -183,7 +183,7 @@ impl Decodable for FetchResponse {
         let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
-            for _ in 0..count {
+            for i in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
                     0 if version >= 16 => {
@@ -203,7 +203,17 @@ impl Decodable for FetchResponse {
                         };
                         wire::expect_consumed(buf, tag)?;
                     }
-                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
+                    _ => {
+                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
+                        if unknown_tagged_fields.capacity() == 0 {
+                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
+                                count as usize - i as usize,
+                                buf.remaining() + 2,
+                                2,
+                            ));
+                        }
+                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
+                    }
                 }
             }
         }
@@ -426,10 +436,20 @@ impl Decodable for FetchableTopicResponse {
         let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
-            for _ in 0..count {
+            for i in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
+                    _ => {
+                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
+                        if unknown_tagged_fields.capacity() == 0 {
+                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
+                                count as usize - i as usize,
+                                buf.remaining() + 2,
+                                2,
+                            ));
+                        }
+                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
+                    }
                 }
             }
         }
@@ -759,7 +779,7 @@ impl Decodable for PartitionData {
         let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
-            for _ in 0..count {
+            for i in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
                     0 if version >= 12 => {
@@ -777,7 +797,17 @@ impl Decodable for PartitionData {
                         f_snapshot_id = SnapshotId::decode(buf, version)?;
                         wire::expect_consumed(buf, tag)?;
                     }
-                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
+                    _ => {
+                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
+                        if unknown_tagged_fields.capacity() == 0 {
+                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
+                                count as usize - i as usize,
+                                buf.remaining() + 2,
+                                2,
+                            ));
+                        }
+                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
+                    }
                 }
             }
         }
@@ -1042,10 +1072,20 @@ impl Decodable for EpochEndOffset {
         let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
-            for _ in 0..count {
+            for i in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
+                    _ => {
+                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
+                        if unknown_tagged_fields.capacity() == 0 {
+                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
+                                count as usize - i as usize,
+                                buf.remaining() + 2,
+                                2,
+                            ));
+                        }
+                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
+                    }
                 }
             }
         }
@@ -1160,10 +1200,20 @@ impl Decodable for LeaderIdAndEpoch {
         let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
-            for _ in 0..count {
+            for i in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
+                    _ => {
+                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
+                        if unknown_tagged_fields.capacity() == 0 {
+                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
+                                count as usize - i as usize,
+                                buf.remaining() + 2,
+                                2,
+                            ));
+                        }
+                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
+                    }
                 }
             }
         }
@@ -1281,10 +1331,20 @@ impl Decodable for SnapshotId {
         let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
-            for _ in 0..count {
+            for i in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
+                    _ => {
+                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
+                        if unknown_tagged_fields.capacity() == 0 {
+                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
+                                count as usize - i as usize,
+                                buf.remaining() + 2,
+                                2,
+                            ));
+                        }
+                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
+                    }
                 }
             }
         }
@@ -1399,10 +1459,20 @@ impl Decodable for AbortedTransaction {
         let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
-            for _ in 0..count {
+            for i in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
+                    _ => {
+                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
+                        if unknown_tagged_fields.capacity() == 0 {
+                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
+                                count as usize - i as usize,
+                                buf.remaining() + 2,
+                                2,
+                            ));
+                        }
+                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
+                    }
                 }
             }
         }
@@ -1556,10 +1626,20 @@ impl Decodable for NodeEndpoint {
         let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
-            for _ in 0..count {
+            for i in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
+                    _ => {
+                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
+                        if unknown_tagged_fields.capacity() == 0 {
+                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
+                                count as usize - i as usize,
+                                buf.remaining() + 2,
+                                2,
+                            ));
+                        }
+                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
+                    }
                 }
             }
         }

@@ -162,7 +162,7 @@ impl Decodable for FetchSnapshotResponse {
         let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
-            for _ in 0..count {
+            for i in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
                     0 if version >= 1 => {
@@ -182,7 +182,17 @@ impl Decodable for FetchSnapshotResponse {
                         };
                         wire::expect_consumed(buf, tag)?;
                     }
-                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
+                    _ => {
+                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
+                        if unknown_tagged_fields.capacity() == 0 {
+                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
+                                count as usize - i as usize,
+                                buf.remaining() + 2,
+                                2,
+                            ));
+                        }
+                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
+                    }
                 }
             }
         }
@@ -367,10 +377,20 @@ impl Decodable for TopicSnapshot {
         let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
-            for _ in 0..count {
+            for i in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
+                    _ => {
+                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
+                        if unknown_tagged_fields.capacity() == 0 {
+                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
+                                count as usize - i as usize,
+                                buf.remaining() + 2,
+                                2,
+                            ));
+                        }
+                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
+                    }
                 }
             }
         }
@@ -544,7 +564,7 @@ impl Decodable for PartitionSnapshot {
         let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
-            for _ in 0..count {
+            for i in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
                     0 => {
@@ -552,7 +572,17 @@ impl Decodable for PartitionSnapshot {
                         f_current_leader = LeaderIdAndEpoch::decode(buf, version)?;
                         wire::expect_consumed(buf, tag)?;
                     }
-                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
+                    _ => {
+                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
+                        if unknown_tagged_fields.capacity() == 0 {
+                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
+                                count as usize - i as usize,
+                                buf.remaining() + 2,
+                                2,
+                            ));
+                        }
+                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
+                    }
                 }
             }
         }
@@ -707,10 +737,20 @@ impl Decodable for SnapshotId {
         let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
-            for _ in 0..count {
+            for i in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
+                    _ => {
+                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
+                        if unknown_tagged_fields.capacity() == 0 {
+                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
+                                count as usize - i as usize,
+                                buf.remaining() + 2,
+                                2,
+                            ));
+                        }
+                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
+                    }
                 }
             }
         }
@@ -825,10 +865,20 @@ impl Decodable for LeaderIdAndEpoch {
         let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
-            for _ in 0..count {
+            for i in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
+                    _ => {
+                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
+                        if unknown_tagged_fields.capacity() == 0 {
+                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
+                                count as usize - i as usize,
+                                buf.remaining() + 2,
+                                2,
+                            ));
+                        }
+                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
+                    }
                 }
             }
         }
@@ -955,10 +1005,20 @@ impl Decodable for NodeEndpoint {
         let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
-            for _ in 0..count {
+            for i in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
+                    _ => {
+                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
+                        if unknown_tagged_fields.capacity() == 0 {
+                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
+                                count as usize - i as usize,
+                                buf.remaining() + 2,
+                                2,
+                            ));
+                        }
+                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
+                    }
                 }
             }
         }

@@ -154,7 +154,7 @@ impl Decodable for VoteResponse {
         let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
-            for _ in 0..count {
+            for i in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
                     0 if version >= 1 => {
@@ -174,7 +174,17 @@ impl Decodable for VoteResponse {
                         };
                         wire::expect_consumed(buf, tag)?;
                     }
-                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
+                    _ => {
+                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
+                        if unknown_tagged_fields.capacity() == 0 {
+                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
+                                count as usize - i as usize,
+                                buf.remaining() + 2,
+                                2,
+                            ));
+                        }
+                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
+                    }
                 }
             }
         }
@@ -353,10 +363,20 @@ impl Decodable for TopicData {
         let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
-            for _ in 0..count {
+            for i in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
+                    _ => {
+                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
+                        if unknown_tagged_fields.capacity() == 0 {
+                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
+                                count as usize - i as usize,
+                                buf.remaining() + 2,
+                                2,
+                            ));
+                        }
+                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
+                    }
                 }
             }
         }
@@ -505,10 +525,20 @@ impl Decodable for PartitionData {
         let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
-            for _ in 0..count {
+            for i in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
+                    _ => {
+                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
+                        if unknown_tagged_fields.capacity() == 0 {
+                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
+                                count as usize - i as usize,
+                                buf.remaining() + 2,
+                                2,
+                            ));
+                        }
+                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
+                    }
                 }
             }
         }
@@ -653,10 +683,20 @@ impl Decodable for NodeEndpoint {
         let mut unknown_tagged_fields = Vec::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
-            for _ in 0..count {
+            for i in 0..count {
                 let (tag, mut value) = wire::get_tagged_field(buf)?;
                 match tag {
-                    _ => unknown_tagged_fields.push(RawTaggedField { tag, data: value }),
+                    _ => {
+                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
+                        if unknown_tagged_fields.capacity() == 0 {
+                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
+                                count as usize - i as usize,
+                                buf.remaining() + 2,
+                                2,
+                            ));
+                        }
+                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
+                    }
                 }
             }
         }
