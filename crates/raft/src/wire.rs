@@ -906,6 +906,31 @@ pub enum ResponseError {
     Unexpected,
 }
 
+/// The shared shape of BeginQuorumEpoch and EndQuorumEpoch responses (two
+/// generated types with the same fields).
+macro_rules! quorum_epoch_response {
+    ($r:expr) => {{
+        let r = $r;
+        let p = r
+            .topics
+            .first()
+            .and_then(|t| t.partitions.first())
+            .cloned()
+            .unwrap_or_default();
+        m::QuorumEpochResponse {
+            error_code: err(r.error_code),
+            partition_error: err(p.error_code),
+            leader_id: p.leader_id,
+            leader_epoch: p.leader_epoch,
+            leader_endpoint: r
+                .node_endpoints
+                .iter()
+                .find(|e| e.node_id == p.leader_id)
+                .map(|e| endpoint_from(e.node_id, &e.host, e.port)),
+        }
+    }};
+}
+
 /// Converts an inbound wire response to the core's form. A response whose
 /// partition is missing carries its top-level error with defaults.
 pub fn inbound_response(body: ResponseBody) -> Result<m::Response, ResponseError> {
@@ -931,43 +956,9 @@ pub fn inbound_response(body: ResponseBody) -> Result<m::Response, ResponseError
             })
         }
         ResponseBody::BeginQuorumEpoch(r) => {
-            let p = r
-                .topics
-                .first()
-                .and_then(|t| t.partitions.first())
-                .cloned()
-                .unwrap_or_default();
-            m::Response::BeginQuorumEpoch(m::QuorumEpochResponse {
-                error_code: err(r.error_code),
-                partition_error: err(p.error_code),
-                leader_id: p.leader_id,
-                leader_epoch: p.leader_epoch,
-                leader_endpoint: r
-                    .node_endpoints
-                    .iter()
-                    .find(|e| e.node_id == p.leader_id)
-                    .map(|e| endpoint_from(e.node_id, &e.host, e.port)),
-            })
+            m::Response::BeginQuorumEpoch(quorum_epoch_response!(r))
         }
-        ResponseBody::EndQuorumEpoch(r) => {
-            let p = r
-                .topics
-                .first()
-                .and_then(|t| t.partitions.first())
-                .cloned()
-                .unwrap_or_default();
-            m::Response::EndQuorumEpoch(m::QuorumEpochResponse {
-                error_code: err(r.error_code),
-                partition_error: err(p.error_code),
-                leader_id: p.leader_id,
-                leader_epoch: p.leader_epoch,
-                leader_endpoint: r
-                    .node_endpoints
-                    .iter()
-                    .find(|e| e.node_id == p.leader_id)
-                    .map(|e| endpoint_from(e.node_id, &e.host, e.port)),
-            })
-        }
+        ResponseBody::EndQuorumEpoch(r) => m::Response::EndQuorumEpoch(quorum_epoch_response!(r)),
         ResponseBody::Fetch(r) => {
             let p = r
                 .responses
