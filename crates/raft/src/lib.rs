@@ -3,7 +3,7 @@
 pub mod codec;
 pub mod core;
 pub mod disk_log;
-pub mod storage;
 pub mod driver;
+pub mod storage;
 pub mod transport;
 pub mod wire;

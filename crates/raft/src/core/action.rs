@@ -64,7 +64,9 @@ pub enum Action {
         response: Response,
     },
     /// Make the log durable up to `up_to` (exclusive), then call
-    /// [`super::RaftCore::flushed`] with it.
+    /// [`super::RaftCore::flushed`] with it. Report completions in the order
+    /// the flushes were requested, each once (a synchronous fsync per action
+    /// does this naturally).
     Flush {
         /// Log end offset to make durable.
         up_to: i64,

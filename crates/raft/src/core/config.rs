@@ -47,7 +47,13 @@ pub struct RaftConfig {
 
 impl RaftConfig {
     /// Kafka's defaults for a controller with the given identity.
-    pub fn new(node_id: NodeId, directory_id: Uuid, cluster_id: impl Into<String>, listeners: Endpoints, default_listener: impl Into<String>) -> Self {
+    pub fn new(
+        node_id: NodeId,
+        directory_id: Uuid,
+        cluster_id: impl Into<String>,
+        listeners: Endpoints,
+        default_listener: impl Into<String>,
+    ) -> Self {
         RaftConfig {
             node_id: Some(node_id),
             directory_id,

@@ -89,7 +89,9 @@ pub(crate) enum PendingChange {
 impl PendingChange {
     pub(crate) fn deadline(&self) -> i64 {
         match self {
-            PendingChange::Add { deadline, .. } | PendingChange::Remove { deadline, .. } => *deadline,
+            PendingChange::Add { deadline, .. } | PendingChange::Remove { deadline, .. } => {
+                *deadline
+            }
         }
     }
 }
@@ -127,7 +129,10 @@ impl LeaderState {
         let mut states = BTreeMap::new();
         for v in voters.nodes() {
             let acked = v.is_voter(&local.key);
-            states.insert(v.key.id, ReplicaState::new(v.key, acked, v.endpoints.clone()));
+            states.insert(
+                v.key.id,
+                ReplicaState::new(v.key, acked, v.endpoints.clone()),
+            );
         }
         let check_quorum_timeout_ms = fetch_timeout_ms * 3 / 2;
         let volatile_voters = if kraft_version < 1 {
@@ -183,7 +188,10 @@ impl LeaderState {
     pub(crate) fn need_begin_quorum_epoch(&self, now: i64) -> Vec<ReplicaKey> {
         self.voters
             .values()
-            .filter(|s| s.key.id != self.local.key.id && now - s.last_fetch_ts >= self.begin_quorum_interval_ms)
+            .filter(|s| {
+                s.key.id != self.local.key.id
+                    && now - s.last_fetch_ts >= self.begin_quorum_interval_ms
+            })
             .map(|s| s.key)
             .collect()
     }
@@ -235,11 +243,18 @@ impl LeaderState {
 
     /// Records a Fetch from a remote replica at `fetch_offset` (which the
     /// replica has made durable). Returns true when the high watermark changed.
-    pub(crate) fn update_replica_state(&mut self, key: &ReplicaKey, now: i64, fetch_offset: i64) -> bool {
+    pub(crate) fn update_replica_state(
+        &mut self,
+        key: &ReplicaKey,
+        now: i64,
+        fetch_offset: i64,
+    ) -> bool {
         if key.id < 0 || key.id == self.local.key.id {
             return false;
         }
-        let leader_leo = self.replica_state(&self.local.key.clone()).and_then(|s| s.end_offset);
+        let leader_leo = self
+            .replica_state(&self.local.key.clone())
+            .and_then(|s| s.end_offset);
         let state = self.state_mut(key);
         state.update_follower(now, fetch_offset, leader_leo);
         self.update_check_quorum(key, now);
@@ -249,7 +264,9 @@ impl LeaderState {
 
     pub(crate) fn is_replica_caught_up(&self, key: &ReplicaKey, now: i64) -> bool {
         self.observers.get(key).is_some_and(|s| {
-            s.last_caught_up_ts > 0 && s.last_fetch_ts > 0 && s.last_fetch_ts > now - CAUGHT_UP_WINDOW_MS
+            s.last_caught_up_ts > 0
+                && s.last_fetch_ts > 0
+                && s.last_fetch_ts > now - CAUGHT_UP_WINDOW_MS
         })
     }
 
@@ -305,8 +322,8 @@ impl LeaderState {
         let Some(candidate) = sorted[index].end_offset else {
             return false;
         };
-        let epoch_condition =
-            candidate > self.epoch_start_offset || cfg!(feature = "mutate-commit-old-epoch-by-count");
+        let epoch_condition = candidate > self.epoch_start_offset
+            || cfg!(feature = "mutate-commit-old-epoch-by-count");
         if !epoch_condition {
             return false;
         }

@@ -94,7 +94,12 @@ pub trait RaftLog {
     /// Control state of the newest snapshot.
     fn latest_snapshot_control(&self) -> Option<SnapshotControl>;
     /// Up to `max_bytes` of snapshot `id` from `position`, and its total size.
-    fn read_snapshot(&self, id: SnapshotId, position: u64, max_bytes: usize) -> Option<(Bytes, u64)>;
+    fn read_snapshot(
+        &self,
+        id: SnapshotId,
+        position: u64,
+        max_bytes: usize,
+    ) -> Option<(Bytes, u64)>;
     /// Starts downloading snapshot `id`; returns false when it is already
     /// stored (nothing to download).
     fn begin_snapshot_download(&mut self, id: SnapshotId) -> Result<bool, LogError>;
@@ -122,7 +127,11 @@ pub enum FetchPosition {
 
 /// Kafka's offset validation for a fetch at `offset` whose previous entry has
 /// `epoch` (`RaftLog.validateOffsetAndEpoch`).
-pub fn validate_offset_and_epoch<L: RaftLog + ?Sized>(log: &L, offset: i64, epoch: i32) -> FetchPosition {
+pub fn validate_offset_and_epoch<L: RaftLog + ?Sized>(
+    log: &L,
+    offset: i64,
+    epoch: i32,
+) -> FetchPosition {
     if log.start_offset() == 0 && offset == 0 {
         return FetchPosition::Valid;
     }
@@ -137,7 +146,8 @@ pub fn validate_offset_and_epoch<L: RaftLog + ?Sized>(log: &L, offset: i64, epoc
         }
     }
     let end = log.end_offset_for_epoch(epoch);
-    if end.epoch != epoch || end.offset < offset {
+    let epoch_differs = end.epoch != epoch && !cfg!(feature = "mutate-divergence-offset-only");
+    if epoch_differs || end.offset < offset {
         FetchPosition::Diverging(end)
     } else {
         FetchPosition::Valid
@@ -178,7 +188,9 @@ pub fn epoch_cache_lookup(
                 let floor = cache.iter().rev().find(|(e, _)| *e <= requested);
                 match floor {
                     None => Some(OffsetAndEpoch::new(*higher_start, requested)),
-                    Some((floor_epoch, _)) => Some(OffsetAndEpoch::new(*higher_start, *floor_epoch)),
+                    Some((floor_epoch, _)) => {
+                        Some(OffsetAndEpoch::new(*higher_start, *floor_epoch))
+                    }
                 }
             }
         }

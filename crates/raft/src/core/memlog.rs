@@ -119,7 +119,11 @@ impl MemoryLog {
     /// Creates a snapshot of the log prefix ending at `end_offset` (a batch
     /// boundary with at least one batch below it, at or below the caller's
     /// high watermark). Returns its id.
-    pub fn create_snapshot(&mut self, end_offset: i64, control: SnapshotControl) -> Option<SnapshotId> {
+    pub fn create_snapshot(
+        &mut self,
+        end_offset: i64,
+        control: SnapshotControl,
+    ) -> Option<SnapshotId> {
         let last = self
             .batches
             .iter()
@@ -186,7 +190,11 @@ impl MemoryLog {
     }
 
     fn truncate_internal(&mut self, offset: i64) -> i64 {
-        while self.batches.last().is_some_and(|b| b.last_offset() >= offset) {
+        while self
+            .batches
+            .last()
+            .is_some_and(|b| b.last_offset() >= offset)
+        {
             self.batches.pop();
         }
         let end = self.end_offset();
@@ -280,10 +288,13 @@ impl RaftLog for MemoryLog {
     }
 
     fn latest_snapshot(&self) -> Option<SnapshotInfo> {
-        self.snapshots.iter().next_back().map(|((o, e), s)| SnapshotInfo {
-            id: OffsetAndEpoch::new(*o, *e),
-            size: s.bytes.len() as u64,
-        })
+        self.snapshots
+            .iter()
+            .next_back()
+            .map(|((o, e), s)| SnapshotInfo {
+                id: OffsetAndEpoch::new(*o, *e),
+                size: s.bytes.len() as u64,
+            })
     }
 
     fn earliest_snapshot_id(&self) -> Option<SnapshotId> {
@@ -294,10 +305,18 @@ impl RaftLog for MemoryLog {
     }
 
     fn latest_snapshot_control(&self) -> Option<SnapshotControl> {
-        self.snapshots.values().next_back().map(|s| s.control.clone())
+        self.snapshots
+            .values()
+            .next_back()
+            .map(|s| s.control.clone())
     }
 
-    fn read_snapshot(&self, id: SnapshotId, position: u64, max_bytes: usize) -> Option<(Bytes, u64)> {
+    fn read_snapshot(
+        &self,
+        id: SnapshotId,
+        position: u64,
+        max_bytes: usize,
+    ) -> Option<(Bytes, u64)> {
         let snap = self.snapshots.get(&(id.offset, id.epoch))?;
         let size = snap.bytes.len() as u64;
         let start = position.min(size) as usize;
@@ -326,7 +345,9 @@ impl RaftLog for MemoryLog {
                 buf.extend_from_slice(bytes);
                 Ok(buf.len() as u64)
             }
-            _ => Err(LogError::Snapshot(format!("no download of {id:?} in progress"))),
+            _ => Err(LogError::Snapshot(format!(
+                "no download of {id:?} in progress"
+            ))),
         }
     }
 
@@ -355,7 +376,8 @@ impl RaftLog for MemoryLog {
         self.start_offset = id.offset;
         self.durable_end = id.offset;
         self.truncations.push(id.offset);
-        self.snapshots.retain(|(o, e), _| (*o, *e) >= (id.offset, id.epoch));
+        self.snapshots
+            .retain(|(o, e), _| (*o, *e) >= (id.offset, id.epoch));
         Ok(())
     }
 
@@ -603,6 +625,7 @@ pub fn decode_snapshot(mut buf: Bytes) -> Option<(SnapshotControl, Vec<Batch>)> 
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -10,7 +10,9 @@ use bytes::Bytes;
 
 use super::error::ErrorCode;
 use super::record::Batch;
-use super::types::{Address, Endpoints, KRaftVersionRange, NodeId, OffsetAndEpoch, ReplicaKey, Uuid};
+use super::types::{
+    Address, Endpoints, KRaftVersionRange, NodeId, OffsetAndEpoch, ReplicaKey, Uuid,
+};
 
 /// The leader endpoint attached to responses (`NodeEndpoints`): the leader's
 /// address on the default (request) listener.

@@ -56,6 +56,8 @@ pub struct RaftCore<L: RaftLog> {
     requests: RequestManager,
     next_correlation: u64,
     flushed_offset: i64,
+    /// Outstanding flush requests in request order: (target, cap). The cap
+    /// is lowered by truncations that happen after the request.
     flush_queue: VecDeque<(i64, i64)>,
     actions: Vec<Action>,
     listener_next: i64,
@@ -87,7 +89,11 @@ impl<L: RaftLog> RaftCore<L> {
         let bootstrap: Vec<(NodeId, Address)> = if !cfg.static_voters.is_empty() {
             cfg.static_voters
                 .nodes()
-                .filter_map(|v| v.endpoints.address(&cfg.default_listener).map(|a| (v.key.id, a)))
+                .filter_map(|v| {
+                    v.endpoints
+                        .address(&cfg.default_listener)
+                        .map(|a| (v.key.id, a))
+                })
                 .collect()
         } else {
             cfg.bootstrap_servers
@@ -196,12 +202,15 @@ impl<L: RaftLog> RaftCore<L> {
 
     /// This replica's key.
     pub fn local_key(&self) -> Option<ReplicaKey> {
-        self.cfg.node_id.map(|id| ReplicaKey::of(id, self.cfg.directory_id))
+        self.cfg
+            .node_id
+            .map(|id| ReplicaKey::of(id, self.cfg.directory_id))
     }
 
     /// True when the local replica is in the latest voter set.
     pub fn is_voter(&self) -> bool {
-        self.local_key().is_some_and(|k| self.control.last_voter_set().is_voter(&k))
+        self.local_key()
+            .is_some_and(|k| self.control.last_voter_set().is_voter(&k))
     }
 
     /// The persisted election state corresponding to the current state.
@@ -260,11 +269,11 @@ impl<L: RaftLog> RaftCore<L> {
     }
 
     /// Reports that the flush requested by an [`Action::Flush`] with this
-    /// `up_to` completed. A completed flush implies that every flush
-    /// requested before it completed too (it covers all earlier appends);
-    /// reports of flushes already implied this way are ignored. Data
-    /// appended after a truncation that followed the request is not
-    /// considered covered.
+    /// `up_to` completed. Completions must be reported in request order; a
+    /// report matches the oldest outstanding request with this `up_to` and
+    /// implies every earlier request completed too (an fsync covers all
+    /// earlier appends). Data re-appended after a truncation that followed
+    /// the request is not considered covered.
     pub fn flushed(&mut self, up_to: i64, now: i64) {
         let mut durable = None;
         if let Some(pos) = self.flush_queue.iter().position(|(t, _)| *t == up_to) {
@@ -340,25 +349,31 @@ impl<L: RaftLog> RaftCore<L> {
     pub fn handle_request(&mut self, inbound: InboundId, request: Request, now: i64) {
         let response = match request {
             Request::Vote(r) => Some(Response::Vote(self.handle_vote_request(r, now))),
-            Request::BeginQuorumEpoch(r) => {
-                Some(Response::BeginQuorumEpoch(self.handle_begin_quorum_epoch(r, now)))
-            }
-            Request::EndQuorumEpoch(r) => {
-                Some(Response::EndQuorumEpoch(self.handle_end_quorum_epoch(r, now)))
-            }
-            Request::Fetch(r) => self.handle_fetch_request(inbound, r, now).map(Response::Fetch),
-            Request::FetchSnapshot(r) => {
-                Some(Response::FetchSnapshot(self.handle_fetch_snapshot_request(r, now)))
-            }
-            Request::AddRaftVoter(r) => self.handle_add_voter(inbound, r, now).map(Response::AddRaftVoter),
-            Request::RemoveRaftVoter(r) => {
-                self.handle_remove_voter(inbound, r, now).map(Response::RemoveRaftVoter)
-            }
+            Request::BeginQuorumEpoch(r) => Some(Response::BeginQuorumEpoch(
+                self.handle_begin_quorum_epoch(r, now),
+            )),
+            Request::EndQuorumEpoch(r) => Some(Response::EndQuorumEpoch(
+                self.handle_end_quorum_epoch(r, now),
+            )),
+            Request::Fetch(r) => self
+                .handle_fetch_request(inbound, r, now)
+                .map(Response::Fetch),
+            Request::FetchSnapshot(r) => Some(Response::FetchSnapshot(
+                self.handle_fetch_snapshot_request(r, now),
+            )),
+            Request::AddRaftVoter(r) => self
+                .handle_add_voter(inbound, r, now)
+                .map(Response::AddRaftVoter),
+            Request::RemoveRaftVoter(r) => self
+                .handle_remove_voter(inbound, r, now)
+                .map(Response::RemoveRaftVoter),
             Request::UpdateRaftVoter(r) => {
                 Some(Response::UpdateRaftVoter(self.handle_update_voter(r, now)))
             }
             Request::DescribeQuorum => Some(Response::DescribeQuorum(self.describe_quorum(now))),
-            Request::ApiVersions => Some(Response::error(Api::ApiVersions, ErrorCode::InvalidRequest)),
+            Request::ApiVersions => {
+                Some(Response::error(Api::ApiVersions, ErrorCode::InvalidRequest))
+            }
         };
         if let Some(response) = response {
             self.actions.push(Action::Respond { inbound, response });
@@ -368,34 +383,52 @@ impl<L: RaftLog> RaftCore<L> {
 
     /// Handles the response to a request sent with [`Action::Send`].
     /// Unexpected (stale, duplicated) responses are ignored.
-    pub fn handle_response(&mut self, correlation_id: u64, source: NodeId, response: Response, now: i64) {
+    pub fn handle_response(
+        &mut self,
+        correlation_id: u64,
+        source: NodeId,
+        response: Response,
+        now: i64,
+    ) {
         let Some(api) = self.requests.expected_response(source, correlation_id) else {
             return;
         };
         if api != response.api() {
-            self.requests.on_response_result(source, correlation_id, false, now);
+            self.requests
+                .on_response_result(source, correlation_id, false, now);
             self.poll(now);
             return;
         }
         let ok = match response {
             Response::Vote(r) => self.handle_vote_response(source, r, now),
-            Response::BeginQuorumEpoch(r) => self.handle_begin_quorum_epoch_response(source, r, now),
+            Response::BeginQuorumEpoch(r) => {
+                self.handle_begin_quorum_epoch_response(source, r, now)
+            }
             Response::EndQuorumEpoch(r) => self.handle_end_quorum_epoch_response(source, r, now),
             Response::Fetch(r) => self.handle_fetch_response(r, now),
             Response::FetchSnapshot(r) => self.handle_fetch_snapshot_response(r, now),
-            Response::ApiVersions(r) => self.handle_api_versions_response(source, correlation_id, r, now),
+            Response::ApiVersions(r) => {
+                self.handle_api_versions_response(source, correlation_id, r, now)
+            }
             Response::AddRaftVoter(r) => self.handle_voter_change_response(r, true, now),
             Response::RemoveRaftVoter(r) => self.handle_voter_change_response(r, false, now),
             Response::UpdateRaftVoter(r) => self.handle_update_voter_response(r, now),
             Response::DescribeQuorum(_) => false,
         };
-        self.requests.on_response_result(source, correlation_id, ok, now);
+        self.requests
+            .on_response_result(source, correlation_id, ok, now);
         self.poll(now);
     }
 
     /// Reports that a request sent with [`Action::Send`] failed in transport
     /// (disconnect, timeout, ...), mapped to an error code.
-    pub fn handle_send_failure(&mut self, correlation_id: u64, source: NodeId, error: ErrorCode, now: i64) {
+    pub fn handle_send_failure(
+        &mut self,
+        correlation_id: u64,
+        source: NodeId,
+        error: ErrorCode,
+        now: i64,
+    ) {
         if let Some(api) = self.requests.expected_response(source, correlation_id) {
             self.handle_response(correlation_id, source, Response::error(api, error), now);
         }
@@ -406,7 +439,9 @@ impl<L: RaftLog> RaftCore<L> {
 
     fn violation(&mut self, msg: String) {
         tracing::error!(node = ?self.cfg.node_id, "{msg}");
-        self.violations.push(msg);
+        if self.violations.len() < 64 {
+            self.violations.push(msg);
+        }
     }
 
     fn local_id(&self) -> Option<NodeId> {
@@ -414,8 +449,13 @@ impl<L: RaftLog> RaftCore<L> {
     }
 
     fn local_voter_node(&self) -> Option<VoterNode> {
-        self.local_key()
-            .map(|k| VoterNode::new(k, self.cfg.listeners.clone(), self.cfg.supported_kraft_version))
+        self.local_key().map(|k| {
+            VoterNode::new(
+                k,
+                self.cfg.listeners.clone(),
+                self.cfg.supported_kraft_version,
+            )
+        })
     }
 
     fn leader_id(&self) -> Option<NodeId> {
@@ -460,7 +500,11 @@ impl<L: RaftLog> RaftCore<L> {
             })
     }
 
-    fn endpoints_from_response(&self, leader: Option<NodeId>, ep: &Option<NodeEndpoint>) -> Endpoints {
+    fn endpoints_from_response(
+        &self,
+        leader: Option<NodeId>,
+        ep: &Option<NodeEndpoint>,
+    ) -> Endpoints {
         match (leader, ep) {
             (Some(id), Some(e)) if e.node_id == id => Endpoints::single(
                 self.cfg.default_listener.clone(),
@@ -547,7 +591,10 @@ impl<L: RaftLog> RaftCore<L> {
     /// the whole log.
     fn reload_control_state(&mut self) {
         self.control.clear();
-        if let (Some(info), Some(ctrl)) = (self.log.latest_snapshot(), self.log.latest_snapshot_control()) {
+        if let (Some(info), Some(ctrl)) = (
+            self.log.latest_snapshot(),
+            self.log.latest_snapshot_control(),
+        ) {
             let at = info.id.offset - 1;
             if let Some(k) = ctrl.kraft_version {
                 self.control.add_kraft_version(at, k);
@@ -578,7 +625,11 @@ impl<L: RaftLog> RaftCore<L> {
         let local = self.local_key();
         let voters = self.control.last_voter_set().clone();
         let timeout = self.random_election_timeout();
-        let observer_timeout = if self.is_voter() { now + timeout } else { i64::MAX };
+        let observer_timeout = if self.is_voter() {
+            now + timeout
+        } else {
+            i64::MAX
+        };
         self.state = if election.epoch < log_epoch {
             State::Unattached(Unattached {
                 epoch: log_epoch,
@@ -590,14 +641,26 @@ impl<L: RaftLog> RaftCore<L> {
         } else if local.is_some() && election.leader_id == self.local_id() {
             State::Resigned(Resigned {
                 epoch: election.epoch,
-                unacked: voters.ids().filter(|id| Some(*id) != self.local_id()).collect(),
+                unacked: voters
+                    .ids()
+                    .filter(|id| Some(*id) != self.local_id())
+                    .collect(),
                 election_deadline: now + timeout,
                 preferred_successors: Vec::new(),
             })
-        } else if local.is_some_and(|k| {
-            election.voted_key.is_some_and(|v| v.id == k.id && v.directory_id.is_none_or(|d| Some(d) == k.directory_id))
-        }) && self.is_voter()
+        } else if election.leader_id.is_none()
+            && local.is_some_and(|k| {
+                election.voted_key.is_some_and(|v| {
+                    v.id == k.id && v.directory_id.is_none_or(|d| Some(d) == k.directory_id)
+                })
+            })
+            && self.is_voter()
         {
+            // Voted for itself and no leader known: resume the candidacy.
+            // (Kafka checks the vote before the leader: a candidate that lost
+            // to a leader of the same epoch and replicated from it restarts as
+            // a candidate whose log already holds entries of its own epoch,
+            // which makes its vote requests invalid. We follow the leader.)
             let mut election_tally = Election::new(&voters);
             if let Some(id) = self.local_id() {
                 election_tally.record(id, true);
@@ -670,7 +733,9 @@ impl<L: RaftLog> RaftCore<L> {
                 if let Some(inbound) = inbound {
                     let resp = VoterChangeResponse::new(
                         ErrorCode::NotLeaderOrFollower,
-                        ErrorCode::NotLeaderOrFollower.default_message().unwrap_or(""),
+                        ErrorCode::NotLeaderOrFollower
+                            .default_message()
+                            .unwrap_or(""),
                     );
                     let response = match p {
                         PendingChange::Add { .. } => Response::AddRaftVoter(resp),
@@ -724,7 +789,11 @@ impl<L: RaftLog> RaftCore<L> {
                 _ => now + self.random_election_timeout(),
             }
         };
-        let voted = if epoch == current { self.voted_key() } else { None };
+        let voted = if epoch == current {
+            self.voted_key()
+        } else {
+            None
+        };
         let hw = self.high_watermark();
         self.replace_state(
             State::Unattached(Unattached {
@@ -741,7 +810,13 @@ impl<L: RaftLog> RaftCore<L> {
         self.requests.reset_all();
     }
 
-    fn transition_to_follower(&mut self, epoch: i32, leader: NodeId, endpoints: Endpoints, now: i64) {
+    fn transition_to_follower(
+        &mut self,
+        epoch: i32,
+        leader: NodeId,
+        endpoints: Endpoints,
+        now: i64,
+    ) {
         let current = self.epoch();
         if endpoints.is_empty() {
             tracing::warn!(leader, epoch, "leader endpoints unknown; not following");
@@ -755,20 +830,28 @@ impl<L: RaftLog> RaftCore<L> {
             return;
         }
         if epoch < current {
-            self.violation(format!("cannot follow {leader} in older epoch {epoch} (current {current})"));
+            self.violation(format!(
+                "cannot follow {leader} in older epoch {epoch} (current {current})"
+            ));
             return;
         }
         if epoch == current {
             match &self.state {
                 State::Follower(f) if f.leader_endpoints.len() >= endpoints.len() => return,
                 State::Leader(_) => {
-                    self.violation(format!("leader asked to follow {leader} in its epoch {epoch}"));
+                    self.violation(format!(
+                        "leader asked to follow {leader} in its epoch {epoch}"
+                    ));
                     return;
                 }
                 _ => {}
             }
         }
-        let voted = if epoch == current { self.voted_key() } else { None };
+        let voted = if epoch == current {
+            self.voted_key()
+        } else {
+            None
+        };
         let hw = self.high_watermark();
         self.replace_state(
             State::Follower(Follower {
@@ -792,7 +875,10 @@ impl<L: RaftLog> RaftCore<L> {
 
     fn transition_to_prospective(&mut self, now: i64) {
         if !self.is_voter() || matches!(self.state, State::Leader(_) | State::Prospective(_)) {
-            self.violation(format!("invalid transition to Prospective from {:?}", self.role()));
+            self.violation(format!(
+                "invalid transition to Prospective from {:?}",
+                self.role()
+            ));
             return;
         }
         let voters = self.control.last_voter_set().clone();
@@ -821,9 +907,16 @@ impl<L: RaftLog> RaftCore<L> {
 
     fn transition_to_candidate(&mut self, now: i64) {
         if !self.is_voter() || !matches!(self.state, State::Prospective(_)) {
-            self.violation(format!("invalid transition to Candidate from {:?}", self.role()));
+            self.violation(format!(
+                "invalid transition to Candidate from {:?}",
+                self.role()
+            ));
             return;
         }
+        let Some(next_epoch) = self.epoch().checked_add(1) else {
+            self.violation("the epoch cannot be increased any further".into());
+            return;
+        };
         let voters = self.control.last_voter_set().clone();
         let mut election = Election::new(&voters);
         if let Some(id) = self.local_id() {
@@ -831,7 +924,7 @@ impl<L: RaftLog> RaftCore<L> {
         }
         let timeout = self.random_election_timeout();
         let state = Nominee {
-            epoch: self.epoch() + 1,
+            epoch: next_epoch,
             leader: None,
             leader_endpoints: Endpoints::empty(),
             voted: self.local_key(),
@@ -883,11 +976,13 @@ impl<L: RaftLog> RaftCore<L> {
         self.maybe_fire_leader_change();
 
         // Start-of-epoch control batch.
-        let mut records = vec![Record::Control(ControlRecord::LeaderChange(LeaderChangeMessage {
-            leader_id: local.key.id,
-            voters: voters.ids().collect(),
-            granting_voters: granting,
-        }))];
+        let mut records = vec![Record::Control(ControlRecord::LeaderChange(
+            LeaderChangeMessage {
+                leader_id: local.key.id,
+                voters: voters.ids().collect(),
+                granting_voters: granting,
+            },
+        ))];
         let kraft = self.control.last_kraft_version();
         if kraft >= 1 {
             let offset = self.control.last_voter_set_offset();
@@ -933,13 +1028,25 @@ impl<L: RaftLog> RaftCore<L> {
     }
 
     /// Kafka's `maybeTransition` for a leader/epoch learned from a message.
-    fn maybe_transition(&mut self, leader: Option<NodeId>, epoch: i32, endpoints: Endpoints, now: i64) {
-        if leader.is_some() && leader == self.local_id() && epoch > self.epoch() {
-            // A newer epoch led by a previous incarnation of this node id (e.g.
+    fn maybe_transition(
+        &mut self,
+        leader: Option<NodeId>,
+        epoch: i32,
+        endpoints: Endpoints,
+        now: i64,
+    ) {
+        if leader.is_some() && leader == self.local_id() && !matches!(self.state, State::Leader(_))
+        {
+            // An epoch led by a previous incarnation of this node id (e.g.
             // before its disk was replaced). Kafka treats this as an internal
-            // error; we adopt the epoch without a leader instead.
-            tracing::warn!(epoch, "message names this node as leader of a newer epoch");
-            self.transition_to_unattached(epoch, None, now);
+            // error; we adopt a newer epoch without a leader instead.
+            tracing::warn!(
+                epoch,
+                "message names this node as the leader of an epoch it does not lead"
+            );
+            if epoch > self.epoch() {
+                self.transition_to_unattached(epoch, None, now);
+            }
             return;
         }
         if !self.has_consistent_leader(epoch, leader) {
@@ -966,7 +1073,10 @@ impl<L: RaftLog> RaftCore<L> {
         if leader.is_some() && leader == self.local_id() {
             matches!(self.state, State::Leader(_))
         } else {
-            epoch != self.epoch() || leader.is_none() || self.leader_id().is_none() || leader == self.leader_id()
+            epoch != self.epoch()
+                || leader.is_none()
+                || self.leader_id().is_none()
+                || leader == self.leader_id()
         }
     }
 
@@ -1028,11 +1138,15 @@ impl<L: RaftLog> RaftCore<L> {
             return Err(RaftError::Log(e.to_string()));
         }
         self.request_flush();
+        // A new voter set takes effect at once: refresh the replica states
+        // (and the HW) before anything else is counted.
+        self.update_leader_end_offset(now);
         // Parked fetches waiting below the new end can complete now.
         let end = self.log.end_offset();
         let ready: Vec<ParkedFetch> = {
-            let (ready, keep): (Vec<_>, Vec<_>) =
-                std::mem::take(&mut self.parked).into_iter().partition(|p| p.request.fetch_offset < end);
+            let (ready, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut self.parked)
+                .into_iter()
+                .partition(|p| p.request.fetch_offset < end);
             self.parked = keep;
             ready
         };
@@ -1042,9 +1156,6 @@ impl<L: RaftLog> RaftCore<L> {
                 inbound: p.inbound,
                 response: Response::Fetch(resp),
             });
-        }
-        if cfg!(feature = "mutate-ack-before-fsync") {
-            self.update_leader_end_offset(now);
         }
         Ok(())
     }
@@ -1192,7 +1303,11 @@ impl<L: RaftLog> RaftCore<L> {
                 continue;
             }
             if b.base_offset != end || b.epoch > epoch {
-                tracing::warn!(base = b.base_offset, end, "skipping records that do not fit the log");
+                tracing::warn!(
+                    base = b.base_offset,
+                    end,
+                    "skipping records that do not fit the log"
+                );
                 break;
             }
             self.observe_appended(&b);
@@ -1220,7 +1335,12 @@ impl<L: RaftLog> RaftCore<L> {
                 break;
             }
         }
-        let parked_deadline = self.parked.iter().map(|p| p.deadline).min().unwrap_or(i64::MAX);
+        let parked_deadline = self
+            .parked
+            .iter()
+            .map(|p| p.deadline)
+            .min()
+            .unwrap_or(i64::MAX);
         let wake = if timeout >= i64::MAX / 2 {
             i64::MAX
         } else {
@@ -1240,14 +1360,21 @@ impl<L: RaftLog> RaftCore<L> {
         }
     }
 
-    fn send_request(&mut self, now: i64, dest: NodeId, address: Option<Address>, request: Request) -> (bool, i64) {
+    fn send_request(
+        &mut self,
+        now: i64,
+        dest: NodeId,
+        address: Option<Address>,
+        request: Request,
+    ) -> (bool, i64) {
         if self.requests.is_backing_off(dest, now) {
             return (false, self.requests.remaining_backoff(dest, now));
         }
         if self.requests.is_ready(dest, now) {
             let correlation_id = self.next_correlation;
             self.next_correlation += 1;
-            self.requests.on_request_sent(dest, correlation_id, request.api(), now);
+            self.requests
+                .on_request_sent(dest, correlation_id, request.api(), now);
             self.actions.push(Action::Send {
                 correlation_id,
                 destination: dest,
@@ -1260,7 +1387,9 @@ impl<L: RaftLog> RaftCore<L> {
     }
 
     fn voter_address(&self, id: NodeId) -> Option<Address> {
-        self.control.last_voter_set().address(id, &self.cfg.default_listener)
+        self.control
+            .last_voter_set()
+            .address(id, &self.cfg.default_listener)
     }
 
     fn poll_leader(&mut self, now: i64) -> i64 {
@@ -1327,12 +1456,18 @@ impl<L: RaftLog> RaftCore<L> {
             } => (!responded).then(|| {
                 (
                     *inbound,
-                    Response::AddRaftVoter(VoterChangeResponse::new(ErrorCode::RequestTimedOut, msg)),
+                    Response::AddRaftVoter(VoterChangeResponse::new(
+                        ErrorCode::RequestTimedOut,
+                        msg,
+                    )),
                 )
             }),
             PendingChange::Remove { inbound, .. } => Some((
                 *inbound,
-                Response::RemoveRaftVoter(VoterChangeResponse::new(ErrorCode::RequestTimedOut, msg)),
+                Response::RemoveRaftVoter(VoterChangeResponse::new(
+                    ErrorCode::RequestTimedOut,
+                    msg,
+                )),
             )),
         };
         l.pending = None;
@@ -1344,7 +1479,9 @@ impl<L: RaftLog> RaftCore<L> {
 
     fn vote_request(&self, to: ReplicaKey, pre_vote: bool) -> Request {
         let end = self.end_offset_and_epoch();
-        let local = self.local_key().unwrap_or(ReplicaKey::without_directory(-1));
+        let local = self
+            .local_key()
+            .unwrap_or(ReplicaKey::without_directory(-1));
         Request::Vote(VoteRequest {
             cluster_id: Some(self.cfg.cluster_id.clone()),
             voter_id: to.id,
@@ -1438,7 +1575,10 @@ impl<L: RaftLog> RaftCore<L> {
             min = min.min(t);
         }
         if now >= deadline {
-            self.transition_to_unattached(epoch + 1, None, now);
+            match epoch.checked_add(1) {
+                Some(next) => self.transition_to_unattached(next, None, now),
+                None => self.violation("the epoch cannot be increased any further".into()),
+            }
             return 0;
         }
         min.min(deadline - now)
@@ -1449,7 +1589,7 @@ impl<L: RaftLog> RaftCore<L> {
             State::Unattached(s) => s.election_deadline,
             _ => return i64::MAX,
         };
-        if self.is_voter() && now >= deadline {
+        if self.is_voter() && now >= deadline && !cfg!(feature = "mutate-never-campaign") {
             self.transition_to_prospective(now);
             return 0;
         }
@@ -1569,7 +1709,9 @@ impl<L: RaftLog> RaftCore<L> {
             return false;
         };
         if self.control.last_kraft_version() >= 1 {
-            self.control.last_voter_set().voter_node_needs_update(&local)
+            self.control
+                .last_voter_set()
+                .voter_node_needs_update(&local)
         } else {
             !f.has_updated_leader
         }
@@ -1583,7 +1725,9 @@ impl<L: RaftLog> RaftCore<L> {
     }
 
     fn update_voter_request(&self) -> Request {
-        let local = self.local_key().unwrap_or(ReplicaKey::without_directory(-1));
+        let local = self
+            .local_key()
+            .unwrap_or(ReplicaKey::without_directory(-1));
         Request::UpdateRaftVoter(UpdateRaftVoterRequest {
             cluster_id: Some(self.cfg.cluster_id.clone()),
             current_leader_epoch: self.epoch(),
@@ -1640,7 +1784,9 @@ impl<L: RaftLog> RaftCore<L> {
         let request = match snapshot {
             Some(id) => {
                 let position = self.log.snapshot_download_size(id).unwrap_or(0);
-                let local = self.local_key().unwrap_or(ReplicaKey::without_directory(-1));
+                let local = self
+                    .local_key()
+                    .unwrap_or(ReplicaKey::without_directory(-1));
                 Request::FetchSnapshot(FetchSnapshotRequest {
                     cluster_id: Some(self.cfg.cluster_id.clone()),
                     replica_id: local.id,
@@ -1757,7 +1903,8 @@ impl<L: RaftLog> RaftCore<L> {
             return self.vote_response(ErrorCode::InvalidVoterKey, false);
         }
         let candidate = ReplicaKey::of(r.replica_id, r.replica_directory_id);
-        let up_to_date = OffsetAndEpoch::new(r.last_offset, r.last_offset_epoch) >= self.end_offset_and_epoch();
+        let up_to_date =
+            OffsetAndEpoch::new(r.last_offset, r.last_offset_epoch) >= self.end_offset_and_epoch();
         let granted = self.can_grant_vote(&candidate, up_to_date, r.pre_vote);
         if !r.pre_vote && granted {
             let epoch = self.epoch();
@@ -1795,7 +1942,9 @@ impl<L: RaftLog> RaftCore<L> {
         }
         let leader = (r.leader_id >= 0).then_some(r.leader_id);
         let endpoints = self.endpoints_from_response(leader, &r.leader_endpoint);
-        if let Some(done) = self.handle_common_response(r.partition_error, leader, r.leader_epoch, endpoints, now) {
+        if let Some(done) =
+            self.handle_common_response(r.partition_error, leader, r.leader_epoch, endpoints, now)
+        {
             return done;
         }
         if r.partition_error != ErrorCode::None {
@@ -1808,7 +1957,9 @@ impl<L: RaftLog> RaftCore<L> {
             _ => return true,
         }
         let (granted, rejected) = match &self.state {
-            State::Prospective(s) | State::Candidate(s) => (s.election.is_granted(), s.election.is_rejected()),
+            State::Prospective(s) | State::Candidate(s) => {
+                (s.election.is_granted(), s.election.is_rejected())
+            }
             _ => (false, false),
         };
         match self.role() {
@@ -1843,7 +1994,11 @@ impl<L: RaftLog> RaftCore<L> {
         }
     }
 
-    fn handle_begin_quorum_epoch(&mut self, r: BeginQuorumEpochRequest, now: i64) -> QuorumEpochResponse {
+    fn handle_begin_quorum_epoch(
+        &mut self,
+        r: BeginQuorumEpochRequest,
+        now: i64,
+    ) -> QuorumEpochResponse {
         if !self.has_valid_cluster_id(&r.cluster_id) {
             return Self::top_level_quorum_epoch_error(ErrorCode::InconsistentClusterId);
         }
@@ -1862,13 +2017,20 @@ impl<L: RaftLog> RaftCore<L> {
         self.quorum_epoch_response(ErrorCode::None)
     }
 
-    fn handle_begin_quorum_epoch_response(&mut self, source: NodeId, r: QuorumEpochResponse, now: i64) -> bool {
+    fn handle_begin_quorum_epoch_response(
+        &mut self,
+        source: NodeId,
+        r: QuorumEpochResponse,
+        now: i64,
+    ) -> bool {
         if r.error_code != ErrorCode::None {
             return false;
         }
         let leader = (r.leader_id >= 0).then_some(r.leader_id);
         let endpoints = self.endpoints_from_response(leader, &r.leader_endpoint);
-        if let Some(done) = self.handle_common_response(r.partition_error, leader, r.leader_epoch, endpoints, now) {
+        if let Some(done) =
+            self.handle_common_response(r.partition_error, leader, r.leader_epoch, endpoints, now)
+        {
             return done;
         }
         if r.partition_error != ErrorCode::None {
@@ -1882,7 +2044,11 @@ impl<L: RaftLog> RaftCore<L> {
         true
     }
 
-    fn handle_end_quorum_epoch(&mut self, r: EndQuorumEpochRequest, now: i64) -> QuorumEpochResponse {
+    fn handle_end_quorum_epoch(
+        &mut self,
+        r: EndQuorumEpochRequest,
+        now: i64,
+    ) -> QuorumEpochResponse {
         if !self.has_valid_cluster_id(&r.cluster_id) {
             return Self::top_level_quorum_epoch_error(ErrorCode::InconsistentClusterId);
         }
@@ -1895,7 +2061,8 @@ impl<L: RaftLog> RaftCore<L> {
             r.leader_endpoints.clone()
         };
         self.maybe_transition(Some(r.leader_id), r.leader_epoch, endpoints, now);
-        let is_follower_of_leader = matches!(&self.state, State::Follower(f) if f.leader == r.leader_id);
+        let is_follower_of_leader =
+            matches!(&self.state, State::Follower(f) if f.leader == r.leader_id);
         if is_follower_of_leader {
             let backoff = self.end_epoch_election_backoff(&r.preferred_candidates);
             if let State::Follower(f) = &mut self.state {
@@ -1927,13 +2094,20 @@ impl<L: RaftLog> RaftCore<L> {
         }
     }
 
-    fn handle_end_quorum_epoch_response(&mut self, source: NodeId, r: QuorumEpochResponse, now: i64) -> bool {
+    fn handle_end_quorum_epoch_response(
+        &mut self,
+        source: NodeId,
+        r: QuorumEpochResponse,
+        now: i64,
+    ) -> bool {
         if r.error_code != ErrorCode::None {
             return false;
         }
         let leader = (r.leader_id >= 0).then_some(r.leader_id);
         let endpoints = self.endpoints_from_response(leader, &r.leader_endpoint);
-        if let Some(done) = self.handle_common_response(r.partition_error, leader, r.leader_epoch, endpoints, now) {
+        if let Some(done) =
+            self.handle_common_response(r.partition_error, leader, r.leader_epoch, endpoints, now)
+        {
             return done;
         }
         if r.partition_error != ErrorCode::None {
@@ -1963,7 +2137,12 @@ impl<L: RaftLog> RaftCore<L> {
         }
     }
 
-    fn handle_fetch_request(&mut self, inbound: InboundId, r: FetchRequest, now: i64) -> Option<FetchResponse> {
+    fn handle_fetch_request(
+        &mut self,
+        inbound: InboundId,
+        r: FetchRequest,
+        now: i64,
+    ) -> Option<FetchResponse> {
         if !self.has_valid_cluster_id(&r.cluster_id) {
             return match Response::error(Api::Fetch, ErrorCode::InconsistentClusterId) {
                 Response::Fetch(f) => Some(f),
@@ -2027,6 +2206,9 @@ impl<L: RaftLog> RaftCore<L> {
         let mut resp = self.fetch_response(ErrorCode::None, self.high_watermark());
         resp.records = records;
         match position {
+            FetchPosition::Diverging(d) if cfg!(feature = "mutate-diverge-too-far") => {
+                resp.diverging_epoch = Some(OffsetAndEpoch::new((d.offset - 1).max(0), d.epoch))
+            }
             FetchPosition::Diverging(d) => resp.diverging_epoch = Some(d),
             FetchPosition::Snapshot(s) => resp.snapshot_id = Some(s),
             FetchPosition::Valid => {}
@@ -2045,8 +2227,9 @@ impl<L: RaftLog> RaftCore<L> {
     }
 
     fn expire_parked_fetches(&mut self, now: i64) {
-        let (expired, keep): (Vec<_>, Vec<_>) =
-            std::mem::take(&mut self.parked).into_iter().partition(|p| now >= p.deadline);
+        let (expired, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut self.parked)
+            .into_iter()
+            .partition(|p| now >= p.deadline);
         self.parked = keep;
         for p in expired {
             self.actions.push(Action::Respond {
@@ -2065,7 +2248,9 @@ impl<L: RaftLog> RaftCore<L> {
         }
         let leader = (r.leader_id >= 0).then_some(r.leader_id);
         let endpoints = self.endpoints_from_response(leader, &r.leader_endpoint);
-        if let Some(done) = self.handle_common_response(r.partition_error, leader, r.leader_epoch, endpoints, now) {
+        if let Some(done) =
+            self.handle_common_response(r.partition_error, leader, r.leader_epoch, endpoints, now)
+        {
             return done;
         }
         if !matches!(self.state, State::Follower(_)) {
@@ -2094,7 +2279,9 @@ impl<L: RaftLog> RaftCore<L> {
                 }
             };
             if hw.is_some_and(|hw| target < hw) {
-                self.violation(format!("truncation to {target} would go below the high watermark {hw:?}"));
+                self.violation(format!(
+                    "truncation to {target} would go below the high watermark {hw:?}"
+                ));
                 return false;
             }
             let new_end = self.log.truncate_to(target);
@@ -2143,7 +2330,11 @@ impl<L: RaftLog> RaftCore<L> {
         }
     }
 
-    fn handle_fetch_snapshot_request(&mut self, r: FetchSnapshotRequest, now: i64) -> FetchSnapshotResponse {
+    fn handle_fetch_snapshot_request(
+        &mut self,
+        r: FetchSnapshotRequest,
+        now: i64,
+    ) -> FetchSnapshotResponse {
         if !self.has_valid_cluster_id(&r.cluster_id) {
             return match Response::error(Api::FetchSnapshot, ErrorCode::InconsistentClusterId) {
                 Response::FetchSnapshot(f) => f,
@@ -2163,7 +2354,10 @@ impl<L: RaftLog> RaftCore<L> {
         if r.position < 0 || r.position as u64 >= size {
             return self.fetch_snapshot_response(ErrorCode::PositionOutOfRange);
         }
-        let Some((bytes, size)) = self.log.read_snapshot(r.snapshot_id, r.position as u64, max) else {
+        let Some((bytes, size)) = self
+            .log
+            .read_snapshot(r.snapshot_id, r.position as u64, max)
+        else {
             return self.fetch_snapshot_response(ErrorCode::SnapshotNotFound);
         };
         let key = ReplicaKey::of(r.replica_id, r.replica_directory_id);
@@ -2184,7 +2378,9 @@ impl<L: RaftLog> RaftCore<L> {
         }
         let leader = (r.leader_id >= 0).then_some(r.leader_id);
         let endpoints = self.endpoints_from_response(leader, &r.leader_endpoint);
-        if let Some(done) = self.handle_common_response(r.partition_error, leader, r.leader_epoch, endpoints, now) {
+        if let Some(done) =
+            self.handle_common_response(r.partition_error, leader, r.leader_epoch, endpoints, now)
+        {
             return done;
         }
         let Some(id) = (match &self.state {
@@ -2193,7 +2389,10 @@ impl<L: RaftLog> RaftCore<L> {
         }) else {
             return false;
         };
-        if r.partition_error == ErrorCode::SnapshotNotFound || r.snapshot_id.offset < 0 || r.snapshot_id.epoch < 0 {
+        if r.partition_error == ErrorCode::SnapshotNotFound
+            || r.snapshot_id.offset < 0
+            || r.snapshot_id.epoch < 0
+        {
             self.log.abort_snapshot_download(id);
             if let State::Follower(f) = &mut self.state {
                 f.fetching_snapshot = None;
@@ -2265,7 +2464,8 @@ impl<L: RaftLog> RaftCore<L> {
         if l.pending.is_some() && !cfg!(feature = "mutate-skip-one-change-check") {
             return Some((
                 ErrorCode::RequestTimedOut,
-                "Request timed out waiting for leader to handle previous voter change request".into(),
+                "Request timed out waiting for leader to handle previous voter change request"
+                    .into(),
             ));
         }
         if l.high_watermark.is_none() {
@@ -2277,7 +2477,12 @@ impl<L: RaftLog> RaftCore<L> {
         None
     }
 
-    fn handle_add_voter(&mut self, inbound: InboundId, r: AddRaftVoterRequest, now: i64) -> Option<VoterChangeResponse> {
+    fn handle_add_voter(
+        &mut self,
+        inbound: InboundId,
+        r: AddRaftVoterRequest,
+        now: i64,
+    ) -> Option<VoterChangeResponse> {
         if !self.has_valid_cluster_id(&r.cluster_id) {
             return Some(VoterChangeResponse::new(
                 ErrorCode::InconsistentClusterId,
@@ -2312,13 +2517,16 @@ impl<L: RaftLog> RaftCore<L> {
         }
         let hw = self.high_watermark().unwrap_or(-1);
         let kraft = self.control.last_kraft_version();
-        if kraft < 1 {
+        if kraft < 1 && !cfg!(feature = "mutate-skip-kraft-version-check") {
             return Some(VoterChangeResponse::new(
                 ErrorCode::UnsupportedVersion,
                 format!("Cluster doesn't support adding voter because the kraft.version feature is {kraft}"),
             ));
         }
-        let entry = self.control.last_voter_set_entry().map(|(o, v)| (o, v.clone()));
+        let entry = self
+            .control
+            .last_voter_set_entry()
+            .map(|(o, v)| (o, v.clone()));
         let skip = cfg!(feature = "mutate-skip-one-change-check");
         let voters = match entry {
             Some((offset, voters)) if offset < hw || skip => voters,
@@ -2394,7 +2602,8 @@ impl<L: RaftLog> RaftCore<L> {
         if key.id != source || last_offset.is_some() || *probe_correlation != Some(correlation_id) {
             return true;
         }
-        let (inbound, key, endpoints, ack) = (*inbound, *key, endpoints.clone(), *ack_when_committed);
+        let (inbound, key, endpoints, ack) =
+            (*inbound, *key, endpoints.clone(), *ack_when_committed);
         if r.error_code != ErrorCode::None {
             l.pending = None;
             self.actions.push(Action::Respond {
@@ -2492,23 +2701,7 @@ impl<L: RaftLog> RaftCore<L> {
             records: vec![Record::Control(ControlRecord::Voters(voters))],
         };
         match self.append_as_leader(batch, now) {
-            Ok(()) => {
-                // The new voter set takes effect immediately.
-                let voters = self.control.last_voter_set().clone();
-                let end = if cfg!(feature = "mutate-ack-before-fsync") {
-                    self.log.end_offset()
-                } else {
-                    self.flushed_offset
-                };
-                let changed = match &mut self.state {
-                    State::Leader(l) => l.update_local_state(end, &voters),
-                    _ => false,
-                };
-                if changed {
-                    self.on_leader_hw_update(now);
-                }
-                Some(offset)
-            }
+            Ok(()) => Some(offset),
             Err(e) => {
                 self.violation(format!("failed to append a VotersRecord: {e}"));
                 None
@@ -2547,13 +2740,16 @@ impl<L: RaftLog> RaftCore<L> {
         }
         let hw = self.high_watermark().unwrap_or(-1);
         let kraft = self.control.last_kraft_version();
-        if kraft < 1 {
+        if kraft < 1 && !cfg!(feature = "mutate-skip-kraft-version-check") {
             return Some(VoterChangeResponse::new(
                 ErrorCode::UnsupportedVersion,
                 format!("Cluster doesn't support removing voter because the kraft.version feature is {kraft}"),
             ));
         }
-        let entry = self.control.last_voter_set_entry().map(|(o, v)| (o, v.clone()));
+        let entry = self
+            .control
+            .last_voter_set_entry()
+            .map(|(o, v)| (o, v.clone()));
         let skip = cfg!(feature = "mutate-skip-one-change-check");
         let voters = match entry {
             Some((offset, voters)) if offset < hw || skip => voters,
@@ -2600,7 +2796,11 @@ impl<L: RaftLog> RaftCore<L> {
         }
     }
 
-    fn handle_update_voter(&mut self, r: UpdateRaftVoterRequest, now: i64) -> UpdateRaftVoterResponse {
+    fn handle_update_voter(
+        &mut self,
+        r: UpdateRaftVoterRequest,
+        now: i64,
+    ) -> UpdateRaftVoterResponse {
         if !self.has_valid_cluster_id(&r.cluster_id) {
             return self.update_voter_response(ErrorCode::InconsistentClusterId);
         }
@@ -2662,13 +2862,21 @@ impl<L: RaftLog> RaftCore<L> {
         self.update_voter_response(ErrorCode::None)
     }
 
-    fn handle_voter_change_response(&mut self, r: VoterChangeResponse, add: bool, now: i64) -> bool {
+    fn handle_voter_change_response(
+        &mut self,
+        r: VoterChangeResponse,
+        add: bool,
+        now: i64,
+    ) -> bool {
         let expected = if add {
             ErrorCode::DuplicateVoter
         } else {
             ErrorCode::VoterNotFound
         };
-        if r.error_code == ErrorCode::None || r.error_code == ErrorCode::RequestTimedOut || r.error_code == expected {
+        if r.error_code == ErrorCode::None
+            || r.error_code == ErrorCode::RequestTimedOut
+            || r.error_code == expected
+        {
             self.reset_update_voter_timer(now);
             true
         } else {
@@ -2684,7 +2892,9 @@ impl<L: RaftLog> RaftCore<L> {
             }
             _ => Endpoints::empty(),
         };
-        if let Some(done) = self.handle_common_response(r.error_code, leader, r.leader_epoch, endpoints, now) {
+        if let Some(done) =
+            self.handle_common_response(r.error_code, leader, r.leader_epoch, endpoints, now)
+        {
             return done;
         }
         if r.error_code == ErrorCode::None || r.error_code == ErrorCode::UnsupportedVersion {
@@ -2711,7 +2921,9 @@ impl<L: RaftLog> RaftCore<L> {
         let State::Leader(l) = &mut self.state else {
             return DescribeQuorumResponse {
                 partition_error: ErrorCode::NotLeaderOrFollower,
-                error_message: ErrorCode::NotLeaderOrFollower.default_message().map(String::from),
+                error_message: ErrorCode::NotLeaderOrFollower
+                    .default_message()
+                    .map(String::from),
                 leader_id: 0,
                 leader_epoch: 0,
                 high_watermark: 0,
@@ -2761,7 +2973,11 @@ impl<L: RaftLog> RaftCore<L> {
                 .collect(),
             _ => Vec::new(),
         };
-        let nodes = l.voters.values().map(|s| (s.key.id, s.endpoints.clone())).collect();
+        let nodes = l
+            .voters
+            .values()
+            .map(|s| (s.key.id, s.endpoints.clone()))
+            .collect();
         DescribeQuorumResponse {
             partition_error: ErrorCode::None,
             error_message: None,

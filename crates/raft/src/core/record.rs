@@ -81,12 +81,12 @@ pub struct Batch {
 impl Batch {
     /// Offset of the last record.
     pub fn last_offset(&self) -> i64 {
-        self.base_offset + self.records.len() as i64 - 1
+        self.next_offset().saturating_sub(1)
     }
 
-    /// The offset after the batch.
+    /// The offset after the batch (saturating: offsets come from the wire).
     pub fn next_offset(&self) -> i64 {
-        self.base_offset + self.records.len() as i64
+        self.base_offset.saturating_add(self.records.len() as i64)
     }
 
     /// True for a control batch.
@@ -110,7 +110,7 @@ impl Batch {
             .iter()
             .enumerate()
             .filter_map(move |(i, r)| match r {
-                Record::Control(c) => Some((self.base_offset + i as i64, c)),
+                Record::Control(c) => Some((self.base_offset.saturating_add(i as i64), c)),
                 Record::Data(_) => None,
             })
     }

@@ -45,7 +45,11 @@ pub(crate) struct RequestManager {
 }
 
 impl RequestManager {
-    pub(crate) fn new(bootstrap: Vec<(NodeId, Address)>, retry_backoff_ms: i64, request_timeout_ms: i64) -> Self {
+    pub(crate) fn new(
+        bootstrap: Vec<(NodeId, Address)>,
+        retry_backoff_ms: i64,
+        request_timeout_ms: i64,
+    ) -> Self {
         RequestManager {
             conns: BTreeMap::new(),
             bootstrap,
@@ -66,7 +70,11 @@ impl RequestManager {
         self.conns.values().any(|c| c.has_inflight(now, t))
     }
 
-    pub(crate) fn find_ready_bootstrap(&mut self, now: i64, rng: &mut dyn RaftRng) -> Option<(NodeId, Address)> {
+    pub(crate) fn find_ready_bootstrap(
+        &mut self,
+        now: i64,
+        rng: &mut dyn RaftRng,
+    ) -> Option<(NodeId, Address)> {
         if self.has_any_inflight_request(now) || self.bootstrap.is_empty() {
             return None;
         }
@@ -160,7 +168,13 @@ impl RequestManager {
             .map(|(_, api)| api)
     }
 
-    pub(crate) fn on_response_result(&mut self, id: NodeId, correlation_id: u64, success: bool, now: i64) {
+    pub(crate) fn on_response_result(
+        &mut self,
+        id: NodeId,
+        correlation_id: u64,
+        success: bool,
+        now: i64,
+    ) {
         if self.expected_response(id, correlation_id).is_none() {
             return;
         }

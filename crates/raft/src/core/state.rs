@@ -40,7 +40,10 @@ pub(crate) struct Election {
 impl Election {
     pub(crate) fn new(voters: &VoterSet) -> Self {
         Election {
-            votes: voters.keys().map(|k| (k.id, (k, VoteState::Unrecorded))).collect(),
+            votes: voters
+                .keys()
+                .map(|k| (k.id, (k, VoteState::Unrecorded)))
+                .collect(),
         }
     }
 

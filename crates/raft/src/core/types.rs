@@ -65,7 +65,11 @@ impl ReplicaKey {
 impl fmt::Debug for ReplicaKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.directory_id {
-            Some(dir) => write!(f, "ReplicaKey(id={}, directoryId=Optional[{}])", self.id, dir),
+            Some(dir) => write!(
+                f,
+                "ReplicaKey(id={}, directoryId=Optional[{}])",
+                self.id, dir
+            ),
             None => write!(f, "ReplicaKey(id={}, directoryId=Optional.empty)", self.id),
         }
     }
@@ -162,7 +166,10 @@ impl Endpoints {
 
     /// The address of listener `name`, if present.
     pub fn address(&self, name: &str) -> Option<Address> {
-        self.0.iter().find(|e| e.name == name).map(Endpoint::address)
+        self.0
+            .iter()
+            .find(|e| e.name == name)
+            .map(Endpoint::address)
     }
 
     /// Number of listeners.

@@ -109,7 +109,9 @@ impl VoterSet {
 
     /// The address of voter `id` on `listener`.
     pub fn address(&self, id: NodeId, listener: &str) -> Option<Address> {
-        self.voters.get(&id).and_then(|v| v.endpoints.address(listener))
+        self.voters
+            .get(&id)
+            .and_then(|v| v.endpoints.address(listener))
     }
 
     /// Adds a voter whose id is not yet present.
@@ -167,7 +169,9 @@ impl VoterSet {
 
     /// True when every voter supports `level`.
     pub fn supports_version(&self, level: i16) -> bool {
-        self.voters.values().all(|v| v.kraft_version.contains(level))
+        self.voters
+            .values()
+            .all(|v| v.kraft_version.contains(level))
     }
 
     /// True when both sets differ by at most one key in each direction, so
@@ -292,7 +296,10 @@ impl ControlState {
 
     /// The latest `kraft.version` (0 when none was recorded).
     pub fn last_kraft_version(&self) -> i16 {
-        self.kraft_versions.last_entry().map(|(_, v)| *v).unwrap_or(0)
+        self.kraft_versions
+            .last_entry()
+            .map(|(_, v)| *v)
+            .unwrap_or(0)
     }
 
     /// The voter set in effect at `offset`: the newest history entry at or

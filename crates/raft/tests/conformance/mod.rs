@@ -1,2 +1,7 @@
 //! Ports of Kafka's reconfiguration unit cases (KafkaRaftClientReconfigTest)
-//! and other single-node behaviours, written against our core.
+//! and other single-replica behaviours, written against our core.
+
+mod harness;
+mod quorum;
+mod reconfig;
+mod robustness;

@@ -35,6 +35,8 @@ pub struct Figures {
     pub messages_delivered: u64,
     /// Messages dropped.
     pub messages_dropped: u64,
+    /// Requests delivered by API.
+    pub requests: std::collections::BTreeMap<String, u64>,
     /// Runs with kraft.version 0 (static quorum).
     pub static_quorum_runs: u64,
 }
@@ -47,6 +49,9 @@ impl Figures {
         self.events += r.events;
         for (k, v) in &r.faults {
             *self.faults.entry(k).or_insert(0) += v;
+        }
+        for (k, v) in &r.requests {
+            *self.requests.entry(k.clone()).or_insert(0) += v;
         }
         for (k, v) in &r.voter_rpc_results {
             *self.voter_rpc_results.entry(k).or_insert(0) += v;
