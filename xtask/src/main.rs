@@ -9,6 +9,8 @@
 //! * `interop` — `golden-verify`; our CLI against a real Kafka 4.4 quorum; real
 //!   Kafka 4.4 clients and tools against ours; a kraft-rs controller in a Java quorum.
 //! * `soak --seeds N` — run the raft simulator over N seeds (release build).
+//! * `mutants [SEEDS]` — build the raft core with each rule deliberately broken
+//!   and show which simulator invariant catches it.
 //! * `bench` — run the criterion benchmarks.
 
 use std::collections::BTreeMap;
@@ -33,9 +35,13 @@ fn main() -> ExitCode {
         Some("golden-verify") => golden_verify(),
         Some("interop") => interop(),
         Some("soak") => soak(&args[1..]),
+        Some("mutants") => {
+            let seeds = args.get(1).cloned().unwrap_or_else(|| "300".into());
+            run("bash", &["crates/raft/tests/mutants.sh", &seeds])
+        }
         Some("bench") => run("cargo", &["bench", "--workspace"]),
         _ => Err(
-            "usage: cargo xtask <codegen [--check] | ci | golden | golden-verify | interop | soak --seeds N | bench>"
+            "usage: cargo xtask <codegen [--check] | ci | golden | golden-verify | interop | soak --seeds N | mutants [SEEDS] | bench>"
                 .to_string(),
         ),
     };
