@@ -219,7 +219,13 @@ fn interop() -> Result<()> {
     // A kraft-rs controller inside a real Kafka controller quorum.
     run("cargo", &["build", "-p", "kraft-cli"])?;
     let kraft = root().join("target/debug/kraft");
-    run("bash", &["tests/interop/mixed-quorum.sh", &kraft.display().to_string()])
+    run(
+        "bash",
+        &[
+            "tests/interop/mixed-quorum.sh",
+            &kraft.display().to_string(),
+        ],
+    )
 }
 
 fn soak(args: &[String]) -> Result<()> {
