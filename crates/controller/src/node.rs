@@ -14,7 +14,6 @@ use kraft_protocol::messages::controller_registration_request::ControllerRegistr
 use kraft_protocol::messages::controller_registration_response::ControllerRegistrationResponse;
 use kraft_protocol::messages::request_header::RequestHeader;
 use kraft_protocol::{ApiKey, RequestBody, ResponseBody, StrBytes, Uuid};
-use kraft_raft::core::memlog::MemoryLog;
 use kraft_raft::core::record::{ControlRecord, Record};
 use kraft_raft::core::types::{
     Address, Endpoint, Endpoints, KRaftVersionRange, ReplicaKey as RaftKey,
@@ -51,12 +50,13 @@ pub enum NodeError {
     Server(String),
 }
 
-fn driver_apply_events<L>(
+/// Applies committed records and snapshots to the image, in log order, and
+/// publishes the last applied offset.
+fn driver_apply_events(
     mut events: tokio::sync::mpsc::UnboundedReceiver<RaftEvent>,
     image: SharedImage,
     applied: watch::Sender<i64>,
     log_dir: PathBuf,
-    _marker: std::marker::PhantomData<L>,
 ) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
         while let Some(event) = events.recv().await {
@@ -473,12 +473,11 @@ impl ControllerNode {
                 .map_err(|e| NodeError::Raft(e.to_string()))?;
         let image = SharedImage::new();
         let (applied_tx, applied_rx) = watch::channel(-1i64);
-        let mut tasks = vec![driver_apply_events::<L>(
+        let mut tasks = vec![driver_apply_events(
             events,
             image.clone(),
             applied_tx,
             log_dir,
-            std::marker::PhantomData,
         )];
         let bridge = RaftBridge {
             handle: raft.clone(),
@@ -641,10 +640,4 @@ async fn send_registration(
     tokio::time::timeout(Duration::from_secs(5), io)
         .await
         .map_err(|_| "timed out".to_string())?
-}
-
-/// Used by tests that run a node over an in-memory log.
-#[doc(hidden)]
-pub fn memory_log() -> MemoryLog {
-    MemoryLog::new()
 }
