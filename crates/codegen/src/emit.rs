@@ -1387,6 +1387,13 @@ pub fn emit_api_keys(specs: &[MessageSpec]) -> String {
             );
         }
         o.push_str("        }\n    }\n}\n\n");
+        let _ = writeln!(o, "impl Encodable for {kind} {{");
+        let _ = writeln!(o, "    fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {{");
+        let _ = writeln!(o, "        {kind}::encode(self, buf, version)");
+        o.push_str("    }\n");
+        o.push_str("    fn encoded_len(&self, version: i16) -> usize {\n");
+        let _ = writeln!(o, "        {kind}::encoded_len(self, version)");
+        o.push_str("    }\n}\n\n");
     }
     o
 }

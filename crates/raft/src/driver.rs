@@ -661,23 +661,9 @@ mod tests {
         body: &ResponseBody,
     ) -> Result<(), kraft_protocol::EncodeError> {
         let mut framed = Vec::new();
-        encode_response_frame(&mut framed, api, version, correlation, &Resp(body))?;
+        encode_response_frame(&mut framed, api, version, correlation, body)?;
         b.extend_from_slice(&framed[4..]);
         Ok(())
-    }
-
-    struct Resp<'a>(&'a ResponseBody);
-    impl kraft_protocol::Encodable for Resp<'_> {
-        fn encode<B: bytes::BufMut>(
-            &self,
-            buf: &mut B,
-            v: i16,
-        ) -> Result<(), kraft_protocol::EncodeError> {
-            self.0.encode(buf, v)
-        }
-        fn encoded_len(&self, v: i16) -> usize {
-            self.0.encoded_len(v)
-        }
     }
 
     use bytes::BytesMut;

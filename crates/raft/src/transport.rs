@@ -16,7 +16,7 @@ use kraft_protocol::header::{decode_response, encode_request_frame};
 use kraft_protocol::messages::api_versions_request::ApiVersionsRequest;
 use kraft_protocol::messages::api_versions_response::ApiVersionsResponse;
 use kraft_protocol::messages::request_header::RequestHeader;
-use kraft_protocol::{ApiKey, Decodable, Encodable, RequestBody, ResponseBody, StrBytes};
+use kraft_protocol::{ApiKey, Decodable, RequestBody, ResponseBody, StrBytes};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -219,7 +219,7 @@ impl Transport {
             ..Default::default()
         };
         let mut out = Vec::with_capacity(64 + body.encoded_len(version));
-        encode_request_frame(&mut out, &header, &BodyRef(body))?;
+        encode_request_frame(&mut out, &header, body)?;
         conn.stream.write_all(&out).await?;
         let frame = loop {
             if let Some(frame) = conn.decoder.decode(&mut conn.read_buf)? {
@@ -259,20 +259,4 @@ fn decode_api_response(
         return Ok((header.correlation_id, ResponseBody::ApiVersions(body)));
     }
     decode_response(frame, api, version)
-}
-
-/// Adapts a [`RequestBody`] to [`Encodable`] for framing.
-struct BodyRef<'a>(&'a RequestBody);
-
-impl Encodable for BodyRef<'_> {
-    fn encode<B: bytes::BufMut>(
-        &self,
-        buf: &mut B,
-        version: i16,
-    ) -> Result<(), kraft_protocol::EncodeError> {
-        self.0.encode(buf, version)
-    }
-    fn encoded_len(&self, version: i16) -> usize {
-        self.0.encoded_len(version)
-    }
 }

@@ -501,6 +501,15 @@ impl RequestBody {
     }
 }
 
+impl Encodable for RequestBody {
+    fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
+        RequestBody::encode(self, buf, version)
+    }
+    fn encoded_len(&self, version: i16) -> usize {
+        RequestBody::encoded_len(self, version)
+    }
+}
+
 /// Any response body, tagged by API.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ResponseBody {
@@ -776,5 +785,14 @@ impl ResponseBody {
             ResponseBody::UpdateRaftVoter(m) => m.encoded_len(version),
             ResponseBody::UnregisterController(m) => m.encoded_len(version),
         }
+    }
+}
+
+impl Encodable for ResponseBody {
+    fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
+        ResponseBody::encode(self, buf, version)
+    }
+    fn encoded_len(&self, version: i16) -> usize {
+        ResponseBody::encoded_len(self, version)
     }
 }
