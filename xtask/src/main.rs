@@ -12,6 +12,12 @@
 //! * `mutants [SEEDS]` — build the raft core with each rule deliberately broken
 //!   and show which simulator invariant catches it.
 //! * `bench` — run the criterion benchmarks.
+//! * `readme` — follow README.md's set-up section word for word on a fresh
+//!   clone (part of `ci`).
+//! * `dist` — build the release `kraft` binary and package it under
+//!   `target/dist/`.
+
+mod readme;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -40,8 +46,10 @@ fn main() -> ExitCode {
             run("bash", &["crates/raft/tests/mutants.sh", &seeds])
         }
         Some("bench") => run("cargo", &["bench", "--workspace"]),
+        Some("readme") => readme::readme(),
+        Some("dist") => dist(),
         _ => Err(
-            "usage: cargo xtask <codegen [--check] | ci | golden | golden-verify | interop | soak --seeds N | mutants [SEEDS] | bench>"
+            "usage: cargo xtask <codegen [--check] | ci | golden | golden-verify | interop | soak --seeds N | mutants [SEEDS] | bench | readme | dist>"
                 .to_string(),
         ),
     };
@@ -161,6 +169,8 @@ fn ci() -> Result<()> {
     )?;
     codegen(true)?;
     run("cargo", &["test", "--workspace"])?;
+    // The README's set-up section, followed word for word on a fresh clone.
+    readme::readme()?;
     // Real Kafka 4.4 on the other side of the wire (JDK 17 + Maven).
     interop()?;
     Ok(())
@@ -253,4 +263,35 @@ fn soak(args: &[String]) -> Result<()> {
     } else {
         Err("soak failed".into())
     }
+}
+
+/// Builds the release `kraft` binary and packages it with the README and the
+/// docs as `target/dist/kraft-<version>-<os>-<arch>.tar.gz`.
+fn dist() -> Result<()> {
+    run(
+        "cargo",
+        &["build", "--release", "--locked", "--bin", "kraft"],
+    )?;
+    let version = env!("CARGO_PKG_VERSION");
+    let name = format!(
+        "kraft-{version}-{}-{}",
+        std::env::consts::OS,
+        std::env::consts::ARCH
+    );
+    let root = root();
+    let stage = root.join("target/dist").join(&name);
+    let _ = std::fs::remove_dir_all(&stage);
+    std::fs::create_dir_all(&stage).map_err(|e| format!("{}: {e}", stage.display()))?;
+    for (from, to) in [
+        ("target/release/kraft", "kraft"),
+        ("README.md", "README.md"),
+        ("docs/STATUS.md", "STATUS.md"),
+        ("docs/compatibility.md", "compatibility.md"),
+    ] {
+        std::fs::copy(root.join(from), stage.join(to)).map_err(|e| format!("{from}: {e}"))?;
+    }
+    let archive = format!("target/dist/{name}.tar.gz");
+    run("tar", &["-czf", &archive, "-C", "target/dist", &name])?;
+    eprintln!("dist: wrote {archive}");
+    Ok(())
 }
