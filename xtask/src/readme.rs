@@ -96,8 +96,7 @@ pub fn readme() -> Result<()> {
 /// build output goes to `target_dir` so that a second run reuses it.
 fn quickstart_in(clone: &Path, target_dir: &Path) -> Result<()> {
     eprintln!("$ (in {}) {}", clone.display(), SETUP_COMMANDS[0]);
-    let mut child = Command::new("sh")
-        .args(["-c", SETUP_COMMANDS[0]])
+    let mut child = command(SETUP_COMMANDS[0])?
         .current_dir(clone)
         .env("CARGO_TARGET_DIR", target_dir)
         .stdout(Stdio::piped())
@@ -119,7 +118,7 @@ fn quickstart_in(clone: &Path, target_dir: &Path) -> Result<()> {
     let checked = follow(&rx, clone, target_dir);
     // Ctrl-C, as the quickstart asks, also when a check failed.
     let _ = Command::new("kill")
-        .args(["-INT", &format!("-{group}")])
+        .args(["-s", "INT", "--", &format!("-{group}")])
         .status();
     let rest: Vec<String> = wait_rest(&rx, Duration::from_secs(60));
     let status = child.wait().map_err(|e| e.to_string())?;
@@ -164,8 +163,7 @@ fn follow(rx: &mpsc::Receiver<String>, clone: &Path, target_dir: &Path) -> Resul
         }
     }
     eprintln!("$ (while serving) {try_line}");
-    let out = Command::new("sh")
-        .args(["-c", &try_line])
+    let out = command(&try_line)?
         .current_dir(clone)
         .env("CARGO_TARGET_DIR", target_dir)
         .output()
@@ -190,6 +188,15 @@ fn follow(rx: &mpsc::Receiver<String>, clone: &Path, target_dir: &Path) -> Resul
         }
     }
     Ok(data_dir)
+}
+
+/// A command line of plain words (the README's commands need no shell).
+fn command(line: &str) -> Result<Command> {
+    let mut words = line.split_whitespace();
+    let program = words.next().ok_or("empty command line")?;
+    let mut command = Command::new(program);
+    command.args(words);
+    Ok(command)
 }
 
 fn wait_rest(rx: &mpsc::Receiver<String>, limit: Duration) -> Vec<String> {
