@@ -129,7 +129,7 @@ fn quickstart_in(clone: &Path, target_dir: &Path) -> Result<()> {
         return Err(format!("the quickstart exited with {status} after Ctrl-C"));
     }
     let stopped = format!("stopped; data kept in {data_dir}");
-    if !rest.iter().any(|l| *l == stopped) {
+    if !rest.contains(&stopped) {
         return Err(format!(
             "after Ctrl-C the quickstart did not print `{stopped}`"
         ));

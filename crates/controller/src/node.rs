@@ -246,18 +246,22 @@ impl RaftQuorum for RaftBridge {
 
     async fn upgrade_kraft_version(
         &self,
-        _epoch: i32,
+        epoch: i32,
         version: i16,
-        _validate_only: bool,
+        validate_only: bool,
     ) -> Result<(), ApiError> {
-        let current = self.facts().kraft_version;
-        if version == current {
-            return Ok(());
+        match self
+            .handle
+            .upgrade_kraft_version(epoch, version, validate_only)
+            .await
+        {
+            Ok(Ok(_)) => Ok(()),
+            Ok(Err(e)) => Err(ApiError::new(e.code, e.message)),
+            Err(e) => Err(ApiError::new(
+                kraft_protocol::ErrorCode::NotController,
+                e.to_string(),
+            )),
         }
-        Err(ApiError::new(
-            kraft_protocol::ErrorCode::InvalidUpdateVersion,
-            format!("Changing kraft.version from {current} to {version} is not supported by this controller yet."),
-        ))
     }
 
     fn raft_apis(&self) -> Vec<ApiRange> {
@@ -410,7 +414,9 @@ fn raft_config(config: &ControllerConfig, meta: &MetaProperties) -> Result<RaftC
                 v.address.host.as_str(),
                 v.address.port,
             ),
-            KRaftVersionRange { min: 0, max: 1 },
+            // Kafka assumes 0-0 for `controller.quorum.voters` entries until
+            // each voter reports its range with UpdateRaftVoter.
+            KRaftVersionRange { min: 0, max: 0 },
         )
     }));
     Ok(cfg)

@@ -18,7 +18,9 @@ use crate::core::message::{self as m, Api};
 use crate::core::record::Batch;
 use crate::core::rng::SplitMix64;
 use crate::core::types::{LeaderAndEpoch, NodeId, SnapshotId};
-use crate::core::{Action, ElectionState, ErrorCode, RaftConfig, RaftCore, RaftError, RaftLog};
+use crate::core::{
+    Action, ElectionState, ErrorCode, RaftConfig, RaftCore, RaftError, RaftLog, UpgradeError,
+};
 use crate::storage::QuorumStateStore;
 use crate::transport::{Transport, TransportResult};
 use crate::wire;
@@ -140,6 +142,12 @@ enum Command {
     Resign {
         reply: oneshot::Sender<Result<(), DriverError>>,
     },
+    UpgradeKraftVersion {
+        epoch: i32,
+        version: i16,
+        validate_only: bool,
+        reply: oneshot::Sender<Result<bool, UpgradeError>>,
+    },
     Shutdown {
         reply: oneshot::Sender<()>,
     },
@@ -224,6 +232,28 @@ impl RaftHandle {
             .send(Command::Resign { reply })
             .map_err(|_| DriverError::Stopped)?;
         rx.await.map_err(|_| DriverError::Stopped)?
+    }
+
+    /// Upgrades `kraft.version` as the leader of `epoch` (see
+    /// [`RaftCore::upgrade_kraft_version`]): `Ok(Ok(true))` once the upgrade
+    /// is appended (or would be, with `validate_only`), `Ok(Ok(false))` when
+    /// `version` is already in effect, `Ok(Err(_))` when it is refused.
+    pub async fn upgrade_kraft_version(
+        &self,
+        epoch: i32,
+        version: i16,
+        validate_only: bool,
+    ) -> Result<Result<bool, UpgradeError>, DriverError> {
+        let (reply, rx) = oneshot::channel();
+        self.commands
+            .send(Command::UpgradeKraftVersion {
+                epoch,
+                version,
+                validate_only,
+                reply,
+            })
+            .map_err(|_| DriverError::Stopped)?;
+        rx.await.map_err(|_| DriverError::Stopped)
     }
 
     /// Stops the driver after flushing the log.
@@ -435,6 +465,17 @@ impl<L: DurableLog, S: ElectionStore> Driver<L, S> {
                     .core
                     .resign(epoch, now)
                     .map_err(|e| DriverError::Raft(e.to_string()));
+                let _ = reply.send(result);
+            }
+            Command::UpgradeKraftVersion {
+                epoch,
+                version,
+                validate_only,
+                reply,
+            } => {
+                let result = self
+                    .core
+                    .upgrade_kraft_version(epoch, version, validate_only, now);
                 let _ = reply.send(result);
             }
             Command::Shutdown { reply } => return Some(reply),

@@ -333,9 +333,9 @@ fn describe_quorum_unknown_partitions(
                     .map(|p| describe_quorum_response::PartitionData {
                         partition_index: p.partition_index,
                         error_code: code(ErrorCode::UnknownTopicOrPartition),
-                        error_message: Some(s(ErrorCode::UnknownTopicOrPartition
-                            .default_message()
-                            .unwrap_or(""))),
+                        error_message: Some(
+                            s(ErrorCode::UnknownTopicOrPartition.default_message()),
+                        ),
                         ..Default::default()
                     })
                     .collect(),

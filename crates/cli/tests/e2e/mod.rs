@@ -427,3 +427,5 @@ fn quickstart_walks_through_add_by_id_and_remove_with_unregister() {
     assert_eq!(voters_after_add, Some(4), "{stdout}");
     cleanup(&dir);
 }
+
+mod kraft_upgrade;

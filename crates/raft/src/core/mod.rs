@@ -74,7 +74,7 @@ pub mod voters;
 
 pub use action::{Action, ElectionState, InboundId};
 pub use config::RaftConfig;
-pub use error::{ErrorCode, RaftError};
+pub use error::{ErrorCode, RaftError, UpgradeError};
 pub use log::{FetchPosition, LogError, RaftLog, SnapshotControl, SnapshotInfo};
 pub use memlog::{FlushTicket, MemSnapshot, MemoryLog};
 pub use message::{Api, Request, Response};

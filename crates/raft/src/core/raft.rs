@@ -6,7 +6,7 @@ use bytes::Bytes;
 
 use super::action::{Action, ElectionState, InboundId};
 use super::config::RaftConfig;
-use super::error::{ErrorCode, RaftError};
+use super::error::{ErrorCode, RaftError, UpgradeError};
 use super::leader::{LeaderState, PendingChange};
 use super::log::{fetch_position, FetchPosition, RaftLog};
 use super::message::*;
@@ -733,9 +733,7 @@ impl<L: RaftLog> RaftCore<L> {
                 if let Some(inbound) = inbound {
                     let resp = VoterChangeResponse::new(
                         ErrorCode::NotLeaderOrFollower,
-                        ErrorCode::NotLeaderOrFollower
-                            .default_message()
-                            .unwrap_or(""),
+                        ErrorCode::NotLeaderOrFollower.default_message(),
                     );
                     let response = match p {
                         PendingChange::Add { .. } => Response::AddRaftVoter(resp),
@@ -1449,7 +1447,7 @@ impl<L: RaftLog> RaftCore<L> {
         if now < p.deadline() {
             return p.deadline() - now;
         }
-        let msg = ErrorCode::RequestTimedOut.default_message().unwrap_or("");
+        let msg = ErrorCode::RequestTimedOut.default_message();
         let respond = match p {
             PendingChange::Add {
                 inbound, responded, ..
@@ -2910,6 +2908,109 @@ impl<L: RaftLog> RaftCore<L> {
     }
 
     // ------------------------------------------------------------------
+    // kraft.version upgrade
+
+    /// Upgrades `kraft.version` as the leader of `epoch` (Kafka's
+    /// `KafkaRaftClient.upgradeKRaftVersion`): only 0 → 1, only once every
+    /// static voter has told this leader its directory id and supported
+    /// range with UpdateRaftVoter, and all of them support the new level.
+    /// Appends one control batch with a KRaftVersionRecord and, when the
+    /// learned voters differ from the persisted ones, a VotersRecord.
+    /// Returns `Ok(false)` when `version` is already in effect and
+    /// `Ok(true)` when the upgrade was appended (or, with `validate_only`,
+    /// would be).
+    pub fn upgrade_kraft_version(
+        &mut self,
+        epoch: i32,
+        version: i16,
+        validate_only: bool,
+        now: i64,
+    ) -> Result<bool, UpgradeError> {
+        let State::Leader(l) = &self.state else {
+            return Err(UpgradeError::not_leader(
+                "Upgrade kraft version failed because the replica is not the current leader".into(),
+            ));
+        };
+        if epoch < l.epoch {
+            return Err(UpgradeError::not_leader(format!(
+                "Upgrade kraft version failed because the given epoch {epoch} is stale. Current leader epoch is {}",
+                l.epoch
+            )));
+        }
+        if epoch > l.epoch {
+            return Err(UpgradeError::invalid(format!(
+                "Attempt to append from epoch {epoch} which is larger than the current epoch of {}",
+                l.epoch
+            )));
+        }
+        let persisted = self.control.last_kraft_version();
+        let name = |v: i16| format!("KRAFT_VERSION_{v}");
+        if persisted == version {
+            return Ok(false);
+        }
+        if persisted > version {
+            return Err(UpgradeError::invalid(format!(
+                "Invalid upgrade of kraft.version from version {} to {} because the new version is a downgrade",
+                name(persisted),
+                name(version)
+            )));
+        }
+        // Only 0 -> 1 exists: the learned (in-memory) voters of kraft.version 0.
+        let Some(learned) = l.volatile_voters.clone().filter(|_| version == 1) else {
+            return Err(UpgradeError::invalid(format!(
+                "Invalid upgrade of kraft.version from version {} to {}",
+                name(persisted),
+                name(version)
+            )));
+        };
+        let persisted_voters = self.control.last_voter_set().clone();
+        let learned_ids: BTreeSet<NodeId> = learned.ids().collect();
+        let persisted_ids: BTreeSet<NodeId> = persisted_voters.ids().collect();
+        if learned_ids != persisted_ids {
+            return Err(UpgradeError::internal(format!(
+                "Unable to update kraft.version to {} due to missing voters {} compared to {}",
+                name(version),
+                id_list(&learned_ids),
+                id_list(&persisted_ids)
+            )));
+        }
+        if !learned.supports_version(version) {
+            tracing::info!(%learned, "not all voters support kraft.version {version}");
+            return Err(UpgradeError::invalid(format!(
+                "Invalid upgrade of kraft.version to {} because not all of the voters support it",
+                name(version)
+            )));
+        }
+        if learned.keys().any(|k| k.directory_id.is_none()) {
+            return Err(UpgradeError::internal(format!(
+                "Directory id must be known for all of the voters: {learned}"
+            )));
+        }
+        if validate_only {
+            return Ok(true);
+        }
+        if let State::Leader(l) = &mut self.state {
+            // From here on UpdateRaftVoter goes through the voter-set history.
+            l.volatile_voters = None;
+        }
+        let mut records = vec![Record::Control(ControlRecord::KRaftVersion(version))];
+        if learned != persisted_voters {
+            records.push(Record::Control(ControlRecord::Voters(learned)));
+        }
+        let batch = Batch {
+            base_offset: self.log.end_offset(),
+            epoch,
+            append_time: now,
+            records,
+        };
+        self.append_as_leader(batch, now).map_err(|e| {
+            UpgradeError::internal(format!("cannot append the kraft.version upgrade: {e}"))
+        })?;
+        tracing::info!("appended kraft.version {version}");
+        Ok(true)
+    }
+
+    // ------------------------------------------------------------------
     // DescribeQuorum
 
     /// Builds the DescribeQuorum answer (v3 semantics; the adapter drops
@@ -2921,9 +3022,7 @@ impl<L: RaftLog> RaftCore<L> {
         let State::Leader(l) = &mut self.state else {
             return DescribeQuorumResponse {
                 partition_error: ErrorCode::NotLeaderOrFollower,
-                error_message: ErrorCode::NotLeaderOrFollower
-                    .default_message()
-                    .map(String::from),
+                error_message: Some(ErrorCode::NotLeaderOrFollower.default_message().into()),
                 leader_id: 0,
                 leader_epoch: 0,
                 high_watermark: 0,
@@ -2990,4 +3089,10 @@ impl<L: RaftLog> RaftCore<L> {
             nodes,
         }
     }
+}
+
+/// Node ids formatted like a Java set: `[1, 2, 3]`.
+fn id_list(ids: &BTreeSet<NodeId>) -> String {
+    let ids: Vec<String> = ids.iter().map(|id| id.to_string()).collect();
+    format!("[{}]", ids.join(", "))
 }

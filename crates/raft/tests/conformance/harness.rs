@@ -33,13 +33,15 @@ pub fn voter_set(ids: &[NodeId]) -> VoterSet {
     VoterSet::new(ids.iter().map(|id| voter(*id)))
 }
 
-/// A static (kraft.version 0) voter set: no directory ids.
+/// A static (kraft.version 0) voter set: no directory ids, and (as Kafka
+/// assumes for `controller.quorum.voters`) support for kraft.version 0 only
+/// until each voter says otherwise with UpdateRaftVoter.
 pub fn static_voter_set(ids: &[NodeId]) -> VoterSet {
     VoterSet::new(ids.iter().map(|id| {
         VoterNode::new(
             ReplicaKey::without_directory(*id),
             endpoints(*id),
-            KRaftVersionRange::new(0, 1),
+            KRaftVersionRange::new(0, 0),
         )
     }))
 }

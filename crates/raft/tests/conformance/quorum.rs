@@ -665,7 +665,7 @@ fn describe_quorum_not_leader() {
     assert_eq!(d.partition_error, ErrorCode::NotLeaderOrFollower);
     assert_eq!(
         d.error_message.as_deref(),
-        ErrorCode::NotLeaderOrFollower.default_message()
+        Some(ErrorCode::NotLeaderOrFollower.default_message())
     );
     assert_eq!((d.leader_id, d.leader_epoch, d.high_watermark), (0, 0, 0));
     assert!(d.current_voters.is_empty() && d.nodes.is_empty());

@@ -895,3 +895,128 @@ fn auto_join_removes_stale_key_first() {
         _ => unreachable!(),
     }
 }
+
+// ----------------------------------------------------------------------
+// kraft.version 0 -> 1 upgrade (KafkaRaftClient.upgradeKRaftVersion)
+
+/// A leader of the static quorum {1, 2} whose follower has fetched.
+fn static_leader_of_two() -> Ctx {
+    let mut ctx = Builder::static_quorum(1, &[1, 2]).build();
+    ctx.become_leader();
+    ctx.fetch_caught_up(ReplicaKey::without_directory(2));
+    ctx
+}
+
+#[test]
+fn kraft_upgrade_waits_until_every_voter_reports_its_range() {
+    let mut ctx = static_leader_of_two();
+    let (epoch, now, before) = (ctx.epoch(), ctx.now, ctx.leo());
+    let e = ctx
+        .core
+        .upgrade_kraft_version(epoch, 1, false, now)
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidUpdateVersion);
+    assert_eq!(
+        e.message,
+        "Invalid upgrade of kraft.version to KRAFT_VERSION_1 because not all of the voters support it"
+    );
+    assert_eq!(ctx.leo(), before, "nothing appended");
+    assert_eq!(ctx.core.kraft_version(), 0);
+}
+
+#[test]
+fn kraft_upgrade_appends_version_and_learned_voters() {
+    let mut ctx = static_leader_of_two();
+    let id = ctx.deliver(ctx.update_voter_request(
+        key(2),
+        ctx.epoch(),
+        endpoints(2),
+        KRaftVersionRange::new(0, 1),
+    ));
+    assert_eq!(ctx.update_voter_code(id), Some(ErrorCode::None));
+    let (epoch, now, before) = (ctx.epoch(), ctx.now, ctx.leo());
+
+    // Validation only: the answer, nothing written.
+    assert_eq!(
+        ctx.core.upgrade_kraft_version(epoch, 1, true, now),
+        Ok(true)
+    );
+    assert_eq!(ctx.leo(), before);
+
+    assert_eq!(
+        ctx.core.upgrade_kraft_version(epoch, 1, false, now),
+        Ok(true)
+    );
+    ctx.drain();
+    let batch = ctx.core.log().batches().last().unwrap().clone();
+    assert_eq!(batch.base_offset, before);
+    assert_eq!(
+        batch.records.len(),
+        2,
+        "one control batch: version + voters"
+    );
+    assert!(matches!(
+        batch.records[0],
+        Record::Control(ControlRecord::KRaftVersion(1))
+    ));
+    let Record::Control(ControlRecord::Voters(voters)) = &batch.records[1] else {
+        panic!("expected a VotersRecord, got {:?}", batch.records[1]);
+    };
+    let keys: Vec<ReplicaKey> = voters.keys().collect();
+    assert_eq!(keys, vec![key(1), key(2)], "directory ids learned");
+    assert_eq!(ctx.core.kraft_version(), 1);
+
+    // Asking again is a no-op; a downgrade is refused.
+    assert_eq!(
+        ctx.core.upgrade_kraft_version(epoch, 1, false, now),
+        Ok(false)
+    );
+    let e = ctx
+        .core
+        .upgrade_kraft_version(epoch, 0, false, now)
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidUpdateVersion);
+    assert_eq!(
+        e.message,
+        "Invalid upgrade of kraft.version from version KRAFT_VERSION_1 to KRAFT_VERSION_0 because the new version is a downgrade"
+    );
+
+    // Once committed, the quorum is dynamic: voter changes are accepted.
+    let end = ctx.leo();
+    ctx.fetch_at(key(2), end, epoch);
+    assert!(ctx.core.high_watermark().is_some_and(|hw| hw >= end));
+    let id = ctx.deliver(ctx.remove_voter_request(key(2)));
+    ctx.drain();
+    assert_ne!(
+        ctx.voter_change_code(id).map(|(c, _)| c),
+        Some(ErrorCode::UnsupportedVersion),
+        "kraft.version 1 in effect"
+    );
+}
+
+#[test]
+fn kraft_upgrade_only_at_the_leader_of_the_given_epoch() {
+    let mut ctx = static_leader_of_two();
+    let (epoch, now) = (ctx.epoch(), ctx.now);
+    let e = ctx
+        .core
+        .upgrade_kraft_version(epoch - 1, 1, false, now)
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::NotController);
+    assert_eq!(
+        e.message,
+        format!("Upgrade kraft version failed because the given epoch {} is stale. Current leader epoch is {epoch}", epoch - 1)
+    );
+    let e = ctx
+        .core
+        .upgrade_kraft_version(epoch + 1, 1, false, now)
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidUpdateVersion);
+
+    let mut follower = Builder::static_quorum(2, &[1, 2]).build();
+    let e = follower
+        .core
+        .upgrade_kraft_version(follower.epoch(), 1, false, follower.now)
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::NotController);
+}
