@@ -14,9 +14,9 @@
 //! The retention policy is also applied once a minute, as Kafka's raft
 //! client does.
 //!
-//! The apply loop never waits for the disk: while a snapshot is being
-//! written, a new trigger is skipped (Kafka skips while its snapshot event
-//! queue is not empty) and the counters keep running.
+//! The apply loop never waits for the disk: while a snapshot request is
+//! still waiting for the writer, a new trigger is skipped (Kafka skips while
+//! its snapshot event queue is not empty) and the counters keep running.
 
 use std::time::{Duration, Instant};
 
@@ -84,9 +84,15 @@ impl SnapshotTrigger {
     /// Starts the writer task over `raft` and returns the trigger the apply
     /// loop feeds.
     pub fn start(policy: SnapshotPolicy, raft: RaftHandle) -> (Self, tokio::task::JoinHandle<()>) {
-        // Capacity 1: one snapshot in flight, none queued behind it.
-        let (tx, rx) = mpsc::channel(1);
+        let (trigger, rx) = Self::new(policy);
         let task = tokio::spawn(run_writer(rx, raft, policy.retention));
+        (trigger, task)
+    }
+
+    fn new(policy: SnapshotPolicy) -> (Self, mpsc::Receiver<SnapshotRequest>) {
+        // Capacity 1: at most one request waits behind the one being
+        // written (Kafka's generator only schedules into an empty queue).
+        let (tx, rx) = mpsc::channel(1);
         (
             SnapshotTrigger {
                 policy,
@@ -94,7 +100,7 @@ impl SnapshotTrigger {
                 last_snapshot: Instant::now(),
                 requests: tx,
             },
-            task,
+            rx,
         )
     }
 
@@ -127,7 +133,7 @@ impl SnapshotTrigger {
             return;
         };
         if self.requests.capacity() == 0 {
-            tracing::trace!("a snapshot is being written; not scheduling another");
+            tracing::trace!("a snapshot request is still waiting; not scheduling another");
             return;
         }
         if image.metadata_version().is_none() {
@@ -195,5 +201,109 @@ async fn clean(raft: &RaftHandle, retention: Retention) {
         }
         Ok(false) | Err(kraft_raft::driver::DriverError::Stopped) => {}
         Err(e) => tracing::warn!(error = %e, "cannot apply the metadata log retention"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::image::MetadataRecord;
+
+    fn policy(bytes: u64, interval_ms: Option<u64>) -> SnapshotPolicy {
+        SnapshotPolicy {
+            max_bytes_between: bytes,
+            max_interval: interval_ms.map(Duration::from_millis),
+            retention: Retention::default(),
+        }
+    }
+
+    fn image() -> ClusterImage {
+        let mut image = ClusterImage::new();
+        image
+            .replay(&MetadataRecord::feature_level("metadata.version", 33))
+            .expect("replays");
+        image
+            .replay(&MetadataRecord::feature_level("group.version", 1))
+            .expect("replays");
+        image
+    }
+
+    #[test]
+    fn the_byte_threshold_schedules_one_snapshot_at_a_time() {
+        let (mut trigger, mut rx) = SnapshotTrigger::new(policy(1000, None));
+        let image = image();
+        trigger.on_committed(600, 10, &image);
+        assert!(rx.try_recv().is_err(), "below the threshold");
+        trigger.on_committed(400, 20, &image);
+        let request = rx.try_recv().expect("a snapshot at 1000 bytes");
+        assert_eq!(request.end_offset, 21);
+        let records: Vec<MetadataRecord> = request
+            .records
+            .into_iter()
+            .map(|r| MetadataRecord::decode(r).expect("decodes"))
+            .collect();
+        assert_eq!(ClusterImage::from_records(&records).expect("replays"), {
+            let mut i = image.clone();
+            i.set_last_offset(-1);
+            i
+        });
+        // Counting starts again.
+        trigger.on_committed(999, 30, &image);
+        assert!(rx.try_recv().is_err());
+        // While one is queued (being written), another trigger is skipped
+        // and the bytes keep counting.
+        trigger.on_committed(1, 31, &image);
+        trigger.on_committed(5000, 40, &image);
+        assert_eq!(rx.try_recv().expect("one").end_offset, 32);
+        assert!(rx.try_recv().is_err(), "the second trigger was skipped");
+        trigger.on_committed(1, 41, &image);
+        assert_eq!(rx.try_recv().expect("the skipped one").end_offset, 42);
+    }
+
+    #[test]
+    fn the_interval_schedules_a_snapshot_when_new_records_arrive() {
+        let (mut trigger, mut rx) = SnapshotTrigger::new(policy(1 << 30, Some(30)));
+        let image = image();
+        trigger.on_committed(10, 5, &image);
+        assert!(rx.try_recv().is_err(), "too early");
+        std::thread::sleep(Duration::from_millis(40));
+        trigger.on_committed(10, 6, &image);
+        assert_eq!(rx.try_recv().expect("the interval passed").end_offset, 7);
+        trigger.on_committed(10, 8, &image);
+        assert!(rx.try_recv().is_err(), "the interval starts again");
+    }
+
+    #[test]
+    fn no_snapshot_without_metadata_version_or_after_a_loaded_snapshot() {
+        let (mut trigger, mut rx) = SnapshotTrigger::new(policy(100, None));
+        trigger.on_committed(500, 3, &ClusterImage::new());
+        assert!(rx.try_recv().is_err(), "an empty image is not snapshotted");
+        let (mut trigger, mut rx) = SnapshotTrigger::new(policy(100, None));
+        trigger.on_committed(60, 3, &image());
+        trigger.on_snapshot_loaded();
+        trigger.on_committed(60, 4, &image());
+        assert!(rx.try_recv().is_err(), "a loaded snapshot resets the count");
+    }
+
+    #[test]
+    fn policy_from_config() {
+        let config = MetadataLogConfig {
+            snapshot_max_new_record_bytes: 20 << 20,
+            snapshot_max_interval_ms: 0,
+            max_retention_bytes: -1,
+            max_retention_ms: 1000,
+            ..MetadataLogConfig::default()
+        };
+        assert_eq!(
+            SnapshotPolicy::from_config(&config),
+            SnapshotPolicy {
+                max_bytes_between: 20 << 20,
+                max_interval: None,
+                retention: Retention {
+                    max_bytes: -1,
+                    max_ms: 1000
+                },
+            }
+        );
     }
 }
