@@ -29,7 +29,8 @@ macro_rules! mv {
 }
 
 impl MetadataVersion {
-    /// Every level Kafka 4.4 knows, oldest first.
+    /// Every level Kafka 4.4 knows, oldest first (the last one, `4.5-IV0`,
+    /// is not production-ready).
     pub const ALL: &'static [MetadataVersion] = &[
         mv!(7, "3.3", "IV3"),
         mv!(8, "3.4", "IV0"),
@@ -58,12 +59,16 @@ impl MetadataVersion {
         mv!(31, "4.4", "IV0"),
         mv!(32, "4.4", "IV1"),
         mv!(33, "4.4", "IV2"),
+        mv!(34, "4.5", "IV0"),
     ];
 
     /// The oldest level (`3.3-IV3`).
     pub const MINIMUM: MetadataVersion = mv!(7, "3.3", "IV3");
     /// The newest production level of the Kafka 4.4.0 release (`4.4-IV2`).
     pub const LATEST_PRODUCTION: MetadataVersion = mv!(33, "4.4", "IV2");
+    /// The newest level, not production-ready (`4.5-IV0`): controllers
+    /// accept it only with `unstable.feature.versions.enable=true`.
+    pub const LATEST_TESTING: MetadataVersion = mv!(34, "4.5", "IV0");
     /// The first level with controller registrations (KIP-919).
     pub const IBP_3_7_IV0: MetadataVersion = mv!(15, "3.7", "IV0");
     /// The first level with controller unregistration (KIP-1312).
@@ -80,9 +85,22 @@ impl MetadataVersion {
     }
 
     /// Parses `3.8`, `3.8.x`, `3.8.0` or `3.8-IV0`, as Kafka's
-    /// `MetadataVersion.fromVersionString`: a bare release selects its newest
-    /// internal version; anything after the second dot is ignored.
+    /// `MetadataVersion.fromVersionString(s, false)`: a bare release selects
+    /// its newest internal version; anything after the second dot is
+    /// ignored; levels that are not production-ready are refused.
     pub fn from_version_string(s: &str) -> Result<MetadataVersion, String> {
+        Self::parse_version_string(s, false)
+    }
+
+    /// [`MetadataVersion::from_version_string`] that also accepts levels
+    /// that are not production-ready when `unstable` is set (Kafka's
+    /// `fromVersionString(s, true)`, which `kafka-features` uses).
+    pub fn parse_version_string(s: &str, unstable: bool) -> Result<MetadataVersion, String> {
+        let last = if unstable {
+            Self::LATEST_TESTING
+        } else {
+            Self::LATEST_PRODUCTION
+        };
         let key = {
             let parts: Vec<&str> = s.split('.').collect();
             if parts.len() <= 2 {
@@ -97,12 +115,12 @@ impl MetadataVersion {
             Self::ALL.iter().rev().find(|v| v.release == key)
         };
         match found {
-            Some(v) if *v <= Self::LATEST_PRODUCTION => Ok(*v),
+            Some(v) if *v <= last => Ok(*v),
             _ => Err(format!(
                 "Unknown metadata.version '{s}'. Supported metadata.version are: {}",
                 Self::ALL
                     .iter()
-                    .filter(|v| **v <= Self::LATEST_PRODUCTION)
+                    .filter(|v| **v <= last)
                     .map(MetadataVersion::version)
                     .collect::<Vec<_>>()
                     .join(", ")
@@ -237,6 +255,17 @@ mod tests {
             "Unknown metadata.version '9.9'. Supported metadata.version are: 3.3-IV3, 3.4-IV0,"
         ));
         assert!(err.ends_with("4.4-IV1, 4.4-IV2"));
+        assert!(MetadataVersion::from_version_string("4.5-IV0").is_err());
+        assert_eq!(
+            MetadataVersion::parse_version_string("4.5-IV0", true).map(|v| v.level),
+            Ok(34)
+        );
+        let err = MetadataVersion::parse_version_string("9.9", true).expect_err("fails");
+        assert!(err.ends_with("4.4-IV2, 4.5-IV0"), "{err}");
+        assert_eq!(
+            MetadataVersion::level_to_string("metadata.version", 34),
+            "4.5-IV0"
+        );
         assert_eq!(
             MetadataVersion::level_to_string("metadata.version", 21),
             "3.9-IV0"

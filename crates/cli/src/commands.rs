@@ -603,7 +603,7 @@ fn version_mapping(release: Option<&str>, out: &mut dyn Write) -> CmdResult {
     let text = release
         .map(str::to_owned)
         .unwrap_or_else(|| MetadataVersion::LATEST_PRODUCTION.version());
-    let mv = MetadataVersion::from_version_string(&text).map_err(CliError::new)?;
+    let mv = MetadataVersion::parse_version_string(&text, true).map_err(CliError::new)?;
     writeln!(out, "metadata.version={} ({text})", mv.level)?;
     for (name, level) in kraft_admin::features::default_feature_levels(mv) {
         writeln!(out, "{name}={level}")?;
@@ -644,7 +644,7 @@ fn feature_updates(
     };
     let mut updates = BTreeMap::new();
     if let Some(rv) = release_version {
-        let mv = MetadataVersion::from_version_string(rv).map_err(CliError::new)?;
+        let mv = MetadataVersion::parse_version_string(rv, true).map_err(CliError::new)?;
         updates.insert(
             kraft_admin::features::METADATA_VERSION.to_owned(),
             update(mv.level),
@@ -662,7 +662,7 @@ fn feature_updates(
             out,
             " `metadata` flag is deprecated and may be removed in a future release."
         )?;
-        let mv = MetadataVersion::from_version_string(m).map_err(CliError::new)?;
+        let mv = MetadataVersion::parse_version_string(m, true).map_err(CliError::new)?;
         updates.insert(
             kraft_admin::features::METADATA_VERSION.to_owned(),
             update(mv.level),

@@ -59,6 +59,9 @@ pub const QUORUM_FETCH_SNAPSHOT_MAX_BYTES: &str = "controller.quorum.fetch.snaps
 pub const QUORUM_FETCH_MAX_BYTES: &str = "controller.quorum.fetch.max.bytes";
 /// `metadata.log.segment.bytes`
 pub const METADATA_LOG_SEGMENT_BYTES: &str = "metadata.log.segment.bytes";
+/// `internal.metadata.log.segment.bytes` (Kafka's testing-only override of
+/// `metadata.log.segment.bytes`, without its 8 MiB lower bound)
+pub const INTERNAL_METADATA_LOG_SEGMENT_BYTES: &str = "internal.metadata.log.segment.bytes";
 /// `metadata.log.segment.ms`
 pub const METADATA_LOG_SEGMENT_MS: &str = "metadata.log.segment.ms";
 /// `metadata.max.retention.bytes`
@@ -106,6 +109,7 @@ pub const KNOWN_KEYS: &[&str] = &[
     METADATA_MAX_RETENTION_MS,
     METADATA_SNAPSHOT_MAX_NEW_RECORD_BYTES,
     METADATA_SNAPSHOT_MAX_INTERVAL_MS,
+    INTERNAL_METADATA_LOG_SEGMENT_BYTES,
     UNSTABLE_FEATURE_VERSIONS_ENABLE,
     UNSTABLE_API_VERSIONS_ENABLE,
     SOCKET_REQUEST_MAX_BYTES,
@@ -401,6 +405,9 @@ impl Default for QuorumConfig {
 pub struct MetadataLogConfig {
     /// `metadata.log.segment.bytes`
     pub segment_bytes: i32,
+    /// `internal.metadata.log.segment.bytes` (testing only; replaces
+    /// `segment_bytes` when set)
+    pub internal_segment_bytes: Option<i32>,
     /// `metadata.log.segment.ms`
     pub segment_ms: i64,
     /// `metadata.max.retention.bytes` (-1 = unlimited)
@@ -413,10 +420,19 @@ pub struct MetadataLogConfig {
     pub snapshot_max_interval_ms: i64,
 }
 
+impl MetadataLogConfig {
+    /// The segment size in effect: `internal.metadata.log.segment.bytes`
+    /// when set, else `metadata.log.segment.bytes` (Kafka's `KafkaRaftLog`).
+    pub fn effective_segment_bytes(&self) -> i32 {
+        self.internal_segment_bytes.unwrap_or(self.segment_bytes)
+    }
+}
+
 impl Default for MetadataLogConfig {
     fn default() -> Self {
         MetadataLogConfig {
             segment_bytes: defaults::METADATA_LOG_SEGMENT_BYTES,
+            internal_segment_bytes: None,
             segment_ms: defaults::METADATA_LOG_SEGMENT_MS,
             max_retention_bytes: defaults::METADATA_MAX_RETENTION_BYTES,
             max_retention_ms: defaults::METADATA_MAX_RETENTION_MS,
@@ -664,6 +680,14 @@ impl ControllerConfig {
                 defaults::METADATA_LOG_SEGMENT_BYTES,
                 defaults::METADATA_LOG_SEGMENT_BYTES_MIN,
             )?,
+            internal_segment_bytes: match get(props, INTERNAL_METADATA_LOG_SEGMENT_BYTES) {
+                None => None,
+                Some(raw) => {
+                    let v = parse_i32(INTERNAL_METADATA_LOG_SEGMENT_BYTES, raw)?;
+                    at_least(INTERNAL_METADATA_LOG_SEGMENT_BYTES, raw, i64::from(v), 1)?;
+                    Some(v)
+                }
+            },
             segment_ms: long_at_least(
                 props,
                 METADATA_LOG_SEGMENT_MS,

@@ -13,6 +13,8 @@
 //!   trait the raft driver implements.
 //! * [`server`]: the controller's TCP server (Kafka framing, in-order
 //!   responses, graceful shutdown).
+//! * [`snapshots`]: periodic snapshots of the image and the metadata log
+//!   retention.
 //!
 //! Wiring a controller node (what the raft driver and the CLI do):
 //!
@@ -35,3 +37,4 @@ pub mod java;
 pub mod node;
 pub mod properties;
 pub mod server;
+pub mod snapshots;

@@ -35,6 +35,7 @@ use crate::handlers::{
 };
 use crate::image::{MetadataRecord, SharedImage};
 use crate::server::{ApiRange, CloseConnection, ControllerServer, RequestContext, ServerConfig};
+use crate::snapshots::{SnapshotPolicy, SnapshotTrigger};
 
 /// Why a node could not start.
 #[derive(Debug, thiserror::Error)]
@@ -50,13 +51,14 @@ pub enum NodeError {
     Server(String),
 }
 
-/// Applies committed records and snapshots to the image, in log order, and
-/// publishes the last applied offset.
+/// Applies committed records and snapshots to the image, in log order,
+/// publishes the last applied offset and triggers periodic snapshots.
 fn driver_apply_events(
     mut events: tokio::sync::mpsc::UnboundedReceiver<RaftEvent>,
     image: SharedImage,
     applied: watch::Sender<i64>,
     log_dir: PathBuf,
+    mut snapshots: SnapshotTrigger,
 ) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
         while let Some(event) = events.recv().await {
@@ -65,7 +67,9 @@ fn driver_apply_events(
                     let mut last = None;
                     let mut kraft_version = None;
                     let mut data = Vec::new();
+                    let mut bytes = 0u64;
                     for batch in batches {
+                        bytes += batch.size_estimate() as u64;
                         for (i, record) in batch.records.into_iter().enumerate() {
                             let offset = batch.base_offset + i as i64;
                             match record {
@@ -91,6 +95,7 @@ fn driver_apply_events(
                     });
                     if let Some(last) = last {
                         applied.send_replace(last);
+                        snapshots.on_committed(bytes, last, &image.read());
                     }
                 }
                 RaftEvent::LoadSnapshot(id) => match load_snapshot_records(&log_dir, id) {
@@ -99,6 +104,13 @@ fn driver_apply_events(
                         {
                             tracing::error!(error = %e, "cannot load snapshot");
                         }
+                        tracing::info!(
+                            offset = id.offset,
+                            epoch = id.epoch,
+                            records = records.len(),
+                            "loaded the image from a snapshot"
+                        );
+                        snapshots.on_snapshot_loaded();
                         applied.send_replace(id.offset - 1);
                     }
                     Err(e) => tracing::error!(error = %e, "cannot read snapshot {id:?}"),
@@ -115,9 +127,10 @@ fn load_snapshot_records(
     log_dir: &std::path::Path,
     id: kraft_raft::core::types::SnapshotId,
 ) -> Result<(Vec<MetadataRecord>, i16), String> {
-    let (store, _) =
-        kraft_raft::storage::SnapshotStore::open(log_dir).map_err(|e| e.to_string())?;
-    let bytes = std::fs::read(store.path(id)).map_err(|e| e.to_string())?;
+    // Read by name: opening a `SnapshotStore` here would delete the
+    // temporary files of snapshots the driver is writing or downloading.
+    let path = log_dir.join(kraft_raft::storage::snapshot_file_name(id));
+    let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     let contents =
         kraft_raft::disk_log::decode_snapshot(Bytes::from(bytes)).map_err(|e| e.to_string())?;
     let records = contents
@@ -361,6 +374,7 @@ impl RaftQuorum for RaftBridge {
 pub struct ControllerNode {
     server: ControllerServer,
     raft: RaftHandle,
+    image: SharedImage,
     tasks: Vec<tokio::task::JoinHandle<()>>,
 }
 
@@ -449,7 +463,7 @@ impl ControllerNode {
         std::fs::create_dir_all(&log_dir)
             .map_err(|e| NodeError::Storage(format!("{}: {e}", log_dir.display())))?;
         let log_config = LogConfig {
-            segment_bytes: config.metadata_log.segment_bytes as u64,
+            segment_bytes: config.metadata_log.effective_segment_bytes() as u64,
             ..LogConfig::default()
         };
         let (log, report) = DiskLog::open(&log_dir, log_config)
@@ -479,12 +493,14 @@ impl ControllerNode {
                 .map_err(|e| NodeError::Raft(e.to_string()))?;
         let image = SharedImage::new();
         let (applied_tx, applied_rx) = watch::channel(-1i64);
-        let mut tasks = vec![driver_apply_events(
-            events,
-            image.clone(),
-            applied_tx,
-            log_dir,
-        )];
+        let (trigger, snapshot_task) = SnapshotTrigger::start(
+            SnapshotPolicy::from_config(&config.metadata_log),
+            raft.clone(),
+        );
+        let mut tasks = vec![
+            driver_apply_events(events, image.clone(), applied_tx, log_dir, trigger),
+            snapshot_task,
+        ];
         let bridge = RaftBridge {
             handle: raft.clone(),
             image: image.clone(),
@@ -518,11 +534,17 @@ impl ControllerNode {
             .collect();
         let listener = config.default_listener_name().to_string();
         tasks.push(spawn_registration(
-            controller, quorum, image, node_id, listener, endpoints,
+            controller,
+            quorum,
+            image.clone(),
+            node_id,
+            listener,
+            endpoints,
         ));
         Ok(ControllerNode {
             server,
             raft,
+            image,
             tasks,
         })
     }
@@ -535,6 +557,11 @@ impl ControllerNode {
     /// The raft handle.
     pub fn raft(&self) -> &RaftHandle {
         &self.raft
+    }
+
+    /// The metadata image this node applies committed records to.
+    pub fn image(&self) -> &SharedImage {
+        &self.image
     }
 
     /// Resigns leadership if held, stops serving, flushes the log.

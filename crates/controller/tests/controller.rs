@@ -11,3 +11,5 @@ mod config_file;
 mod format_compat;
 #[path = "controller/server.rs"]
 mod server;
+#[path = "controller/snapshots.rs"]
+mod snapshots;

@@ -104,6 +104,27 @@ const MAX_SNAPSHOT_BATCH: usize = 64 * 1024 * 1024;
 /// attributes, timestamp and offset deltas, key, value length, headers).
 const RECORD_OVERHEAD: usize = 24;
 
+/// How long the metadata log keeps old snapshots and the segments below
+/// them (`metadata.max.retention.bytes`, `metadata.max.retention.ms`; a
+/// negative value disables the limit). See [`DiskLog::maybe_clean`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Retention {
+    /// Largest total size of the segments and snapshots, in bytes.
+    pub max_bytes: i64,
+    /// Largest age of an old snapshot, in milliseconds.
+    pub max_ms: i64,
+}
+
+impl Default for Retention {
+    /// Kafka's defaults: 100 MiB and 7 days.
+    fn default() -> Self {
+        Retention {
+            max_bytes: 100 * 1024 * 1024,
+            max_ms: 7 * 24 * 60 * 60 * 1000,
+        }
+    }
+}
+
 /// The decoded content of a snapshot file (see [`DiskLog::load_snapshot`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SnapshotContents {
@@ -303,6 +324,12 @@ fn read_up_to(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
 /// control batches (Kafka writes the `KRaftVersionRecord` and `VotersRecord`
 /// in the header batch), without reading the data records.
 fn read_snapshot_control(path: &Path) -> Result<SnapshotControl, StorageError> {
+    read_snapshot_head(path).map(|(control, _)| control)
+}
+
+/// Like [`read_snapshot_control`], also returning the
+/// `lastContainedLogTimestamp` of the `SnapshotHeaderRecord`.
+fn read_snapshot_head(path: &Path) -> Result<(SnapshotControl, i64), StorageError> {
     let io = |source| StorageError::Io {
         path: path.to_path_buf(),
         source,
@@ -313,12 +340,13 @@ fn read_snapshot_control(path: &Path) -> Result<SnapshotControl, StorageError> {
     };
     let mut file = File::open(path).map_err(io)?;
     let mut control = SnapshotControl::default();
+    let mut timestamp = -1i64;
     let mut position = 0u64;
     loop {
         let mut prefix = [0u8; LOG_OVERHEAD];
         let n = read_up_to(&mut file, &mut prefix).map_err(io)?;
         if n == 0 && position > 0 {
-            return Ok(control);
+            return Ok((control, timestamp));
         }
         if n < LOG_OVERHEAD {
             return Err(corrupt(format!("incomplete batch at position {position}")));
@@ -345,13 +373,15 @@ fn read_snapshot_control(path: &Path) -> Result<SnapshotControl, StorageError> {
                     "the first record is not a SnapshotHeaderRecord".into(),
                 ));
             }
-            return Ok(control);
+            return Ok((control, timestamp));
         }
         let batch = decode_batch(&raw)
             .map_err(|e| corrupt(format!("batch at position {position}: {e}")))?;
         for (i, record) in batch.records.iter().enumerate() {
             match record {
-                Record::Control(ControlRecord::SnapshotHeader { .. }) => {}
+                Record::Control(ControlRecord::SnapshotHeader {
+                    last_contained_log_timestamp,
+                }) => timestamp = *last_contained_log_timestamp,
                 _ if position == 0 && i == 0 => {
                     return Err(corrupt(
                         "the first record is not a SnapshotHeaderRecord".into(),
@@ -359,7 +389,7 @@ fn read_snapshot_control(path: &Path) -> Result<SnapshotControl, StorageError> {
                 }
                 Record::Control(ControlRecord::KRaftVersion(k)) => control.kraft_version = Some(*k),
                 Record::Control(ControlRecord::Voters(v)) => control.voters = Some(v.clone()),
-                Record::Control(ControlRecord::SnapshotFooter) => return Ok(control),
+                Record::Control(ControlRecord::SnapshotFooter) => return Ok((control, timestamp)),
                 Record::Control(ControlRecord::LeaderChange(_)) | Record::Data(_) => {}
             }
         }
@@ -575,7 +605,75 @@ impl DiskLog {
         let Some(latest) = self.file.snapshots().latest() else {
             return Ok(false);
         };
-        match self.file.delete_before_snapshot(latest) {
+        self.delete_before_snapshot(latest)
+    }
+
+    /// Applies the metadata log retention (Kafka's `KafkaRaftLog.maybeClean`):
+    /// while the segments plus all snapshots exceed
+    /// [`Retention::max_bytes`], or the oldest snapshot's
+    /// `lastContainedLogTimestamp` is more than [`Retention::max_ms`] before
+    /// `now_ms`, the oldest snapshot is deleted and the log start moves up to
+    /// the next snapshot, deleting the segments wholly below it. The latest
+    /// snapshot is always kept, so the log start never passes it. Returns
+    /// whether anything was deleted.
+    pub fn maybe_clean(&mut self, retention: Retention, now_ms: i64) -> Result<bool, StorageError> {
+        self.check_healthy()?;
+        let mut cleaned = false;
+        if retention.max_bytes >= 0 {
+            let ids: Vec<SnapshotId> = self.file.snapshots().ids().collect();
+            let mut total: u64 = ids
+                .iter()
+                .filter_map(|id| self.file.snapshots().size(*id))
+                .sum();
+            for pair in ids.windows(2) {
+                let Some(size) = self.file.snapshots().size(pair[0]) else {
+                    break;
+                };
+                let log_size = self.file.size();
+                if log_size + total <= retention.max_bytes as u64 {
+                    break;
+                }
+                tracing::info!(
+                    offset = pair[0].offset,
+                    epoch = pair[0].epoch,
+                    log_size,
+                    snapshots_size = total,
+                    retention_bytes = retention.max_bytes,
+                    "deleting a snapshot: the log and snapshots exceed the retention size"
+                );
+                total -= size;
+                if !self.delete_before_snapshot(pair[1])? {
+                    break;
+                }
+                cleaned = true;
+            }
+        }
+        if retention.max_ms >= 0 {
+            let ids: Vec<SnapshotId> = self.file.snapshots().ids().collect();
+            for pair in ids.windows(2) {
+                let (_, timestamp) = read_snapshot_head(&self.file.snapshots().path(pair[0]))?;
+                if now_ms - timestamp <= retention.max_ms {
+                    break;
+                }
+                tracing::info!(
+                    offset = pair[0].offset,
+                    epoch = pair[0].epoch,
+                    timestamp,
+                    retention_ms = retention.max_ms,
+                    "deleting a snapshot older than the retention time"
+                );
+                if !self.delete_before_snapshot(pair[1])? {
+                    break;
+                }
+                cleaned = true;
+            }
+        }
+        Ok(cleaned)
+    }
+
+    /// Moves the log start up to snapshot `id` ([`FileLog::delete_before_snapshot`]).
+    fn delete_before_snapshot(&mut self, id: SnapshotId) -> Result<bool, StorageError> {
+        match self.file.delete_before_snapshot(id) {
             Ok(changed) => {
                 self.tail.drop_below(self.start_offset());
                 Ok(changed)
@@ -970,6 +1068,19 @@ impl RaftLog for DiskLog {
 impl crate::driver::DurableLog for DiskLog {
     fn flush_to(&mut self, _up_to: i64) -> Result<i64, String> {
         self.flush().map_err(|e| e.to_string())
+    }
+
+    fn create_snapshot(
+        &mut self,
+        end_offset: i64,
+        control: &SnapshotControl,
+        records: Vec<Bytes>,
+    ) -> Result<Option<SnapshotId>, String> {
+        DiskLog::create_snapshot(self, end_offset, control, records).map_err(|e| e.to_string())
+    }
+
+    fn maybe_clean(&mut self, retention: Retention, now_ms: i64) -> Result<bool, String> {
+        DiskLog::maybe_clean(self, retention, now_ms).map_err(|e| e.to_string())
     }
 }
 

@@ -13,6 +13,7 @@ use bytes::Bytes;
 use kraft_protocol::{ApiKey, RequestBody, ResponseBody};
 use tokio::sync::{mpsc, oneshot, watch};
 
+use crate::core::log::SnapshotControl;
 use crate::core::memlog::MemoryLog;
 use crate::core::message::{self as m, Api};
 use crate::core::record::Batch;
@@ -21,6 +22,7 @@ use crate::core::types::{LeaderAndEpoch, NodeId, SnapshotId};
 use crate::core::{
     Action, ElectionState, ErrorCode, RaftConfig, RaftCore, RaftError, RaftLog, UpgradeError,
 };
+use crate::disk_log::Retention;
 use crate::storage::QuorumStateStore;
 use crate::transport::{Transport, TransportResult};
 use crate::wire;
@@ -38,6 +40,29 @@ pub trait DurableLog: RaftLog + Send + 'static {
     /// Makes the log durable at least up to `up_to` (exclusive) and returns
     /// the durable end offset.
     fn flush_to(&mut self, up_to: i64) -> Result<i64, String>;
+
+    /// Writes a snapshot of the committed log prefix ending at `end_offset`
+    /// made of `control` and the state machine's `records` (see
+    /// [`DiskLog::create_snapshot`](crate::disk_log::DiskLog::create_snapshot)).
+    /// Returns `None` when `end_offset` is not a batch end above the log
+    /// start. Logs that cannot hold state-machine snapshots refuse.
+    fn create_snapshot(
+        &mut self,
+        end_offset: i64,
+        control: &SnapshotControl,
+        records: Vec<Bytes>,
+    ) -> Result<Option<SnapshotId>, String> {
+        let _ = (end_offset, control, records);
+        Err("this log does not take snapshots".to_string())
+    }
+
+    /// Applies the retention policy (see
+    /// [`DiskLog::maybe_clean`](crate::disk_log::DiskLog::maybe_clean));
+    /// returns whether anything was deleted. Does nothing by default.
+    fn maybe_clean(&mut self, retention: Retention, now_ms: i64) -> Result<bool, String> {
+        let _ = (retention, now_ms);
+        Ok(false)
+    }
 }
 
 impl DurableLog for MemoryLog {
@@ -148,6 +173,15 @@ enum Command {
         validate_only: bool,
         reply: oneshot::Sender<Result<bool, UpgradeError>>,
     },
+    Snapshot {
+        end_offset: i64,
+        records: Vec<Bytes>,
+        reply: oneshot::Sender<Result<Option<SnapshotId>, DriverError>>,
+    },
+    Clean {
+        retention: Retention,
+        reply: oneshot::Sender<Result<bool, DriverError>>,
+    },
     Shutdown {
         reply: oneshot::Sender<()>,
     },
@@ -254,6 +288,41 @@ impl RaftHandle {
             })
             .map_err(|_| DriverError::Stopped)?;
         rx.await.map_err(|_| DriverError::Stopped)
+    }
+
+    /// Writes a snapshot of the committed log prefix ending at `end_offset`
+    /// (exclusive; a batch end at or below the high watermark) holding the
+    /// state machine's `records`. The snapshot's `KRaftVersionRecord` and
+    /// `VotersRecord` are the ones in effect at `end_offset - 1`, written
+    /// when kraft.version is at least 1 (as Kafka's
+    /// `RecordsSnapshotWriter`). Returns the snapshot id, or `None` when
+    /// `end_offset` is not a batch end above the log start. An existing
+    /// snapshot with the same id is kept.
+    pub async fn create_snapshot(
+        &self,
+        end_offset: i64,
+        records: Vec<Bytes>,
+    ) -> Result<Option<SnapshotId>, DriverError> {
+        let (reply, rx) = oneshot::channel();
+        self.commands
+            .send(Command::Snapshot {
+                end_offset,
+                records,
+                reply,
+            })
+            .map_err(|_| DriverError::Stopped)?;
+        rx.await.map_err(|_| DriverError::Stopped)?
+    }
+
+    /// Deletes old snapshots and the log segments below them as `retention`
+    /// allows, moving the log start offset up; returns whether anything
+    /// was deleted.
+    pub async fn maybe_clean(&self, retention: Retention) -> Result<bool, DriverError> {
+        let (reply, rx) = oneshot::channel();
+        self.commands
+            .send(Command::Clean { retention, reply })
+            .map_err(|_| DriverError::Stopped)?;
+        rx.await.map_err(|_| DriverError::Stopped)?
     }
 
     /// Stops the driver after flushing the log.
@@ -478,9 +547,51 @@ impl<L: DurableLog, S: ElectionStore> Driver<L, S> {
                     .upgrade_kraft_version(epoch, version, validate_only, now);
                 let _ = reply.send(result);
             }
+            Command::Snapshot {
+                end_offset,
+                records,
+                reply,
+            } => {
+                let _ = reply.send(self.create_snapshot(end_offset, records));
+            }
+            Command::Clean { retention, reply } => {
+                let result = self
+                    .core
+                    .log_mut()
+                    .maybe_clean(retention, now)
+                    .map_err(DriverError::Raft);
+                let _ = reply.send(result);
+            }
             Command::Shutdown { reply } => return Some(reply),
         }
         None
+    }
+
+    fn create_snapshot(
+        &mut self,
+        end_offset: i64,
+        records: Vec<Bytes>,
+    ) -> Result<Option<SnapshotId>, DriverError> {
+        let hw = self.core.high_watermark().unwrap_or(0);
+        if end_offset > hw {
+            return Err(DriverError::Raft(format!(
+                "cannot snapshot up to offset {end_offset} above the high watermark {hw}"
+            )));
+        }
+        let control_state = self.core.control_state();
+        let kraft_version = control_state.kraft_version_at(end_offset - 1);
+        let control = if kraft_version >= 1 {
+            SnapshotControl {
+                kraft_version: Some(kraft_version),
+                voters: control_state.voter_set_at(end_offset - 1).cloned(),
+            }
+        } else {
+            SnapshotControl::default()
+        };
+        self.core
+            .log_mut()
+            .create_snapshot(end_offset, &control, records)
+            .map_err(DriverError::Raft)
     }
 
     fn handle_outcome(&mut self, outcome: Outcome) {

@@ -14,6 +14,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+mod snapshots;
+mod stale_registration;
+
 const KRAFT: &str = env!("CARGO_BIN_EXE_kraft");
 
 struct Cluster {
@@ -63,6 +66,20 @@ impl Cluster {
         }
     }
 
+    fn data_dir(&self, id: usize) -> PathBuf {
+        self.dir.join(format!("data-{id}"))
+    }
+
+    /// The metadata partition directory of controller `id`.
+    fn log_dir(&self, id: usize) -> PathBuf {
+        self.data_dir(id).join("__cluster_metadata-0")
+    }
+
+    /// What controller `id` logged since it was last started.
+    fn server_log(&self, id: usize) -> String {
+        std::fs::read_to_string(self.dir.join(format!("server-{id}.log"))).unwrap_or_default()
+    }
+
     fn props(&self, id: usize) -> PathBuf {
         self.dir.join(format!("controller-{id}.properties"))
     }
@@ -75,11 +92,16 @@ impl Cluster {
     }
 
     fn write_props(&self, id: usize) {
-        let data = self.dir.join(format!("data-{id}"));
+        self.write_props_with(id, "");
+    }
+
+    /// The properties of controller `id` followed by the `extra` lines.
+    fn write_props_with(&self, id: usize, extra: &str) {
+        let data = self.data_dir(id);
         let text = format!(
             "node.id={id}\nprocess.roles=controller\ncontroller.listener.names=CONTROLLER\n\
              listeners=CONTROLLER://127.0.0.1:{}\nlog.dirs={}\nmetadata.log.dir={}\n\
-             controller.quorum.bootstrap.servers={}\n",
+             controller.quorum.bootstrap.servers={}\n{extra}",
             self.ports[id - 1],
             data.display(),
             data.display(),
@@ -194,6 +216,13 @@ fn format(cluster: &Cluster, id: usize, cluster_id: &str, extra: &[&str]) {
     args.extend_from_slice(extra);
     let (code, out, err) = kraft(&args);
     assert_eq!(code, 0, "format {id}: {out}{err}");
+}
+
+/// Runs `kraft` and fails the test unless it exits 0; returns stdout.
+fn kraft_ok(args: &[&str]) -> String {
+    let (code, out, err) = kraft(args);
+    assert_eq!(code, 0, "kraft {}: {out}{err}", args.join(" "));
+    out
 }
 
 fn cleanup(dir: &Path) {

@@ -1166,3 +1166,97 @@ fn raft_core_runs_over_disk_log() {
         assert_eq!(core.log().flushed_offset(), core.log().end_offset());
     }
 }
+
+/// A log of 60 batches over several segments with snapshots at offsets
+/// 40, 80 and 120 (each a batch end).
+fn log_with_three_snapshots(dir: &Path) -> (DiskLog, Vec<SnapshotId>) {
+    let mut log = open(dir);
+    let mut next = 0;
+    for i in 0..60 {
+        let b = batch(next, 1, data(&[vec![i as u8; 40].as_slice(), b"y"]));
+        next = b.next_offset();
+        log.append(b).unwrap();
+    }
+    log.flush().unwrap();
+    let control = SnapshotControl {
+        kraft_version: Some(1),
+        voters: Some(voters(&[1, 2, 3])),
+    };
+    let ids = [40, 80, 120]
+        .iter()
+        .map(|end| {
+            log.create_snapshot(*end, &control, [Bytes::from_static(b"state")])
+                .unwrap()
+                .unwrap()
+        })
+        .collect();
+    (log, ids)
+}
+
+#[test]
+fn retention_by_size_keeps_the_latest_snapshot_and_moves_the_log_start() {
+    let dir = TempDir::new("retention-size");
+    let (mut log, ids) = log_with_three_snapshots(dir.path());
+    let segments_before = log.file_log().segment_base_offsets();
+    assert!(segments_before.len() > 3, "{segments_before:?}");
+    // Without a bootstrap checkpoint the oldest snapshot is the log start.
+    assert_eq!(log.start_offset(), 40);
+
+    // Unlimited, or large enough: nothing changes.
+    let unlimited = Retention {
+        max_bytes: -1,
+        max_ms: -1,
+    };
+    assert!(!log.maybe_clean(unlimited, T).unwrap());
+    let roomy = Retention {
+        max_bytes: 1 << 30,
+        max_ms: -1,
+    };
+    assert!(!log.maybe_clean(roomy, T).unwrap());
+    assert_eq!(log.start_offset(), 40);
+    assert_eq!(log.earliest_snapshot_id(), Some(ids[0]));
+
+    // 0 bytes: every snapshot but the latest goes, the log starts at it and
+    // only the segments wholly below it are deleted.
+    let tight = Retention {
+        max_bytes: 0,
+        max_ms: -1,
+    };
+    assert!(log.maybe_clean(tight, T).unwrap());
+    assert_eq!(log.earliest_snapshot_id(), Some(ids[2]));
+    assert_eq!(log.latest_snapshot().map(|s| s.id), Some(ids[2]));
+    assert_eq!(log.start_offset(), 120);
+    let segments = log.file_log().segment_base_offsets();
+    assert!(segments[0] > 0 && segments[0] <= 120, "{segments:?}");
+    assert!(segments.len() < segments_before.len());
+    assert!(log.read(0, usize::MAX).is_empty());
+    assert_eq!(log.end_offset(), 120);
+    // Nothing left to delete.
+    assert!(!log.maybe_clean(tight, T).unwrap());
+
+    // The state survives a reopen.
+    drop(log);
+    let log = open(dir.path());
+    assert_eq!(log.start_offset(), 120);
+    assert_eq!(log.latest_snapshot().map(|s| s.id), Some(ids[2]));
+}
+
+#[test]
+fn retention_by_time_deletes_only_snapshots_older_than_the_limit() {
+    let dir = TempDir::new("retention-time");
+    let (mut log, ids) = log_with_three_snapshots(dir.path());
+    // Snapshot timestamps are the append times of their last batches:
+    // T + 38, T + 78 and T + 118. At T + 100 with 50 ms, only the first is
+    // too old.
+    let retention = Retention {
+        max_bytes: -1,
+        max_ms: 50,
+    };
+    assert!(log.maybe_clean(retention, T + 100).unwrap());
+    assert_eq!(log.earliest_snapshot_id(), Some(ids[1]));
+    assert_eq!(log.start_offset(), 80);
+    // Much later, every older snapshot goes but the latest stays.
+    assert!(log.maybe_clean(retention, T + 10_000).unwrap());
+    assert_eq!(log.earliest_snapshot_id(), Some(ids[2]));
+    assert_eq!(log.start_offset(), 120);
+}

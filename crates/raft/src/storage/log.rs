@@ -753,6 +753,11 @@ impl FileLog {
         self.snapshots.delete(id)
     }
 
+    /// Total size of the segments in bytes (Kafka's `UnifiedLog.size`).
+    pub fn size(&self) -> u64 {
+        self.segments.iter().map(Segment::size).sum()
+    }
+
     /// Base offsets of the segments, oldest first.
     pub fn segment_base_offsets(&self) -> Vec<i64> {
         self.segments.iter().map(Segment::base_offset).collect()
