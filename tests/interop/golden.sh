@@ -26,6 +26,8 @@ java_cmd=${JAVA:-java}
 # shellcheck disable=SC2206
 extra=(${MVN_ARGS:-})
 
+# shellcheck source=tests/interop/ensure-tools.sh
+source "$here/ensure-tools.sh"
 command -v "$mvn_cmd" >/dev/null || { echo "golden.sh: '$mvn_cmd' not found (need Maven)" >&2; exit 2; }
 command -v "$java_cmd" >/dev/null || { echo "golden.sh: '$java_cmd' not found (need a JDK 17+)" >&2; exit 2; }
 

@@ -38,6 +38,8 @@ dir=$2
 shift 2
 case $dir in /*) ;; *) dir=$PWD/$dir ;; esac
 
+# shellcheck source=tests/interop/ensure-tools.sh
+source "$(dirname "${BASH_SOURCE[0]}")/ensure-tools.sh"
 command -v "$java_cmd" >/dev/null || die "'$java_cmd' not found (need a JDK 17+)"
 
 classpath() {
