@@ -225,6 +225,54 @@ fn kraft_ok(args: &[&str]) -> String {
     out
 }
 
+/// `--initial-controllers` for controllers 1-3 with fresh directory ids.
+fn initial_controllers(c: &Cluster) -> String {
+    (0..3)
+        .map(|i| {
+            let dir = kraft(&["storage", "random-uuid"]).1.trim().to_string();
+            format!("{}@127.0.0.1:{}:{dir}", i + 1, c.ports[i])
+        })
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// Waits until controller 1 reports a leader and voters 1-3 committed;
+/// returns that status.
+fn wait_for_three_voters(c: &Cluster) -> Value {
+    wait_for(
+        "three voters have a leader",
+        Duration::from_secs(60),
+        || {
+            c.status(1).filter(|s| {
+                s["leaderId"].as_i64().is_some_and(|l| l > 0)
+                    && ids(s, "committedVoters") == [1, 2, 3]
+            })
+        },
+    )
+}
+
+/// Formats controllers 1-3 as a dynamic quorum at `release_version` with
+/// `extra` properties, starts them and waits for [`wait_for_three_voters`].
+fn start_three(c: &mut Cluster, cluster_id: &str, extra: &str, release_version: &str) -> Value {
+    let initial = initial_controllers(c);
+    for id in 1..=3 {
+        c.write_props_with(id, extra);
+        format(
+            c,
+            id,
+            cluster_id,
+            &[
+                "--initial-controllers",
+                &initial,
+                "--release-version",
+                release_version,
+            ],
+        );
+        c.start(id);
+    }
+    wait_for_three_voters(c)
+}
+
 fn cleanup(dir: &Path) {
     let _ = std::fs::remove_dir_all(dir);
 }
@@ -233,13 +281,7 @@ fn cleanup(dir: &Path) {
 fn real_processes_form_a_quorum_change_voters_and_survive_restarts() {
     let mut c = Cluster::new("quorum", 4);
     let cluster_id = kraft(&["storage", "random-uuid"]).1.trim().to_string();
-    let dirs: Vec<String> = (0..3)
-        .map(|_| kraft(&["storage", "random-uuid"]).1.trim().to_string())
-        .collect();
-    let initial = (0..3)
-        .map(|i| format!("{}@127.0.0.1:{}:{}", i + 1, c.ports[i], dirs[i]))
-        .collect::<Vec<_>>()
-        .join(",");
+    let initial = initial_controllers(&c);
     for id in 1..=3 {
         c.write_props(id);
         format(&c, id, &cluster_id, &["--initial-controllers", &initial]);
@@ -261,16 +303,7 @@ fn real_processes_form_a_quorum_change_voters_and_survive_restarts() {
     }
 
     // 1. A leader is elected and the three voters are committed.
-    let status = wait_for(
-        "three voters have a leader",
-        Duration::from_secs(60),
-        || {
-            c.status(1).filter(|s| {
-                s["leaderId"].as_i64().is_some_and(|l| l > 0)
-                    && ids(s, "committedVoters") == [1, 2, 3]
-            })
-        },
-    );
+    let status = wait_for_three_voters(&c);
     assert_eq!(ids(&status, "currentVoters"), [1, 2, 3]);
     assert_eq!(status["clusterId"].as_str(), Some(cluster_id.as_str()));
 

@@ -59,38 +59,7 @@ fn features_of(c: &Cluster, id: usize) -> Option<String> {
 fn every_controller_snapshots_and_new_ones_catch_up_from_a_snapshot() {
     let mut c = Cluster::new("snapshots", 4);
     let cluster_id = kraft(&["storage", "random-uuid"]).1.trim().to_string();
-    let initial = (0..3)
-        .map(|i| {
-            let dir = kraft(&["storage", "random-uuid"]).1.trim().to_string();
-            format!("{}@127.0.0.1:{}:{dir}", i + 1, c.ports[i])
-        })
-        .collect::<Vec<_>>()
-        .join(",");
-    for id in 1..=3 {
-        c.write_props_with(id, TINY_SNAPSHOTS);
-        format(
-            &c,
-            id,
-            &cluster_id,
-            &[
-                "--initial-controllers",
-                &initial,
-                "--release-version",
-                "3.9",
-            ],
-        );
-        c.start(id);
-    }
-    let status = wait_for(
-        "three voters have a leader",
-        Duration::from_secs(60),
-        || {
-            c.status(1).filter(|s| {
-                s["leaderId"].as_i64().is_some_and(|l| l > 0)
-                    && super::ids(s, "committedVoters") == [1, 2, 3]
-            })
-        },
-    );
+    let status = super::start_three(&mut c, &cluster_id, TINY_SNAPSHOTS, "3.9");
     let leader = status["leaderId"].as_i64().unwrap_or(1) as usize;
 
     // Committed records: the registrations and one FeatureLevelRecord per

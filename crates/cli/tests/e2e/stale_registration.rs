@@ -14,39 +14,8 @@ const UNSTABLE: &str = "unstable.feature.versions.enable=true\n";
 fn a_stale_registration_blocks_a_feature_upgrade_until_unregistered() {
     let mut c = Cluster::new("stale-registration", 4);
     let cluster_id = kraft(&["storage", "random-uuid"]).1.trim().to_string();
-    let initial = (0..3)
-        .map(|i| {
-            let dir = kraft(&["storage", "random-uuid"]).1.trim().to_string();
-            format!("{}@127.0.0.1:{}:{dir}", i + 1, c.ports[i])
-        })
-        .collect::<Vec<_>>()
-        .join(",");
-    for id in 1..=3 {
-        c.write_props_with(id, UNSTABLE);
-        // With unstable levels enabled the default would be 4.5-IV0.
-        format(
-            &c,
-            id,
-            &cluster_id,
-            &[
-                "--initial-controllers",
-                &initial,
-                "--release-version",
-                "4.4-IV2",
-            ],
-        );
-        c.start(id);
-    }
-    wait_for(
-        "three voters have a leader",
-        Duration::from_secs(60),
-        || {
-            c.status(1).filter(|s| {
-                s["leaderId"].as_i64().is_some_and(|l| l > 0)
-                    && ids(s, "committedVoters") == [1, 2, 3]
-            })
-        },
-    );
+    // With unstable levels enabled the default would be 4.5-IV0.
+    super::start_three(&mut c, &cluster_id, UNSTABLE, "4.4-IV2");
 
     // Controller 4 (4.4-IV2 at most) registers, becomes a voter and is
     // removed again without --unregister, then stopped.
