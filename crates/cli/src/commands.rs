@@ -602,9 +602,9 @@ async fn features(args: FeaturesArgs, out: &mut dyn Write) -> CmdResult {
 fn version_mapping(release: Option<&str>, out: &mut dyn Write) -> CmdResult {
     let text = release
         .map(str::to_owned)
-        .unwrap_or_else(|| MetadataVersion::LATEST_PRODUCTION.version());
-    let mv = MetadataVersion::parse_version_string(&text, true).map_err(CliError::new)?;
-    writeln!(out, "metadata.version={} ({text})", mv.level)?;
+        .unwrap_or_else(|| MetadataVersion::LATEST_PRODUCTION.to_string());
+    let mv = MetadataVersion::from_version_string(&text, true).map_err(CliError::new)?;
+    writeln!(out, "metadata.version={} ({text})", mv.feature_level())?;
     for (name, level) in kraft_admin::features::default_feature_levels(mv) {
         writeln!(out, "{name}={level}")?;
     }
@@ -644,10 +644,10 @@ fn feature_updates(
     };
     let mut updates = BTreeMap::new();
     if let Some(rv) = release_version {
-        let mv = MetadataVersion::parse_version_string(rv, true).map_err(CliError::new)?;
+        let mv = MetadataVersion::from_version_string(rv, true).map_err(CliError::new)?;
         updates.insert(
             kraft_admin::features::METADATA_VERSION.to_owned(),
-            update(mv.level),
+            update(mv.feature_level()),
         );
         for (name, level) in kraft_admin::features::default_feature_levels(mv) {
             // Never ask to upgrade a feature to 0.
@@ -662,10 +662,10 @@ fn feature_updates(
             out,
             " `metadata` flag is deprecated and may be removed in a future release."
         )?;
-        let mv = MetadataVersion::parse_version_string(m, true).map_err(CliError::new)?;
+        let mv = MetadataVersion::from_version_string(m, true).map_err(CliError::new)?;
         updates.insert(
             kraft_admin::features::METADATA_VERSION.to_owned(),
-            update(mv.level),
+            update(mv.feature_level()),
         );
     }
     for f in features {

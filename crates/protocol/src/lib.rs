@@ -8,6 +8,7 @@
 
 pub mod error;
 pub mod error_code;
+pub mod features;
 pub mod frame;
 pub mod header;
 #[cfg(feature = "json")]
