@@ -103,39 +103,8 @@ impl fmt::Display for ApiError {
 impl std::error::Error for ApiError {}
 
 /// A replica: node id plus the directory id of its metadata log directory
-/// (`None` when unknown, i.e. UUID0 on the wire).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ReplicaKey {
-    /// Node id.
-    pub id: i32,
-    /// Directory id.
-    pub directory_id: Option<Uuid>,
-}
-
-impl ReplicaKey {
-    /// A key; a nil directory id means unknown.
-    pub fn new(id: i32, directory_id: Uuid) -> Self {
-        ReplicaKey {
-            id,
-            directory_id: (!directory_id.is_nil()).then_some(directory_id),
-        }
-    }
-}
-
-impl fmt::Display for ReplicaKey {
-    /// Kafka's `ReplicaKey.toString`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.directory_id {
-            Some(d) => write!(
-                f,
-                "ReplicaKey(id={}, directoryId={})",
-                self.id,
-                uuid_to_text(d)
-            ),
-            None => write!(f, "ReplicaKey(id={}, directoryId=<undefined>)", self.id),
-        }
-    }
-}
+/// (`None` when unknown, i.e. UUID0 on the wire); the raft layer's key.
+pub use kraft_raft::core::ReplicaKey;
 
 /// One endpoint of a voter.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -1188,7 +1157,7 @@ pub fn resolve_add_voter(
     let id = request.voter_id;
     if version < 2 {
         return Ok(ResolvedAddVoter {
-            voter: ReplicaKey::new(id, request.voter_directory_id),
+            voter: ReplicaKey::of(id, request.voter_directory_id),
             listeners: explicit,
         });
     }
@@ -1203,7 +1172,7 @@ pub fn resolve_add_voter(
         explicit
     };
     Ok(ResolvedAddVoter {
-        voter: ReplicaKey::new(id, directory_id),
+        voter: ReplicaKey::of(id, directory_id),
         listeners,
     })
 }
@@ -1278,7 +1247,7 @@ pub fn resolve_remove_voter(
     request: &RemoveRaftVoterRequest,
     voters: &[QuorumVoter],
 ) -> Result<ReplicaKey, ApiError> {
-    let asked = ReplicaKey::new(request.voter_id, request.voter_directory_id);
+    let asked = ReplicaKey::of(request.voter_id, request.voter_directory_id);
     if version < 1 || !request.voter_directory_id.is_nil() {
         return Ok(asked);
     }

@@ -948,12 +948,12 @@ fn add_voter_v2_derives_directory_id_from_the_single_observer() {
         .unwrap();
     image.replay(&registration(4, 33, "CONTROLLER")).unwrap();
     let observers = [
-        ReplicaKey::new(4, dir(1)),
-        ReplicaKey::new(5, dir(2)),
-        ReplicaKey::new(6, Uuid::nil()),
+        ReplicaKey::of(4, dir(1)),
+        ReplicaKey::of(5, dir(2)),
+        ReplicaKey::of(6, Uuid::nil()),
     ];
     let r = resolve_add_voter(2, &add_req(4, Uuid::nil(), vec![]), &observers, &image).unwrap();
-    assert_eq!(r.voter, ReplicaKey::new(4, dir(1)));
+    assert_eq!(r.voter, ReplicaKey::of(4, dir(1)));
     assert_eq!(
         r.listeners,
         [VoterEndpoint {
@@ -970,7 +970,7 @@ fn add_voter_v2_derives_directory_id_from_the_single_observer() {
         &image,
     )
     .unwrap();
-    assert_eq!(r.voter, ReplicaKey::new(4, dir(9)));
+    assert_eq!(r.voter, ReplicaKey::of(4, dir(9)));
     assert_eq!(r.listeners[0].host, "other");
     // v0/v1 derive nothing
     let r = resolve_add_voter(1, &add_req(4, Uuid::nil(), vec![]), &observers, &image).unwrap();
@@ -985,9 +985,9 @@ fn add_voter_v2_derivation_errors() {
         .replay(&MetadataRecord::feature_level("metadata.version", 33))
         .unwrap();
     let observers = [
-        ReplicaKey::new(4, dir(1)),
-        ReplicaKey::new(4, dir(2)),
-        ReplicaKey::new(6, Uuid::nil()),
+        ReplicaKey::of(4, dir(1)),
+        ReplicaKey::of(4, dir(2)),
+        ReplicaKey::of(6, Uuid::nil()),
     ];
     let e = resolve_add_voter(
         2,
@@ -1029,11 +1029,11 @@ fn add_voter_v2_derivation_errors() {
 fn remove_voter_v1_takes_the_directory_id_from_the_voter_set() {
     let voters = vec![
         QuorumVoter {
-            key: ReplicaKey::new(1, dir(1)),
+            key: ReplicaKey::of(1, dir(1)),
             endpoints: vec![],
         },
         QuorumVoter {
-            key: ReplicaKey::new(2, Uuid::nil()),
+            key: ReplicaKey::of(2, Uuid::nil()),
             endpoints: vec![],
         },
     ];
@@ -1044,15 +1044,15 @@ fn remove_voter_v1_takes_the_directory_id_from_the_voter_set() {
     };
     assert_eq!(
         resolve_remove_voter(1, &req(1, Uuid::nil()), &voters),
-        Ok(ReplicaKey::new(1, dir(1)))
+        Ok(ReplicaKey::of(1, dir(1)))
     );
     assert_eq!(
         resolve_remove_voter(1, &req(1, dir(7)), &voters),
-        Ok(ReplicaKey::new(1, dir(7)))
+        Ok(ReplicaKey::of(1, dir(7)))
     );
     assert_eq!(
         resolve_remove_voter(0, &req(1, Uuid::nil()), &voters),
-        Ok(ReplicaKey::new(1, Uuid::nil()))
+        Ok(ReplicaKey::of(1, Uuid::nil()))
     );
     let e = resolve_remove_voter(1, &req(3, Uuid::nil()), &voters).unwrap_err();
     assert_eq!(e.code, ErrorCode::VoterNotFound);

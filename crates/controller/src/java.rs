@@ -10,7 +10,6 @@
 //! that order exactly (treeified buckets, which need 8 colliding keys in a
 //! table of at least 64, are not modelled: they never occur here).
 
-use base64::Engine;
 use uuid::Uuid;
 
 /// A key with a Java `hashCode()`.
@@ -197,33 +196,7 @@ impl<K: JavaHash + PartialEq + Clone> JavaHashMap<K> {
     }
 }
 
-/// Kafka's text form of a UUID: unpadded URL-safe base64 of its 16 bytes.
-pub fn uuid_to_text(uuid: &Uuid) -> String {
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(uuid.as_bytes())
-}
-
-/// Parses Kafka's UUID text (`Uuid.fromString`): URL-safe base64, padding
-/// optional, exactly 16 bytes, at most 24 characters. The error text is
-/// Kafka's.
-pub fn uuid_from_text(text: &str) -> Result<Uuid, String> {
-    if text.chars().count() > 24 {
-        let prefix: String = text.chars().take(24).collect();
-        return Err(format!(
-            "Input string with prefix `{prefix}` is too long to be decoded as a base64 UUID"
-        ));
-    }
-    let trimmed = text.trim_end_matches('=');
-    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .decode(trimmed)
-        .map_err(|e| format!("Illegal base64 character in `{text}`: {e}"))?;
-    let arr: [u8; 16] = bytes.as_slice().try_into().map_err(|_| {
-        format!(
-            "Input string `{text}` decoded as {} bytes, which is not equal to the expected 16 bytes of a base64-encoded UUID",
-            bytes.len()
-        )
-    })?;
-    Ok(Uuid::from_bytes(arr))
-}
+pub use kraft_protocol::kafka_uuid::{parse as uuid_from_text, to_string as uuid_to_text};
 
 /// A random UUID as `Uuid.randomUuid()` makes them: never the reserved
 /// all-zero / `(0, 1)` values and never one whose text contains `-`.
@@ -370,21 +343,7 @@ mod tests {
     }
 
     #[test]
-    fn uuid_text_round_trips() {
-        let u = uuid_from_text("J8aAPcfLQt2bqs1JT_rMgQ").expect("valid");
-        assert_eq!(
-            u.as_bytes(),
-            &[
-                0x27, 0xc6, 0x80, 0x3d, 0xc7, 0xcb, 0x42, 0xdd, 0x9b, 0xaa, 0xcd, 0x49, 0x4f, 0xfa,
-                0xcc, 0x81
-            ]
-        );
-        assert_eq!(uuid_to_text(&u), "J8aAPcfLQt2bqs1JT_rMgQ");
-        assert_eq!(uuid_to_text(&Uuid::nil()), "AAAAAAAAAAAAAAAAAAAAAA");
-        assert!(uuid_from_text("J8aAPcfLQt2bqs1JT_rMgQ==").is_ok());
-        assert!(uuid_from_text("abc").is_err());
-        assert!(uuid_from_text("J8aAPcfLQt2bqs1JT+rMgQ").is_err());
-        assert!(uuid_from_text("AAAAAAAAAAAAAAAAAAAAAAAAAAAA").is_err());
+    fn random_ids_avoid_reserved_values() {
         for _ in 0..100 {
             let r = random_uuid();
             assert!(!uuid_to_text(&r).contains('-'));

@@ -15,9 +15,7 @@ use kraft_protocol::messages::controller_registration_response::ControllerRegist
 use kraft_protocol::messages::request_header::RequestHeader;
 use kraft_protocol::{ApiKey, RequestBody, ResponseBody, StrBytes, Uuid};
 use kraft_raft::core::record::{ControlRecord, Record};
-use kraft_raft::core::types::{
-    Address, Endpoint, Endpoints, KRaftVersionRange, ReplicaKey as RaftKey,
-};
+use kraft_raft::core::types::{Address, Endpoint, Endpoints, KRaftVersionRange};
 use kraft_raft::core::voters::{VoterNode, VoterSet};
 use kraft_raft::core::RaftConfig;
 use kraft_raft::disk_log::DiskLog;
@@ -194,7 +192,7 @@ impl RaftBridge {
                     observers: inspection
                         .observers
                         .iter()
-                        .map(|(id, dir)| ReplicaKey::new(*id, *dir))
+                        .map(|(id, dir)| ReplicaKey::of(*id, *dir))
                         .collect(),
                     kraft_version: s.kraft_version.max(image.read().kraft_version()),
                 };
@@ -422,7 +420,7 @@ fn raft_config(config: &ControllerConfig, meta: &MetaProperties) -> Result<RaftC
         .collect();
     cfg.static_voters = VoterSet::new(q.voters.iter().map(|v| {
         VoterNode::new(
-            RaftKey::without_directory(v.id),
+            ReplicaKey::without_directory(v.id),
             Endpoints::single(
                 config.default_listener_name(),
                 v.address.host.as_str(),

@@ -14,17 +14,12 @@ pub trait ToKafkaJson {
     fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value;
 }
 
-/// Kafka's text form of a UUID: unpadded URL-safe base64 of its 16 bytes.
-pub fn uuid_text(u: &Uuid) -> String {
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(u.as_bytes())
-}
+/// Kafka's text form of a UUID (see [`crate::kafka_uuid`]).
+pub use crate::kafka_uuid::to_string as uuid_text;
 
-/// Parses Kafka's text form of a UUID.
+/// Parses Kafka's text form of a UUID, `None` when it is not one.
 pub fn parse_uuid_text(s: &str) -> Option<Uuid> {
-    let b = base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .decode(s.as_bytes())
-        .ok()?;
-    Some(Uuid::from_bytes(b.try_into().ok()?))
+    crate::kafka_uuid::parse(s).ok()
 }
 
 /// Standard padded base64, as Jackson renders a binary node.

@@ -13,6 +13,7 @@ pub mod frame;
 pub mod header;
 #[cfg(feature = "json")]
 pub mod json;
+pub mod kafka_uuid;
 pub mod message;
 pub mod records;
 #[cfg(feature = "sample")]

@@ -63,14 +63,18 @@ impl ReplicaKey {
 }
 
 impl fmt::Debug for ReplicaKey {
+    /// Kafka's `ReplicaKey.toString`, which error messages quote:
+    /// `ReplicaKey(id=1, directoryId=J8aAPcfLQt2bqs1JT_rMgQ)` or
+    /// `ReplicaKey(id=1, directoryId=<undefined>)`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.directory_id {
+        match &self.directory_id {
             Some(dir) => write!(
                 f,
-                "ReplicaKey(id={}, directoryId=Optional[{}])",
-                self.id, dir
+                "ReplicaKey(id={}, directoryId={})",
+                self.id,
+                kraft_protocol::kafka_uuid::to_string(dir)
             ),
-            None => write!(f, "ReplicaKey(id={}, directoryId=Optional.empty)", self.id),
+            None => write!(f, "ReplicaKey(id={}, directoryId=<undefined>)", self.id),
         }
     }
 }

@@ -453,7 +453,10 @@ fn remove_voter_with_none_voter() {
     assert_eq!(code(&ctx, id), ErrorCode::VoterNotFound);
     assert!(message(&ctx, id)
         .unwrap_or_default()
-        .starts_with("Cannot remove voter ReplicaKey(id=2"));
+        // Kafka's ReplicaKey.toString: the directory id in Kafka's base64 text.
+        .starts_with(
+            "Cannot remove voter ReplicaKey(id=2, directoryId=AAAAAAAAAAAAAAAAAAAAYw) from the set of voters"
+        ));
     // Unknown id.
     let id = ctx.deliver(ctx.remove_voter_request(key(7)));
     assert_eq!(code(&ctx, id), ErrorCode::VoterNotFound);
