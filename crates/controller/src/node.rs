@@ -7,12 +7,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use bytes::{Bytes, BytesMut};
-use kraft_protocol::frame::{FrameDecoder, DEFAULT_MAX_FRAME_SIZE};
-use kraft_protocol::header::{decode_response_as, encode_request_frame};
+use bytes::Bytes;
 use kraft_protocol::messages::controller_registration_request::ControllerRegistrationRequest;
 use kraft_protocol::messages::controller_registration_response::ControllerRegistrationResponse;
-use kraft_protocol::messages::request_header::RequestHeader;
 use kraft_protocol::{ApiKey, RequestBody, ResponseBody, StrBytes, Uuid};
 use kraft_raft::core::record::{ControlRecord, Record};
 use kraft_raft::core::types::{Address, Endpoint, Endpoints, KRaftVersionRange};
@@ -21,8 +18,7 @@ use kraft_raft::core::RaftConfig;
 use kraft_raft::disk_log::DiskLog;
 use kraft_raft::driver::{self, DurableLog, RaftEvent, RaftHandle};
 use kraft_raft::storage::{LogConfig, QuorumStateStore};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
+use kraft_raft::transport::Transport;
 use tokio::sync::watch;
 
 use crate::config::ControllerConfig;
@@ -590,6 +586,7 @@ fn spawn_registration(
     endpoints: Vec<(String, String, u16, crate::config::SecurityProtocol)>,
 ) -> tokio::task::JoinHandle<()> {
     let incarnation = Uuid::new_v4();
+    let transport = Transport::new("controller-registration".into(), Duration::from_secs(5));
     tokio::spawn(async move {
         let mut backoff = Duration::from_millis(200);
         loop {
@@ -613,7 +610,8 @@ fn spawn_registration(
                 continue;
             };
             let request = controller.registration_request(incarnation, &endpoints);
-            match send_registration(&ep.host, ep.port, &request).await {
+            let address = Address::new(ep.host.as_str(), ep.port);
+            match send_registration(&transport, &address, request).await {
                 Ok(r) if r.error_code == 0 => {
                     tracing::info!(leader, "registered with the active controller");
                     backoff = Duration::from_millis(500);
@@ -632,43 +630,17 @@ fn spawn_registration(
 }
 
 async fn send_registration(
-    host: &str,
-    port: u16,
-    request: &ControllerRegistrationRequest,
+    transport: &Transport,
+    address: &Address,
+    request: ControllerRegistrationRequest,
 ) -> Result<ControllerRegistrationResponse, String> {
-    let io = async {
-        let mut stream = TcpStream::connect((host, port))
-            .await
-            .map_err(|e| e.to_string())?;
-        let header = RequestHeader {
-            request_api_key: ApiKey::ControllerRegistration.id(),
-            request_api_version: 0,
-            correlation_id: 1,
-            client_id: Some(StrBytes::from_static("controller-registration")),
-            ..Default::default()
-        };
-        let mut out = Vec::new();
-        encode_request_frame(&mut out, &header, request).map_err(|e| e.to_string())?;
-        stream.write_all(&out).await.map_err(|e| e.to_string())?;
-        let mut decoder = FrameDecoder::new(DEFAULT_MAX_FRAME_SIZE);
-        let mut buf = BytesMut::new();
-        let frame = loop {
-            if let Some(f) = decoder.decode(&mut buf).map_err(|e| e.to_string())? {
-                break f;
-            }
-            if stream.read_buf(&mut buf).await.map_err(|e| e.to_string())? == 0 {
-                return Err("connection closed".to_string());
-            }
-        };
-        let (_, response) = decode_response_as::<ControllerRegistrationResponse>(
-            frame,
-            ApiKey::ControllerRegistration,
-            0,
-        )
-        .map_err(|e| e.to_string())?;
-        Ok(response)
-    };
-    tokio::time::timeout(Duration::from_secs(5), io)
-        .await
-        .map_err(|_| "timed out".to_string())?
+    let response = transport
+        .send_wire(address, ApiKey::ControllerRegistration, |_| {
+            RequestBody::ControllerRegistration(request)
+        })
+        .await?;
+    match response {
+        ResponseBody::ControllerRegistration(r) => Ok(r),
+        other => Err(format!("unexpected answer {:?}", other.api_key())),
+    }
 }

@@ -108,11 +108,39 @@ impl Transport {
         }
     }
 
+    /// Sends a request of any API, already in wire form, at the highest
+    /// version both sides know (`body` builds it for that version), with the
+    /// same pool, handshake and timeout as [`Transport::send`]. For the
+    /// layer above (e.g. ControllerRegistration to the active controller).
+    pub async fn send_wire(
+        &self,
+        address: &Address,
+        api: ApiKey,
+        body: impl FnOnce(i16) -> RequestBody,
+    ) -> Result<ResponseBody, String> {
+        match tokio::time::timeout(self.inner.timeout, self.exchange(address, api, body)).await {
+            Ok(result) => result.map_err(|e| e.to_string()),
+            Err(_) => Err(format!("{api:?} to {address} timed out")),
+        }
+    }
+
     async fn send_inner(
         &self,
         address: &Address,
         api: ApiKey,
         request: &m::Request,
+    ) -> Result<ResponseBody, ConnError> {
+        self.exchange(address, api, |version| {
+            wire::outbound_request(request, version)
+        })
+        .await
+    }
+
+    async fn exchange(
+        &self,
+        address: &Address,
+        api: ApiKey,
+        body: impl FnOnce(i16) -> RequestBody,
     ) -> Result<ResponseBody, ConnError> {
         let key = (address.host.clone(), address.port);
         let pooled = self
@@ -141,8 +169,9 @@ impl Transport {
         if version < lo.max(our_lo) {
             return Err(ConnError::NoCommonVersion(api));
         }
-        let body = wire::outbound_request(request, version);
-        let response = self.roundtrip(&mut conn, api, version, &body).await?;
+        let response = self
+            .roundtrip(&mut conn, api, version, &body(version))
+            .await?;
         self.release(key, conn);
         Ok(response)
     }
