@@ -785,8 +785,10 @@ impl OurQuorum {
             props.to_str().expect("utf-8"),
             "--cluster-id",
             &self.cluster_id,
+            // One level below the latest, so that Kafka's FeatureCommand
+            // has an upgrade to make (step 2).
             "--release-version",
-            "4.4-IV2",
+            "4.4-IV1",
         ];
         args.extend_from_slice(extra);
         ok(
@@ -1014,7 +1016,42 @@ fn real_kafka_4_4_clients_against_kraft_rs() {
         started.elapsed()
     );
 
-    // 2. Kafka's Admin client: describe, add/remove voter 4, error cases.
+    // 2. Kafka's FeatureCommand (Admin.updateFeatures) upgrades the quorum
+    // from 4.4-IV1 to 4.4-IV2: validated, then written and committed. The
+    // release's other feature levels are already in effect (kraft.version
+    // included, through the raft layer), so those updates are no-ops.
+    for (dry, verb) in [(true, "can be"), (false, "was")] {
+        let mut args = vec![
+            "--bootstrap-controller",
+            bs.as_str(),
+            "upgrade",
+            "--release-version",
+            "4.4-IV2",
+        ];
+        if dry {
+            args.push("--dry-run");
+        }
+        let out = ok(
+            q.java(KAFKA_FEATURE_COMMAND, &args),
+            "kafka features upgrade --release-version 4.4-IV2",
+        );
+        // `kafka-features version-mapping --release-version 4.4-IV2` of 4.4.0.
+        let expected: String = [
+            ("eligible.leader.replicas.version", 1),
+            ("group.version", 1),
+            ("kraft.version", 1),
+            ("metadata.version", 33),
+            ("share.version", 2),
+            ("streams.version", 1),
+            ("transaction.version", 2),
+        ]
+        .iter()
+        .map(|(f, l)| format!("{f} {verb} upgraded to {l}.\n"))
+        .collect();
+        assert_eq!(out, expected, "dry run: {dry}");
+    }
+
+    // 3. Kafka's Admin client: describe, add/remove voter 4, error cases.
     let admin = q.java(
         ADMIN_CHECKS,
         &[
@@ -1034,7 +1071,7 @@ fn real_kafka_4_4_clients_against_kraft_rs() {
         admin.stderr
     );
 
-    // 3. Kafka's tools.
+    // 4. Kafka's tools.
     let status = ok(
         q.kafka_qc(&["describe", "--status"]),
         "kafka describe --status",
@@ -1212,7 +1249,7 @@ fn real_kafka_4_4_clients_against_kraft_rs() {
         vec![1, 2, 3]
     );
 
-    // 4. Admin.unregisterController of a stopped controller (it re-registers on restart).
+    // 5. Admin.unregisterController of a stopped controller (it re-registers on restart).
     let register_then_stop = |q: &mut OurQuorum| {
         q.start(4);
         wait_for(
@@ -1232,7 +1269,7 @@ fn real_kafka_4_4_clients_against_kraft_rs() {
         unreg.stderr
     );
 
-    // 5. kafka-cluster unregister-controller --id (and again: exit 1).
+    // 6. kafka-cluster unregister-controller --id (and again: exit 1).
     register_then_stop(&mut q);
     let cu = q.java(
         KAFKA_CLUSTER_TOOL,
