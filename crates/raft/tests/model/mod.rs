@@ -32,7 +32,9 @@
 //! matching (current logs pairwise, and against every batch ever seen), the
 //! committed prefix of every node is a prefix of one committed history,
 //! every newly committed batch is durable on a majority of the committing
-//! leader's voters, a leader holds the whole committed history, the high
+//! leader's voters, a leader holds every batch committed in an earlier
+//! epoch and reports
+//! the committed voter set of that history, the high
 //! watermark never decreases within a process lifetime, no acknowledged
 //! proposal is lost or changed, and the acknowledged proposals appear in
 //! the committed history once each and in acknowledgement order
@@ -289,8 +291,9 @@ struct World {
     timers_left: u8,
     next_value: u32,
     oracle: Oracle,
-    /// Committed batches in order (the committed history).
-    committed: Vec<Batch>,
+    /// Committed batches in order (the committed history), each with the
+    /// epoch of the node that first reported it committed.
+    committed: Vec<(Batch, i32)>,
     /// Outstanding proposals: (node, life, epoch, last offset) -> value.
     pending: BTreeMap<(NodeId, u32, i32, i64), Bytes>,
     /// Acknowledged proposals in acknowledgement order: (value, offset).
@@ -516,7 +519,8 @@ impl World {
     /// A node reports `b` as committed.
     fn commit(&mut self, id: NodeId, b: &Batch, by_leader: bool) {
         if self.oracle.commit(id, b, batch_hash(b)) {
-            self.committed.push(b.clone());
+            let epoch = self.nodes[idx(id)].core.epoch();
+            self.committed.push((b.clone(), epoch));
             if by_leader {
                 self.new_commits
                     .push((id, b.base_offset, b.epoch, b.next_offset()));
@@ -873,7 +877,8 @@ impl World {
             }
         }
         self.new_commits = commits;
-        // A leader holds the whole committed history.
+        // Leader completeness: a leader of epoch E holds every batch
+        // committed in an epoch before E.
         for i in 0..NODES {
             let core = &self.nodes[i].core;
             if core.role() != Role::Leader {
@@ -881,10 +886,12 @@ impl World {
             }
             self.oracle.checks += 1;
             let log = core.log();
-            let missing = self.committed.iter().find(|c| {
-                c.base_offset >= log.start_offset() && !log.batches().iter().any(|b| b == *c)
+            let missing = self.committed.iter().find(|(c, e)| {
+                *e < core.epoch()
+                    && c.base_offset >= log.start_offset()
+                    && !log.batches().iter().any(|b| b == c)
             });
-            if let Some(c) = missing {
+            if let Some((c, _)) = missing {
                 let msg = format!(
                     "leader {} of epoch {} lacks committed batch ({}, {})",
                     i + 1,
@@ -895,10 +902,32 @@ impl World {
                 self.fail(inv::COMMITTED_DURABLE, msg);
             }
         }
+        // A leader's committed voter set is the one in effect at HW - 1 in
+        // the committed history.
+        for i in 0..NODES {
+            let core = &self.nodes[i].core;
+            if core.role() != Role::Leader {
+                continue;
+            }
+            let Some(hw) = core.high_watermark() else {
+                continue;
+            };
+            self.oracle.checks += 1;
+            let expected = self.oracle.voters_at(hw - 1).clone();
+            let actual = core.committed_voters();
+            if actual.as_ref() != Some(&expected) {
+                let msg = format!(
+                    "leader {} (HW {hw}) reports committed voters {:?}, the committed history says {expected}",
+                    i + 1,
+                    actual.map(|v| v.to_string())
+                );
+                self.fail(inv::COMMITTED_VOTERS, msg);
+            }
+        }
         // Acknowledged proposals: present once, unchanged, in ack order.
         self.oracle.checks += 1;
         let mut history: Vec<(i64, &Bytes)> = Vec::new();
-        for b in &self.committed {
+        for (b, _) in &self.committed {
             for (k, r) in b.records.iter().enumerate() {
                 if let Record::Data(d) = r {
                     history.push((b.base_offset + k as i64, d));
@@ -959,8 +988,9 @@ impl World {
             self.next_value,
         )
             .hash(&mut h);
-        for b in &self.committed {
+        for (b, e) in &self.committed {
             b.hash(&mut h);
+            e.hash(&mut h);
         }
         self.oracle.leaders_digest().hash(&mut h);
         self.pending.hash(&mut h);
