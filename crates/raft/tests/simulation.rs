@@ -101,8 +101,8 @@ fn model_check() {
         model::ModelOptions {
             name: "election",
             warm: true,
-            max_depth: if big { 14 } else { 11 },
-            max_states: if big { 4_000_000 } else { 250_000 },
+            max_depth: if big { 15 } else { 12 },
+            max_states: if big { 8_000_000 } else { 400_000 },
             proposals: 0,
             crashes: 0,
             drops: if big { 1 } else { 0 },
@@ -116,8 +116,8 @@ fn model_check() {
         model::ModelOptions {
             name: "replication",
             warm: true,
-            max_depth: if big { 12 } else { 8 },
-            max_states: if big { 4_000_000 } else { 250_000 },
+            max_depth: if big { 8 } else { 6 },
+            max_states: if big { 8_000_000 } else { 400_000 },
             proposals: 2,
             crashes: 1,
             drops: 1,

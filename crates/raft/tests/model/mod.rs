@@ -1057,6 +1057,7 @@ pub fn run(opts: &ModelOptions) -> ModelReport {
     let started = Instant::now();
     let mut report = ModelReport::default();
     let mut init = World::new(opts);
+    init.check();
     // Warm-up: a deterministic fair schedule (flushes, then the oldest
     // message, then the earliest timer) until a leader is settled.
     let mut prefix: Vec<Step> = Vec::new();
@@ -1115,73 +1116,130 @@ pub fn run(opts: &ModelOptions) -> ModelReport {
         report.warmup_steps = prefix.len();
     }
     init.check();
-    // Parent links of every state, for counterexample traces.
-    let mut links: Vec<(u32, Step)> = vec![(u32::MAX, Step::Timer(0))];
-    let mut visited: HashSet<u64> = HashSet::new();
-    visited.insert(init.fingerprint());
-    let mut frontier: Vec<(u32, World)> = vec![(0, init.clone())];
+    let mut search = Search {
+        opts,
+        links: vec![(u32::MAX, Step::Timer(0))],
+        children: vec![(0, 0)],
+        visited: HashSet::new(),
+        report,
+        stop: false,
+        failed_at: None,
+        failure_text: ("", String::new()),
+    };
+    search.visited.insert(init.fingerprint());
+    search.report.exhaustive = true;
     let mut depth = 0;
-    report.exhaustive = true;
-    'search: while !frontier.is_empty() && depth < opts.max_depth {
-        let mut next = Vec::new();
-        for (index, world) in frontier.drain(..) {
-            for step in world.enabled(opts) {
-                let mut w = world.clone();
-                w.apply(step);
-                let before = w.oracle.checks;
-                w.check();
-                report.checks += w.oracle.checks - before;
-                report.transitions += 1;
-                if w.oracle.failure.is_some() {
-                    links.push((index, step));
-                    let last = (links.len() - 1) as u32;
-                    let (inv, msg) = w.oracle.failure.clone().unwrap_or(("?", String::new()));
-                    let trace = render_trace(opts, &prefix, &links, last);
-                    report.failure = Some((inv, msg, trace));
-                    report.max_depth = depth + 1;
-                    break 'search;
-                }
-                if !visited.insert(w.fingerprint()) {
-                    continue;
-                }
-                if !w.acked.is_empty() {
-                    report.states_with_ack += 1;
-                }
-                if w.admin_results.contains(&"NONE") {
-                    report.states_with_change += 1;
-                }
-                links.push((index, step));
-                if links.len() >= opts.max_states {
-                    report.exhaustive = false;
-                    report.max_depth = depth + 1;
-                    break 'search;
-                }
-                next.push(((links.len() - 1) as u32, w));
-            }
+    let mut level_end = 1;
+    while depth < opts.max_depth {
+        search.walk(&init, 0, 0, depth);
+        if let Some(last) = search.failed_at {
+            let (inv, msg) = search.failure_text.clone();
+            let trace = render_trace(&init, &search.links, last);
+            search.report.failure = Some((inv, msg, trace));
+            search.report.max_depth = depth + 1;
+            break;
         }
+        if search.stop {
+            search.report.exhaustive = false;
+            search.report.max_depth = depth + 1;
+            break;
+        }
+        let new = search.links.len() - level_end;
+        level_end = search.links.len();
         depth += 1;
-        report.max_depth = depth;
-        report.complete_depth = depth;
+        search.report.max_depth = depth;
+        search.report.complete_depth = depth;
         println!(
-            "  [{}] depth {depth}: {} new states, {} total, {} transitions, {:.1}s",
+            "  [{}] depth {depth}: {new} new states, {} total, {} transitions, {:.1}s",
             opts.name,
-            next.len(),
-            links.len(),
-            report.transitions,
+            search.links.len(),
+            search.report.transitions,
             started.elapsed().as_secs_f64()
         );
-        frontier = next;
+        if new == 0 {
+            break;
+        }
     }
-    if !report.exhaustive {
-        report.complete_depth = depth;
-    }
-    report.states = links.len();
+    let mut report = search.report;
+    report.states = search.links.len();
     report.seconds = started.elapsed().as_secs_f64();
     report
 }
 
+/// The breadth-first search. Only the parent links of the states are kept:
+/// to expand a level, the tree of parent links is walked depth-first from
+/// the initial state, re-applying each step, so that memory holds one world
+/// per level instead of a whole frontier of worlds.
+struct Search<'a> {
+    opts: &'a ModelOptions,
+    /// Per state: its parent and the step from it.
+    links: Vec<(u32, Step)>,
+    /// Per state: the range of its children in `links`.
+    children: Vec<(u32, u32)>,
+    visited: HashSet<u64>,
+    report: ModelReport,
+    /// The state bound was hit.
+    stop: bool,
+    /// The state (index in `links`) where a property failed.
+    failed_at: Option<u32>,
+    failure_text: (&'static str, String),
+}
+
+impl Search<'_> {
+    fn walk(&mut self, w: &World, index: u32, level: usize, target: usize) {
+        if self.stop || self.failed_at.is_some() {
+            return;
+        }
+        if level == target {
+            self.expand(w, index);
+            return;
+        }
+        let (a, b) = self.children[index as usize];
+        for c in a..b {
+            let mut next = w.clone();
+            next.apply(self.links[c as usize].1);
+            next.check();
+            self.walk(&next, c, level + 1, target);
+        }
+    }
+
+    fn expand(&mut self, world: &World, index: u32) {
+        let first = self.links.len() as u32;
+        for step in world.enabled(self.opts) {
+            let mut w = world.clone();
+            w.apply(step);
+            let before = w.oracle.checks;
+            w.check();
+            self.report.checks += w.oracle.checks - before;
+            self.report.transitions += 1;
+            if let Some(f) = &w.oracle.failure {
+                self.failure_text = f.clone();
+                self.links.push((index, step));
+                self.failed_at = Some((self.links.len() - 1) as u32);
+                return;
+            }
+            if !self.visited.insert(w.fingerprint()) {
+                continue;
+            }
+            if !w.acked.is_empty() {
+                self.report.states_with_ack += 1;
+            }
+            if w.admin_results.contains(&"NONE") {
+                self.report.states_with_change += 1;
+            }
+            self.links.push((index, step));
+            self.children.push((0, 0));
+            if self.links.len() >= self.opts.max_states {
+                self.stop = true;
+                return;
+            }
+        }
+        self.children[index as usize] = (first, self.links.len() as u32);
+    }
+}
+
 /// Replays the path to state `last` and describes every step.
-fn render_trace(opts: &ModelOptions, prefix: &[Step], links: &[(u32, Step)], last: u32) -> String {
+fn render_trace(init: &World, links: &[(u32, Step)], last: u32) -> String {
     let mut path = Vec::new();
     let mut at = last;
     while at != 0 && at != u32::MAX {
@@ -1190,21 +1248,9 @@ fn render_trace(opts: &ModelOptions, prefix: &[Step], links: &[(u32, Step)], las
         at = parent;
     }
     path.reverse();
-    let mut w = World::new(opts);
-    for s in prefix {
-        w.timers_left = u8::MAX;
-        w.apply(*s);
-    }
-    if opts.warm {
-        (w.timers_left, w.dups_left, w.drops_left) = (opts.timers, opts.dups, opts.drops);
-    }
+    let mut w = init.clone();
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "initial state (after a {}-step warm-up):\n{}",
-        prefix.len(),
-        w.summary()
-    );
+    let _ = writeln!(out, "initial state:\n{}", w.summary());
     for (k, s) in path.iter().enumerate() {
         let text = w.apply(*s);
         w.check();
