@@ -101,7 +101,7 @@ fn model_check() {
         model::ModelOptions {
             name: "election",
             warm: true,
-            max_depth: if big { 15 } else { 12 },
+            max_depth: if big { 10 } else { 12 },
             max_states: if big { 8_000_000 } else { 400_000 },
             proposals: 0,
             crashes: 0,
@@ -116,7 +116,7 @@ fn model_check() {
         model::ModelOptions {
             name: "replication",
             warm: true,
-            max_depth: if big { 8 } else { 6 },
+            max_depth: if big { 7 } else { 6 },
             max_states: if big { 8_000_000 } else { 400_000 },
             proposals: 2,
             crashes: 1,

@@ -468,19 +468,18 @@ impl World {
                     from_life,
                     correlation,
                     alias,
-                }) => {
-                    // A response to a previous incarnation dies with its
-                    // connection.
-                    if self.nodes[idx(from)].life == from_life {
-                        self.push(Msg::Response {
-                            from: alias,
-                            to: from,
-                            to_life: from_life,
-                            correlation,
-                            response,
-                        });
-                    }
+                }) if self.nodes[idx(from)].life == from_life => {
+                    self.push(Msg::Response {
+                        from: alias,
+                        to: from,
+                        to_life: from_life,
+                        correlation,
+                        response,
+                    });
                 }
+                // A response to a previous incarnation dies with its
+                // connection.
+                Some(Origin::Peer { .. }) => {}
                 Some(Origin::Admin) => {
                     let code = match &response {
                         Response::AddRaftVoter(r) | Response::RemoveRaftVoter(r) => r.error_code,
@@ -1003,9 +1002,9 @@ impl World {
         let mut s = String::new();
         for n in &self.nodes {
             let c = &n.core;
-            let _ = write!(
+            let _ = writeln!(
                 s,
-                "  n{} {:?}@{} leader={:?} end={} durable={} hw={:?} voters=[{}] t={}\n",
+                "  n{} {:?}@{} leader={:?} end={} durable={} hw={:?} voters=[{}] t={}",
                 n.id,
                 c.role(),
                 c.epoch(),
