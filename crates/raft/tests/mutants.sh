@@ -58,6 +58,7 @@ MODEL_MUTANTS=(
   mutate-ack-before-fsync:replication
   mutate-committed-voters-latest:replication
   mutate-vote-twice-per-epoch:election
+  mutate-accept-stale-vote:stale-election
 )
 echo
 printf '%-36s %-12s %-20s %s\n' "mutant (model check)" "scenario" "caught by" "counterexample"
