@@ -18,7 +18,9 @@
 //!   is abstracted to the sequence of deadlines the core asks for (the core
 //!   is deterministic given time and its random generator);
 //! * complete the oldest pending flush of a node;
-//! * crash-restart a node, losing its un-flushed writes (bounded);
+//! * crash-restart a node, losing its un-flushed writes (bounded; enabled
+//!   only while the node has un-flushed appends, since a crash that loses
+//!   nothing only drops the messages in flight to and from it);
 //! * propose a value at a leader (bounded);
 //! * start the one voter change at a leader: add the observer, or remove
 //!   voter 3.
@@ -26,7 +28,12 @@
 //! States are deduplicated by a 64-bit fingerprint of a canonical dump of
 //! everything above (the cores' `Debug` dump covers every field that steers
 //! their behaviour; the random generator's state is hashed separately). The
-//! search is bounded by depth and by the number of distinct states.
+//! search is bounded by depth and by the number of distinct states. Only the
+//! parent link of each state is stored; a level is expanded by walking the
+//! tree of links from the initial state and re-applying the steps, which
+//! keeps memory at a few dozen bytes per state. A counterexample is the
+//! shortest path to a failing state, replayed step by step with a summary
+//! of every node after each step.
 //!
 //! After every transition: election safety (one leader per epoch), log
 //! matching (current logs pairwise, and against every batch ever seen), the
