@@ -11,6 +11,8 @@
 //! * `soak --seeds N` — run the raft simulator over N seeds (release build).
 //! * `mutants [SEEDS]` — build the raft core with each rule deliberately broken
 //!   and show which simulator invariant catches it.
+//! * `modelcheck` — the raft core's bounded model check with the large bound
+//!   (release build; `MC_DEPTH`, `MC_STATES`, `MC_SCENARIO` override it).
 //! * `bench` — run the criterion benchmarks.
 //! * `readme` — follow README.md's set-up section word for word on a fresh
 //!   clone (part of `ci`).
@@ -45,11 +47,12 @@ fn main() -> ExitCode {
             let seeds = args.get(1).cloned().unwrap_or_else(|| "300".into());
             run("bash", &["crates/raft/tests/mutants.sh", &seeds])
         }
+        Some("modelcheck") => modelcheck(),
         Some("bench") => run("cargo", &["bench", "--workspace"]),
         Some("readme") => readme::readme(),
         Some("dist") => dist(),
         _ => Err(
-            "usage: cargo xtask <codegen [--check] | ci | golden | golden-verify | interop | soak --seeds N | mutants [SEEDS] | bench | readme | dist>"
+            "usage: cargo xtask <codegen [--check] | ci | golden | golden-verify | interop | soak --seeds N | mutants [SEEDS] | modelcheck | bench | readme | dist>"
                 .to_string(),
         ),
     };
@@ -236,6 +239,30 @@ fn interop() -> Result<()> {
             &kraft.display().to_string(),
         ],
     )
+}
+
+fn modelcheck() -> Result<()> {
+    let status = Command::new("cargo")
+        .args([
+            "test",
+            "--release",
+            "-p",
+            "kraft-raft",
+            "--test",
+            "simulation",
+            "model_check",
+            "--",
+            "--nocapture",
+        ])
+        .env("MC_BIG", "1")
+        .current_dir(root())
+        .status()
+        .map_err(|e| e.to_string())?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err("model check failed".into())
+    }
 }
 
 fn soak(args: &[String]) -> Result<()> {

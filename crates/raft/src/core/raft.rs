@@ -3096,3 +3096,78 @@ fn id_list(ids: &BTreeSet<NodeId>) -> String {
     let ids: Vec<String> = ids.iter().map(|id| id.to_string()).collect();
     format!("[{}]", ids.join(", "))
 }
+
+// ----------------------------------------------------------------------
+// Model-checking support: copying a replica and a canonical dump of its state.
+
+impl<L: RaftLog + Clone> RaftCore<L> {
+    /// An independent copy of this replica that draws randomness from `rng`
+    /// (a `Box<dyn RaftRng>` cannot be cloned). A model checker branches a
+    /// state with it; `rng` should continue the original generator's
+    /// sequence for the copy to behave identically.
+    pub fn clone_with_rng(&self, rng: Box<dyn RaftRng>) -> Self {
+        RaftCore {
+            cfg: self.cfg.clone(),
+            log: self.log.clone(),
+            rng,
+            control: self.control.clone(),
+            state: self.state.clone(),
+            requests: self.requests.clone(),
+            next_correlation: self.next_correlation,
+            flushed_offset: self.flushed_offset,
+            flush_queue: self.flush_queue.clone(),
+            actions: self.actions.clone(),
+            listener_next: self.listener_next,
+            parked: self.parked.clone(),
+            proposals: self.proposals.clone(),
+            last_leader_notified: self.last_leader_notified,
+            next_wakeup: self.next_wakeup,
+            violations: self.violations.clone(),
+            stats: self.stats.clone(),
+        }
+    }
+}
+
+/// Dumps every field that influences future behaviour (the random source,
+/// the configuration and the counters excepted), so that two replicas with
+/// the same dump and the same random state behave identically.
+impl<L: RaftLog + std::fmt::Debug> std::fmt::Debug for RaftCore<L> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Destructured without `..` so that a new field cannot be forgotten.
+        let RaftCore {
+            cfg: _,
+            log,
+            rng: _,
+            control,
+            state,
+            requests,
+            next_correlation,
+            flushed_offset,
+            flush_queue,
+            actions,
+            listener_next,
+            parked,
+            proposals,
+            last_leader_notified,
+            next_wakeup,
+            violations,
+            stats: _,
+        } = self;
+        f.debug_struct("RaftCore")
+            .field("log", log)
+            .field("control", control)
+            .field("state", state)
+            .field("requests", requests)
+            .field("next_correlation", next_correlation)
+            .field("flushed_offset", flushed_offset)
+            .field("flush_queue", flush_queue)
+            .field("actions", actions)
+            .field("listener_next", listener_next)
+            .field("parked", parked)
+            .field("proposals", proposals)
+            .field("last_leader_notified", last_leader_notified)
+            .field("next_wakeup", next_wakeup)
+            .field("violations", violations)
+            .finish_non_exhaustive()
+    }
+}

@@ -41,8 +41,9 @@ pub mod inv {
     pub const RPC_CONTRACT: &str = "rpc-contract";
 }
 
-/// Global oracle state of one simulation.
-#[derive(Default)]
+/// Global oracle state of one simulation (cloned by the model checker,
+/// which branches the whole cluster state).
+#[derive(Clone, Default)]
 pub struct Oracle {
     batches: HashMap<BatchKey, (u64, Option<BatchKey>)>,
     /// Committed batches in order: (base, epoch, hash, next offset).
@@ -200,6 +201,14 @@ impl Oracle {
             ),
             _ => {}
         }
+    }
+
+    /// A hash of the leader of every epoch (part of the model checker's
+    /// state fingerprint).
+    pub fn leaders_digest(&self) -> u64 {
+        let mut h = DefaultHasher::new();
+        self.leaders.hash(&mut h);
+        h.finish()
     }
 
     /// Number of distinct epochs that had a leader.
