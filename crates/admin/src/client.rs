@@ -569,9 +569,11 @@ impl Admin {
                         partitions: vec![RequestPartition {
                             partition_index: 0,
                             ..Default::default()
-                        }],
+                        }]
+                        .into(),
                         ..Default::default()
-                    }],
+                    }]
+                    .into(),
                     ..Default::default()
                 };
                 let response = conn

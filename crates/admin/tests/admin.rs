@@ -66,7 +66,8 @@ fn quorum(port: u16, observers: Vec<ReplicaState>) -> DescribeQuorumResponse {
             host: StrBytes::from("127.0.0.1"),
             port: if id == 1 { port } else { 19_002 },
             ..Default::default()
-        }],
+        }]
+        .into(),
         ..Default::default()
     };
     DescribeQuorumResponse {
@@ -77,14 +78,16 @@ fn quorum(port: u16, observers: Vec<ReplicaState>) -> DescribeQuorumResponse {
                 leader_id: 1,
                 leader_epoch: 7,
                 high_watermark: 120,
-                current_voters: vec![replica(1, DIR1, 120), replica(2, DIR2, 118)],
-                committed_voters: vec![replica(1, DIR1, 120)],
-                observers,
+                current_voters: vec![replica(1, DIR1, 120), replica(2, DIR2, 118)].into(),
+                committed_voters: vec![replica(1, DIR1, 120)].into(),
+                observers: observers.into(),
                 ..Default::default()
-            }],
+            }]
+            .into(),
             ..Default::default()
-        }],
-        nodes: vec![node(1), node(2)],
+        }]
+        .into(),
+        nodes: vec![node(1), node(2)].into(),
         ..Default::default()
     }
 }
@@ -762,7 +765,8 @@ async fn features_describe_and_update() {
                         error_code: ErrorCode::InvalidUpdateVersion.code(),
                         error_message: Some(StrBytes::from("per feature")),
                         ..Default::default()
-                    }],
+                    }]
+                    .into(),
                     ..Default::default()
                 }))
             }
@@ -868,7 +872,8 @@ async fn describe_cluster_through_brokers_uses_endpoint_type_1() {
                     host: StrBytes::from("b7"),
                     port: 9092,
                     ..Default::default()
-                }],
+                }]
+                .into(),
                 ..Default::default()
             }))
         }

@@ -90,6 +90,9 @@ fn rust_type(ty: &FieldType) -> String {
         FieldType::String => "StrBytes".into(),
         FieldType::Bytes | FieldType::Records => "Bytes".into(),
         FieldType::Struct(n) => n.clone(),
+        FieldType::Array(inner) if matches!(**inner, FieldType::Struct(_)) => {
+            format!("List<{}>", rust_type(inner))
+        }
         FieldType::Array(inner) => format!("Vec<{}>", rust_type(inner)),
     }
 }
@@ -110,6 +113,7 @@ fn natural_default(ty: &FieldType) -> String {
         FieldType::String => "StrBytes::new()".into(),
         FieldType::Bytes | FieldType::Records => "Bytes::new()".into(),
         FieldType::Struct(n) => format!("{n}::default()"),
+        FieldType::Array(inner) if matches!(**inner, FieldType::Struct(_)) => "List::new()".into(),
         FieldType::Array(_) => "Vec::new()".into(),
         _ => "0".into(),
     }
@@ -261,6 +265,14 @@ fn gen_read(ty: &FieldType, compact: &str) -> String {
 }
 
 fn read_array_body(inner: &FieldType, compact: &str, count_expr: &str) -> String {
+    if matches!(inner, FieldType::Struct(_)) {
+        // Zero or one element needs no heap allocation.
+        return format!(
+            "{{ let n = wire::check_array_fits({count_expr}, buf.remaining(), {min})?; match n {{ 0 => List::Empty, 1 => List::One({read}), _ => {{ let mut out = Vec::with_capacity(n); for _ in 0..n {{ out.push({read}); }} List::Many(out) }} }} }}",
+            read = gen_read(inner, compact),
+            min = min_len_expr(inner),
+        );
+    }
     format!(
         "{{ let n = wire::check_array_fits({count_expr}, buf.remaining(), {min})?; let mut out = Vec::with_capacity(n); for _ in 0..n {{ out.push({}); }} out }}",
         gen_read(inner, compact),
@@ -371,11 +383,7 @@ impl Emitter<'_> {
         }
         if flex {
             doc(out, "    ", "Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.");
-            wl(
-                out,
-                "    ",
-                "pub unknown_tagged_fields: Vec<RawTaggedField>,",
-            );
+            wl(out, "    ", "pub unknown_tagged_fields: RawTaggedFields,");
         }
         wl(out, "", "}");
         wl(out, "", "");
@@ -392,7 +400,11 @@ impl Emitter<'_> {
             );
         }
         if flex {
-            wl(out, "            ", "unknown_tagged_fields: Vec::new(),");
+            wl(
+                out,
+                "            ",
+                "unknown_tagged_fields: RawTaggedFields::new(),",
+            );
         }
         wl(out, "        ", "}");
         wl(out, "    ", "}");
@@ -736,7 +748,7 @@ impl Emitter<'_> {
             wl(
                 &mut out,
                 ind,
-                "    let mut count = self.unknown_tagged_fields.len() as u32;",
+                "    let mut count = self.unknown_tagged_fields.count();",
             );
             for (i, f) in tagged.iter().enumerate() {
                 let (_, tv) = f.tag.unwrap_or((0, Versions::NONE));
@@ -775,7 +787,7 @@ impl Emitter<'_> {
                 ind,
                 "    wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);",
             );
-            wl(&mut out, ind, "    if raw < self.unknown_tagged_fields.len() { return Err(EncodeError::InvalidRawTags(u32::MAX)); }");
+            wl(&mut out, ind, "    if raw < self.unknown_tagged_fields.as_bytes().len() { return Err(EncodeError::InvalidRawTags(u32::MAX)); }");
             wl(
                 &mut out,
                 ind,
@@ -820,7 +832,7 @@ impl Emitter<'_> {
             wl(
                 &mut out,
                 ind,
-                "    let mut count = self.unknown_tagged_fields.len() as u32;",
+                "    let mut count = self.unknown_tagged_fields.count();",
             );
             wl(
                 &mut out,
@@ -920,56 +932,85 @@ impl Emitter<'_> {
             }
         }
         if flex {
-            wl(&mut out, ind, "let mut unknown_tagged_fields = Vec::new();");
             let tagged = self.tagged_fields(s);
-            wl(&mut out, ind, "if flexible {");
-            wl(&mut out, ind, "    let count = wire::get_tag_count(buf)?;");
-            wl(&mut out, ind, "    for i in 0..count {");
-            wl(
-                &mut out,
-                ind,
-                "        let (tag, mut value) = wire::get_tagged_field(buf)?;",
-            );
-            wl(&mut out, ind, "        match tag {");
-            for f in &tagged {
-                let (tag, tv) = f.tag.unwrap_or((0, Versions::NONE));
-                let cond = vcond(&tv, &s.versions);
-                let guard = if cond == "true" {
-                    String::new()
-                } else {
-                    format!(" if {cond}")
-                };
-                let id = field_ident(&f.name);
-                let local = format!("f_{}", id.trim_start_matches("r#"));
-                wl(&mut out, ind, &format!("            {tag}{guard} => {{"));
-                wl(&mut out, ind, "                let buf = &mut value;");
+            if tagged.is_empty() {
+                // No known tag: the whole section is kept as one slice.
+                wl(&mut out, ind, "let unknown_tagged_fields = if flexible {");
+                wl(&mut out, ind, "    match wire::get_tag_count(buf)? {");
+                wl(&mut out, ind, "        0 => RawTaggedFields::new(),");
                 wl(
                     &mut out,
                     ind,
-                    &format!(
-                        "                {local} = {};",
-                        self.read_field_expr(f, s, "true")
-                    ),
+                    "        count => wire::get_raw_tag_section(buf, count)?,",
                 );
+                wl(&mut out, ind, "    }");
+                wl(&mut out, ind, "} else {");
+                wl(&mut out, ind, "    RawTaggedFields::new()");
+                wl(&mut out, ind, "};");
+            } else {
                 wl(
                     &mut out,
                     ind,
-                    "                wire::expect_consumed(buf, tag)?;",
+                    "let mut unknown_tagged_fields = RawTaggedFields::new();",
                 );
+                wl(&mut out, ind, "if flexible {");
+                wl(&mut out, ind, "    let count = wire::get_tag_count(buf)?;");
+                wl(&mut out, ind, "    if count > 0 {");
+                wl(
+                    &mut out,
+                    ind,
+                    "        let mut unknown = wire::RawTagsReader::default();",
+                );
+                wl(&mut out, ind, "        for _ in 0..count {");
+                wl(
+                    &mut out,
+                    ind,
+                    "            let (tag, hdr, mut value) = wire::get_tagged_entry(buf)?;",
+                );
+                wl(&mut out, ind, "            match tag {");
+                for f in &tagged {
+                    let (tag, tv) = f.tag.unwrap_or((0, Versions::NONE));
+                    let cond = vcond(&tv, &s.versions);
+                    let guard = if cond == "true" {
+                        String::new()
+                    } else {
+                        format!(" if {cond}")
+                    };
+                    let id = field_ident(&f.name);
+                    let local = format!("f_{}", id.trim_start_matches("r#"));
+                    wl(
+                        &mut out,
+                        ind,
+                        &format!("                {tag}{guard} => {{"),
+                    );
+                    wl(&mut out, ind, "                    value.advance(hdr);");
+                    wl(&mut out, ind, "                    let buf = &mut value;");
+                    wl(
+                        &mut out,
+                        ind,
+                        &format!(
+                            "                    {local} = {};",
+                            self.read_field_expr(f, s, "true")
+                        ),
+                    );
+                    wl(
+                        &mut out,
+                        ind,
+                        "                    wire::expect_consumed(buf, tag)?;",
+                    );
+                    wl(&mut out, ind, "                }");
+                }
+                wl(&mut out, ind, "                _ => unknown.push(value),");
                 wl(&mut out, ind, "            }");
+                wl(&mut out, ind, "        }");
+                wl(
+                    &mut out,
+                    ind,
+                    "        unknown_tagged_fields = unknown.finish();",
+                );
+                wl(&mut out, ind, "    }");
+                wl(&mut out, ind, "}");
             }
-            wl(&mut out, ind, "            _ => {");
-            wl(&mut out, ind, "                // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).");
-            wl(&mut out, ind, "                if unknown_tagged_fields.capacity() == 0 { unknown_tagged_fields.reserve_exact(wire::bounded_capacity(count as usize - i as usize, buf.remaining() + 2, 2)); }");
-            wl(
-                &mut out,
-                ind,
-                "                unknown_tagged_fields.push(RawTaggedField { tag, data: value })",
-            );
-            wl(&mut out, ind, "            }");
-            wl(&mut out, ind, "        }");
-            wl(&mut out, ind, "    }");
-            wl(&mut out, ind, "}");
         }
         wl(&mut out, ind, "Ok(Self {");
         for f in &s.fields {
@@ -1141,9 +1182,10 @@ pub fn emit_message(spec: &MessageSpec) -> String {
     );
     e.out.push_str("use bytes::{Buf, BufMut, Bytes};\n");
     e.out.push_str("use uuid::Uuid;\n\n");
-    e.out.push_str("use crate::wire::{self, RawTaggedField};\n");
+    e.out
+        .push_str("use crate::wire::{self, RawTaggedFields};\n");
     e.out.push_str(
-        "use crate::{Decodable, DecodeError, Encodable, EncodeError, Message, StrBytes};\n",
+        "use crate::{Decodable, DecodeError, Encodable, EncodeError, List, Message, StrBytes};\n",
     );
     e.out
         .push_str("#[cfg(feature = \"json\")]\nuse crate::json::ToKafkaJson;\n\n");

@@ -92,16 +92,19 @@ fn describe_quorum_response() -> describe_quorum_response::DescribeQuorumRespons
                 current_voters: (1..=5).map(replica).collect(),
                 observers: (6..=8).map(replica).collect(),
                 ..Default::default()
-            }],
+            }]
+            .into(),
             ..Default::default()
-        }],
+        }]
+        .into(),
         nodes: (1..=5)
             .map(|id| describe_quorum_response::Node {
                 node_id: id,
                 listeners: vec![
                     listener("CONTROLLER", 9093),
                     listener("CONTROLLER_SSL", 9094),
-                ],
+                ]
+                .into(),
                 ..Default::default()
             })
             .collect(),
@@ -120,7 +123,8 @@ fn add_raft_voter_request() -> add_raft_voter_request::AddRaftVoterRequest {
             host: StrBytes::from_static("ctl-4"),
             port: 9093,
             ..Default::default()
-        }],
+        }]
+        .into(),
         ..Default::default()
     }
 }
@@ -140,9 +144,11 @@ fn vote_request() -> vote_request::VoteRequest {
                 last_offset: 1_000_000,
                 pre_vote: true,
                 ..Default::default()
-            }],
+            }]
+            .into(),
             ..Default::default()
-        }],
+        }]
+        .into(),
         ..Default::default()
     }
 }
@@ -173,9 +179,11 @@ fn fetch_response() -> fetch_response::FetchResponse {
                     ..Default::default()
                 },
                 ..Default::default()
-            }],
+            }]
+            .into(),
             ..Default::default()
-        }],
+        }]
+        .into(),
         ..Default::default()
     }
 }

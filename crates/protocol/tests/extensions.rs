@@ -86,12 +86,14 @@ fn describe_quorum_response_v3_carries_committed_voters_between_current_voters_a
                 leader_id: 1,
                 leader_epoch: 5,
                 high_watermark: 100,
-                current_voters: vec![leader.clone()],
-                committed_voters: vec![leader, removed],
+                current_voters: vec![leader.clone()].into(),
+                committed_voters: vec![leader, removed].into(),
                 ..Default::default()
-            }],
+            }]
+            .into(),
             ..Default::default()
-        }],
+        }]
+        .into(),
         nodes: vec![Node {
             node_id: 1,
             listeners: vec![Listener {
@@ -99,9 +101,11 @@ fn describe_quorum_response_v3_carries_committed_voters_between_current_voters_a
                 host: "localhost".into(),
                 port: 9093,
                 ..Default::default()
-            }],
+            }]
+            .into(),
             ..Default::default()
-        }],
+        }]
+        .into(),
         ..Default::default()
     };
     check(&b, 3, &expected);

@@ -121,6 +121,8 @@ pub enum DriverError {
     NotCommitted(ErrorCode),
 }
 
+// Message bodies hold their single-element arrays inline.
+#[allow(clippy::large_enum_variant)]
 enum Command {
     Request {
         body: RequestBody,
@@ -626,7 +628,8 @@ mod tests {
                                 min_version: 0,
                                 max_version: 1,
                                 ..Default::default()
-                            }],
+                            }]
+                            .into(),
                             ..Default::default()
                         })
                     } else {

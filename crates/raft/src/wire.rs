@@ -249,9 +249,11 @@ pub fn inbound_request(
                                 index: p.partition,
                                 error_code: code(ErrorCode::UnknownTopicOrPartition),
                                 ..Default::default()
-                            }],
+                            }]
+                            .into(),
                             ..Default::default()
-                        }],
+                        }]
+                        .into(),
                         ..Default::default()
                     },
                 )));
@@ -349,13 +351,13 @@ fn describe_quorum_unknown_partitions(
 /// Finds the single `__cluster_metadata` partition 0 of a request.
 fn single<'a, T, P>(
     topics: &'a [T],
-    parts: impl Fn(&'a T) -> (&'a str, &'a Vec<P>),
+    parts: impl Fn(&'a T) -> (&'a str, &'a [P]),
     index: impl Fn(&P) -> i32,
 ) -> Option<&'a P> {
     match topics {
         [t] => {
             let (name, partitions) = parts(t);
-            match partitions.as_slice() {
+            match partitions {
                 [p] if name == METADATA_TOPIC && index(p) == 0 => Some(p),
                 _ => None,
             }
@@ -412,10 +414,12 @@ pub fn outbound_response(resp: &m::Response, version: i16) -> ResponseBody {
                     leader_epoch: r.leader_epoch,
                     vote_granted: r.vote_granted,
                     ..Default::default()
-                }],
+                }]
+                .into(),
                 ..Default::default()
-            }],
-            node_endpoints: vote_endpoints(&r.leader_endpoint),
+            }]
+            .into(),
+            node_endpoints: vote_endpoints(&r.leader_endpoint).into(),
             ..Default::default()
         }),
         m::Response::BeginQuorumEpoch(r) => {
@@ -429,9 +433,11 @@ pub fn outbound_response(resp: &m::Response, version: i16) -> ResponseBody {
                         leader_id: r.leader_id,
                         leader_epoch: r.leader_epoch,
                         ..Default::default()
-                    }],
+                    }]
+                    .into(),
                     ..Default::default()
-                }],
+                }]
+                .into(),
                 node_endpoints: address_endpoints(&r.leader_endpoint, |node_id, host, port| {
                     begin_quorum_epoch_response::NodeEndpoint {
                         node_id,
@@ -439,7 +445,8 @@ pub fn outbound_response(resp: &m::Response, version: i16) -> ResponseBody {
                         port,
                         ..Default::default()
                     }
-                }),
+                })
+                .into(),
                 ..Default::default()
             })
         }
@@ -454,9 +461,11 @@ pub fn outbound_response(resp: &m::Response, version: i16) -> ResponseBody {
                         leader_id: r.leader_id,
                         leader_epoch: r.leader_epoch,
                         ..Default::default()
-                    }],
+                    }]
+                    .into(),
                     ..Default::default()
-                }],
+                }]
+                .into(),
                 node_endpoints: address_endpoints(&r.leader_endpoint, |node_id, host, port| {
                     end_quorum_epoch_response::NodeEndpoint {
                         node_id,
@@ -464,7 +473,8 @@ pub fn outbound_response(resp: &m::Response, version: i16) -> ResponseBody {
                         port,
                         ..Default::default()
                     }
-                }),
+                })
+                .into(),
                 ..Default::default()
             })
         }
@@ -502,11 +512,13 @@ pub fn outbound_response(resp: &m::Response, version: i16) -> ResponseBody {
                             .unwrap_or_default(),
                         records: Some(encode_batches(&r.records)),
                         ..Default::default()
-                    }],
+                    }]
+                    .into(),
                     ..Default::default()
                 }]
+                .into()
             } else {
-                Vec::new()
+                Vec::new().into()
             },
             node_endpoints: if version >= 17 {
                 r.leader_endpoint
@@ -519,7 +531,7 @@ pub fn outbound_response(resp: &m::Response, version: i16) -> ResponseBody {
                     })
                     .collect()
             } else {
-                Vec::new()
+                Vec::new().into()
             },
             ..Default::default()
         }),
@@ -546,11 +558,13 @@ pub fn outbound_response(resp: &m::Response, version: i16) -> ResponseBody {
                             position: r.position,
                             unaligned_records: r.unaligned_records.clone(),
                             ..Default::default()
-                        }],
+                        }]
+                        .into(),
                         ..Default::default()
                     }]
+                    .into()
                 } else {
-                    Vec::new()
+                    Vec::new().into()
                 },
                 node_endpoints: address_endpoints(&r.leader_endpoint, |node_id, host, port| {
                     fetch_snapshot_response::NodeEndpoint {
@@ -559,7 +573,8 @@ pub fn outbound_response(resp: &m::Response, version: i16) -> ResponseBody {
                         port,
                         ..Default::default()
                     }
-                }),
+                })
+                .into(),
                 ..Default::default()
             })
         }
@@ -610,13 +625,15 @@ pub fn outbound_response(resp: &m::Response, version: i16) -> ResponseBody {
                         leader_id: r.leader_id,
                         leader_epoch: r.leader_epoch,
                         high_watermark: r.high_watermark,
-                        current_voters: replica_states(&r.current_voters),
-                        committed_voters: replica_states(&r.committed_voters),
-                        observers: replica_states(&r.observers),
+                        current_voters: replica_states(&r.current_voters).into(),
+                        committed_voters: replica_states(&r.committed_voters).into(),
+                        observers: replica_states(&r.observers).into(),
                         ..Default::default()
-                    }],
+                    }]
+                    .into(),
                     ..Default::default()
-                }],
+                }]
+                .into(),
                 nodes: if ok {
                     r.nodes
                         .iter()
@@ -635,7 +652,7 @@ pub fn outbound_response(resp: &m::Response, version: i16) -> ResponseBody {
                         })
                         .collect()
                 } else {
-                    Vec::new()
+                    Vec::new().into()
                 },
                 ..Default::default()
             })
@@ -674,9 +691,11 @@ pub fn outbound_request(req: &m::Request, version: i16) -> RequestBody {
                     last_offset: r.last_offset,
                     pre_vote: r.pre_vote,
                     ..Default::default()
-                }],
+                }]
+                .into(),
                 ..Default::default()
-            }],
+            }]
+            .into(),
             ..Default::default()
         }),
         m::Request::BeginQuorumEpoch(r) => {
@@ -691,9 +710,11 @@ pub fn outbound_request(req: &m::Request, version: i16) -> RequestBody {
                         leader_id: r.leader_id,
                         leader_epoch: r.leader_epoch,
                         ..Default::default()
-                    }],
+                    }]
+                    .into(),
                     ..Default::default()
-                }],
+                }]
+                .into(),
                 leader_endpoints: wire_endpoints(&r.leader_endpoints, |name, host, port| {
                     begin_quorum_epoch_request::LeaderEndpoint {
                         name,
@@ -701,7 +722,8 @@ pub fn outbound_request(req: &m::Request, version: i16) -> RequestBody {
                         port,
                         ..Default::default()
                     }
-                }),
+                })
+                .into(),
                 ..Default::default()
             })
         }
@@ -730,9 +752,11 @@ pub fn outbound_request(req: &m::Request, version: i16) -> RequestBody {
                             })
                             .collect(),
                         ..Default::default()
-                    }],
+                    }]
+                    .into(),
                     ..Default::default()
-                }],
+                }]
+                .into(),
                 leader_endpoints: wire_endpoints(&r.leader_endpoints, |name, host, port| {
                     end_quorum_epoch_request::LeaderEndpoint {
                         name,
@@ -740,7 +764,8 @@ pub fn outbound_request(req: &m::Request, version: i16) -> RequestBody {
                         port,
                         ..Default::default()
                     }
-                }),
+                })
+                .into(),
                 ..Default::default()
             })
         }
@@ -784,9 +809,11 @@ pub fn outbound_request(req: &m::Request, version: i16) -> RequestBody {
                         i64::MAX
                     },
                     ..Default::default()
-                }],
+                }]
+                .into(),
                 ..Default::default()
-            }],
+            }]
+            .into(),
             ..Default::default()
         }),
         m::Request::FetchSnapshot(r) => {
@@ -811,9 +838,11 @@ pub fn outbound_request(req: &m::Request, version: i16) -> RequestBody {
                             Uuid::nil()
                         },
                         ..Default::default()
-                    }],
+                    }]
+                    .into(),
                     ..Default::default()
-                }],
+                }]
+                .into(),
                 ..Default::default()
             })
         }
@@ -830,7 +859,8 @@ pub fn outbound_request(req: &m::Request, version: i16) -> RequestBody {
                         port,
                         ..Default::default()
                     }
-                }),
+                })
+                .into(),
                 ack_when_committed: r.ack_when_committed,
                 ..Default::default()
             })
@@ -856,7 +886,8 @@ pub fn outbound_request(req: &m::Request, version: i16) -> RequestBody {
                         port,
                         ..Default::default()
                     }
-                }),
+                })
+                .into(),
                 k_raft_version_feature: update_raft_voter_request::KRaftVersionFeature {
                     min_supported_version: r.kraft_version_feature.min,
                     max_supported_version: r.kraft_version_feature.max,
@@ -872,9 +903,11 @@ pub fn outbound_request(req: &m::Request, version: i16) -> RequestBody {
                     partitions: vec![describe_quorum_request::PartitionData {
                         partition_index: 0,
                         ..Default::default()
-                    }],
+                    }]
+                    .into(),
                     ..Default::default()
-                }],
+                }]
+                .into(),
                 ..Default::default()
             })
         }
