@@ -569,8 +569,7 @@ impl Admin {
                         partitions: vec![RequestPartition {
                             partition_index: 0,
                             ..Default::default()
-                        }]
-                        .into(),
+                        }],
                         ..Default::default()
                     }]
                     .into(),

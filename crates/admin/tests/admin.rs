@@ -66,8 +66,7 @@ fn quorum(port: u16, observers: Vec<ReplicaState>) -> DescribeQuorumResponse {
             host: StrBytes::from("127.0.0.1"),
             port: if id == 1 { port } else { 19_002 },
             ..Default::default()
-        }]
-        .into(),
+        }],
         ..Default::default()
     };
     DescribeQuorumResponse {
@@ -82,8 +81,7 @@ fn quorum(port: u16, observers: Vec<ReplicaState>) -> DescribeQuorumResponse {
                 committed_voters: vec![replica(1, DIR1, 120)].into(),
                 observers: observers.into(),
                 ..Default::default()
-            }]
-            .into(),
+            }],
             ..Default::default()
         }]
         .into(),

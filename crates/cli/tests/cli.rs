@@ -66,8 +66,7 @@ fn quorum_response(port: u16) -> DescribeQuorumResponse {
             host: StrBytes::from("127.0.0.1"),
             port: p,
             ..Default::default()
-        }]
-        .into(),
+        }],
         ..Default::default()
     };
     DescribeQuorumResponse {
@@ -85,8 +84,7 @@ fn quorum_response(port: u16) -> DescribeQuorumResponse {
                 .into(),
                 observers: vec![replica(4, DIR4, 95, 1_700_000_000_400)].into(),
                 ..Default::default()
-            }]
-            .into(),
+            }],
             ..Default::default()
         }]
         .into(),

@@ -1,5 +1,7 @@
 //! Emits Rust source for a parsed schema.
 
+use std::cell::Cell;
+use std::collections::HashSet;
 use std::fmt::Write as _;
 
 use crate::model::{Default, Field, FieldType, MessageKind, MessageSpec, StructDef, Versions};
@@ -76,6 +78,60 @@ fn vcond(range: &Versions, within: &Versions) -> String {
     }
 }
 
+/// A repeated struct (array element or nested in one) whose encoding takes
+/// at least this many bytes may hold a single-element array inline: its
+/// memory per input byte then stays below that of the smallest elements.
+const INLINE_MIN_WIRE_SIZE: usize = 12;
+
+thread_local! {
+    /// Whether the struct being emitted keeps a single-element array of
+    /// structs inline (`List`) rather than in a `Vec`. Inline storage saves
+    /// the heap allocation of the typical one-topic, one-partition request,
+    /// but makes the struct as large as its element. That costs memory only
+    /// once for a struct that is not repeated; a repeated one that is that
+    /// large for a few bytes of input (a topic with an empty name and no
+    /// partitions takes 3) would let a long array of near-empty elements
+    /// claim far more memory than the input it came from.
+    static INLINE_ONE: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Whether an array of `inner` is a `List` in the struct being emitted.
+fn is_list(inner: &FieldType) -> bool {
+    matches!(inner, FieldType::Struct(_)) && INLINE_ONE.with(Cell::get)
+}
+
+/// Structs of `spec` that are array elements or nested in one.
+fn repeated_structs(spec: &MessageSpec) -> HashSet<String> {
+    let children = |ty: &FieldType| -> Option<String> {
+        match ty {
+            FieldType::Struct(n) => Some(n.clone()),
+            FieldType::Array(inner) => match &**inner {
+                FieldType::Struct(n) => Some(n.clone()),
+                _ => None,
+            },
+            _ => None,
+        }
+    };
+    let mut stack: Vec<String> = spec
+        .structs
+        .iter()
+        .flat_map(|s| &s.fields)
+        .filter_map(|f| match &f.ty {
+            FieldType::Array(inner) => children(inner),
+            _ => None,
+        })
+        .collect();
+    let mut set = HashSet::new();
+    while let Some(n) = stack.pop() {
+        if set.insert(n.clone()) {
+            if let Some(st) = spec.find_struct(&n) {
+                stack.extend(st.fields.iter().filter_map(|f| children(&f.ty)));
+            }
+        }
+    }
+    set
+}
+
 fn rust_type(ty: &FieldType) -> String {
     match ty {
         FieldType::Bool => "bool".into(),
@@ -90,9 +146,7 @@ fn rust_type(ty: &FieldType) -> String {
         FieldType::String => "StrBytes".into(),
         FieldType::Bytes | FieldType::Records => "Bytes".into(),
         FieldType::Struct(n) => n.clone(),
-        FieldType::Array(inner) if matches!(**inner, FieldType::Struct(_)) => {
-            format!("List<{}>", rust_type(inner))
-        }
+        FieldType::Array(inner) if is_list(inner) => format!("List<{}>", rust_type(inner)),
         FieldType::Array(inner) => format!("Vec<{}>", rust_type(inner)),
     }
 }
@@ -113,7 +167,7 @@ fn natural_default(ty: &FieldType) -> String {
         FieldType::String => "StrBytes::new()".into(),
         FieldType::Bytes | FieldType::Records => "Bytes::new()".into(),
         FieldType::Struct(n) => format!("{n}::default()"),
-        FieldType::Array(inner) if matches!(**inner, FieldType::Struct(_)) => "List::new()".into(),
+        FieldType::Array(inner) if is_list(inner) => "List::new()".into(),
         FieldType::Array(_) => "Vec::new()".into(),
         _ => "0".into(),
     }
@@ -265,7 +319,7 @@ fn gen_read(ty: &FieldType, compact: &str) -> String {
 }
 
 fn read_array_body(inner: &FieldType, compact: &str, count_expr: &str) -> String {
-    if matches!(inner, FieldType::Struct(_)) {
+    if is_list(inner) {
         // Zero or one element needs no heap allocation.
         return format!(
             "{{ let n = wire::check_array_fits({count_expr}, buf.remaining(), {min})?; match n {{ 0 => List::Empty, 1 => List::One({read}), _ => {{ let mut out = Vec::with_capacity(n); for _ in 0..n {{ out.push({read}); }} List::Many(out) }} }} }}",
@@ -324,6 +378,7 @@ fn doc(out: &mut String, ind: &str, text: &str) {
 struct Emitter<'a> {
     spec: &'a MessageSpec,
     out: String,
+    repeated: HashSet<String>,
 }
 
 impl Emitter<'_> {
@@ -347,6 +402,9 @@ impl Emitter<'_> {
     }
 
     fn emit_struct(&mut self, s: &StructDef) {
+        let inline =
+            !self.repeated.contains(&s.name) || self.min_wire_size(s) >= INLINE_MIN_WIRE_SIZE;
+        INLINE_ONE.with(|c| c.set(inline));
         let flex = self.has_flexible(s);
         let out = &mut self.out;
         let about = if s.about.trim().is_empty() {
@@ -1167,6 +1225,7 @@ pub fn emit_message(spec: &MessageSpec) -> String {
     let mut e = Emitter {
         spec,
         out: String::new(),
+        repeated: repeated_structs(spec),
     };
     e.out.push_str(GENERATED_HEADER);
     let _ = writeln!(e.out, "//! `{}` (schema `{}`).", spec.name, spec.file);
@@ -1461,6 +1520,29 @@ pub fn emit_mod(specs: &[MessageSpec]) -> String {
     sorted.sort_by(|a, b| a.name.cmp(&b.name));
     for s in sorted {
         let _ = writeln!(o, "        $m!({}, {});", snake_case(&s.name), s.name);
+    }
+    o.push_str("    };\n}\n");
+    o.push_str(
+        "\n/// Applies a macro to `(module, struct name)` of every generated struct that can\n/// be an array element (bounds on decoding memory are checked against each).\n",
+    );
+    o.push_str(
+        "#[macro_export]\n#[doc(hidden)]\nmacro_rules! for_each_array_element {\n    ($m:ident) => {\n",
+    );
+    let mut elements: Vec<(String, String)> = Vec::new();
+    for s in specs {
+        for st in &s.structs {
+            let in_array = s.structs.iter().flat_map(|o| &o.fields).any(
+                |f| matches!(&f.ty, FieldType::Array(inner) if matches!(&**inner, FieldType::Struct(n) if *n == st.name)),
+            );
+            if in_array {
+                elements.push((snake_case(&s.name), st.name.clone()));
+            }
+        }
+    }
+    elements.sort();
+    elements.dedup();
+    for (m, n) in elements {
+        let _ = writeln!(o, "        $m!({m}, {n});");
     }
     o.push_str("    };\n}\n");
     o

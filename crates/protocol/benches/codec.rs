@@ -92,8 +92,7 @@ fn describe_quorum_response() -> describe_quorum_response::DescribeQuorumRespons
                 current_voters: (1..=5).map(replica).collect(),
                 observers: (6..=8).map(replica).collect(),
                 ..Default::default()
-            }]
-            .into(),
+            }],
             ..Default::default()
         }]
         .into(),
@@ -103,8 +102,7 @@ fn describe_quorum_response() -> describe_quorum_response::DescribeQuorumRespons
                 listeners: vec![
                     listener("CONTROLLER", 9093),
                     listener("CONTROLLER_SSL", 9094),
-                ]
-                .into(),
+                ],
                 ..Default::default()
             })
             .collect(),
@@ -144,8 +142,7 @@ fn vote_request() -> vote_request::VoteRequest {
                 last_offset: 1_000_000,
                 pre_vote: true,
                 ..Default::default()
-            }]
-            .into(),
+            }],
             ..Default::default()
         }]
         .into(),
@@ -179,8 +176,7 @@ fn fetch_response() -> fetch_response::FetchResponse {
                     ..Default::default()
                 },
                 ..Default::default()
-            }]
-            .into(),
+            }],
             ..Default::default()
         }]
         .into(),

@@ -89,8 +89,7 @@ fn describe_quorum_response_v3_carries_committed_voters_between_current_voters_a
                 current_voters: vec![leader.clone()].into(),
                 committed_voters: vec![leader, removed].into(),
                 ..Default::default()
-            }]
-            .into(),
+            }],
             ..Default::default()
         }]
         .into(),
@@ -101,8 +100,7 @@ fn describe_quorum_response_v3_carries_committed_voters_between_current_voters_a
                 host: "localhost".into(),
                 port: 9093,
                 ..Default::default()
-            }]
-            .into(),
+            }],
             ..Default::default()
         }]
         .into(),

@@ -184,8 +184,7 @@ fn decoding_a_single_partition_vote_request_copies_no_strings() {
                 last_offset: 100,
                 pre_vote: true,
                 ..Default::default()
-            }]
-            .into(),
+            }],
             ..Default::default()
         }]
         .into(),
@@ -236,13 +235,13 @@ fn single_partition_kraft_requests_decode_with_at_most_one_allocation() {
         voter_id: 2,
         topics: List::One(vote_request::TopicData {
             topic_name: topic(),
-            partitions: List::One(vote_request::PartitionData {
+            partitions: vec![vote_request::PartitionData {
                 replica_epoch: 3,
                 replica_id: 1,
                 replica_directory_id: Uuid::from_u64_pair(1, 2),
                 last_offset: 10,
                 ..Default::default()
-            }),
+            }],
             ..Default::default()
         }),
         ..Default::default()
@@ -255,11 +254,11 @@ fn single_partition_kraft_requests_decode_with_at_most_one_allocation() {
         voter_id: 2,
         topics: List::One(begin_quorum_epoch_request::TopicData {
             topic_name: topic(),
-            partitions: List::One(begin_quorum_epoch_request::PartitionData {
+            partitions: vec![begin_quorum_epoch_request::PartitionData {
                 leader_id: 1,
                 leader_epoch: 3,
                 ..Default::default()
-            }),
+            }],
             ..Default::default()
         }),
         leader_endpoints: List::One(begin_quorum_epoch_request::LeaderEndpoint {
@@ -276,15 +275,16 @@ fn single_partition_kraft_requests_decode_with_at_most_one_allocation() {
         cluster_id: cluster(),
         topics: List::One(end_quorum_epoch_request::TopicData {
             topic_name: topic(),
-            partitions: List::One(end_quorum_epoch_request::PartitionData {
+            partitions: vec![end_quorum_epoch_request::PartitionData {
                 leader_id: 1,
                 leader_epoch: 3,
-                preferred_candidates: List::One(end_quorum_epoch_request::ReplicaInfo {
+                preferred_candidates: vec![end_quorum_epoch_request::ReplicaInfo {
                     candidate_id: 2,
                     ..Default::default()
-                }),
+                }]
+                .into(),
                 ..Default::default()
-            }),
+            }],
             ..Default::default()
         }),
         leader_endpoints: List::One(end_quorum_epoch_request::LeaderEndpoint {
@@ -307,13 +307,13 @@ fn single_partition_kraft_requests_decode_with_at_most_one_allocation() {
         max_wait_ms: 500,
         topics: List::One(fetch_request::FetchTopic {
             topic_id: Uuid::from_u64_pair(0, 1),
-            partitions: List::One(fetch_request::FetchPartition {
+            partitions: vec![fetch_request::FetchPartition {
                 current_leader_epoch: 3,
                 fetch_offset: 100,
                 last_fetched_epoch: 3,
                 replica_directory_id: Uuid::from_u64_pair(5, 6),
                 ..Default::default()
-            }),
+            }],
             ..Default::default()
         }),
         ..Default::default()
@@ -325,11 +325,11 @@ fn single_partition_kraft_requests_decode_with_at_most_one_allocation() {
         replica_id: 2,
         topics: List::One(fetch_snapshot_request::TopicSnapshot {
             name: topic(),
-            partitions: List::One(fetch_snapshot_request::PartitionSnapshot {
+            partitions: vec![fetch_snapshot_request::PartitionSnapshot {
                 current_leader_epoch: 3,
                 position: 4096,
                 ..Default::default()
-            }),
+            }],
             ..Default::default()
         }),
         ..Default::default()
@@ -354,7 +354,7 @@ fn single_partition_kraft_requests_decode_with_at_most_one_allocation() {
     let describe = describe_quorum_request::DescribeQuorumRequest {
         topics: List::One(describe_quorum_request::TopicData {
             topic_name: topic(),
-            partitions: List::One(Default::default()),
+            partitions: vec![Default::default()],
             ..Default::default()
         }),
         ..Default::default()

@@ -249,8 +249,7 @@ pub fn inbound_request(
                                 index: p.partition,
                                 error_code: code(ErrorCode::UnknownTopicOrPartition),
                                 ..Default::default()
-                            }]
-                            .into(),
+                            }],
                             ..Default::default()
                         }]
                         .into(),
@@ -414,8 +413,7 @@ pub fn outbound_response(resp: &m::Response, version: i16) -> ResponseBody {
                     leader_epoch: r.leader_epoch,
                     vote_granted: r.vote_granted,
                     ..Default::default()
-                }]
-                .into(),
+                }],
                 ..Default::default()
             }]
             .into(),
@@ -433,8 +431,7 @@ pub fn outbound_response(resp: &m::Response, version: i16) -> ResponseBody {
                         leader_id: r.leader_id,
                         leader_epoch: r.leader_epoch,
                         ..Default::default()
-                    }]
-                    .into(),
+                    }],
                     ..Default::default()
                 }]
                 .into(),
@@ -461,8 +458,7 @@ pub fn outbound_response(resp: &m::Response, version: i16) -> ResponseBody {
                         leader_id: r.leader_id,
                         leader_epoch: r.leader_epoch,
                         ..Default::default()
-                    }]
-                    .into(),
+                    }],
                     ..Default::default()
                 }]
                 .into(),
@@ -512,8 +508,7 @@ pub fn outbound_response(resp: &m::Response, version: i16) -> ResponseBody {
                             .unwrap_or_default(),
                         records: Some(encode_batches(&r.records)),
                         ..Default::default()
-                    }]
-                    .into(),
+                    }],
                     ..Default::default()
                 }]
                 .into()
@@ -558,8 +553,7 @@ pub fn outbound_response(resp: &m::Response, version: i16) -> ResponseBody {
                             position: r.position,
                             unaligned_records: r.unaligned_records.clone(),
                             ..Default::default()
-                        }]
-                        .into(),
+                        }],
                         ..Default::default()
                     }]
                     .into()
@@ -629,8 +623,7 @@ pub fn outbound_response(resp: &m::Response, version: i16) -> ResponseBody {
                         committed_voters: replica_states(&r.committed_voters).into(),
                         observers: replica_states(&r.observers).into(),
                         ..Default::default()
-                    }]
-                    .into(),
+                    }],
                     ..Default::default()
                 }]
                 .into(),
@@ -691,8 +684,7 @@ pub fn outbound_request(req: &m::Request, version: i16) -> RequestBody {
                     last_offset: r.last_offset,
                     pre_vote: r.pre_vote,
                     ..Default::default()
-                }]
-                .into(),
+                }],
                 ..Default::default()
             }]
             .into(),
@@ -710,8 +702,7 @@ pub fn outbound_request(req: &m::Request, version: i16) -> RequestBody {
                         leader_id: r.leader_id,
                         leader_epoch: r.leader_epoch,
                         ..Default::default()
-                    }]
-                    .into(),
+                    }],
                     ..Default::default()
                 }]
                 .into(),
@@ -752,8 +743,7 @@ pub fn outbound_request(req: &m::Request, version: i16) -> RequestBody {
                             })
                             .collect(),
                         ..Default::default()
-                    }]
-                    .into(),
+                    }],
                     ..Default::default()
                 }]
                 .into(),
@@ -809,8 +799,7 @@ pub fn outbound_request(req: &m::Request, version: i16) -> RequestBody {
                         i64::MAX
                     },
                     ..Default::default()
-                }]
-                .into(),
+                }],
                 ..Default::default()
             }]
             .into(),
@@ -838,8 +827,7 @@ pub fn outbound_request(req: &m::Request, version: i16) -> RequestBody {
                             Uuid::nil()
                         },
                         ..Default::default()
-                    }]
-                    .into(),
+                    }],
                     ..Default::default()
                 }]
                 .into(),
@@ -903,8 +891,7 @@ pub fn outbound_request(req: &m::Request, version: i16) -> RequestBody {
                     partitions: vec![describe_quorum_request::PartitionData {
                         partition_index: 0,
                         ..Default::default()
-                    }]
-                    .into(),
+                    }],
                     ..Default::default()
                 }]
                 .into(),

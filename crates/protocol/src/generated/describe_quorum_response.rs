@@ -301,7 +301,7 @@ pub struct TopicData {
     /// Quorum state per partition.
     ///
     /// Versions: 0+.
-    pub partitions: List<PartitionData>,
+    pub partitions: Vec<PartitionData>,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
     pub unknown_tagged_fields: RawTaggedFields,
 }
@@ -310,7 +310,7 @@ impl Default for TopicData {
     fn default() -> Self {
         Self {
             topic_name: StrBytes::new(),
-            partitions: List::new(),
+            partitions: Vec::new(),
             unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
@@ -371,23 +371,17 @@ impl Decodable for TopicData {
         let flexible = true;
         let _ = flexible;
         let mut f_topic_name: StrBytes = wire::get_string(buf, flexible)?;
-        let mut f_partitions: List<PartitionData> = {
+        let mut f_partitions: Vec<PartitionData> = {
             let n = wire::check_array_fits(
                 wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
                 buf.remaining(),
                 PartitionData::MIN_WIRE_SIZE,
             )?;
-            match n {
-                0 => List::Empty,
-                1 => List::One(PartitionData::decode(buf, version)?),
-                _ => {
-                    let mut out = Vec::with_capacity(n);
-                    for _ in 0..n {
-                        out.push(PartitionData::decode(buf, version)?);
-                    }
-                    List::Many(out)
-                }
+            let mut out = Vec::with_capacity(n);
+            for _ in 0..n {
+                out.push(PartitionData::decode(buf, version)?);
             }
+            out
         };
         let unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
@@ -1022,7 +1016,7 @@ pub struct Node {
     /// Controller listeners of the node.
     ///
     /// Versions: 2+.
-    pub listeners: List<Listener>,
+    pub listeners: Vec<Listener>,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
     pub unknown_tagged_fields: RawTaggedFields,
 }
@@ -1031,7 +1025,7 @@ impl Default for Node {
     fn default() -> Self {
         Self {
             node_id: 0,
-            listeners: List::new(),
+            listeners: Vec::new(),
             unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
@@ -1091,23 +1085,17 @@ impl Decodable for Node {
         let flexible = true;
         let _ = flexible;
         let mut f_node_id: i32 = wire::get_i32(buf)?;
-        let mut f_listeners: List<Listener> = {
+        let mut f_listeners: Vec<Listener> = {
             let n = wire::check_array_fits(
                 wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
                 buf.remaining(),
                 Listener::MIN_WIRE_SIZE,
             )?;
-            match n {
-                0 => List::Empty,
-                1 => List::One(Listener::decode(buf, version)?),
-                _ => {
-                    let mut out = Vec::with_capacity(n);
-                    for _ in 0..n {
-                        out.push(Listener::decode(buf, version)?);
-                    }
-                    List::Many(out)
-                }
+            let mut out = Vec::with_capacity(n);
+            for _ in 0..n {
+                out.push(Listener::decode(buf, version)?);
             }
+            out
         };
         let unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {

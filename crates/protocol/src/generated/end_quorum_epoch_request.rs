@@ -263,7 +263,7 @@ pub struct TopicData {
     /// Partitions whose leader is resigning.
     ///
     /// Versions: 0+.
-    pub partitions: List<PartitionData>,
+    pub partitions: Vec<PartitionData>,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
     pub unknown_tagged_fields: RawTaggedFields,
 }
@@ -272,7 +272,7 @@ impl Default for TopicData {
     fn default() -> Self {
         Self {
             topic_name: StrBytes::new(),
-            partitions: List::new(),
+            partitions: Vec::new(),
             unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
@@ -333,23 +333,17 @@ impl Decodable for TopicData {
         let flexible = version >= 1;
         let _ = flexible;
         let mut f_topic_name: StrBytes = wire::get_string(buf, flexible)?;
-        let mut f_partitions: List<PartitionData> = {
+        let mut f_partitions: Vec<PartitionData> = {
             let n = wire::check_array_fits(
                 wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
                 buf.remaining(),
                 PartitionData::MIN_WIRE_SIZE,
             )?;
-            match n {
-                0 => List::Empty,
-                1 => List::One(PartitionData::decode(buf, version)?),
-                _ => {
-                    let mut out = Vec::with_capacity(n);
-                    for _ in 0..n {
-                        out.push(PartitionData::decode(buf, version)?);
-                    }
-                    List::Many(out)
-                }
+            let mut out = Vec::with_capacity(n);
+            for _ in 0..n {
+                out.push(PartitionData::decode(buf, version)?);
             }
+            out
         };
         let unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {

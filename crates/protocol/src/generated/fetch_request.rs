@@ -661,7 +661,7 @@ pub struct FetchTopic {
     /// Partitions of the topic to read from.
     ///
     /// Versions: 0+.
-    pub partitions: List<FetchPartition>,
+    pub partitions: Vec<FetchPartition>,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
     pub unknown_tagged_fields: RawTaggedFields,
 }
@@ -671,7 +671,7 @@ impl Default for FetchTopic {
         Self {
             topic: StrBytes::new(),
             topic_id: Uuid::nil(),
-            partitions: List::new(),
+            partitions: Vec::new(),
             unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
@@ -751,23 +751,17 @@ impl Decodable for FetchTopic {
         } else {
             Uuid::nil()
         };
-        let mut f_partitions: List<FetchPartition> = {
+        let mut f_partitions: Vec<FetchPartition> = {
             let n = wire::check_array_fits(
                 wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
                 buf.remaining(),
                 FetchPartition::MIN_WIRE_SIZE,
             )?;
-            match n {
-                0 => List::Empty,
-                1 => List::One(FetchPartition::decode(buf, version)?),
-                _ => {
-                    let mut out = Vec::with_capacity(n);
-                    for _ in 0..n {
-                        out.push(FetchPartition::decode(buf, version)?);
-                    }
-                    List::Many(out)
-                }
+            let mut out = Vec::with_capacity(n);
+            for _ in 0..n {
+                out.push(FetchPartition::decode(buf, version)?);
             }
+            out
         };
         let unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {

@@ -338,7 +338,7 @@ pub struct FetchableTopicResponse {
     /// Results per partition of the topic.
     ///
     /// Versions: 0+.
-    pub partitions: List<PartitionData>,
+    pub partitions: Vec<PartitionData>,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
     pub unknown_tagged_fields: RawTaggedFields,
 }
@@ -348,7 +348,7 @@ impl Default for FetchableTopicResponse {
         Self {
             topic: StrBytes::new(),
             topic_id: Uuid::nil(),
-            partitions: List::new(),
+            partitions: Vec::new(),
             unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
@@ -428,23 +428,17 @@ impl Decodable for FetchableTopicResponse {
         } else {
             Uuid::nil()
         };
-        let mut f_partitions: List<PartitionData> = {
+        let mut f_partitions: Vec<PartitionData> = {
             let n = wire::check_array_fits(
                 wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
                 buf.remaining(),
                 PartitionData::MIN_WIRE_SIZE,
             )?;
-            match n {
-                0 => List::Empty,
-                1 => List::One(PartitionData::decode(buf, version)?),
-                _ => {
-                    let mut out = Vec::with_capacity(n);
-                    for _ in 0..n {
-                        out.push(PartitionData::decode(buf, version)?);
-                    }
-                    List::Many(out)
-                }
+            let mut out = Vec::with_capacity(n);
+            for _ in 0..n {
+                out.push(PartitionData::decode(buf, version)?);
             }
+            out
         };
         let unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {

@@ -268,7 +268,7 @@ pub struct TopicSnapshot {
     /// Partitions whose snapshots are read.
     ///
     /// Versions: 0+.
-    pub partitions: List<PartitionSnapshot>,
+    pub partitions: Vec<PartitionSnapshot>,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
     pub unknown_tagged_fields: RawTaggedFields,
 }
@@ -277,7 +277,7 @@ impl Default for TopicSnapshot {
     fn default() -> Self {
         Self {
             name: StrBytes::new(),
-            partitions: List::new(),
+            partitions: Vec::new(),
             unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
@@ -338,23 +338,17 @@ impl Decodable for TopicSnapshot {
         let flexible = true;
         let _ = flexible;
         let mut f_name: StrBytes = wire::get_string(buf, flexible)?;
-        let mut f_partitions: List<PartitionSnapshot> = {
+        let mut f_partitions: Vec<PartitionSnapshot> = {
             let n = wire::check_array_fits(
                 wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
                 buf.remaining(),
                 PartitionSnapshot::MIN_WIRE_SIZE,
             )?;
-            match n {
-                0 => List::Empty,
-                1 => List::One(PartitionSnapshot::decode(buf, version)?),
-                _ => {
-                    let mut out = Vec::with_capacity(n);
-                    for _ in 0..n {
-                        out.push(PartitionSnapshot::decode(buf, version)?);
-                    }
-                    List::Many(out)
-                }
+            let mut out = Vec::with_capacity(n);
+            for _ in 0..n {
+                out.push(PartitionSnapshot::decode(buf, version)?);
             }
+            out
         };
         let unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
