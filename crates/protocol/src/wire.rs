@@ -279,6 +279,18 @@ pub fn get_uuid(buf: &mut Bytes) -> Result<Uuid, DecodeError> {
 /// Reads an unsigned base-128 varint of at most 5 bytes.
 #[inline]
 pub fn get_uvarint(buf: &mut Bytes) -> Result<u32, DecodeError> {
+    // Lengths, counts and tags are almost always below 128: one byte.
+    if let Some(&b) = buf.first() {
+        if b < 0x80 {
+            buf.advance(1);
+            return Ok(u32::from(b));
+        }
+    }
+    get_uvarint_long(buf)
+}
+
+#[cold]
+fn get_uvarint_long(buf: &mut Bytes) -> Result<u32, DecodeError> {
     let mut value: u32 = 0;
     for i in 0..5 {
         need(buf, 1)?;
