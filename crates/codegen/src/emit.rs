@@ -950,6 +950,11 @@ impl Emitter<'_> {
         let mut out = String::new();
         let ind = "        ";
         wl(&mut out, "", &format!("impl Decodable for {} {{", s.name));
+        if s.name != self.spec.top().name {
+            // Inlined into its parent, a nested struct is built in place
+            // instead of being copied out of its `Result`.
+            wl(&mut out, "    ", "#[inline]");
+        }
         wl(
             &mut out,
             "    ",
@@ -1023,7 +1028,7 @@ impl Emitter<'_> {
                 wl(
                     &mut out,
                     ind,
-                    "            let (tag, hdr, mut value) = wire::get_tagged_entry(buf)?;",
+                    "            let (tag, hdr, size) = wire::peek_tag_header(buf)?;",
                 );
                 wl(&mut out, ind, "            match tag {");
                 for f in &tagged {
@@ -1041,8 +1046,14 @@ impl Emitter<'_> {
                         ind,
                         &format!("                {tag}{guard} => {{"),
                     );
-                    wl(&mut out, ind, "                    value.advance(hdr);");
-                    wl(&mut out, ind, "                    let buf = &mut value;");
+                    // Read in place (no slice of the value to take and drop),
+                    // then check the field took exactly its size.
+                    wl(&mut out, ind, "                    buf.advance(hdr);");
+                    wl(
+                        &mut out,
+                        ind,
+                        "                    let end = buf.remaining() - size;",
+                    );
                     wl(
                         &mut out,
                         ind,
@@ -1054,11 +1065,15 @@ impl Emitter<'_> {
                     wl(
                         &mut out,
                         ind,
-                        "                    wire::expect_consumed(buf, tag)?;",
+                        "                    wire::expect_end(buf, end, tag)?;",
                     );
                     wl(&mut out, ind, "                }");
                 }
-                wl(&mut out, ind, "                _ => unknown.push(value),");
+                wl(
+                    &mut out,
+                    ind,
+                    "                _ => unknown.push(buf.split_to(hdr + size)),",
+                );
                 wl(&mut out, ind, "            }");
                 wl(&mut out, ind, "        }");
                 wl(

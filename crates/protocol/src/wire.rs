@@ -197,6 +197,38 @@ pub fn get_tagged_entry(buf: &mut Bytes) -> Result<(u32, usize, Bytes), DecodeEr
     Ok((tag, hdr, entry))
 }
 
+/// Reads the header of the tagged field at the front of `buf` without
+/// consuming anything: its tag, the header's length and the value's size,
+/// which is checked to be available.
+#[inline]
+pub fn peek_tag_header(buf: &Bytes) -> Result<(u32, usize, usize), DecodeError> {
+    match entry_header_at(buf.chunk()) {
+        Some((tag, hdr, size)) if buf.len() - hdr >= size => Ok((tag, hdr, size)),
+        Some((_, hdr, size)) => Err(DecodeError::UnexpectedEof {
+            needed: size,
+            remaining: buf.len() - hdr,
+        }),
+        None => {
+            // Report the precise error the sequential readers would.
+            let mut probe = buf.clone();
+            get_uvarint(&mut probe)?;
+            get_uvarint(&mut probe)?;
+            Err(DecodeError::VarintTooLong)
+        }
+    }
+}
+
+/// Fails unless a tagged field read in place ended exactly where its size
+/// said, `end` being the bytes that remain after it.
+#[inline]
+pub fn expect_end(buf: &Bytes, end: usize, tag: u32) -> Result<(), DecodeError> {
+    if buf.remaining() == end {
+        Ok(())
+    } else {
+        Err(DecodeError::TaggedFieldSize { tag })
+    }
+}
+
 /// Reads the `count` fields of a tag section in which no tag is known: the
 /// whole section is kept as one slice of the input.
 #[inline]
@@ -670,6 +702,9 @@ pub fn tagged_field_len(tag: u32, size: usize) -> usize {
 /// merged in ascending tag order with the known ones).
 #[inline]
 pub fn put_raw_tags<B: BufMut>(buf: &mut B, raw: &RawTaggedFields, below: u32, from: &mut usize) {
+    if raw.is_empty() {
+        return;
+    }
     let bytes = raw.as_bytes();
     let start = *from;
     while let Some((tag, len)) = entry_at(&bytes[*from..]) {
@@ -691,6 +726,9 @@ pub fn raw_tags_len(raw: &RawTaggedFields) -> usize {
 /// do not reuse a known tag of this version, so that the encoding is valid.
 #[inline]
 pub fn check_raw_tags(raw: &RawTaggedFields, known: &[u32]) -> Result<(), EncodeError> {
+    if raw.is_empty() {
+        return Ok(());
+    }
     let mut prev: Option<u32> = None;
     for f in raw.iter() {
         if prev.is_some_and(|p| p >= f.tag) || known.contains(&f.tag) {

@@ -92,6 +92,26 @@ fn unknown_tagged_fields_around_a_known_one_are_separated_from_it() {
     assert_eq!(decoded, with);
     assert_eq!(decoded.unknown_tagged_fields.len(), 2);
     assert_eq!(decoded.encode_to_vec(16).expect("encodes"), b);
+
+    // A known field whose declared size is one byte more, or one less, than
+    // it takes is refused.
+    let size = usize::from(known[1]);
+    assert!(size < 0x80 && known.len() == 2 + size);
+    for (declared, value) in [
+        (size + 1, [&known[2..], &[0u8][..]].concat()),
+        (size - 1, known[2..2 + size - 1].to_vec()),
+    ] {
+        let mut bad = prefix.to_vec();
+        bad.push(1);
+        bad.push(0);
+        bad.push(declared as u8);
+        bad.extend_from_slice(&value);
+        let err = fetch_response::FetchResponse::decode_exact(shared(&bad), 16)
+            .expect_err("size mismatch refused");
+        if declared > size {
+            assert_eq!(err, kraft_protocol::DecodeError::TaggedFieldSize { tag: 0 });
+        }
+    }
 }
 
 #[test]

@@ -238,11 +238,11 @@ impl Decodable for ApiVersionsResponse {
             if count > 0 {
                 let mut unknown = wire::RawTagsReader::default();
                 for _ in 0..count {
-                    let (tag, hdr, mut value) = wire::get_tagged_entry(buf)?;
+                    let (tag, hdr, size) = wire::peek_tag_header(buf)?;
                     match tag {
                         0 if version >= 3 => {
-                            value.advance(hdr);
-                            let buf = &mut value;
+                            buf.advance(hdr);
+                            let end = buf.remaining() - size;
                             f_supported_features = {
                                 let n = wire::check_array_fits(
                                     wire::get_array_len(buf, true)?
@@ -262,17 +262,17 @@ impl Decodable for ApiVersionsResponse {
                                     }
                                 }
                             };
-                            wire::expect_consumed(buf, tag)?;
+                            wire::expect_end(buf, end, tag)?;
                         }
                         1 if version >= 3 => {
-                            value.advance(hdr);
-                            let buf = &mut value;
+                            buf.advance(hdr);
+                            let end = buf.remaining() - size;
                             f_finalized_features_epoch = wire::get_i64(buf)?;
-                            wire::expect_consumed(buf, tag)?;
+                            wire::expect_end(buf, end, tag)?;
                         }
                         2 if version >= 3 => {
-                            value.advance(hdr);
-                            let buf = &mut value;
+                            buf.advance(hdr);
+                            let end = buf.remaining() - size;
                             f_finalized_features = {
                                 let n = wire::check_array_fits(
                                     wire::get_array_len(buf, true)?
@@ -292,15 +292,15 @@ impl Decodable for ApiVersionsResponse {
                                     }
                                 }
                             };
-                            wire::expect_consumed(buf, tag)?;
+                            wire::expect_end(buf, end, tag)?;
                         }
                         3 if version >= 3 => {
-                            value.advance(hdr);
-                            let buf = &mut value;
+                            buf.advance(hdr);
+                            let end = buf.remaining() - size;
                             f_zk_migration_ready = wire::get_bool(buf)?;
-                            wire::expect_consumed(buf, tag)?;
+                            wire::expect_end(buf, end, tag)?;
                         }
-                        _ => unknown.push(value),
+                        _ => unknown.push(buf.split_to(hdr + size)),
                     }
                 }
                 unknown_tagged_fields = unknown.finish();
@@ -552,6 +552,7 @@ impl Encodable for ApiVersion {
 }
 
 impl Decodable for ApiVersion {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 3;
         let _ = flexible;
@@ -683,6 +684,7 @@ impl Encodable for SupportedFeatureKey {
 }
 
 impl Decodable for SupportedFeatureKey {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
@@ -817,6 +819,7 @@ impl Encodable for FinalizedFeatureKey {
 }
 
 impl Decodable for FinalizedFeatureKey {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;

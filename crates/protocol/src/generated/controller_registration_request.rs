@@ -326,6 +326,7 @@ impl Encodable for Listener {
 }
 
 impl Decodable for Listener {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
@@ -464,6 +465,7 @@ impl Encodable for Feature {
 }
 
 impl Decodable for Feature {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;

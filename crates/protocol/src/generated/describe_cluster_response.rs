@@ -415,6 +415,7 @@ impl Encodable for DescribeClusterBroker {
 }
 
 impl Decodable for DescribeClusterBroker {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;

@@ -329,6 +329,7 @@ impl Encodable for TopicData {
 }
 
 impl Decodable for TopicData {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 1;
         let _ = flexible;
@@ -506,6 +507,7 @@ impl Encodable for PartitionData {
 }
 
 impl Decodable for PartitionData {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 1;
         let _ = flexible;
@@ -702,6 +704,7 @@ impl Encodable for ReplicaInfo {
 }
 
 impl Decodable for ReplicaInfo {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
@@ -830,6 +833,7 @@ impl Encodable for LeaderEndpoint {
 }
 
 impl Decodable for LeaderEndpoint {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;

@@ -163,11 +163,11 @@ impl Decodable for EndQuorumEpochResponse {
             if count > 0 {
                 let mut unknown = wire::RawTagsReader::default();
                 for _ in 0..count {
-                    let (tag, hdr, mut value) = wire::get_tagged_entry(buf)?;
+                    let (tag, hdr, size) = wire::peek_tag_header(buf)?;
                     match tag {
                         0 if version >= 1 => {
-                            value.advance(hdr);
-                            let buf = &mut value;
+                            buf.advance(hdr);
+                            let end = buf.remaining() - size;
                             f_node_endpoints = {
                                 let n = wire::check_array_fits(
                                     wire::get_array_len(buf, true)?
@@ -187,9 +187,9 @@ impl Decodable for EndQuorumEpochResponse {
                                     }
                                 }
                             };
-                            wire::expect_consumed(buf, tag)?;
+                            wire::expect_end(buf, end, tag)?;
                         }
-                        _ => unknown.push(value),
+                        _ => unknown.push(buf.split_to(hdr + size)),
                     }
                 }
                 unknown_tagged_fields = unknown.finish();
@@ -351,6 +351,7 @@ impl Encodable for TopicData {
 }
 
 impl Decodable for TopicData {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 1;
         let _ = flexible;
@@ -502,6 +503,7 @@ impl Encodable for PartitionData {
 }
 
 impl Decodable for PartitionData {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 1;
         let _ = flexible;
@@ -643,6 +645,7 @@ impl Encodable for NodeEndpoint {
 }
 
 impl Decodable for NodeEndpoint {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;

@@ -192,11 +192,11 @@ impl Decodable for FetchResponse {
             if count > 0 {
                 let mut unknown = wire::RawTagsReader::default();
                 for _ in 0..count {
-                    let (tag, hdr, mut value) = wire::get_tagged_entry(buf)?;
+                    let (tag, hdr, size) = wire::peek_tag_header(buf)?;
                     match tag {
                         0 if version >= 16 => {
-                            value.advance(hdr);
-                            let buf = &mut value;
+                            buf.advance(hdr);
+                            let end = buf.remaining() - size;
                             f_node_endpoints = {
                                 let n = wire::check_array_fits(
                                     wire::get_array_len(buf, true)?
@@ -216,9 +216,9 @@ impl Decodable for FetchResponse {
                                     }
                                 }
                             };
-                            wire::expect_consumed(buf, tag)?;
+                            wire::expect_end(buf, end, tag)?;
                         }
-                        _ => unknown.push(value),
+                        _ => unknown.push(buf.split_to(hdr + size)),
                     }
                 }
                 unknown_tagged_fields = unknown.finish();
@@ -415,6 +415,7 @@ impl Encodable for FetchableTopicResponse {
 }
 
 impl Decodable for FetchableTopicResponse {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 12;
         let _ = flexible;
@@ -734,6 +735,7 @@ impl Encodable for PartitionData {
 }
 
 impl Decodable for PartitionData {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 12;
         let _ = flexible;
@@ -783,27 +785,27 @@ impl Decodable for PartitionData {
             if count > 0 {
                 let mut unknown = wire::RawTagsReader::default();
                 for _ in 0..count {
-                    let (tag, hdr, mut value) = wire::get_tagged_entry(buf)?;
+                    let (tag, hdr, size) = wire::peek_tag_header(buf)?;
                     match tag {
                         0 if version >= 12 => {
-                            value.advance(hdr);
-                            let buf = &mut value;
+                            buf.advance(hdr);
+                            let end = buf.remaining() - size;
                             f_diverging_epoch = EpochEndOffset::decode(buf, version)?;
-                            wire::expect_consumed(buf, tag)?;
+                            wire::expect_end(buf, end, tag)?;
                         }
                         1 if version >= 12 => {
-                            value.advance(hdr);
-                            let buf = &mut value;
+                            buf.advance(hdr);
+                            let end = buf.remaining() - size;
                             f_current_leader = LeaderIdAndEpoch::decode(buf, version)?;
-                            wire::expect_consumed(buf, tag)?;
+                            wire::expect_end(buf, end, tag)?;
                         }
                         2 if version >= 12 => {
-                            value.advance(hdr);
-                            let buf = &mut value;
+                            buf.advance(hdr);
+                            let end = buf.remaining() - size;
                             f_snapshot_id = SnapshotId::decode(buf, version)?;
-                            wire::expect_consumed(buf, tag)?;
+                            wire::expect_end(buf, end, tag)?;
                         }
-                        _ => unknown.push(value),
+                        _ => unknown.push(buf.split_to(hdr + size)),
                     }
                 }
                 unknown_tagged_fields = unknown.finish();
@@ -1062,6 +1064,7 @@ impl Encodable for EpochEndOffset {
 }
 
 impl Decodable for EpochEndOffset {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
@@ -1178,6 +1181,7 @@ impl Encodable for LeaderIdAndEpoch {
 }
 
 impl Decodable for LeaderIdAndEpoch {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
@@ -1297,6 +1301,7 @@ impl Encodable for SnapshotId {
 }
 
 impl Decodable for SnapshotId {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
@@ -1413,6 +1418,7 @@ impl Encodable for AbortedTransaction {
 }
 
 impl Decodable for AbortedTransaction {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 12;
         let _ = flexible;
@@ -1566,6 +1572,7 @@ impl Encodable for NodeEndpoint {
 }
 
 impl Decodable for NodeEndpoint {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;

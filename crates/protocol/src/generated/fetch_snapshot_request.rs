@@ -173,15 +173,15 @@ impl Decodable for FetchSnapshotRequest {
             if count > 0 {
                 let mut unknown = wire::RawTagsReader::default();
                 for _ in 0..count {
-                    let (tag, hdr, mut value) = wire::get_tagged_entry(buf)?;
+                    let (tag, hdr, size) = wire::peek_tag_header(buf)?;
                     match tag {
                         0 => {
-                            value.advance(hdr);
-                            let buf = &mut value;
+                            buf.advance(hdr);
+                            let end = buf.remaining() - size;
                             f_cluster_id = wire::get_nullable_string(buf, true)?;
-                            wire::expect_consumed(buf, tag)?;
+                            wire::expect_end(buf, end, tag)?;
                         }
-                        _ => unknown.push(value),
+                        _ => unknown.push(buf.split_to(hdr + size)),
                     }
                 }
                 unknown_tagged_fields = unknown.finish();
@@ -334,6 +334,7 @@ impl Encodable for TopicSnapshot {
 }
 
 impl Decodable for TopicSnapshot {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
@@ -501,6 +502,7 @@ impl Encodable for PartitionSnapshot {
 }
 
 impl Decodable for PartitionSnapshot {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
@@ -515,15 +517,15 @@ impl Decodable for PartitionSnapshot {
             if count > 0 {
                 let mut unknown = wire::RawTagsReader::default();
                 for _ in 0..count {
-                    let (tag, hdr, mut value) = wire::get_tagged_entry(buf)?;
+                    let (tag, hdr, size) = wire::peek_tag_header(buf)?;
                     match tag {
                         0 if version >= 1 => {
-                            value.advance(hdr);
-                            let buf = &mut value;
+                            buf.advance(hdr);
+                            let end = buf.remaining() - size;
                             f_replica_directory_id = wire::get_uuid(buf)?;
-                            wire::expect_consumed(buf, tag)?;
+                            wire::expect_end(buf, end, tag)?;
                         }
-                        _ => unknown.push(value),
+                        _ => unknown.push(buf.split_to(hdr + size)),
                     }
                 }
                 unknown_tagged_fields = unknown.finish();
@@ -672,6 +674,7 @@ impl Encodable for SnapshotId {
 }
 
 impl Decodable for SnapshotId {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;

@@ -302,6 +302,7 @@ impl Encodable for Voter {
 }
 
 impl Decodable for Voter {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;

@@ -326,6 +326,7 @@ impl Encodable for ControllerEndpoint {
 }
 
 impl Decodable for ControllerEndpoint {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
@@ -464,6 +465,7 @@ impl Encodable for ControllerFeature {
 }
 
 impl Decodable for ControllerFeature {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;

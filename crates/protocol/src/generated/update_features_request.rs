@@ -301,6 +301,7 @@ impl Encodable for FeatureUpdateKey {
 }
 
 impl Decodable for FeatureUpdateKey {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;

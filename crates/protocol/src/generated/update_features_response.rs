@@ -334,6 +334,7 @@ impl Encodable for UpdatableFeatureResult {
 }
 
 impl Decodable for UpdatableFeatureResult {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;

@@ -115,15 +115,15 @@ impl Decodable for UpdateRaftVoterResponse {
             if count > 0 {
                 let mut unknown = wire::RawTagsReader::default();
                 for _ in 0..count {
-                    let (tag, hdr, mut value) = wire::get_tagged_entry(buf)?;
+                    let (tag, hdr, size) = wire::peek_tag_header(buf)?;
                     match tag {
                         0 => {
-                            value.advance(hdr);
-                            let buf = &mut value;
+                            buf.advance(hdr);
+                            let end = buf.remaining() - size;
                             f_current_leader = CurrentLeader::decode(buf, version)?;
-                            wire::expect_consumed(buf, tag)?;
+                            wire::expect_end(buf, end, tag)?;
                         }
-                        _ => unknown.push(value),
+                        _ => unknown.push(buf.split_to(hdr + size)),
                     }
                 }
                 unknown_tagged_fields = unknown.finish();
@@ -262,6 +262,7 @@ impl Encodable for CurrentLeader {
 }
 
 impl Decodable for CurrentLeader {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;

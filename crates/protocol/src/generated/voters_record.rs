@@ -255,6 +255,7 @@ impl Encodable for Voter {
 }
 
 impl Decodable for Voter {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
@@ -420,6 +421,7 @@ impl Encodable for Endpoint {
 }
 
 impl Decodable for Endpoint {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
@@ -543,6 +545,7 @@ impl Encodable for KRaftVersionFeature {
 }
 
 impl Decodable for KRaftVersionFeature {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
