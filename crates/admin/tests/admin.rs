@@ -77,9 +77,9 @@ fn quorum(port: u16, observers: Vec<ReplicaState>) -> DescribeQuorumResponse {
                 leader_id: 1,
                 leader_epoch: 7,
                 high_watermark: 120,
-                current_voters: vec![replica(1, DIR1, 120), replica(2, DIR2, 118)].into(),
-                committed_voters: vec![replica(1, DIR1, 120)].into(),
-                observers: observers.into(),
+                current_voters: vec![replica(1, DIR1, 120), replica(2, DIR2, 118)],
+                committed_voters: vec![replica(1, DIR1, 120)],
+                observers,
                 ..Default::default()
             }],
             ..Default::default()

@@ -80,9 +80,8 @@ fn quorum_response(port: u16) -> DescribeQuorumResponse {
                 current_voters: vec![
                     replica(1, DIR1, 95, 1_700_000_000_500),
                     replica(2, DIR2, 90, 1_700_000_000_000),
-                ]
-                .into(),
-                observers: vec![replica(4, DIR4, 95, 1_700_000_000_400)].into(),
+                ],
+                observers: vec![replica(4, DIR4, 95, 1_700_000_000_400)],
                 ..Default::default()
             }],
             ..Default::default()

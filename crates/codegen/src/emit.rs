@@ -79,8 +79,10 @@ fn vcond(range: &Versions, within: &Versions) -> String {
 }
 
 /// A repeated struct (array element or nested in one) whose encoding takes
-/// at least this many bytes may hold a single-element array inline: its
-/// memory per input byte then stays below that of the smallest elements.
+/// at least this many bytes per array of structs it has may hold those
+/// arrays' single elements inline: its memory per input byte then stays
+/// below that of the smallest elements, and a decode that fails after
+/// reserving for lying counts at several nesting levels stays bounded too.
 const INLINE_MIN_WIRE_SIZE: usize = 12;
 
 thread_local! {
@@ -402,8 +404,13 @@ impl Emitter<'_> {
     }
 
     fn emit_struct(&mut self, s: &StructDef) {
-        let inline =
-            !self.repeated.contains(&s.name) || self.min_wire_size(s) >= INLINE_MIN_WIRE_SIZE;
+        let struct_arrays = s
+            .fields
+            .iter()
+            .filter(|f| matches!(&f.ty, FieldType::Array(inner) if matches!(**inner, FieldType::Struct(_))))
+            .count();
+        let inline = !self.repeated.contains(&s.name)
+            || self.min_wire_size(s) >= INLINE_MIN_WIRE_SIZE * struct_arrays;
         INLINE_ONE.with(|c| c.set(inline));
         let flex = self.has_flexible(s);
         let out = &mut self.out;

@@ -86,8 +86,8 @@ fn describe_quorum_response_v3_carries_committed_voters_between_current_voters_a
                 leader_id: 1,
                 leader_epoch: 5,
                 high_watermark: 100,
-                current_voters: vec![leader.clone()].into(),
-                committed_voters: vec![leader, removed].into(),
+                current_voters: vec![leader.clone()],
+                committed_voters: vec![leader, removed],
                 ..Default::default()
             }],
             ..Default::default()

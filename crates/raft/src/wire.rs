@@ -619,9 +619,9 @@ pub fn outbound_response(resp: &m::Response, version: i16) -> ResponseBody {
                         leader_id: r.leader_id,
                         leader_epoch: r.leader_epoch,
                         high_watermark: r.high_watermark,
-                        current_voters: replica_states(&r.current_voters).into(),
-                        committed_voters: replica_states(&r.committed_voters).into(),
-                        observers: replica_states(&r.observers).into(),
+                        current_voters: replica_states(&r.current_voters),
+                        committed_voters: replica_states(&r.committed_voters),
+                        observers: replica_states(&r.observers),
                         ..Default::default()
                     }],
                     ..Default::default()

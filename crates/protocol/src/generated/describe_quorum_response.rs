@@ -467,15 +467,15 @@ pub struct PartitionData {
     /// State of each voter in the latest voter set, which may not be committed yet.
     ///
     /// Versions: 0+.
-    pub current_voters: List<ReplicaState>,
+    pub current_voters: Vec<ReplicaState>,
     /// State of each voter in the committed voter set (the one in force at offset HighWatermark - 1); empty while the high watermark is unknown.
     ///
     /// Versions: 3+; ignorable.
-    pub committed_voters: List<ReplicaState>,
+    pub committed_voters: Vec<ReplicaState>,
     /// State of replicas that fetch from the leader without being voters.
     ///
     /// Versions: 0+.
-    pub observers: List<ReplicaState>,
+    pub observers: Vec<ReplicaState>,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
     pub unknown_tagged_fields: RawTaggedFields,
 }
@@ -489,9 +489,9 @@ impl Default for PartitionData {
             leader_id: 0,
             leader_epoch: 0,
             high_watermark: 0,
-            current_voters: List::new(),
-            committed_voters: List::new(),
-            observers: List::new(),
+            current_voters: Vec::new(),
+            committed_voters: Vec::new(),
+            observers: Vec::new(),
             unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
@@ -620,63 +620,45 @@ impl Decodable for PartitionData {
         let mut f_leader_id: i32 = wire::get_i32(buf)?;
         let mut f_leader_epoch: i32 = wire::get_i32(buf)?;
         let mut f_high_watermark: i64 = wire::get_i64(buf)?;
-        let mut f_current_voters: List<ReplicaState> = {
+        let mut f_current_voters: Vec<ReplicaState> = {
             let n = wire::check_array_fits(
                 wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
                 buf.remaining(),
                 ReplicaState::MIN_WIRE_SIZE,
             )?;
-            match n {
-                0 => List::Empty,
-                1 => List::One(ReplicaState::decode(buf, version)?),
-                _ => {
-                    let mut out = Vec::with_capacity(n);
-                    for _ in 0..n {
-                        out.push(ReplicaState::decode(buf, version)?);
-                    }
-                    List::Many(out)
-                }
+            let mut out = Vec::with_capacity(n);
+            for _ in 0..n {
+                out.push(ReplicaState::decode(buf, version)?);
             }
+            out
         };
-        let mut f_committed_voters: List<ReplicaState> = if version >= 3 {
+        let mut f_committed_voters: Vec<ReplicaState> = if version >= 3 {
             {
                 let n = wire::check_array_fits(
                     wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
                     buf.remaining(),
                     ReplicaState::MIN_WIRE_SIZE,
                 )?;
-                match n {
-                    0 => List::Empty,
-                    1 => List::One(ReplicaState::decode(buf, version)?),
-                    _ => {
-                        let mut out = Vec::with_capacity(n);
-                        for _ in 0..n {
-                            out.push(ReplicaState::decode(buf, version)?);
-                        }
-                        List::Many(out)
-                    }
+                let mut out = Vec::with_capacity(n);
+                for _ in 0..n {
+                    out.push(ReplicaState::decode(buf, version)?);
                 }
+                out
             }
         } else {
-            List::new()
+            Vec::new()
         };
-        let mut f_observers: List<ReplicaState> = {
+        let mut f_observers: Vec<ReplicaState> = {
             let n = wire::check_array_fits(
                 wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
                 buf.remaining(),
                 ReplicaState::MIN_WIRE_SIZE,
             )?;
-            match n {
-                0 => List::Empty,
-                1 => List::One(ReplicaState::decode(buf, version)?),
-                _ => {
-                    let mut out = Vec::with_capacity(n);
-                    for _ in 0..n {
-                        out.push(ReplicaState::decode(buf, version)?);
-                    }
-                    List::Many(out)
-                }
+            let mut out = Vec::with_capacity(n);
+            for _ in 0..n {
+                out.push(ReplicaState::decode(buf, version)?);
             }
+            out
         };
         let unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
