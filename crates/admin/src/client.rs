@@ -571,7 +571,8 @@ impl Admin {
                             ..Default::default()
                         }],
                         ..Default::default()
-                    }],
+                    }]
+                    .into(),
                     ..Default::default()
                 };
                 let response = conn

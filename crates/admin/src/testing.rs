@@ -44,6 +44,8 @@ impl Received {
 }
 
 /// What the handler wants done with a request.
+// Message bodies hold their single-element arrays inline.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone)]
 pub enum Reply {
     /// Send this response (encoded at the request's version).

@@ -83,8 +83,9 @@ fn quorum(port: u16, observers: Vec<ReplicaState>) -> DescribeQuorumResponse {
                 ..Default::default()
             }],
             ..Default::default()
-        }],
-        nodes: vec![node(1), node(2)],
+        }]
+        .into(),
+        nodes: vec![node(1), node(2)].into(),
         ..Default::default()
     }
 }
@@ -762,7 +763,8 @@ async fn features_describe_and_update() {
                         error_code: ErrorCode::InvalidUpdateVersion.code(),
                         error_message: Some(StrBytes::from("per feature")),
                         ..Default::default()
-                    }],
+                    }]
+                    .into(),
                     ..Default::default()
                 }))
             }
@@ -868,7 +870,8 @@ async fn describe_cluster_through_brokers_uses_endpoint_type_1() {
                     host: StrBytes::from("b7"),
                     port: 9092,
                     ..Default::default()
-                }],
+                }]
+                .into(),
                 ..Default::default()
             }))
         }

@@ -85,8 +85,9 @@ fn quorum_response(port: u16) -> DescribeQuorumResponse {
                 ..Default::default()
             }],
             ..Default::default()
-        }],
-        nodes: vec![node(1, port), node(2, 19_002)],
+        }]
+        .into(),
+        nodes: vec![node(1, port), node(2, 19_002)].into(),
         ..Default::default()
     }
 }

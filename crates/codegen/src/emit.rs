@@ -1,5 +1,7 @@
 //! Emits Rust source for a parsed schema.
 
+use std::cell::Cell;
+use std::collections::HashSet;
 use std::fmt::Write as _;
 
 use crate::model::{Default, Field, FieldType, MessageKind, MessageSpec, StructDef, Versions};
@@ -76,6 +78,62 @@ fn vcond(range: &Versions, within: &Versions) -> String {
     }
 }
 
+/// A repeated struct (array element or nested in one) whose encoding takes
+/// at least this many bytes per array of structs it has may hold those
+/// arrays' single elements inline: its memory per input byte then stays
+/// below that of the smallest elements, and a decode that fails after
+/// reserving for lying counts at several nesting levels stays bounded too.
+const INLINE_MIN_WIRE_SIZE: usize = 12;
+
+thread_local! {
+    /// Whether the struct being emitted keeps a single-element array of
+    /// structs inline (`List`) rather than in a `Vec`. Inline storage saves
+    /// the heap allocation of the typical one-topic, one-partition request,
+    /// but makes the struct as large as its element. That costs memory only
+    /// once for a struct that is not repeated; a repeated one that is that
+    /// large for a few bytes of input (a topic with an empty name and no
+    /// partitions takes 3) would let a long array of near-empty elements
+    /// claim far more memory than the input it came from.
+    static INLINE_ONE: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Whether an array of `inner` is a `List` in the struct being emitted.
+fn is_list(inner: &FieldType) -> bool {
+    matches!(inner, FieldType::Struct(_)) && INLINE_ONE.with(Cell::get)
+}
+
+/// Structs of `spec` that are array elements or nested in one.
+fn repeated_structs(spec: &MessageSpec) -> HashSet<String> {
+    let children = |ty: &FieldType| -> Option<String> {
+        match ty {
+            FieldType::Struct(n) => Some(n.clone()),
+            FieldType::Array(inner) => match &**inner {
+                FieldType::Struct(n) => Some(n.clone()),
+                _ => None,
+            },
+            _ => None,
+        }
+    };
+    let mut stack: Vec<String> = spec
+        .structs
+        .iter()
+        .flat_map(|s| &s.fields)
+        .filter_map(|f| match &f.ty {
+            FieldType::Array(inner) => children(inner),
+            _ => None,
+        })
+        .collect();
+    let mut set = HashSet::new();
+    while let Some(n) = stack.pop() {
+        if set.insert(n.clone()) {
+            if let Some(st) = spec.find_struct(&n) {
+                stack.extend(st.fields.iter().filter_map(|f| children(&f.ty)));
+            }
+        }
+    }
+    set
+}
+
 fn rust_type(ty: &FieldType) -> String {
     match ty {
         FieldType::Bool => "bool".into(),
@@ -90,6 +148,7 @@ fn rust_type(ty: &FieldType) -> String {
         FieldType::String => "StrBytes".into(),
         FieldType::Bytes | FieldType::Records => "Bytes".into(),
         FieldType::Struct(n) => n.clone(),
+        FieldType::Array(inner) if is_list(inner) => format!("List<{}>", rust_type(inner)),
         FieldType::Array(inner) => format!("Vec<{}>", rust_type(inner)),
     }
 }
@@ -110,6 +169,7 @@ fn natural_default(ty: &FieldType) -> String {
         FieldType::String => "StrBytes::new()".into(),
         FieldType::Bytes | FieldType::Records => "Bytes::new()".into(),
         FieldType::Struct(n) => format!("{n}::default()"),
+        FieldType::Array(inner) if is_list(inner) => "List::new()".into(),
         FieldType::Array(_) => "Vec::new()".into(),
         _ => "0".into(),
     }
@@ -261,6 +321,14 @@ fn gen_read(ty: &FieldType, compact: &str) -> String {
 }
 
 fn read_array_body(inner: &FieldType, compact: &str, count_expr: &str) -> String {
+    if is_list(inner) {
+        // Zero or one element needs no heap allocation.
+        return format!(
+            "{{ let n = wire::check_array_fits({count_expr}, buf.remaining(), {min})?; match n {{ 0 => List::Empty, 1 => List::One({read}), _ => {{ let mut out = Vec::with_capacity(n); for _ in 0..n {{ out.push({read}); }} List::Many(out) }} }} }}",
+            read = gen_read(inner, compact),
+            min = min_len_expr(inner),
+        );
+    }
     format!(
         "{{ let n = wire::check_array_fits({count_expr}, buf.remaining(), {min})?; let mut out = Vec::with_capacity(n); for _ in 0..n {{ out.push({}); }} out }}",
         gen_read(inner, compact),
@@ -312,6 +380,7 @@ fn doc(out: &mut String, ind: &str, text: &str) {
 struct Emitter<'a> {
     spec: &'a MessageSpec,
     out: String,
+    repeated: HashSet<String>,
 }
 
 impl Emitter<'_> {
@@ -335,6 +404,14 @@ impl Emitter<'_> {
     }
 
     fn emit_struct(&mut self, s: &StructDef) {
+        let struct_arrays = s
+            .fields
+            .iter()
+            .filter(|f| matches!(&f.ty, FieldType::Array(inner) if matches!(**inner, FieldType::Struct(_))))
+            .count();
+        let inline = !self.repeated.contains(&s.name)
+            || self.min_wire_size(s) >= INLINE_MIN_WIRE_SIZE * struct_arrays;
+        INLINE_ONE.with(|c| c.set(inline));
         let flex = self.has_flexible(s);
         let out = &mut self.out;
         let about = if s.about.trim().is_empty() {
@@ -371,11 +448,7 @@ impl Emitter<'_> {
         }
         if flex {
             doc(out, "    ", "Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.");
-            wl(
-                out,
-                "    ",
-                "pub unknown_tagged_fields: Vec<RawTaggedField>,",
-            );
+            wl(out, "    ", "pub unknown_tagged_fields: RawTaggedFields,");
         }
         wl(out, "", "}");
         wl(out, "", "");
@@ -392,7 +465,11 @@ impl Emitter<'_> {
             );
         }
         if flex {
-            wl(out, "            ", "unknown_tagged_fields: Vec::new(),");
+            wl(
+                out,
+                "            ",
+                "unknown_tagged_fields: RawTaggedFields::new(),",
+            );
         }
         wl(out, "        ", "}");
         wl(out, "    ", "}");
@@ -736,7 +813,7 @@ impl Emitter<'_> {
             wl(
                 &mut out,
                 ind,
-                "    let mut count = self.unknown_tagged_fields.len() as u32;",
+                "    let mut count = self.unknown_tagged_fields.count();",
             );
             for (i, f) in tagged.iter().enumerate() {
                 let (_, tv) = f.tag.unwrap_or((0, Versions::NONE));
@@ -775,7 +852,7 @@ impl Emitter<'_> {
                 ind,
                 "    wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);",
             );
-            wl(&mut out, ind, "    if raw < self.unknown_tagged_fields.len() { return Err(EncodeError::InvalidRawTags(u32::MAX)); }");
+            wl(&mut out, ind, "    if raw < self.unknown_tagged_fields.as_bytes().len() { return Err(EncodeError::InvalidRawTags(u32::MAX)); }");
             wl(
                 &mut out,
                 ind,
@@ -820,7 +897,7 @@ impl Emitter<'_> {
             wl(
                 &mut out,
                 ind,
-                "    let mut count = self.unknown_tagged_fields.len() as u32;",
+                "    let mut count = self.unknown_tagged_fields.count();",
             );
             wl(
                 &mut out,
@@ -880,6 +957,11 @@ impl Emitter<'_> {
         let mut out = String::new();
         let ind = "        ";
         wl(&mut out, "", &format!("impl Decodable for {} {{", s.name));
+        if s.name != self.spec.top().name {
+            // Inlined into its parent, a nested struct is built in place
+            // instead of being copied out of its `Result`.
+            wl(&mut out, "    ", "#[inline]");
+        }
         wl(
             &mut out,
             "    ",
@@ -920,56 +1002,95 @@ impl Emitter<'_> {
             }
         }
         if flex {
-            wl(&mut out, ind, "let mut unknown_tagged_fields = Vec::new();");
             let tagged = self.tagged_fields(s);
-            wl(&mut out, ind, "if flexible {");
-            wl(&mut out, ind, "    let count = wire::get_tag_count(buf)?;");
-            wl(&mut out, ind, "    for i in 0..count {");
-            wl(
-                &mut out,
-                ind,
-                "        let (tag, mut value) = wire::get_tagged_field(buf)?;",
-            );
-            wl(&mut out, ind, "        match tag {");
-            for f in &tagged {
-                let (tag, tv) = f.tag.unwrap_or((0, Versions::NONE));
-                let cond = vcond(&tv, &s.versions);
-                let guard = if cond == "true" {
-                    String::new()
-                } else {
-                    format!(" if {cond}")
-                };
-                let id = field_ident(&f.name);
-                let local = format!("f_{}", id.trim_start_matches("r#"));
-                wl(&mut out, ind, &format!("            {tag}{guard} => {{"));
-                wl(&mut out, ind, "                let buf = &mut value;");
+            if tagged.is_empty() {
+                // No known tag: the whole section is kept as one slice.
+                wl(&mut out, ind, "let unknown_tagged_fields = if flexible {");
+                wl(&mut out, ind, "    match wire::get_tag_count(buf)? {");
+                wl(&mut out, ind, "        0 => RawTaggedFields::new(),");
                 wl(
                     &mut out,
                     ind,
-                    &format!(
-                        "                {local} = {};",
-                        self.read_field_expr(f, s, "true")
-                    ),
+                    "        count => wire::get_raw_tag_section(buf, count)?,",
                 );
+                wl(&mut out, ind, "    }");
+                wl(&mut out, ind, "} else {");
+                wl(&mut out, ind, "    RawTaggedFields::new()");
+                wl(&mut out, ind, "};");
+            } else {
                 wl(
                     &mut out,
                     ind,
-                    "                wire::expect_consumed(buf, tag)?;",
+                    "let mut unknown_tagged_fields = RawTaggedFields::new();",
+                );
+                wl(&mut out, ind, "if flexible {");
+                wl(&mut out, ind, "    let count = wire::get_tag_count(buf)?;");
+                wl(&mut out, ind, "    if count > 0 {");
+                wl(
+                    &mut out,
+                    ind,
+                    "        let mut unknown = wire::RawTagsReader::default();",
+                );
+                wl(&mut out, ind, "        for _ in 0..count {");
+                wl(
+                    &mut out,
+                    ind,
+                    "            let (tag, hdr, size) = wire::peek_tag_header(buf)?;",
+                );
+                wl(&mut out, ind, "            match tag {");
+                for f in &tagged {
+                    let (tag, tv) = f.tag.unwrap_or((0, Versions::NONE));
+                    let cond = vcond(&tv, &s.versions);
+                    let guard = if cond == "true" {
+                        String::new()
+                    } else {
+                        format!(" if {cond}")
+                    };
+                    let id = field_ident(&f.name);
+                    let local = format!("f_{}", id.trim_start_matches("r#"));
+                    wl(
+                        &mut out,
+                        ind,
+                        &format!("                {tag}{guard} => {{"),
+                    );
+                    // Read in place (no slice of the value to take and drop),
+                    // then check the field took exactly its size.
+                    wl(&mut out, ind, "                    buf.advance(hdr);");
+                    wl(
+                        &mut out,
+                        ind,
+                        "                    let end = buf.remaining() - size;",
+                    );
+                    wl(
+                        &mut out,
+                        ind,
+                        &format!(
+                            "                    {local} = {};",
+                            self.read_field_expr(f, s, "true")
+                        ),
+                    );
+                    wl(
+                        &mut out,
+                        ind,
+                        "                    wire::expect_end(buf, end, tag)?;",
+                    );
+                    wl(&mut out, ind, "                }");
+                }
+                wl(
+                    &mut out,
+                    ind,
+                    "                _ => unknown.push(buf.split_to(hdr + size)),",
                 );
                 wl(&mut out, ind, "            }");
+                wl(&mut out, ind, "        }");
+                wl(
+                    &mut out,
+                    ind,
+                    "        unknown_tagged_fields = unknown.finish();",
+                );
+                wl(&mut out, ind, "    }");
+                wl(&mut out, ind, "}");
             }
-            wl(&mut out, ind, "            _ => {");
-            wl(&mut out, ind, "                // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).");
-            wl(&mut out, ind, "                if unknown_tagged_fields.capacity() == 0 { unknown_tagged_fields.reserve_exact(wire::bounded_capacity(count as usize - i as usize, buf.remaining() + 2, 2)); }");
-            wl(
-                &mut out,
-                ind,
-                "                unknown_tagged_fields.push(RawTaggedField { tag, data: value })",
-            );
-            wl(&mut out, ind, "            }");
-            wl(&mut out, ind, "        }");
-            wl(&mut out, ind, "    }");
-            wl(&mut out, ind, "}");
         }
         wl(&mut out, ind, "Ok(Self {");
         for f in &s.fields {
@@ -1126,6 +1247,7 @@ pub fn emit_message(spec: &MessageSpec) -> String {
     let mut e = Emitter {
         spec,
         out: String::new(),
+        repeated: repeated_structs(spec),
     };
     e.out.push_str(GENERATED_HEADER);
     let _ = writeln!(e.out, "//! `{}` (schema `{}`).", spec.name, spec.file);
@@ -1141,9 +1263,10 @@ pub fn emit_message(spec: &MessageSpec) -> String {
     );
     e.out.push_str("use bytes::{Buf, BufMut, Bytes};\n");
     e.out.push_str("use uuid::Uuid;\n\n");
-    e.out.push_str("use crate::wire::{self, RawTaggedField};\n");
+    e.out
+        .push_str("use crate::wire::{self, RawTaggedFields};\n");
     e.out.push_str(
-        "use crate::{Decodable, DecodeError, Encodable, EncodeError, Message, StrBytes};\n",
+        "use crate::{Decodable, DecodeError, Encodable, EncodeError, List, Message, StrBytes};\n",
     );
     e.out
         .push_str("#[cfg(feature = \"json\")]\nuse crate::json::ToKafkaJson;\n\n");
@@ -1419,6 +1542,29 @@ pub fn emit_mod(specs: &[MessageSpec]) -> String {
     sorted.sort_by(|a, b| a.name.cmp(&b.name));
     for s in sorted {
         let _ = writeln!(o, "        $m!({}, {});", snake_case(&s.name), s.name);
+    }
+    o.push_str("    };\n}\n");
+    o.push_str(
+        "\n/// Applies a macro to `(module, struct name)` of every generated struct that can\n/// be an array element (bounds on decoding memory are checked against each).\n",
+    );
+    o.push_str(
+        "#[macro_export]\n#[doc(hidden)]\nmacro_rules! for_each_array_element {\n    ($m:ident) => {\n",
+    );
+    let mut elements: Vec<(String, String)> = Vec::new();
+    for s in specs {
+        for st in &s.structs {
+            let in_array = s.structs.iter().flat_map(|o| &o.fields).any(
+                |f| matches!(&f.ty, FieldType::Array(inner) if matches!(&**inner, FieldType::Struct(n) if *n == st.name)),
+            );
+            if in_array {
+                elements.push((snake_case(&s.name), st.name.clone()));
+            }
+        }
+    }
+    elements.sort();
+    elements.dedup();
+    for (m, n) in elements {
+        let _ = writeln!(o, "        $m!({m}, {n});");
     }
     o.push_str("    };\n}\n");
     o

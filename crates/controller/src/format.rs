@@ -611,7 +611,8 @@ fn voters_record(voters: &[InitialController], listener: &str) -> VotersRecord {
                     host: java_host_string(&v.host).into(),
                     port: v.port,
                     ..Default::default()
-                }],
+                }]
+                .into(),
                 k_raft_version_feature: KRaftVersionFeature {
                     min_supported_version: 0,
                     max_supported_version: 1,

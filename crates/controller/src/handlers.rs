@@ -470,7 +470,7 @@ impl Controller {
             throttle_time_ms: 0,
             supported_features,
             finalized_features_epoch: epoch,
-            finalized_features,
+            finalized_features: finalized_features.into(),
             zk_migration_ready: false,
             ..Default::default()
         }
@@ -558,7 +558,7 @@ impl Controller {
             } else {
                 i32::MIN
             },
-            brokers,
+            brokers: brokers.into(),
             endpoint_type: 2,
             ..Default::default()
         }
@@ -663,7 +663,7 @@ impl Controller {
             controller_id: request.controller_id,
             incarnation_id: request.incarnation_id,
             zk_migration_ready: false,
-            end_points,
+            end_points: end_points.into(),
             features: request
                 .features
                 .iter()
@@ -774,7 +774,7 @@ impl Controller {
                         })
                         .collect()
                 } else {
-                    Vec::new()
+                    Vec::new().into()
                 },
                 ..Default::default()
             },

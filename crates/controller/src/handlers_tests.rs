@@ -110,7 +110,8 @@ fn registration(id: i32, mv_max: i16, listener: &str) -> MetadataRecord {
             port: 9093,
             security_protocol: 0,
             ..Default::default()
-        }],
+        }]
+        .into(),
         features: vec![
             ControllerFeature {
                 name: "metadata.version".into(),
@@ -124,7 +125,8 @@ fn registration(id: i32, mv_max: i16, listener: &str) -> MetadataRecord {
                 max_supported_version: 1,
                 ..Default::default()
             },
-        ],
+        ]
+        .into(),
         ..Default::default()
     })
 }
@@ -299,13 +301,15 @@ fn registration_req(id: i32, protocol: i16) -> ControllerRegistrationRequest {
             port: 9093,
             security_protocol: protocol,
             ..Default::default()
-        }],
+        }]
+        .into(),
         features: vec![Feature {
             name: "metadata.version".into(),
             min_supported_version: 7,
             max_supported_version: 33,
             ..Default::default()
-        }],
+        }]
+        .into(),
         ..Default::default()
     }
 }
@@ -665,7 +669,7 @@ async fn update_features(
         .update_features(
             version,
             &UpdateFeaturesRequest {
-                feature_updates: updates,
+                feature_updates: updates.into(),
                 validate_only,
                 ..Default::default()
             },

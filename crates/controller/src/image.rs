@@ -564,7 +564,8 @@ mod tests {
                 port: 9093,
                 security_protocol: 0,
                 ..Default::default()
-            }],
+            }]
+            .into(),
             features: vec![
                 ControllerFeature {
                     name: "metadata.version".into(),
@@ -578,7 +579,8 @@ mod tests {
                     max_supported_version: 1,
                     ..Default::default()
                 },
-            ],
+            ]
+            .into(),
             ..Default::default()
         }
     }

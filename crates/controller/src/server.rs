@@ -331,7 +331,8 @@ pub fn unsupported_api_versions_response(max_version: i16) -> ApiVersionsRespons
             min_version: 0,
             max_version,
             ..Default::default()
-        }],
+        }]
+        .into(),
         ..Default::default()
     }
 }

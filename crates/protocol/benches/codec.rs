@@ -94,7 +94,8 @@ fn describe_quorum_response() -> describe_quorum_response::DescribeQuorumRespons
                 ..Default::default()
             }],
             ..Default::default()
-        }],
+        }]
+        .into(),
         nodes: (1..=5)
             .map(|id| describe_quorum_response::Node {
                 node_id: id,
@@ -120,7 +121,8 @@ fn add_raft_voter_request() -> add_raft_voter_request::AddRaftVoterRequest {
             host: StrBytes::from_static("ctl-4"),
             port: 9093,
             ..Default::default()
-        }],
+        }]
+        .into(),
         ..Default::default()
     }
 }
@@ -142,7 +144,8 @@ fn vote_request() -> vote_request::VoteRequest {
                 ..Default::default()
             }],
             ..Default::default()
-        }],
+        }]
+        .into(),
         ..Default::default()
     }
 }
@@ -175,7 +178,8 @@ fn fetch_response() -> fetch_response::FetchResponse {
                 ..Default::default()
             }],
             ..Default::default()
-        }],
+        }]
+        .into(),
         ..Default::default()
     }
 }

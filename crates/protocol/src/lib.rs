@@ -14,6 +14,7 @@ pub mod header;
 #[cfg(feature = "json")]
 pub mod json;
 pub mod kafka_uuid;
+pub mod list;
 pub mod message;
 pub mod records;
 #[cfg(feature = "sample")]
@@ -28,10 +29,11 @@ mod generated;
 pub use error::{DecodeError, EncodeError};
 pub use error_code::ErrorCode;
 pub use generated::api_key::{ApiKey, RequestBody, ResponseBody};
+pub use list::List;
 pub use message::{Decodable, Encodable, Message, Record, Request};
 pub use str_bytes::StrBytes;
 pub use uuid::Uuid;
-pub use wire::RawTaggedField;
+pub use wire::{RawTaggedField, RawTaggedFields};
 
 /// Every generated message, one module per schema file.
 pub mod messages {

@@ -5,7 +5,7 @@
 use bytes::Bytes;
 use uuid::Uuid;
 
-use crate::{RawTaggedField, StrBytes};
+use crate::{RawTaggedField, RawTaggedFields, StrBytes};
 
 /// A seeded xorshift64* generator.
 #[derive(Debug, Clone)]
@@ -85,7 +85,7 @@ impl Rng {
     }
 
     /// Unknown tagged fields with ascending tags far above any known tag.
-    pub fn raw_tags(&mut self) -> Vec<RawTaggedField> {
+    pub fn raw_tags(&mut self) -> RawTaggedFields {
         let mut tag = 1000 + self.below(50) as u32;
         (0..1 + self.below(2))
             .map(|_| {

@@ -23,6 +23,238 @@ pub struct RawTaggedField {
     pub data: Bytes,
 }
 
+/// Reads an unsigned varint from the front of a slice: the value and the
+/// bytes it took, or `None` if the slice ends first or it is too long.
+#[inline]
+fn uvarint_at(b: &[u8]) -> Option<(u32, usize)> {
+    let mut value: u32 = 0;
+    for (i, &byte) in b.iter().take(5).enumerate() {
+        if i == 4 && byte > 0x0f {
+            return None;
+        }
+        value |= u32::from(byte & 0x7f) << (7 * i);
+        if byte & 0x80 == 0 {
+            return Some((value, i + 1));
+        }
+    }
+    None
+}
+
+/// The tag and total length (header and value) of the tagged field at the
+/// front of `b`, if a whole one is there.
+#[inline]
+fn entry_header_at(b: &[u8]) -> Option<(u32, usize, usize)> {
+    let (tag, n1) = uvarint_at(b)?;
+    let (size, n2) = uvarint_at(&b[n1..])?;
+    Some((tag, n1 + n2, size as usize))
+}
+
+#[inline]
+fn entry_at(b: &[u8]) -> Option<(u32, usize)> {
+    let (tag, hdr, size) = entry_header_at(b)?;
+    (b.len() - hdr >= size).then_some((tag, hdr + size))
+}
+
+/// The tagged fields of a struct that this implementation does not know,
+/// kept as their encoding (tag, size and value of each, in the order read)
+/// so that they are re-emitted verbatim. Decoding shares the input buffer:
+/// no allocation, whatever the number of fields.
+#[derive(Clone, Default, PartialEq, Eq, Hash)]
+pub struct RawTaggedFields(Bytes);
+
+impl RawTaggedFields {
+    /// No unknown tagged field.
+    pub const fn new() -> Self {
+        RawTaggedFields(Bytes::new())
+    }
+
+    /// Whether there is none.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Number of fields.
+    pub fn len(&self) -> usize {
+        self.iter().count()
+    }
+
+    /// The fields, in their order.
+    pub fn iter(&self) -> impl Iterator<Item = RawTaggedField> + '_ {
+        let mut at = 0;
+        std::iter::from_fn(move || {
+            let (tag, hdr, size) = entry_header_at(&self.0[at..])?;
+            let start = at + hdr;
+            if self.0.len() - start < size {
+                return None;
+            }
+            at = start + size;
+            Some(RawTaggedField {
+                tag,
+                data: self.0.slice(start..at),
+            })
+        })
+    }
+
+    /// Appends a field; tags must ascend for the message to be encodable.
+    pub fn push(&mut self, tag: u32, data: &[u8]) {
+        let mut v = Vec::with_capacity(self.0.len() + tagged_field_len(tag, data.len()));
+        v.extend_from_slice(&self.0);
+        put_tag_header(&mut v, tag, data.len());
+        v.extend_from_slice(data);
+        self.0 = Bytes::from(v);
+    }
+
+    /// The fields' encoding, without the count that precedes a tag section.
+    pub fn as_bytes(&self) -> &Bytes {
+        &self.0
+    }
+
+    /// Number of fields, for the tag-section count (0 without parsing when
+    /// empty).
+    #[inline]
+    pub fn count(&self) -> u32 {
+        if self.0.is_empty() {
+            0
+        } else {
+            self.len() as u32
+        }
+    }
+}
+
+impl std::fmt::Debug for RawTaggedFields {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl FromIterator<RawTaggedField> for RawTaggedFields {
+    fn from_iter<I: IntoIterator<Item = RawTaggedField>>(iter: I) -> Self {
+        let mut v = Vec::new();
+        for f in iter {
+            put_tag_header(&mut v, f.tag, f.data.len());
+            v.extend_from_slice(&f.data);
+        }
+        RawTaggedFields(Bytes::from(v))
+    }
+}
+
+impl From<Vec<RawTaggedField>> for RawTaggedFields {
+    fn from(v: Vec<RawTaggedField>) -> Self {
+        v.into_iter().collect()
+    }
+}
+
+/// Collects the unknown fields of one tag section while it is decoded: the
+/// first is kept as a slice of the input; only a second one that is not
+/// adjacent to it (a known field between them) is copied.
+#[derive(Default)]
+pub struct RawTagsReader {
+    first: Bytes,
+    more: Option<Vec<u8>>,
+}
+
+impl RawTagsReader {
+    /// Adds the encoding of one unknown field (header and value).
+    #[inline]
+    pub fn push(&mut self, entry: Bytes) {
+        if self.first.is_empty() && self.more.is_none() {
+            self.first = entry;
+        } else {
+            let more = self.more.get_or_insert_with(|| {
+                let mut v = Vec::with_capacity(2 * (self.first.len() + entry.len()));
+                v.extend_from_slice(&self.first);
+                v
+            });
+            more.extend_from_slice(&entry);
+        }
+    }
+
+    /// The collected fields.
+    #[inline]
+    pub fn finish(self) -> RawTaggedFields {
+        match self.more {
+            None => RawTaggedFields(self.first),
+            Some(v) => RawTaggedFields(Bytes::from(v)),
+        }
+    }
+}
+
+/// Reads one tagged field: its tag, the length of its header and its whole
+/// encoding (header and value), as one slice of the input.
+#[inline]
+pub fn get_tagged_entry(buf: &mut Bytes) -> Result<(u32, usize, Bytes), DecodeError> {
+    let (tag, hdr, size) = match entry_header_at(buf.chunk()) {
+        Some(h) => h,
+        None => {
+            // Report the precise error the sequential readers would.
+            get_uvarint(buf)?;
+            get_uvarint(buf)?;
+            return Err(DecodeError::VarintTooLong);
+        }
+    };
+    let entry = take(buf, hdr + size)?;
+    Ok((tag, hdr, entry))
+}
+
+/// Reads the header of the tagged field at the front of `buf` without
+/// consuming anything: its tag, the header's length and the value's size,
+/// which is checked to be available.
+#[inline]
+pub fn peek_tag_header(buf: &Bytes) -> Result<(u32, usize, usize), DecodeError> {
+    match entry_header_at(buf.chunk()) {
+        Some((tag, hdr, size)) if buf.len() - hdr >= size => Ok((tag, hdr, size)),
+        Some((_, hdr, size)) => Err(DecodeError::UnexpectedEof {
+            needed: size,
+            remaining: buf.len() - hdr,
+        }),
+        None => {
+            // Report the precise error the sequential readers would.
+            let mut probe = buf.clone();
+            get_uvarint(&mut probe)?;
+            get_uvarint(&mut probe)?;
+            Err(DecodeError::VarintTooLong)
+        }
+    }
+}
+
+/// Fails unless a tagged field read in place ended exactly where its size
+/// said, `end` being the bytes that remain after it.
+#[inline]
+pub fn expect_end(buf: &Bytes, end: usize, tag: u32) -> Result<(), DecodeError> {
+    if buf.remaining() == end {
+        Ok(())
+    } else {
+        Err(DecodeError::TaggedFieldSize { tag })
+    }
+}
+
+/// Reads the `count` fields of a tag section in which no tag is known: the
+/// whole section is kept as one slice of the input.
+#[inline]
+pub fn get_raw_tag_section(buf: &mut Bytes, count: u32) -> Result<RawTaggedFields, DecodeError> {
+    let mut at = 0usize;
+    for _ in 0..count {
+        let rest = &buf.chunk()[at..];
+        match entry_header_at(rest) {
+            Some((_, hdr, size)) if rest.len() - hdr >= size => at += hdr + size,
+            Some((_, hdr, size)) => {
+                return Err(DecodeError::UnexpectedEof {
+                    needed: size,
+                    remaining: rest.len() - hdr,
+                })
+            }
+            None => {
+                let mut probe = buf.slice(at..);
+                get_uvarint(&mut probe)?;
+                get_uvarint(&mut probe)?;
+                return Err(DecodeError::VarintTooLong);
+            }
+        }
+    }
+    Ok(RawTaggedFields(buf.split_to(at)))
+}
+
 #[inline]
 fn need(buf: &Bytes, n: usize) -> Result<(), DecodeError> {
     if buf.remaining() < n {
@@ -79,6 +311,18 @@ pub fn get_uuid(buf: &mut Bytes) -> Result<Uuid, DecodeError> {
 /// Reads an unsigned base-128 varint of at most 5 bytes.
 #[inline]
 pub fn get_uvarint(buf: &mut Bytes) -> Result<u32, DecodeError> {
+    // Lengths, counts and tags are almost always below 128: one byte.
+    if let Some(&b) = buf.first() {
+        if b < 0x80 {
+            buf.advance(1);
+            return Ok(u32::from(b));
+        }
+    }
+    get_uvarint_long(buf)
+}
+
+#[cold]
+fn get_uvarint_long(buf: &mut Bytes) -> Result<u32, DecodeError> {
     let mut value: u32 = 0;
     for i in 0..5 {
         need(buf, 1)?;
@@ -453,32 +697,40 @@ pub fn tagged_field_len(tag: u32, size: usize) -> usize {
     uvarint_len(tag) + uvarint_len(size as u32) + size
 }
 
-/// Writes unknown tagged fields whose tags lie in `range` (they are merged in
-/// ascending tag order with the known ones).
+/// Writes the unknown tagged fields of `raw` whose tags are below `below`,
+/// starting at byte offset `from` of its encoding and advancing it (they are
+/// merged in ascending tag order with the known ones).
 #[inline]
-pub fn put_raw_tags<B: BufMut>(buf: &mut B, raw: &[RawTaggedField], below: u32, from: &mut usize) {
-    while *from < raw.len() && raw[*from].tag < below {
-        let f = &raw[*from];
-        put_tag_header(buf, f.tag, f.data.len());
-        buf.put_slice(&f.data);
-        *from += 1;
+pub fn put_raw_tags<B: BufMut>(buf: &mut B, raw: &RawTaggedFields, below: u32, from: &mut usize) {
+    if raw.is_empty() {
+        return;
     }
+    let bytes = raw.as_bytes();
+    let start = *from;
+    while let Some((tag, len)) = entry_at(&bytes[*from..]) {
+        if tag >= below {
+            break;
+        }
+        *from += len;
+    }
+    buf.put_slice(&bytes[start..*from]);
 }
 
-/// Encoded size of a list of unknown tagged fields.
+/// Encoded size of a set of unknown tagged fields (without the count).
 #[inline]
-pub fn raw_tags_len(raw: &[RawTaggedField]) -> usize {
-    raw.iter()
-        .map(|f| tagged_field_len(f.tag, f.data.len()))
-        .sum()
+pub fn raw_tags_len(raw: &RawTaggedFields) -> usize {
+    raw.as_bytes().len()
 }
 
 /// Checks that unknown tagged fields are in strictly ascending tag order and
 /// do not reuse a known tag of this version, so that the encoding is valid.
 #[inline]
-pub fn check_raw_tags(raw: &[RawTaggedField], known: &[u32]) -> Result<(), EncodeError> {
+pub fn check_raw_tags(raw: &RawTaggedFields, known: &[u32]) -> Result<(), EncodeError> {
+    if raw.is_empty() {
+        return Ok(());
+    }
     let mut prev: Option<u32> = None;
-    for f in raw {
+    for f in raw.iter() {
         if prev.is_some_and(|p| p >= f.tag) || known.contains(&f.tag) {
             return Err(EncodeError::InvalidRawTags(f.tag));
         }

@@ -91,7 +91,8 @@ fn describe_quorum_response_v3_carries_committed_voters_between_current_voters_a
                 ..Default::default()
             }],
             ..Default::default()
-        }],
+        }]
+        .into(),
         nodes: vec![Node {
             node_id: 1,
             listeners: vec![Listener {
@@ -101,7 +102,8 @@ fn describe_quorum_response_v3_carries_committed_voters_between_current_voters_a
                 ..Default::default()
             }],
             ..Default::default()
-        }],
+        }]
+        .into(),
         ..Default::default()
     };
     check(&b, 3, &expected);

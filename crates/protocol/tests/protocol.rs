@@ -5,4 +5,5 @@
 mod alloc_count;
 mod extensions;
 mod golden;
+mod memory;
 mod roundtrip;

@@ -148,6 +148,8 @@ pub enum DriverError {
     NotCommitted(ErrorCode),
 }
 
+// Message bodies hold their single-element arrays inline.
+#[allow(clippy::large_enum_variant)]
 enum Command {
     Request {
         body: RequestBody,
@@ -778,7 +780,8 @@ mod tests {
                                 min_version: 0,
                                 max_version: 1,
                                 ..Default::default()
-                            }],
+                            }]
+                            .into(),
                             ..Default::default()
                         })
                     } else {

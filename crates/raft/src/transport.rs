@@ -26,6 +26,8 @@ use crate::core::types::Address;
 use crate::wire;
 
 /// The outcome of one outbound request.
+// Message bodies hold their single-element arrays inline.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 pub enum TransportResult {
     /// The peer answered.

@@ -251,7 +251,8 @@ pub fn inbound_request(
                                 ..Default::default()
                             }],
                             ..Default::default()
-                        }],
+                        }]
+                        .into(),
                         ..Default::default()
                     },
                 )));
@@ -349,13 +350,13 @@ fn describe_quorum_unknown_partitions(
 /// Finds the single `__cluster_metadata` partition 0 of a request.
 fn single<'a, T, P>(
     topics: &'a [T],
-    parts: impl Fn(&'a T) -> (&'a str, &'a Vec<P>),
+    parts: impl Fn(&'a T) -> (&'a str, &'a [P]),
     index: impl Fn(&P) -> i32,
 ) -> Option<&'a P> {
     match topics {
         [t] => {
             let (name, partitions) = parts(t);
-            match partitions.as_slice() {
+            match partitions {
                 [p] if name == METADATA_TOPIC && index(p) == 0 => Some(p),
                 _ => None,
             }
@@ -414,8 +415,9 @@ pub fn outbound_response(resp: &m::Response, version: i16) -> ResponseBody {
                     ..Default::default()
                 }],
                 ..Default::default()
-            }],
-            node_endpoints: vote_endpoints(&r.leader_endpoint),
+            }]
+            .into(),
+            node_endpoints: vote_endpoints(&r.leader_endpoint).into(),
             ..Default::default()
         }),
         m::Response::BeginQuorumEpoch(r) => {
@@ -431,7 +433,8 @@ pub fn outbound_response(resp: &m::Response, version: i16) -> ResponseBody {
                         ..Default::default()
                     }],
                     ..Default::default()
-                }],
+                }]
+                .into(),
                 node_endpoints: address_endpoints(&r.leader_endpoint, |node_id, host, port| {
                     begin_quorum_epoch_response::NodeEndpoint {
                         node_id,
@@ -439,7 +442,8 @@ pub fn outbound_response(resp: &m::Response, version: i16) -> ResponseBody {
                         port,
                         ..Default::default()
                     }
-                }),
+                })
+                .into(),
                 ..Default::default()
             })
         }
@@ -456,7 +460,8 @@ pub fn outbound_response(resp: &m::Response, version: i16) -> ResponseBody {
                         ..Default::default()
                     }],
                     ..Default::default()
-                }],
+                }]
+                .into(),
                 node_endpoints: address_endpoints(&r.leader_endpoint, |node_id, host, port| {
                     end_quorum_epoch_response::NodeEndpoint {
                         node_id,
@@ -464,7 +469,8 @@ pub fn outbound_response(resp: &m::Response, version: i16) -> ResponseBody {
                         port,
                         ..Default::default()
                     }
-                }),
+                })
+                .into(),
                 ..Default::default()
             })
         }
@@ -505,8 +511,9 @@ pub fn outbound_response(resp: &m::Response, version: i16) -> ResponseBody {
                     }],
                     ..Default::default()
                 }]
+                .into()
             } else {
-                Vec::new()
+                Vec::new().into()
             },
             node_endpoints: if version >= 17 {
                 r.leader_endpoint
@@ -519,7 +526,7 @@ pub fn outbound_response(resp: &m::Response, version: i16) -> ResponseBody {
                     })
                     .collect()
             } else {
-                Vec::new()
+                Vec::new().into()
             },
             ..Default::default()
         }),
@@ -549,8 +556,9 @@ pub fn outbound_response(resp: &m::Response, version: i16) -> ResponseBody {
                         }],
                         ..Default::default()
                     }]
+                    .into()
                 } else {
-                    Vec::new()
+                    Vec::new().into()
                 },
                 node_endpoints: address_endpoints(&r.leader_endpoint, |node_id, host, port| {
                     fetch_snapshot_response::NodeEndpoint {
@@ -559,7 +567,8 @@ pub fn outbound_response(resp: &m::Response, version: i16) -> ResponseBody {
                         port,
                         ..Default::default()
                     }
-                }),
+                })
+                .into(),
                 ..Default::default()
             })
         }
@@ -616,7 +625,8 @@ pub fn outbound_response(resp: &m::Response, version: i16) -> ResponseBody {
                         ..Default::default()
                     }],
                     ..Default::default()
-                }],
+                }]
+                .into(),
                 nodes: if ok {
                     r.nodes
                         .iter()
@@ -635,7 +645,7 @@ pub fn outbound_response(resp: &m::Response, version: i16) -> ResponseBody {
                         })
                         .collect()
                 } else {
-                    Vec::new()
+                    Vec::new().into()
                 },
                 ..Default::default()
             })
@@ -676,7 +686,8 @@ pub fn outbound_request(req: &m::Request, version: i16) -> RequestBody {
                     ..Default::default()
                 }],
                 ..Default::default()
-            }],
+            }]
+            .into(),
             ..Default::default()
         }),
         m::Request::BeginQuorumEpoch(r) => {
@@ -693,7 +704,8 @@ pub fn outbound_request(req: &m::Request, version: i16) -> RequestBody {
                         ..Default::default()
                     }],
                     ..Default::default()
-                }],
+                }]
+                .into(),
                 leader_endpoints: wire_endpoints(&r.leader_endpoints, |name, host, port| {
                     begin_quorum_epoch_request::LeaderEndpoint {
                         name,
@@ -701,7 +713,8 @@ pub fn outbound_request(req: &m::Request, version: i16) -> RequestBody {
                         port,
                         ..Default::default()
                     }
-                }),
+                })
+                .into(),
                 ..Default::default()
             })
         }
@@ -732,7 +745,8 @@ pub fn outbound_request(req: &m::Request, version: i16) -> RequestBody {
                         ..Default::default()
                     }],
                     ..Default::default()
-                }],
+                }]
+                .into(),
                 leader_endpoints: wire_endpoints(&r.leader_endpoints, |name, host, port| {
                     end_quorum_epoch_request::LeaderEndpoint {
                         name,
@@ -740,7 +754,8 @@ pub fn outbound_request(req: &m::Request, version: i16) -> RequestBody {
                         port,
                         ..Default::default()
                     }
-                }),
+                })
+                .into(),
                 ..Default::default()
             })
         }
@@ -786,7 +801,8 @@ pub fn outbound_request(req: &m::Request, version: i16) -> RequestBody {
                     ..Default::default()
                 }],
                 ..Default::default()
-            }],
+            }]
+            .into(),
             ..Default::default()
         }),
         m::Request::FetchSnapshot(r) => {
@@ -813,7 +829,8 @@ pub fn outbound_request(req: &m::Request, version: i16) -> RequestBody {
                         ..Default::default()
                     }],
                     ..Default::default()
-                }],
+                }]
+                .into(),
                 ..Default::default()
             })
         }
@@ -830,7 +847,8 @@ pub fn outbound_request(req: &m::Request, version: i16) -> RequestBody {
                         port,
                         ..Default::default()
                     }
-                }),
+                })
+                .into(),
                 ack_when_committed: r.ack_when_committed,
                 ..Default::default()
             })
@@ -856,7 +874,8 @@ pub fn outbound_request(req: &m::Request, version: i16) -> RequestBody {
                         port,
                         ..Default::default()
                     }
-                }),
+                })
+                .into(),
                 k_raft_version_feature: update_raft_voter_request::KRaftVersionFeature {
                     min_supported_version: r.kraft_version_feature.min,
                     max_supported_version: r.kraft_version_feature.max,
@@ -874,7 +893,8 @@ pub fn outbound_request(req: &m::Request, version: i16) -> RequestBody {
                         ..Default::default()
                     }],
                     ..Default::default()
-                }],
+                }]
+                .into(),
                 ..Default::default()
             })
         }

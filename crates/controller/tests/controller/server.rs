@@ -97,7 +97,8 @@ async fn start(max_frame_size: usize) -> Running {
                         port: 9093,
                         security_protocol: 0,
                         ..Default::default()
-                    }],
+                    }]
+                    .into(),
                     ..Default::default()
                 },
             ))

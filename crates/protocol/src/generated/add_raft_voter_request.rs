@@ -16,8 +16,8 @@ use uuid::Uuid;
 
 #[cfg(feature = "json")]
 use crate::json::ToKafkaJson;
-use crate::wire::{self, RawTaggedField};
-use crate::{Decodable, DecodeError, Encodable, EncodeError, Message, StrBytes};
+use crate::wire::{self, RawTaggedFields};
+use crate::{Decodable, DecodeError, Encodable, EncodeError, List, Message, StrBytes};
 
 /// The `AddRaftVoterRequest` struct.
 #[derive(Debug, Clone, PartialEq)]
@@ -41,13 +41,13 @@ pub struct AddRaftVoterRequest {
     /// Listener endpoints of the new voter. From v2 an empty array means: use the endpoints of the controller's registration.
     ///
     /// Versions: 0+.
-    pub listeners: Vec<Listener>,
+    pub listeners: List<Listener>,
     /// If true, answer once the new voter set is committed; if false, answer as soon as the leader has appended it to its log.
     ///
     /// Versions: 1+.
     pub ack_when_committed: bool,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for AddRaftVoterRequest {
@@ -57,9 +57,9 @@ impl Default for AddRaftVoterRequest {
             timeout_ms: 0,
             voter_id: 0,
             voter_directory_id: Uuid::nil(),
-            listeners: Vec::new(),
+            listeners: List::new(),
             ack_when_committed: true,
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -108,11 +108,11 @@ impl Encodable for AddRaftVoterRequest {
         }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             wire::put_uvarint(buf, count);
             let mut raw = 0usize;
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -141,7 +141,7 @@ impl Encodable for AddRaftVoterRequest {
             len += 1;
         }
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             len += wire::uvarint_len(count);
         }
@@ -157,43 +157,37 @@ impl Decodable for AddRaftVoterRequest {
         let mut f_timeout_ms: i32 = wire::get_i32(buf)?;
         let mut f_voter_id: i32 = wire::get_i32(buf)?;
         let mut f_voter_directory_id: Uuid = wire::get_uuid(buf)?;
-        let mut f_listeners: Vec<Listener> = {
+        let mut f_listeners: List<Listener> = {
             let n = wire::check_array_fits(
                 wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
                 buf.remaining(),
                 Listener::MIN_WIRE_SIZE,
             )?;
-            let mut out = Vec::with_capacity(n);
-            for _ in 0..n {
-                out.push(Listener::decode(buf, version)?);
+            match n {
+                0 => List::Empty,
+                1 => List::One(Listener::decode(buf, version)?),
+                _ => {
+                    let mut out = Vec::with_capacity(n);
+                    for _ in 0..n {
+                        out.push(Listener::decode(buf, version)?);
+                    }
+                    List::Many(out)
+                }
             }
-            out
         };
         let mut f_ack_when_committed: bool = if version >= 1 {
             wire::get_bool(buf)?
         } else {
             true
         };
-        let mut unknown_tagged_fields = Vec::new();
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
-                        }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
-                    }
-                }
+        let unknown_tagged_fields = if flexible {
+            match wire::get_tag_count(buf)? {
+                0 => RawTaggedFields::new(),
+                count => wire::get_raw_tag_section(buf, count)?,
             }
-        }
+        } else {
+            RawTaggedFields::new()
+        };
         Ok(Self {
             cluster_id: f_cluster_id,
             timeout_ms: f_timeout_ms,
@@ -288,7 +282,7 @@ pub struct Listener {
     /// Versions: 0+.
     pub port: u16,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for Listener {
@@ -297,7 +291,7 @@ impl Default for Listener {
             name: StrBytes::new(),
             host: StrBytes::new(),
             port: 0,
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -319,11 +313,11 @@ impl Encodable for Listener {
         buf.put_u16(*(&self.port));
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             wire::put_uvarint(buf, count);
             let mut raw = 0usize;
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -340,7 +334,7 @@ impl Encodable for Listener {
         len += wire::string_len((&self.host), flexible);
         len += 2;
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             len += wire::uvarint_len(count);
         }
@@ -349,32 +343,21 @@ impl Encodable for Listener {
 }
 
 impl Decodable for Listener {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
         let mut f_name: StrBytes = wire::get_string(buf, flexible)?;
         let mut f_host: StrBytes = wire::get_string(buf, flexible)?;
         let mut f_port: u16 = wire::get_u16(buf)?;
-        let mut unknown_tagged_fields = Vec::new();
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
-                        }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
-                    }
-                }
+        let unknown_tagged_fields = if flexible {
+            match wire::get_tag_count(buf)? {
+                0 => RawTaggedFields::new(),
+                count => wire::get_raw_tag_section(buf, count)?,
             }
-        }
+        } else {
+            RawTaggedFields::new()
+        };
         Ok(Self {
             name: f_name,
             host: f_host,

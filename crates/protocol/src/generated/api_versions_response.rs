@@ -16,8 +16,8 @@ use uuid::Uuid;
 
 #[cfg(feature = "json")]
 use crate::json::ToKafkaJson;
-use crate::wire::{self, RawTaggedField};
-use crate::{Decodable, DecodeError, Encodable, EncodeError, Message, StrBytes};
+use crate::wire::{self, RawTaggedFields};
+use crate::{Decodable, DecodeError, Encodable, EncodeError, List, Message, StrBytes};
 
 /// The `ApiVersionsResponse` struct.
 #[derive(Debug, Clone, PartialEq)]
@@ -29,7 +29,7 @@ pub struct ApiVersionsResponse {
     /// One entry per API the server exposes on this listener.
     ///
     /// Versions: 0+.
-    pub api_keys: Vec<ApiVersion>,
+    pub api_keys: List<ApiVersion>,
     /// Milliseconds the response was delayed because the caller exceeded a quota; 0 if it was not throttled.
     ///
     /// Versions: 1+; ignorable.
@@ -37,7 +37,7 @@ pub struct ApiVersionsResponse {
     /// Feature level ranges this node could support. Responses below v4 leave out features whose minimum is 0.
     ///
     /// Versions: 3+; tag 0 in 3+; ignorable.
-    pub supported_features: Vec<SupportedFeatureKey>,
+    pub supported_features: List<SupportedFeatureKey>,
     /// Monotonic epoch of the finalized-feature data below; -1 means unknown.
     ///
     /// Versions: 3+; tag 1 in 3+; ignorable.
@@ -45,26 +45,26 @@ pub struct ApiVersionsResponse {
     /// Feature levels finalized for the whole cluster; only trustworthy when FinalizedFeaturesEpoch is not -1.
     ///
     /// Versions: 3+; tag 2 in 3+; ignorable.
-    pub finalized_features: Vec<FinalizedFeatureKey>,
+    pub finalized_features: List<FinalizedFeatureKey>,
     /// Legacy ZooKeeper-migration readiness flag of a KRaft controller; always false in Kafka 4.x.
     ///
     /// Versions: 3+; tag 3 in 3+; ignorable.
     pub zk_migration_ready: bool,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for ApiVersionsResponse {
     fn default() -> Self {
         Self {
             error_code: 0,
-            api_keys: Vec::new(),
+            api_keys: List::new(),
             throttle_time_ms: 0,
-            supported_features: Vec::new(),
+            supported_features: List::new(),
             finalized_features_epoch: -1,
-            finalized_features: Vec::new(),
+            finalized_features: List::new(),
             zk_migration_ready: false,
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -89,7 +89,7 @@ impl Encodable for ApiVersionsResponse {
         }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[0, 1, 2, 3])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             let t0 = version >= 3 && !((&self.supported_features).is_empty());
             count += u32::from(t0);
             let t1 = version >= 3 && !(*(&self.finalized_features_epoch) == -1);
@@ -143,7 +143,7 @@ impl Encodable for ApiVersionsResponse {
                 wire::put_bool(buf, *(&self.zk_migration_ready));
             }
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -166,7 +166,7 @@ impl Encodable for ApiVersionsResponse {
             len += 4;
         }
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             if version >= 3 && !((&self.supported_features).is_empty()) {
                 count += 1;
@@ -209,85 +209,101 @@ impl Decodable for ApiVersionsResponse {
         let flexible = version >= 3;
         let _ = flexible;
         let mut f_error_code: i16 = wire::get_i16(buf)?;
-        let mut f_api_keys: Vec<ApiVersion> = {
+        let mut f_api_keys: List<ApiVersion> = {
             let n = wire::check_array_fits(
                 wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
                 buf.remaining(),
                 ApiVersion::MIN_WIRE_SIZE,
             )?;
-            let mut out = Vec::with_capacity(n);
-            for _ in 0..n {
-                out.push(ApiVersion::decode(buf, version)?);
+            match n {
+                0 => List::Empty,
+                1 => List::One(ApiVersion::decode(buf, version)?),
+                _ => {
+                    let mut out = Vec::with_capacity(n);
+                    for _ in 0..n {
+                        out.push(ApiVersion::decode(buf, version)?);
+                    }
+                    List::Many(out)
+                }
             }
-            out
         };
         let mut f_throttle_time_ms: i32 = if version >= 1 { wire::get_i32(buf)? } else { 0 };
-        let mut f_supported_features: Vec<SupportedFeatureKey> = Vec::new();
+        let mut f_supported_features: List<SupportedFeatureKey> = List::new();
         let mut f_finalized_features_epoch: i64 = -1;
-        let mut f_finalized_features: Vec<FinalizedFeatureKey> = Vec::new();
+        let mut f_finalized_features: List<FinalizedFeatureKey> = List::new();
         let mut f_zk_migration_ready: bool = false;
-        let mut unknown_tagged_fields = Vec::new();
+        let mut unknown_tagged_fields = RawTaggedFields::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    0 if version >= 3 => {
-                        let buf = &mut value;
-                        f_supported_features = {
-                            let n = wire::check_array_fits(
-                                wire::get_array_len(buf, true)?
-                                    .ok_or(DecodeError::UnexpectedNull)?,
-                                buf.remaining(),
-                                SupportedFeatureKey::MIN_WIRE_SIZE,
-                            )?;
-                            let mut out = Vec::with_capacity(n);
-                            for _ in 0..n {
-                                out.push(SupportedFeatureKey::decode(buf, version)?);
-                            }
-                            out
-                        };
-                        wire::expect_consumed(buf, tag)?;
-                    }
-                    1 if version >= 3 => {
-                        let buf = &mut value;
-                        f_finalized_features_epoch = wire::get_i64(buf)?;
-                        wire::expect_consumed(buf, tag)?;
-                    }
-                    2 if version >= 3 => {
-                        let buf = &mut value;
-                        f_finalized_features = {
-                            let n = wire::check_array_fits(
-                                wire::get_array_len(buf, true)?
-                                    .ok_or(DecodeError::UnexpectedNull)?,
-                                buf.remaining(),
-                                FinalizedFeatureKey::MIN_WIRE_SIZE,
-                            )?;
-                            let mut out = Vec::with_capacity(n);
-                            for _ in 0..n {
-                                out.push(FinalizedFeatureKey::decode(buf, version)?);
-                            }
-                            out
-                        };
-                        wire::expect_consumed(buf, tag)?;
-                    }
-                    3 if version >= 3 => {
-                        let buf = &mut value;
-                        f_zk_migration_ready = wire::get_bool(buf)?;
-                        wire::expect_consumed(buf, tag)?;
-                    }
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
+            if count > 0 {
+                let mut unknown = wire::RawTagsReader::default();
+                for _ in 0..count {
+                    let (tag, hdr, size) = wire::peek_tag_header(buf)?;
+                    match tag {
+                        0 if version >= 3 => {
+                            buf.advance(hdr);
+                            let end = buf.remaining() - size;
+                            f_supported_features = {
+                                let n = wire::check_array_fits(
+                                    wire::get_array_len(buf, true)?
+                                        .ok_or(DecodeError::UnexpectedNull)?,
+                                    buf.remaining(),
+                                    SupportedFeatureKey::MIN_WIRE_SIZE,
+                                )?;
+                                match n {
+                                    0 => List::Empty,
+                                    1 => List::One(SupportedFeatureKey::decode(buf, version)?),
+                                    _ => {
+                                        let mut out = Vec::with_capacity(n);
+                                        for _ in 0..n {
+                                            out.push(SupportedFeatureKey::decode(buf, version)?);
+                                        }
+                                        List::Many(out)
+                                    }
+                                }
+                            };
+                            wire::expect_end(buf, end, tag)?;
                         }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
+                        1 if version >= 3 => {
+                            buf.advance(hdr);
+                            let end = buf.remaining() - size;
+                            f_finalized_features_epoch = wire::get_i64(buf)?;
+                            wire::expect_end(buf, end, tag)?;
+                        }
+                        2 if version >= 3 => {
+                            buf.advance(hdr);
+                            let end = buf.remaining() - size;
+                            f_finalized_features = {
+                                let n = wire::check_array_fits(
+                                    wire::get_array_len(buf, true)?
+                                        .ok_or(DecodeError::UnexpectedNull)?,
+                                    buf.remaining(),
+                                    FinalizedFeatureKey::MIN_WIRE_SIZE,
+                                )?;
+                                match n {
+                                    0 => List::Empty,
+                                    1 => List::One(FinalizedFeatureKey::decode(buf, version)?),
+                                    _ => {
+                                        let mut out = Vec::with_capacity(n);
+                                        for _ in 0..n {
+                                            out.push(FinalizedFeatureKey::decode(buf, version)?);
+                                        }
+                                        List::Many(out)
+                                    }
+                                }
+                            };
+                            wire::expect_end(buf, end, tag)?;
+                        }
+                        3 if version >= 3 => {
+                            buf.advance(hdr);
+                            let end = buf.remaining() - size;
+                            f_zk_migration_ready = wire::get_bool(buf)?;
+                            wire::expect_end(buf, end, tag)?;
+                        }
+                        _ => unknown.push(buf.split_to(hdr + size)),
                     }
                 }
+                unknown_tagged_fields = unknown.finish();
             }
         }
         Ok(Self {
@@ -477,7 +493,7 @@ pub struct ApiVersion {
     /// Versions: 0+.
     pub max_version: i16,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for ApiVersion {
@@ -486,7 +502,7 @@ impl Default for ApiVersion {
             api_key: 0,
             min_version: 0,
             max_version: 0,
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -506,11 +522,11 @@ impl Encodable for ApiVersion {
         buf.put_i16(*(&self.max_version));
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             wire::put_uvarint(buf, count);
             let mut raw = 0usize;
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -527,7 +543,7 @@ impl Encodable for ApiVersion {
         len += 2;
         len += 2;
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             len += wire::uvarint_len(count);
         }
@@ -536,32 +552,21 @@ impl Encodable for ApiVersion {
 }
 
 impl Decodable for ApiVersion {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 3;
         let _ = flexible;
         let mut f_api_key: i16 = wire::get_i16(buf)?;
         let mut f_min_version: i16 = wire::get_i16(buf)?;
         let mut f_max_version: i16 = wire::get_i16(buf)?;
-        let mut unknown_tagged_fields = Vec::new();
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
-                        }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
-                    }
-                }
+        let unknown_tagged_fields = if flexible {
+            match wire::get_tag_count(buf)? {
+                0 => RawTaggedFields::new(),
+                count => wire::get_raw_tag_section(buf, count)?,
             }
-        }
+        } else {
+            RawTaggedFields::new()
+        };
         Ok(Self {
             api_key: f_api_key,
             min_version: f_min_version,
@@ -619,7 +624,7 @@ pub struct SupportedFeatureKey {
     /// Versions: 3+.
     pub max_version: i16,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for SupportedFeatureKey {
@@ -628,7 +633,7 @@ impl Default for SupportedFeatureKey {
             name: StrBytes::new(),
             min_version: 0,
             max_version: 0,
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -649,11 +654,11 @@ impl Encodable for SupportedFeatureKey {
         buf.put_i16(*(&self.max_version));
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             wire::put_uvarint(buf, count);
             let mut raw = 0usize;
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -670,7 +675,7 @@ impl Encodable for SupportedFeatureKey {
         len += 2;
         len += 2;
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             len += wire::uvarint_len(count);
         }
@@ -679,32 +684,21 @@ impl Encodable for SupportedFeatureKey {
 }
 
 impl Decodable for SupportedFeatureKey {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
         let mut f_name: StrBytes = wire::get_string(buf, flexible)?;
         let mut f_min_version: i16 = wire::get_i16(buf)?;
         let mut f_max_version: i16 = wire::get_i16(buf)?;
-        let mut unknown_tagged_fields = Vec::new();
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
-                        }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
-                    }
-                }
+        let unknown_tagged_fields = if flexible {
+            match wire::get_tag_count(buf)? {
+                0 => RawTaggedFields::new(),
+                count => wire::get_raw_tag_section(buf, count)?,
             }
-        }
+        } else {
+            RawTaggedFields::new()
+        };
         Ok(Self {
             name: f_name,
             min_version: f_min_version,
@@ -765,7 +759,7 @@ pub struct FinalizedFeatureKey {
     /// Versions: 3+.
     pub min_version_level: i16,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for FinalizedFeatureKey {
@@ -774,7 +768,7 @@ impl Default for FinalizedFeatureKey {
             name: StrBytes::new(),
             max_version_level: 0,
             min_version_level: 0,
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -795,11 +789,11 @@ impl Encodable for FinalizedFeatureKey {
         buf.put_i16(*(&self.min_version_level));
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             wire::put_uvarint(buf, count);
             let mut raw = 0usize;
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -816,7 +810,7 @@ impl Encodable for FinalizedFeatureKey {
         len += 2;
         len += 2;
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             len += wire::uvarint_len(count);
         }
@@ -825,32 +819,21 @@ impl Encodable for FinalizedFeatureKey {
 }
 
 impl Decodable for FinalizedFeatureKey {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
         let mut f_name: StrBytes = wire::get_string(buf, flexible)?;
         let mut f_max_version_level: i16 = wire::get_i16(buf)?;
         let mut f_min_version_level: i16 = wire::get_i16(buf)?;
-        let mut unknown_tagged_fields = Vec::new();
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
-                        }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
-                    }
-                }
+        let unknown_tagged_fields = if flexible {
+            match wire::get_tag_count(buf)? {
+                0 => RawTaggedFields::new(),
+                count => wire::get_raw_tag_section(buf, count)?,
             }
-        }
+        } else {
+            RawTaggedFields::new()
+        };
         Ok(Self {
             name: f_name,
             max_version_level: f_max_version_level,

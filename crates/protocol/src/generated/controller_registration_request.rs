@@ -16,8 +16,8 @@ use uuid::Uuid;
 
 #[cfg(feature = "json")]
 use crate::json::ToKafkaJson;
-use crate::wire::{self, RawTaggedField};
-use crate::{Decodable, DecodeError, Encodable, EncodeError, Message, StrBytes};
+use crate::wire::{self, RawTaggedFields};
+use crate::{Decodable, DecodeError, Encodable, EncodeError, List, Message, StrBytes};
 
 /// The `ControllerRegistrationRequest` struct.
 #[derive(Debug, Clone, PartialEq)]
@@ -37,13 +37,13 @@ pub struct ControllerRegistrationRequest {
     /// Listener endpoints of the controller.
     ///
     /// Versions: 0+.
-    pub listeners: Vec<Listener>,
+    pub listeners: List<Listener>,
     /// Feature level ranges the controller supports.
     ///
     /// Versions: 0+.
-    pub features: Vec<Feature>,
+    pub features: List<Feature>,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for ControllerRegistrationRequest {
@@ -52,9 +52,9 @@ impl Default for ControllerRegistrationRequest {
             controller_id: 0,
             incarnation_id: Uuid::nil(),
             zk_migration_ready: false,
-            listeners: Vec::new(),
-            features: Vec::new(),
-            unknown_tagged_fields: Vec::new(),
+            listeners: List::new(),
+            features: List::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -82,11 +82,11 @@ impl Encodable for ControllerRegistrationRequest {
         }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             wire::put_uvarint(buf, count);
             let mut raw = 0usize;
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -113,7 +113,7 @@ impl Encodable for ControllerRegistrationRequest {
                 .map(|e| e.encoded_len(version))
                 .sum::<usize>());
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             len += wire::uvarint_len(count);
         }
@@ -128,50 +128,50 @@ impl Decodable for ControllerRegistrationRequest {
         let mut f_controller_id: i32 = wire::get_i32(buf)?;
         let mut f_incarnation_id: Uuid = wire::get_uuid(buf)?;
         let mut f_zk_migration_ready: bool = wire::get_bool(buf)?;
-        let mut f_listeners: Vec<Listener> = {
+        let mut f_listeners: List<Listener> = {
             let n = wire::check_array_fits(
                 wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
                 buf.remaining(),
                 Listener::MIN_WIRE_SIZE,
             )?;
-            let mut out = Vec::with_capacity(n);
-            for _ in 0..n {
-                out.push(Listener::decode(buf, version)?);
+            match n {
+                0 => List::Empty,
+                1 => List::One(Listener::decode(buf, version)?),
+                _ => {
+                    let mut out = Vec::with_capacity(n);
+                    for _ in 0..n {
+                        out.push(Listener::decode(buf, version)?);
+                    }
+                    List::Many(out)
+                }
             }
-            out
         };
-        let mut f_features: Vec<Feature> = {
+        let mut f_features: List<Feature> = {
             let n = wire::check_array_fits(
                 wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
                 buf.remaining(),
                 Feature::MIN_WIRE_SIZE,
             )?;
-            let mut out = Vec::with_capacity(n);
-            for _ in 0..n {
-                out.push(Feature::decode(buf, version)?);
-            }
-            out
-        };
-        let mut unknown_tagged_fields = Vec::new();
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
-                        }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
+            match n {
+                0 => List::Empty,
+                1 => List::One(Feature::decode(buf, version)?),
+                _ => {
+                    let mut out = Vec::with_capacity(n);
+                    for _ in 0..n {
+                        out.push(Feature::decode(buf, version)?);
                     }
+                    List::Many(out)
                 }
             }
-        }
+        };
+        let unknown_tagged_fields = if flexible {
+            match wire::get_tag_count(buf)? {
+                0 => RawTaggedFields::new(),
+                count => wire::get_raw_tag_section(buf, count)?,
+            }
+        } else {
+            RawTaggedFields::new()
+        };
         Ok(Self {
             controller_id: f_controller_id,
             incarnation_id: f_incarnation_id,
@@ -262,7 +262,7 @@ pub struct Listener {
     /// Versions: 0+.
     pub security_protocol: i16,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for Listener {
@@ -272,7 +272,7 @@ impl Default for Listener {
             host: StrBytes::new(),
             port: 0,
             security_protocol: 0,
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -295,11 +295,11 @@ impl Encodable for Listener {
         buf.put_i16(*(&self.security_protocol));
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             wire::put_uvarint(buf, count);
             let mut raw = 0usize;
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -317,7 +317,7 @@ impl Encodable for Listener {
         len += 2;
         len += 2;
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             len += wire::uvarint_len(count);
         }
@@ -326,6 +326,7 @@ impl Encodable for Listener {
 }
 
 impl Decodable for Listener {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
@@ -333,26 +334,14 @@ impl Decodable for Listener {
         let mut f_host: StrBytes = wire::get_string(buf, flexible)?;
         let mut f_port: u16 = wire::get_u16(buf)?;
         let mut f_security_protocol: i16 = wire::get_i16(buf)?;
-        let mut unknown_tagged_fields = Vec::new();
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
-                        }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
-                    }
-                }
+        let unknown_tagged_fields = if flexible {
+            match wire::get_tag_count(buf)? {
+                0 => RawTaggedFields::new(),
+                count => wire::get_raw_tag_section(buf, count)?,
             }
-        }
+        } else {
+            RawTaggedFields::new()
+        };
         Ok(Self {
             name: f_name,
             host: f_host,
@@ -416,7 +405,7 @@ pub struct Feature {
     /// Versions: 0+.
     pub max_supported_version: i16,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for Feature {
@@ -425,7 +414,7 @@ impl Default for Feature {
             name: StrBytes::new(),
             min_supported_version: 0,
             max_supported_version: 0,
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -446,11 +435,11 @@ impl Encodable for Feature {
         buf.put_i16(*(&self.max_supported_version));
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             wire::put_uvarint(buf, count);
             let mut raw = 0usize;
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -467,7 +456,7 @@ impl Encodable for Feature {
         len += 2;
         len += 2;
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             len += wire::uvarint_len(count);
         }
@@ -476,32 +465,21 @@ impl Encodable for Feature {
 }
 
 impl Decodable for Feature {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
         let mut f_name: StrBytes = wire::get_string(buf, flexible)?;
         let mut f_min_supported_version: i16 = wire::get_i16(buf)?;
         let mut f_max_supported_version: i16 = wire::get_i16(buf)?;
-        let mut unknown_tagged_fields = Vec::new();
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
-                        }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
-                    }
-                }
+        let unknown_tagged_fields = if flexible {
+            match wire::get_tag_count(buf)? {
+                0 => RawTaggedFields::new(),
+                count => wire::get_raw_tag_section(buf, count)?,
             }
-        }
+        } else {
+            RawTaggedFields::new()
+        };
         Ok(Self {
             name: f_name,
             min_supported_version: f_min_supported_version,

@@ -16,8 +16,8 @@ use uuid::Uuid;
 
 #[cfg(feature = "json")]
 use crate::json::ToKafkaJson;
-use crate::wire::{self, RawTaggedField};
-use crate::{Decodable, DecodeError, Encodable, EncodeError, Message, StrBytes};
+use crate::wire::{self, RawTaggedFields};
+use crate::{Decodable, DecodeError, Encodable, EncodeError, List, Message, StrBytes};
 
 /// The `DescribeClusterResponse` struct.
 #[derive(Debug, Clone, PartialEq)]
@@ -49,13 +49,13 @@ pub struct DescribeClusterResponse {
     /// The listed nodes (brokers or controllers, per EndpointType).
     ///
     /// Versions: 0+.
-    pub brokers: Vec<DescribeClusterBroker>,
+    pub brokers: List<DescribeClusterBroker>,
     /// Bit set of the cluster operations the caller may perform; INT32_MIN when not requested.
     ///
     /// Versions: 0+.
     pub cluster_authorized_operations: i32,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for DescribeClusterResponse {
@@ -67,9 +67,9 @@ impl Default for DescribeClusterResponse {
             endpoint_type: 1,
             cluster_id: StrBytes::new(),
             controller_id: -1,
-            brokers: Vec::new(),
+            brokers: List::new(),
             cluster_authorized_operations: -2147483648,
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -121,11 +121,11 @@ impl Encodable for DescribeClusterResponse {
         buf.put_i32(*(&self.cluster_authorized_operations));
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             wire::put_uvarint(buf, count);
             let mut raw = 0usize;
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -156,7 +156,7 @@ impl Encodable for DescribeClusterResponse {
                 .sum::<usize>());
         len += 4;
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             len += wire::uvarint_len(count);
         }
@@ -174,39 +174,33 @@ impl Decodable for DescribeClusterResponse {
         let mut f_endpoint_type: i8 = if version >= 1 { wire::get_i8(buf)? } else { 1 };
         let mut f_cluster_id: StrBytes = wire::get_string(buf, flexible)?;
         let mut f_controller_id: i32 = wire::get_i32(buf)?;
-        let mut f_brokers: Vec<DescribeClusterBroker> = {
+        let mut f_brokers: List<DescribeClusterBroker> = {
             let n = wire::check_array_fits(
                 wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
                 buf.remaining(),
                 DescribeClusterBroker::MIN_WIRE_SIZE,
             )?;
-            let mut out = Vec::with_capacity(n);
-            for _ in 0..n {
-                out.push(DescribeClusterBroker::decode(buf, version)?);
-            }
-            out
-        };
-        let mut f_cluster_authorized_operations: i32 = wire::get_i32(buf)?;
-        let mut unknown_tagged_fields = Vec::new();
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
-                        }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
+            match n {
+                0 => List::Empty,
+                1 => List::One(DescribeClusterBroker::decode(buf, version)?),
+                _ => {
+                    let mut out = Vec::with_capacity(n);
+                    for _ in 0..n {
+                        out.push(DescribeClusterBroker::decode(buf, version)?);
                     }
+                    List::Many(out)
                 }
             }
-        }
+        };
+        let mut f_cluster_authorized_operations: i32 = wire::get_i32(buf)?;
+        let unknown_tagged_fields = if flexible {
+            match wire::get_tag_count(buf)? {
+                0 => RawTaggedFields::new(),
+                count => wire::get_raw_tag_section(buf, count)?,
+            }
+        } else {
+            RawTaggedFields::new()
+        };
         Ok(Self {
             throttle_time_ms: f_throttle_time_ms,
             error_code: f_error_code,
@@ -327,7 +321,7 @@ pub struct DescribeClusterBroker {
     /// Versions: 2+.
     pub is_fenced: bool,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for DescribeClusterBroker {
@@ -338,7 +332,7 @@ impl Default for DescribeClusterBroker {
             port: 0,
             rack: None,
             is_fenced: false,
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -384,11 +378,11 @@ impl Encodable for DescribeClusterBroker {
         }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             wire::put_uvarint(buf, count);
             let mut raw = 0usize;
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -412,7 +406,7 @@ impl Encodable for DescribeClusterBroker {
             len += 1;
         }
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             len += wire::uvarint_len(count);
         }
@@ -421,6 +415,7 @@ impl Encodable for DescribeClusterBroker {
 }
 
 impl Decodable for DescribeClusterBroker {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
@@ -433,26 +428,14 @@ impl Decodable for DescribeClusterBroker {
         } else {
             false
         };
-        let mut unknown_tagged_fields = Vec::new();
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
-                        }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
-                    }
-                }
+        let unknown_tagged_fields = if flexible {
+            match wire::get_tag_count(buf)? {
+                0 => RawTaggedFields::new(),
+                count => wire::get_raw_tag_section(buf, count)?,
             }
-        }
+        } else {
+            RawTaggedFields::new()
+        };
         Ok(Self {
             broker_id: f_broker_id,
             host: f_host,

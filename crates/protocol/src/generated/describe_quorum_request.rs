@@ -16,8 +16,8 @@ use uuid::Uuid;
 
 #[cfg(feature = "json")]
 use crate::json::ToKafkaJson;
-use crate::wire::{self, RawTaggedField};
-use crate::{Decodable, DecodeError, Encodable, EncodeError, Message, StrBytes};
+use crate::wire::{self, RawTaggedFields};
+use crate::{Decodable, DecodeError, Encodable, EncodeError, List, Message, StrBytes};
 
 /// The `DescribeQuorumRequest` struct.
 #[derive(Debug, Clone, PartialEq)]
@@ -25,16 +25,16 @@ pub struct DescribeQuorumRequest {
     /// Topics whose quorum state is requested.
     ///
     /// Versions: 0+.
-    pub topics: Vec<TopicData>,
+    pub topics: List<TopicData>,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for DescribeQuorumRequest {
     fn default() -> Self {
         Self {
-            topics: Vec::new(),
-            unknown_tagged_fields: Vec::new(),
+            topics: List::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -55,11 +55,11 @@ impl Encodable for DescribeQuorumRequest {
         }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             wire::put_uvarint(buf, count);
             let mut raw = 0usize;
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -78,7 +78,7 @@ impl Encodable for DescribeQuorumRequest {
                 .map(|e| e.encoded_len(version))
                 .sum::<usize>());
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             len += wire::uvarint_len(count);
         }
@@ -90,38 +90,32 @@ impl Decodable for DescribeQuorumRequest {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_topics: Vec<TopicData> = {
+        let mut f_topics: List<TopicData> = {
             let n = wire::check_array_fits(
                 wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
                 buf.remaining(),
                 TopicData::MIN_WIRE_SIZE,
             )?;
-            let mut out = Vec::with_capacity(n);
-            for _ in 0..n {
-                out.push(TopicData::decode(buf, version)?);
-            }
-            out
-        };
-        let mut unknown_tagged_fields = Vec::new();
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
-                        }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
+            match n {
+                0 => List::Empty,
+                1 => List::One(TopicData::decode(buf, version)?),
+                _ => {
+                    let mut out = Vec::with_capacity(n);
+                    for _ in 0..n {
+                        out.push(TopicData::decode(buf, version)?);
                     }
+                    List::Many(out)
                 }
             }
-        }
+        };
+        let unknown_tagged_fields = if flexible {
+            match wire::get_tag_count(buf)? {
+                0 => RawTaggedFields::new(),
+                count => wire::get_raw_tag_section(buf, count)?,
+            }
+        } else {
+            RawTaggedFields::new()
+        };
         Ok(Self {
             topics: f_topics,
             unknown_tagged_fields,
@@ -173,7 +167,7 @@ pub struct TopicData {
     /// Versions: 0+.
     pub partitions: Vec<PartitionData>,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for TopicData {
@@ -181,7 +175,7 @@ impl Default for TopicData {
         Self {
             topic_name: StrBytes::new(),
             partitions: Vec::new(),
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -204,11 +198,11 @@ impl Encodable for TopicData {
         }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             wire::put_uvarint(buf, count);
             let mut raw = 0usize;
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -228,7 +222,7 @@ impl Encodable for TopicData {
                 .map(|e| e.encoded_len(version))
                 .sum::<usize>());
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             len += wire::uvarint_len(count);
         }
@@ -237,6 +231,7 @@ impl Encodable for TopicData {
 }
 
 impl Decodable for TopicData {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
@@ -253,26 +248,14 @@ impl Decodable for TopicData {
             }
             out
         };
-        let mut unknown_tagged_fields = Vec::new();
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
-                        }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
-                    }
-                }
+        let unknown_tagged_fields = if flexible {
+            match wire::get_tag_count(buf)? {
+                0 => RawTaggedFields::new(),
+                count => wire::get_raw_tag_section(buf, count)?,
             }
-        }
+        } else {
+            RawTaggedFields::new()
+        };
         Ok(Self {
             topic_name: f_topic_name,
             partitions: f_partitions,
@@ -326,14 +309,14 @@ pub struct PartitionData {
     /// Versions: 0+.
     pub partition_index: i32,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for PartitionData {
     fn default() -> Self {
         Self {
             partition_index: 0,
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -351,11 +334,11 @@ impl Encodable for PartitionData {
         buf.put_i32(*(&self.partition_index));
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             wire::put_uvarint(buf, count);
             let mut raw = 0usize;
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -370,7 +353,7 @@ impl Encodable for PartitionData {
         let mut len = 0usize;
         len += 4;
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             len += wire::uvarint_len(count);
         }
@@ -379,30 +362,19 @@ impl Encodable for PartitionData {
 }
 
 impl Decodable for PartitionData {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
         let mut f_partition_index: i32 = wire::get_i32(buf)?;
-        let mut unknown_tagged_fields = Vec::new();
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
-                        }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
-                    }
-                }
+        let unknown_tagged_fields = if flexible {
+            match wire::get_tag_count(buf)? {
+                0 => RawTaggedFields::new(),
+                count => wire::get_raw_tag_section(buf, count)?,
             }
-        }
+        } else {
+            RawTaggedFields::new()
+        };
         Ok(Self {
             partition_index: f_partition_index,
             unknown_tagged_fields,

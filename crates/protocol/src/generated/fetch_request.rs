@@ -16,8 +16,8 @@ use uuid::Uuid;
 
 #[cfg(feature = "json")]
 use crate::json::ToKafkaJson;
-use crate::wire::{self, RawTaggedField};
-use crate::{Decodable, DecodeError, Encodable, EncodeError, Message, StrBytes};
+use crate::wire::{self, RawTaggedFields};
+use crate::{Decodable, DecodeError, Encodable, EncodeError, List, Message, StrBytes};
 
 /// The `FetchRequest` struct.
 #[derive(Debug, Clone, PartialEq)]
@@ -61,17 +61,17 @@ pub struct FetchRequest {
     /// Topics to read from.
     ///
     /// Versions: 0+.
-    pub topics: Vec<FetchTopic>,
+    pub topics: List<FetchTopic>,
     /// Partitions to drop from an incremental fetch session.
     ///
     /// Versions: 7+.
-    pub forgotten_topics_data: Vec<ForgottenTopic>,
+    pub forgotten_topics_data: List<ForgottenTopic>,
     /// Rack of the fetching consumer, used to pick a nearby replica.
     ///
     /// Versions: 11+; ignorable.
     pub rack_id: StrBytes,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for FetchRequest {
@@ -86,10 +86,10 @@ impl Default for FetchRequest {
             isolation_level: 0,
             session_id: 0,
             session_epoch: -1,
-            topics: Vec::new(),
-            forgotten_topics_data: Vec::new(),
+            topics: List::new(),
+            forgotten_topics_data: List::new(),
             rack_id: StrBytes::from_static(""),
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -149,7 +149,7 @@ impl Encodable for FetchRequest {
         }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[0, 1])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             let t0 = version >= 12 && !(self.cluster_id.is_none());
             count += u32::from(t0);
             let t1 = version >= 15 && !(*(&self.replica_state) == ReplicaState::default());
@@ -187,7 +187,7 @@ impl Encodable for FetchRequest {
                 (&self.replica_state).encode(buf, version)?;
             }
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -229,7 +229,7 @@ impl Encodable for FetchRequest {
             len += wire::string_len((&self.rack_id), flexible);
         }
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             if version >= 12 && !(self.cluster_id.is_none()) {
                 count += 1;
@@ -272,71 +272,79 @@ impl Decodable for FetchRequest {
         } else {
             -1
         };
-        let mut f_topics: Vec<FetchTopic> = {
+        let mut f_topics: List<FetchTopic> = {
             let n = wire::check_array_fits(
                 wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
                 buf.remaining(),
                 FetchTopic::MIN_WIRE_SIZE,
             )?;
-            let mut out = Vec::with_capacity(n);
-            for _ in 0..n {
-                out.push(FetchTopic::decode(buf, version)?);
+            match n {
+                0 => List::Empty,
+                1 => List::One(FetchTopic::decode(buf, version)?),
+                _ => {
+                    let mut out = Vec::with_capacity(n);
+                    for _ in 0..n {
+                        out.push(FetchTopic::decode(buf, version)?);
+                    }
+                    List::Many(out)
+                }
             }
-            out
         };
-        let mut f_forgotten_topics_data: Vec<ForgottenTopic> = if version >= 7 {
+        let mut f_forgotten_topics_data: List<ForgottenTopic> = if version >= 7 {
             {
                 let n = wire::check_array_fits(
                     wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
                     buf.remaining(),
                     ForgottenTopic::MIN_WIRE_SIZE,
                 )?;
-                let mut out = Vec::with_capacity(n);
-                for _ in 0..n {
-                    out.push(ForgottenTopic::decode(buf, version)?);
+                match n {
+                    0 => List::Empty,
+                    1 => List::One(ForgottenTopic::decode(buf, version)?),
+                    _ => {
+                        let mut out = Vec::with_capacity(n);
+                        for _ in 0..n {
+                            out.push(ForgottenTopic::decode(buf, version)?);
+                        }
+                        List::Many(out)
+                    }
                 }
-                out
             }
         } else {
-            Vec::new()
+            List::new()
         };
         let mut f_rack_id: StrBytes = if version >= 11 {
             wire::get_string(buf, flexible)?
         } else {
             StrBytes::from_static("")
         };
-        let mut unknown_tagged_fields = Vec::new();
+        let mut unknown_tagged_fields = RawTaggedFields::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    0 if version >= 12 => {
-                        let buf = &mut value;
-                        f_cluster_id = if version >= 12 {
-                            wire::get_nullable_string(buf, true)?
-                        } else {
-                            Some(wire::get_string(buf, true)?)
-                        };
-                        wire::expect_consumed(buf, tag)?;
-                    }
-                    1 if version >= 15 => {
-                        let buf = &mut value;
-                        f_replica_state = ReplicaState::decode(buf, version)?;
-                        wire::expect_consumed(buf, tag)?;
-                    }
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
+            if count > 0 {
+                let mut unknown = wire::RawTagsReader::default();
+                for _ in 0..count {
+                    let (tag, hdr, size) = wire::peek_tag_header(buf)?;
+                    match tag {
+                        0 if version >= 12 => {
+                            buf.advance(hdr);
+                            let end = buf.remaining() - size;
+                            f_cluster_id = if version >= 12 {
+                                wire::get_nullable_string(buf, true)?
+                            } else {
+                                Some(wire::get_string(buf, true)?)
+                            };
+                            wire::expect_end(buf, end, tag)?;
                         }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
+                        1 if version >= 15 => {
+                            buf.advance(hdr);
+                            let end = buf.remaining() - size;
+                            f_replica_state = ReplicaState::decode(buf, version)?;
+                            wire::expect_end(buf, end, tag)?;
+                        }
+                        _ => unknown.push(buf.split_to(hdr + size)),
                     }
                 }
+                unknown_tagged_fields = unknown.finish();
             }
         }
         Ok(Self {
@@ -532,7 +540,7 @@ pub struct ReplicaState {
     /// Versions: 15+.
     pub replica_epoch: i64,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for ReplicaState {
@@ -540,7 +548,7 @@ impl Default for ReplicaState {
         Self {
             replica_id: -1,
             replica_epoch: -1,
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -559,11 +567,11 @@ impl Encodable for ReplicaState {
         buf.put_i64(*(&self.replica_epoch));
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             wire::put_uvarint(buf, count);
             let mut raw = 0usize;
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -579,7 +587,7 @@ impl Encodable for ReplicaState {
         len += 4;
         len += 8;
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             len += wire::uvarint_len(count);
         }
@@ -588,31 +596,20 @@ impl Encodable for ReplicaState {
 }
 
 impl Decodable for ReplicaState {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
         let mut f_replica_id: i32 = wire::get_i32(buf)?;
         let mut f_replica_epoch: i64 = wire::get_i64(buf)?;
-        let mut unknown_tagged_fields = Vec::new();
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
-                        }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
-                    }
-                }
+        let unknown_tagged_fields = if flexible {
+            match wire::get_tag_count(buf)? {
+                0 => RawTaggedFields::new(),
+                count => wire::get_raw_tag_section(buf, count)?,
             }
-        }
+        } else {
+            RawTaggedFields::new()
+        };
         Ok(Self {
             replica_id: f_replica_id,
             replica_epoch: f_replica_epoch,
@@ -667,7 +664,7 @@ pub struct FetchTopic {
     /// Versions: 0+.
     pub partitions: Vec<FetchPartition>,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for FetchTopic {
@@ -676,7 +673,7 @@ impl Default for FetchTopic {
             topic: StrBytes::new(),
             topic_id: Uuid::nil(),
             partitions: Vec::new(),
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -704,11 +701,11 @@ impl Encodable for FetchTopic {
         }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             wire::put_uvarint(buf, count);
             let mut raw = 0usize;
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -733,7 +730,7 @@ impl Encodable for FetchTopic {
                 .map(|e| e.encoded_len(version))
                 .sum::<usize>());
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             len += wire::uvarint_len(count);
         }
@@ -742,6 +739,7 @@ impl Encodable for FetchTopic {
 }
 
 impl Decodable for FetchTopic {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 12;
         let _ = flexible;
@@ -767,26 +765,14 @@ impl Decodable for FetchTopic {
             }
             out
         };
-        let mut unknown_tagged_fields = Vec::new();
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
-                        }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
-                    }
-                }
+        let unknown_tagged_fields = if flexible {
+            match wire::get_tag_count(buf)? {
+                0 => RawTaggedFields::new(),
+                count => wire::get_raw_tag_section(buf, count)?,
             }
-        }
+        } else {
+            RawTaggedFields::new()
+        };
         Ok(Self {
             topic: f_topic,
             topic_id: f_topic_id,
@@ -882,7 +868,7 @@ pub struct FetchPartition {
     /// Versions: 18+; tag 1 in 18+; ignorable.
     pub high_watermark: i64,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for FetchPartition {
@@ -896,7 +882,7 @@ impl Default for FetchPartition {
             partition_max_bytes: 0,
             replica_directory_id: Uuid::nil(),
             high_watermark: 9223372036854775807,
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -930,7 +916,7 @@ impl Encodable for FetchPartition {
         buf.put_i32(*(&self.partition_max_bytes));
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[0, 1])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             let t0 = version >= 17 && !((&self.replica_directory_id).is_nil());
             count += u32::from(t0);
             let t1 = version >= 18 && !(*(&self.high_watermark) == 9223372036854775807);
@@ -948,7 +934,7 @@ impl Encodable for FetchPartition {
                 buf.put_i64(*(&self.high_watermark));
             }
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -974,7 +960,7 @@ impl Encodable for FetchPartition {
         }
         len += 4;
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             if version >= 17 && !((&self.replica_directory_id).is_nil()) {
                 count += 1;
@@ -991,6 +977,7 @@ impl Encodable for FetchPartition {
 }
 
 impl Decodable for FetchPartition {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 12;
         let _ = flexible;
@@ -1014,34 +1001,30 @@ impl Decodable for FetchPartition {
         let mut f_partition_max_bytes: i32 = wire::get_i32(buf)?;
         let mut f_replica_directory_id: Uuid = Uuid::nil();
         let mut f_high_watermark: i64 = 9223372036854775807;
-        let mut unknown_tagged_fields = Vec::new();
+        let mut unknown_tagged_fields = RawTaggedFields::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    0 if version >= 17 => {
-                        let buf = &mut value;
-                        f_replica_directory_id = wire::get_uuid(buf)?;
-                        wire::expect_consumed(buf, tag)?;
-                    }
-                    1 if version >= 18 => {
-                        let buf = &mut value;
-                        f_high_watermark = wire::get_i64(buf)?;
-                        wire::expect_consumed(buf, tag)?;
-                    }
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
+            if count > 0 {
+                let mut unknown = wire::RawTagsReader::default();
+                for _ in 0..count {
+                    let (tag, hdr, size) = wire::peek_tag_header(buf)?;
+                    match tag {
+                        0 if version >= 17 => {
+                            buf.advance(hdr);
+                            let end = buf.remaining() - size;
+                            f_replica_directory_id = wire::get_uuid(buf)?;
+                            wire::expect_end(buf, end, tag)?;
                         }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
+                        1 if version >= 18 => {
+                            buf.advance(hdr);
+                            let end = buf.remaining() - size;
+                            f_high_watermark = wire::get_i64(buf)?;
+                            wire::expect_end(buf, end, tag)?;
+                        }
+                        _ => unknown.push(buf.split_to(hdr + size)),
                     }
                 }
+                unknown_tagged_fields = unknown.finish();
             }
         }
         Ok(Self {
@@ -1182,7 +1165,7 @@ pub struct ForgottenTopic {
     /// Versions: 7+.
     pub partitions: Vec<i32>,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for ForgottenTopic {
@@ -1191,7 +1174,7 @@ impl Default for ForgottenTopic {
             topic: StrBytes::new(),
             topic_id: Uuid::nil(),
             partitions: Vec::new(),
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -1219,11 +1202,11 @@ impl Encodable for ForgottenTopic {
         }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             wire::put_uvarint(buf, count);
             let mut raw = 0usize;
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -1245,7 +1228,7 @@ impl Encodable for ForgottenTopic {
         len += (wire::array_len_len(Some((&self.partitions).len()), flexible)
             + (&self.partitions).len() * 4);
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             len += wire::uvarint_len(count);
         }
@@ -1254,6 +1237,7 @@ impl Encodable for ForgottenTopic {
 }
 
 impl Decodable for ForgottenTopic {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 12;
         let _ = flexible;
@@ -1279,26 +1263,14 @@ impl Decodable for ForgottenTopic {
             }
             out
         };
-        let mut unknown_tagged_fields = Vec::new();
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
-                        }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
-                    }
-                }
+        let unknown_tagged_fields = if flexible {
+            match wire::get_tag_count(buf)? {
+                0 => RawTaggedFields::new(),
+                count => wire::get_raw_tag_section(buf, count)?,
             }
-        }
+        } else {
+            RawTaggedFields::new()
+        };
         Ok(Self {
             topic: f_topic,
             topic_id: f_topic_id,

@@ -16,8 +16,8 @@ use uuid::Uuid;
 
 #[cfg(feature = "json")]
 use crate::json::ToKafkaJson;
-use crate::wire::{self, RawTaggedField};
-use crate::{Decodable, DecodeError, Encodable, EncodeError, Message, StrBytes};
+use crate::wire::{self, RawTaggedFields};
+use crate::{Decodable, DecodeError, Encodable, EncodeError, List, Message, StrBytes};
 
 /// The `FetchResponse` struct.
 #[derive(Debug, Clone, PartialEq)]
@@ -37,13 +37,13 @@ pub struct FetchResponse {
     /// Results per topic.
     ///
     /// Versions: 0+.
-    pub responses: Vec<FetchableTopicResponse>,
+    pub responses: List<FetchableTopicResponse>,
     /// Endpoints of the leaders reported for partitions that failed with NOT_LEADER_OR_FOLLOWER or FENCED_LEADER_EPOCH.
     ///
     /// Versions: 16+; tag 0 in 16+.
-    pub node_endpoints: Vec<NodeEndpoint>,
+    pub node_endpoints: List<NodeEndpoint>,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for FetchResponse {
@@ -52,9 +52,9 @@ impl Default for FetchResponse {
             throttle_time_ms: 0,
             error_code: 0,
             session_id: 0,
-            responses: Vec::new(),
-            node_endpoints: Vec::new(),
-            unknown_tagged_fields: Vec::new(),
+            responses: List::new(),
+            node_endpoints: List::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -93,7 +93,7 @@ impl Encodable for FetchResponse {
         }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[0])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             let t0 = version >= 16 && !((&self.node_endpoints).is_empty());
             count += u32::from(t0);
             wire::put_uvarint(buf, count);
@@ -115,7 +115,7 @@ impl Encodable for FetchResponse {
                 }
             }
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -141,7 +141,7 @@ impl Encodable for FetchResponse {
                 .map(|e| e.encoded_len(version))
                 .sum::<usize>());
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             if version >= 16 && !((&self.node_endpoints).is_empty()) {
                 count += 1;
@@ -167,54 +167,61 @@ impl Decodable for FetchResponse {
         let mut f_throttle_time_ms: i32 = wire::get_i32(buf)?;
         let mut f_error_code: i16 = if version >= 7 { wire::get_i16(buf)? } else { 0 };
         let mut f_session_id: i32 = if version >= 7 { wire::get_i32(buf)? } else { 0 };
-        let mut f_responses: Vec<FetchableTopicResponse> = {
+        let mut f_responses: List<FetchableTopicResponse> = {
             let n = wire::check_array_fits(
                 wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
                 buf.remaining(),
                 FetchableTopicResponse::MIN_WIRE_SIZE,
             )?;
-            let mut out = Vec::with_capacity(n);
-            for _ in 0..n {
-                out.push(FetchableTopicResponse::decode(buf, version)?);
+            match n {
+                0 => List::Empty,
+                1 => List::One(FetchableTopicResponse::decode(buf, version)?),
+                _ => {
+                    let mut out = Vec::with_capacity(n);
+                    for _ in 0..n {
+                        out.push(FetchableTopicResponse::decode(buf, version)?);
+                    }
+                    List::Many(out)
+                }
             }
-            out
         };
-        let mut f_node_endpoints: Vec<NodeEndpoint> = Vec::new();
-        let mut unknown_tagged_fields = Vec::new();
+        let mut f_node_endpoints: List<NodeEndpoint> = List::new();
+        let mut unknown_tagged_fields = RawTaggedFields::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    0 if version >= 16 => {
-                        let buf = &mut value;
-                        f_node_endpoints = {
-                            let n = wire::check_array_fits(
-                                wire::get_array_len(buf, true)?
-                                    .ok_or(DecodeError::UnexpectedNull)?,
-                                buf.remaining(),
-                                NodeEndpoint::MIN_WIRE_SIZE,
-                            )?;
-                            let mut out = Vec::with_capacity(n);
-                            for _ in 0..n {
-                                out.push(NodeEndpoint::decode(buf, version)?);
-                            }
-                            out
-                        };
-                        wire::expect_consumed(buf, tag)?;
-                    }
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
+            if count > 0 {
+                let mut unknown = wire::RawTagsReader::default();
+                for _ in 0..count {
+                    let (tag, hdr, size) = wire::peek_tag_header(buf)?;
+                    match tag {
+                        0 if version >= 16 => {
+                            buf.advance(hdr);
+                            let end = buf.remaining() - size;
+                            f_node_endpoints = {
+                                let n = wire::check_array_fits(
+                                    wire::get_array_len(buf, true)?
+                                        .ok_or(DecodeError::UnexpectedNull)?,
+                                    buf.remaining(),
+                                    NodeEndpoint::MIN_WIRE_SIZE,
+                                )?;
+                                match n {
+                                    0 => List::Empty,
+                                    1 => List::One(NodeEndpoint::decode(buf, version)?),
+                                    _ => {
+                                        let mut out = Vec::with_capacity(n);
+                                        for _ in 0..n {
+                                            out.push(NodeEndpoint::decode(buf, version)?);
+                                        }
+                                        List::Many(out)
+                                    }
+                                }
+                            };
+                            wire::expect_end(buf, end, tag)?;
                         }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
+                        _ => unknown.push(buf.split_to(hdr + size)),
                     }
                 }
+                unknown_tagged_fields = unknown.finish();
             }
         }
         Ok(Self {
@@ -333,7 +340,7 @@ pub struct FetchableTopicResponse {
     /// Versions: 0+.
     pub partitions: Vec<PartitionData>,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for FetchableTopicResponse {
@@ -342,7 +349,7 @@ impl Default for FetchableTopicResponse {
             topic: StrBytes::new(),
             topic_id: Uuid::nil(),
             partitions: Vec::new(),
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -370,11 +377,11 @@ impl Encodable for FetchableTopicResponse {
         }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             wire::put_uvarint(buf, count);
             let mut raw = 0usize;
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -399,7 +406,7 @@ impl Encodable for FetchableTopicResponse {
                 .map(|e| e.encoded_len(version))
                 .sum::<usize>());
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             len += wire::uvarint_len(count);
         }
@@ -408,6 +415,7 @@ impl Encodable for FetchableTopicResponse {
 }
 
 impl Decodable for FetchableTopicResponse {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 12;
         let _ = flexible;
@@ -433,26 +441,14 @@ impl Decodable for FetchableTopicResponse {
             }
             out
         };
-        let mut unknown_tagged_fields = Vec::new();
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
-                        }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
-                    }
-                }
+        let unknown_tagged_fields = if flexible {
+            match wire::get_tag_count(buf)? {
+                0 => RawTaggedFields::new(),
+                count => wire::get_raw_tag_section(buf, count)?,
             }
-        }
+        } else {
+            RawTaggedFields::new()
+        };
         Ok(Self {
             topic: f_topic,
             topic_id: f_topic_id,
@@ -550,7 +546,7 @@ pub struct PartitionData {
     /// Aborted transactions overlapping the returned records (READ_COMMITTED reads), or null.
     ///
     /// Versions: 4+; nullable: 4+; ignorable.
-    pub aborted_transactions: Option<Vec<AbortedTransaction>>,
+    pub aborted_transactions: Option<List<AbortedTransaction>>,
     /// Replica the consumer should read from next, or -1.
     ///
     /// Versions: 11+.
@@ -560,7 +556,7 @@ pub struct PartitionData {
     /// Versions: 0+; nullable: 0+.
     pub records: Option<Bytes>,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for PartitionData {
@@ -574,10 +570,10 @@ impl Default for PartitionData {
             diverging_epoch: EpochEndOffset::default(),
             current_leader: LeaderIdAndEpoch::default(),
             snapshot_id: SnapshotId::default(),
-            aborted_transactions: Some(Vec::new()),
+            aborted_transactions: Some(List::new()),
             preferred_read_replica: -1,
             records: Some(Bytes::new()),
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -658,7 +654,7 @@ impl Encodable for PartitionData {
         }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[0, 1, 2])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             let t0 = version >= 12 && !(*(&self.diverging_epoch) == EpochEndOffset::default());
             count += u32::from(t0);
             let t1 = version >= 12 && !(*(&self.current_leader) == LeaderIdAndEpoch::default());
@@ -683,7 +679,7 @@ impl Encodable for PartitionData {
                 (&self.snapshot_id).encode(buf, version)?;
             }
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -718,7 +714,7 @@ impl Encodable for PartitionData {
             None => wire::array_len_len(None, flexible),
         };
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             if version >= 12 && !(*(&self.diverging_epoch) == EpochEndOffset::default()) {
                 count += 1;
@@ -739,6 +735,7 @@ impl Encodable for PartitionData {
 }
 
 impl Decodable for PartitionData {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 12;
         let _ = flexible;
@@ -754,7 +751,7 @@ impl Decodable for PartitionData {
         let mut f_diverging_epoch: EpochEndOffset = EpochEndOffset::default();
         let mut f_current_leader: LeaderIdAndEpoch = LeaderIdAndEpoch::default();
         let mut f_snapshot_id: SnapshotId = SnapshotId::default();
-        let mut f_aborted_transactions: Option<Vec<AbortedTransaction>> =
+        let mut f_aborted_transactions: Option<List<AbortedTransaction>> =
             match wire::get_array_len(buf, flexible)? {
                 None => None,
                 Some(n) => Some({
@@ -763,11 +760,17 @@ impl Decodable for PartitionData {
                         buf.remaining(),
                         AbortedTransaction::MIN_WIRE_SIZE,
                     )?;
-                    let mut out = Vec::with_capacity(n);
-                    for _ in 0..n {
-                        out.push(AbortedTransaction::decode(buf, version)?);
+                    match n {
+                        0 => List::Empty,
+                        1 => List::One(AbortedTransaction::decode(buf, version)?),
+                        _ => {
+                            let mut out = Vec::with_capacity(n);
+                            for _ in 0..n {
+                                out.push(AbortedTransaction::decode(buf, version)?);
+                            }
+                            List::Many(out)
+                        }
                     }
-                    out
                 }),
             };
         let mut f_preferred_read_replica: i32 = if version >= 11 {
@@ -776,39 +779,36 @@ impl Decodable for PartitionData {
             -1
         };
         let mut f_records: Option<Bytes> = wire::get_nullable_bytes(buf, flexible)?;
-        let mut unknown_tagged_fields = Vec::new();
+        let mut unknown_tagged_fields = RawTaggedFields::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    0 if version >= 12 => {
-                        let buf = &mut value;
-                        f_diverging_epoch = EpochEndOffset::decode(buf, version)?;
-                        wire::expect_consumed(buf, tag)?;
-                    }
-                    1 if version >= 12 => {
-                        let buf = &mut value;
-                        f_current_leader = LeaderIdAndEpoch::decode(buf, version)?;
-                        wire::expect_consumed(buf, tag)?;
-                    }
-                    2 if version >= 12 => {
-                        let buf = &mut value;
-                        f_snapshot_id = SnapshotId::decode(buf, version)?;
-                        wire::expect_consumed(buf, tag)?;
-                    }
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
+            if count > 0 {
+                let mut unknown = wire::RawTagsReader::default();
+                for _ in 0..count {
+                    let (tag, hdr, size) = wire::peek_tag_header(buf)?;
+                    match tag {
+                        0 if version >= 12 => {
+                            buf.advance(hdr);
+                            let end = buf.remaining() - size;
+                            f_diverging_epoch = EpochEndOffset::decode(buf, version)?;
+                            wire::expect_end(buf, end, tag)?;
                         }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
+                        1 if version >= 12 => {
+                            buf.advance(hdr);
+                            let end = buf.remaining() - size;
+                            f_current_leader = LeaderIdAndEpoch::decode(buf, version)?;
+                            wire::expect_end(buf, end, tag)?;
+                        }
+                        2 if version >= 12 => {
+                            buf.advance(hdr);
+                            let end = buf.remaining() - size;
+                            f_snapshot_id = SnapshotId::decode(buf, version)?;
+                            wire::expect_end(buf, end, tag)?;
+                        }
+                        _ => unknown.push(buf.split_to(hdr + size)),
                     }
                 }
+                unknown_tagged_fields = unknown.finish();
             }
         }
         Ok(Self {
@@ -1008,7 +1008,7 @@ pub struct EpochEndOffset {
     /// Versions: 12+.
     pub end_offset: i64,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for EpochEndOffset {
@@ -1016,7 +1016,7 @@ impl Default for EpochEndOffset {
         Self {
             epoch: -1,
             end_offset: -1,
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -1035,11 +1035,11 @@ impl Encodable for EpochEndOffset {
         buf.put_i64(*(&self.end_offset));
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             wire::put_uvarint(buf, count);
             let mut raw = 0usize;
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -1055,7 +1055,7 @@ impl Encodable for EpochEndOffset {
         len += 4;
         len += 8;
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             len += wire::uvarint_len(count);
         }
@@ -1064,31 +1064,20 @@ impl Encodable for EpochEndOffset {
 }
 
 impl Decodable for EpochEndOffset {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
         let mut f_epoch: i32 = wire::get_i32(buf)?;
         let mut f_end_offset: i64 = wire::get_i64(buf)?;
-        let mut unknown_tagged_fields = Vec::new();
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
-                        }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
-                    }
-                }
+        let unknown_tagged_fields = if flexible {
+            match wire::get_tag_count(buf)? {
+                0 => RawTaggedFields::new(),
+                count => wire::get_raw_tag_section(buf, count)?,
             }
-        }
+        } else {
+            RawTaggedFields::new()
+        };
         Ok(Self {
             epoch: f_epoch,
             end_offset: f_end_offset,
@@ -1136,7 +1125,7 @@ pub struct LeaderIdAndEpoch {
     /// Versions: 12+.
     pub leader_epoch: i32,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for LeaderIdAndEpoch {
@@ -1144,7 +1133,7 @@ impl Default for LeaderIdAndEpoch {
         Self {
             leader_id: -1,
             leader_epoch: -1,
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -1163,11 +1152,11 @@ impl Encodable for LeaderIdAndEpoch {
         buf.put_i32(*(&self.leader_epoch));
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             wire::put_uvarint(buf, count);
             let mut raw = 0usize;
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -1183,7 +1172,7 @@ impl Encodable for LeaderIdAndEpoch {
         len += 4;
         len += 4;
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             len += wire::uvarint_len(count);
         }
@@ -1192,31 +1181,20 @@ impl Encodable for LeaderIdAndEpoch {
 }
 
 impl Decodable for LeaderIdAndEpoch {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
         let mut f_leader_id: i32 = wire::get_i32(buf)?;
         let mut f_leader_epoch: i32 = wire::get_i32(buf)?;
-        let mut unknown_tagged_fields = Vec::new();
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
-                        }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
-                    }
-                }
+        let unknown_tagged_fields = if flexible {
+            match wire::get_tag_count(buf)? {
+                0 => RawTaggedFields::new(),
+                count => wire::get_raw_tag_section(buf, count)?,
             }
-        }
+        } else {
+            RawTaggedFields::new()
+        };
         Ok(Self {
             leader_id: f_leader_id,
             leader_epoch: f_leader_epoch,
@@ -1267,7 +1245,7 @@ pub struct SnapshotId {
     /// Versions: 0+.
     pub epoch: i32,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for SnapshotId {
@@ -1275,7 +1253,7 @@ impl Default for SnapshotId {
         Self {
             end_offset: -1,
             epoch: -1,
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -1294,11 +1272,11 @@ impl Encodable for SnapshotId {
         buf.put_i32(*(&self.epoch));
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             wire::put_uvarint(buf, count);
             let mut raw = 0usize;
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -1314,7 +1292,7 @@ impl Encodable for SnapshotId {
         len += 8;
         len += 4;
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             len += wire::uvarint_len(count);
         }
@@ -1323,31 +1301,20 @@ impl Encodable for SnapshotId {
 }
 
 impl Decodable for SnapshotId {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
         let mut f_end_offset: i64 = wire::get_i64(buf)?;
         let mut f_epoch: i32 = wire::get_i32(buf)?;
-        let mut unknown_tagged_fields = Vec::new();
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
-                        }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
-                    }
-                }
+        let unknown_tagged_fields = if flexible {
+            match wire::get_tag_count(buf)? {
+                0 => RawTaggedFields::new(),
+                count => wire::get_raw_tag_section(buf, count)?,
             }
-        }
+        } else {
+            RawTaggedFields::new()
+        };
         Ok(Self {
             end_offset: f_end_offset,
             epoch: f_epoch,
@@ -1395,7 +1362,7 @@ pub struct AbortedTransaction {
     /// Versions: 4+.
     pub first_offset: i64,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for AbortedTransaction {
@@ -1403,7 +1370,7 @@ impl Default for AbortedTransaction {
         Self {
             producer_id: 0,
             first_offset: 0,
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -1422,11 +1389,11 @@ impl Encodable for AbortedTransaction {
         buf.put_i64(*(&self.first_offset));
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             wire::put_uvarint(buf, count);
             let mut raw = 0usize;
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -1442,7 +1409,7 @@ impl Encodable for AbortedTransaction {
         len += 8;
         len += 8;
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             len += wire::uvarint_len(count);
         }
@@ -1451,31 +1418,20 @@ impl Encodable for AbortedTransaction {
 }
 
 impl Decodable for AbortedTransaction {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 12;
         let _ = flexible;
         let mut f_producer_id: i64 = wire::get_i64(buf)?;
         let mut f_first_offset: i64 = wire::get_i64(buf)?;
-        let mut unknown_tagged_fields = Vec::new();
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
-                        }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
-                    }
-                }
+        let unknown_tagged_fields = if flexible {
+            match wire::get_tag_count(buf)? {
+                0 => RawTaggedFields::new(),
+                count => wire::get_raw_tag_section(buf, count)?,
             }
-        }
+        } else {
+            RawTaggedFields::new()
+        };
         Ok(Self {
             producer_id: f_producer_id,
             first_offset: f_first_offset,
@@ -1534,7 +1490,7 @@ pub struct NodeEndpoint {
     /// Versions: 16+; nullable: 16+.
     pub rack: Option<StrBytes>,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for NodeEndpoint {
@@ -1544,7 +1500,7 @@ impl Default for NodeEndpoint {
             host: StrBytes::new(),
             port: 0,
             rack: None,
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -1582,11 +1538,11 @@ impl Encodable for NodeEndpoint {
         }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             wire::put_uvarint(buf, count);
             let mut raw = 0usize;
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -1607,7 +1563,7 @@ impl Encodable for NodeEndpoint {
             None => wire::nullable_string_len(None, flexible),
         };
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             len += wire::uvarint_len(count);
         }
@@ -1616,6 +1572,7 @@ impl Encodable for NodeEndpoint {
 }
 
 impl Decodable for NodeEndpoint {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
@@ -1623,26 +1580,14 @@ impl Decodable for NodeEndpoint {
         let mut f_host: StrBytes = wire::get_string(buf, flexible)?;
         let mut f_port: i32 = wire::get_i32(buf)?;
         let mut f_rack: Option<StrBytes> = wire::get_nullable_string(buf, flexible)?;
-        let mut unknown_tagged_fields = Vec::new();
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
-                        }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
-                    }
-                }
+        let unknown_tagged_fields = if flexible {
+            match wire::get_tag_count(buf)? {
+                0 => RawTaggedFields::new(),
+                count => wire::get_raw_tag_section(buf, count)?,
             }
-        }
+        } else {
+            RawTaggedFields::new()
+        };
         Ok(Self {
             node_id: f_node_id,
             host: f_host,

@@ -16,8 +16,8 @@ use uuid::Uuid;
 
 #[cfg(feature = "json")]
 use crate::json::ToKafkaJson;
-use crate::wire::{self, RawTaggedField};
-use crate::{Decodable, DecodeError, Encodable, EncodeError, Message, StrBytes};
+use crate::wire::{self, RawTaggedFields};
+use crate::{Decodable, DecodeError, Encodable, EncodeError, List, Message, StrBytes};
 
 /// The `FetchSnapshotRequest` struct.
 #[derive(Debug, Clone, PartialEq)]
@@ -37,9 +37,9 @@ pub struct FetchSnapshotRequest {
     /// Topics whose snapshots are read.
     ///
     /// Versions: 0+.
-    pub topics: Vec<TopicSnapshot>,
+    pub topics: List<TopicSnapshot>,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for FetchSnapshotRequest {
@@ -48,8 +48,8 @@ impl Default for FetchSnapshotRequest {
             cluster_id: None,
             replica_id: -1,
             max_bytes: 2147483647,
-            topics: Vec::new(),
-            unknown_tagged_fields: Vec::new(),
+            topics: List::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -72,7 +72,7 @@ impl Encodable for FetchSnapshotRequest {
         }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[0])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             let t0 = true && !(self.cluster_id.is_none());
             count += u32::from(t0);
             wire::put_uvarint(buf, count);
@@ -103,7 +103,7 @@ impl Encodable for FetchSnapshotRequest {
                 }
             }
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -124,7 +124,7 @@ impl Encodable for FetchSnapshotRequest {
                 .map(|e| e.encoded_len(version))
                 .sum::<usize>());
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             if true && !(self.cluster_id.is_none()) {
                 count += 1;
@@ -149,41 +149,42 @@ impl Decodable for FetchSnapshotRequest {
         let mut f_cluster_id: Option<StrBytes> = None;
         let mut f_replica_id: i32 = wire::get_i32(buf)?;
         let mut f_max_bytes: i32 = wire::get_i32(buf)?;
-        let mut f_topics: Vec<TopicSnapshot> = {
+        let mut f_topics: List<TopicSnapshot> = {
             let n = wire::check_array_fits(
                 wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
                 buf.remaining(),
                 TopicSnapshot::MIN_WIRE_SIZE,
             )?;
-            let mut out = Vec::with_capacity(n);
-            for _ in 0..n {
-                out.push(TopicSnapshot::decode(buf, version)?);
+            match n {
+                0 => List::Empty,
+                1 => List::One(TopicSnapshot::decode(buf, version)?),
+                _ => {
+                    let mut out = Vec::with_capacity(n);
+                    for _ in 0..n {
+                        out.push(TopicSnapshot::decode(buf, version)?);
+                    }
+                    List::Many(out)
+                }
             }
-            out
         };
-        let mut unknown_tagged_fields = Vec::new();
+        let mut unknown_tagged_fields = RawTaggedFields::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    0 => {
-                        let buf = &mut value;
-                        f_cluster_id = wire::get_nullable_string(buf, true)?;
-                        wire::expect_consumed(buf, tag)?;
-                    }
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
+            if count > 0 {
+                let mut unknown = wire::RawTagsReader::default();
+                for _ in 0..count {
+                    let (tag, hdr, size) = wire::peek_tag_header(buf)?;
+                    match tag {
+                        0 => {
+                            buf.advance(hdr);
+                            let end = buf.remaining() - size;
+                            f_cluster_id = wire::get_nullable_string(buf, true)?;
+                            wire::expect_end(buf, end, tag)?;
                         }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
+                        _ => unknown.push(buf.split_to(hdr + size)),
                     }
                 }
+                unknown_tagged_fields = unknown.finish();
             }
         }
         Ok(Self {
@@ -269,7 +270,7 @@ pub struct TopicSnapshot {
     /// Versions: 0+.
     pub partitions: Vec<PartitionSnapshot>,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for TopicSnapshot {
@@ -277,7 +278,7 @@ impl Default for TopicSnapshot {
         Self {
             name: StrBytes::new(),
             partitions: Vec::new(),
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -300,11 +301,11 @@ impl Encodable for TopicSnapshot {
         }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             wire::put_uvarint(buf, count);
             let mut raw = 0usize;
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -324,7 +325,7 @@ impl Encodable for TopicSnapshot {
                 .map(|e| e.encoded_len(version))
                 .sum::<usize>());
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             len += wire::uvarint_len(count);
         }
@@ -333,6 +334,7 @@ impl Encodable for TopicSnapshot {
 }
 
 impl Decodable for TopicSnapshot {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
@@ -349,26 +351,14 @@ impl Decodable for TopicSnapshot {
             }
             out
         };
-        let mut unknown_tagged_fields = Vec::new();
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
-                        }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
-                    }
-                }
+        let unknown_tagged_fields = if flexible {
+            match wire::get_tag_count(buf)? {
+                0 => RawTaggedFields::new(),
+                count => wire::get_raw_tag_section(buf, count)?,
             }
-        }
+        } else {
+            RawTaggedFields::new()
+        };
         Ok(Self {
             name: f_name,
             partitions: f_partitions,
@@ -438,7 +428,7 @@ pub struct PartitionSnapshot {
     /// Versions: 1+; tag 0 in 1+; ignorable.
     pub replica_directory_id: Uuid,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for PartitionSnapshot {
@@ -449,7 +439,7 @@ impl Default for PartitionSnapshot {
             snapshot_id: SnapshotId::default(),
             position: 0,
             replica_directory_id: Uuid::nil(),
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -470,7 +460,7 @@ impl Encodable for PartitionSnapshot {
         buf.put_i64(*(&self.position));
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[0])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             let t0 = version >= 1 && !((&self.replica_directory_id).is_nil());
             count += u32::from(t0);
             wire::put_uvarint(buf, count);
@@ -481,7 +471,7 @@ impl Encodable for PartitionSnapshot {
                 wire::put_uuid(buf, (&self.replica_directory_id));
             }
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -499,7 +489,7 @@ impl Encodable for PartitionSnapshot {
         len += (&self.snapshot_id).encoded_len(version);
         len += 8;
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             if version >= 1 && !((&self.replica_directory_id).is_nil()) {
                 count += 1;
@@ -512,6 +502,7 @@ impl Encodable for PartitionSnapshot {
 }
 
 impl Decodable for PartitionSnapshot {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
@@ -520,29 +511,24 @@ impl Decodable for PartitionSnapshot {
         let mut f_snapshot_id: SnapshotId = SnapshotId::decode(buf, version)?;
         let mut f_position: i64 = wire::get_i64(buf)?;
         let mut f_replica_directory_id: Uuid = Uuid::nil();
-        let mut unknown_tagged_fields = Vec::new();
+        let mut unknown_tagged_fields = RawTaggedFields::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    0 if version >= 1 => {
-                        let buf = &mut value;
-                        f_replica_directory_id = wire::get_uuid(buf)?;
-                        wire::expect_consumed(buf, tag)?;
-                    }
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
+            if count > 0 {
+                let mut unknown = wire::RawTagsReader::default();
+                for _ in 0..count {
+                    let (tag, hdr, size) = wire::peek_tag_header(buf)?;
+                    match tag {
+                        0 if version >= 1 => {
+                            buf.advance(hdr);
+                            let end = buf.remaining() - size;
+                            f_replica_directory_id = wire::get_uuid(buf)?;
+                            wire::expect_end(buf, end, tag)?;
                         }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
+                        _ => unknown.push(buf.split_to(hdr + size)),
                     }
                 }
+                unknown_tagged_fields = unknown.finish();
             }
         }
         Ok(Self {
@@ -632,7 +618,7 @@ pub struct SnapshotId {
     /// Versions: 0+.
     pub epoch: i32,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for SnapshotId {
@@ -640,7 +626,7 @@ impl Default for SnapshotId {
         Self {
             end_offset: 0,
             epoch: 0,
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -659,11 +645,11 @@ impl Encodable for SnapshotId {
         buf.put_i32(*(&self.epoch));
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             wire::put_uvarint(buf, count);
             let mut raw = 0usize;
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -679,7 +665,7 @@ impl Encodable for SnapshotId {
         len += 8;
         len += 4;
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             len += wire::uvarint_len(count);
         }
@@ -688,31 +674,20 @@ impl Encodable for SnapshotId {
 }
 
 impl Decodable for SnapshotId {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
         let mut f_end_offset: i64 = wire::get_i64(buf)?;
         let mut f_epoch: i32 = wire::get_i32(buf)?;
-        let mut unknown_tagged_fields = Vec::new();
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
-                        }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
-                    }
-                }
+        let unknown_tagged_fields = if flexible {
+            match wire::get_tag_count(buf)? {
+                0 => RawTaggedFields::new(),
+                count => wire::get_raw_tag_section(buf, count)?,
             }
-        }
+        } else {
+            RawTaggedFields::new()
+        };
         Ok(Self {
             end_offset: f_end_offset,
             epoch: f_epoch,

@@ -16,8 +16,8 @@ use uuid::Uuid;
 
 #[cfg(feature = "json")]
 use crate::json::ToKafkaJson;
-use crate::wire::{self, RawTaggedField};
-use crate::{Decodable, DecodeError, Encodable, EncodeError, Message, StrBytes};
+use crate::wire::{self, RawTaggedFields};
+use crate::{Decodable, DecodeError, Encodable, EncodeError, List, Message, StrBytes};
 
 /// The `FetchSnapshotResponse` struct.
 #[derive(Debug, Clone, PartialEq)]
@@ -33,13 +33,13 @@ pub struct FetchSnapshotResponse {
     /// Snapshot data per topic.
     ///
     /// Versions: 0+.
-    pub topics: Vec<TopicSnapshot>,
+    pub topics: List<TopicSnapshot>,
     /// Endpoints, on the listener the request came in on, of the leaders named in the results.
     ///
     /// Versions: 1+; tag 0 in 1+.
-    pub node_endpoints: Vec<NodeEndpoint>,
+    pub node_endpoints: List<NodeEndpoint>,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for FetchSnapshotResponse {
@@ -47,9 +47,9 @@ impl Default for FetchSnapshotResponse {
         Self {
             throttle_time_ms: 0,
             error_code: 0,
-            topics: Vec::new(),
-            node_endpoints: Vec::new(),
-            unknown_tagged_fields: Vec::new(),
+            topics: List::new(),
+            node_endpoints: List::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -78,7 +78,7 @@ impl Encodable for FetchSnapshotResponse {
         }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[0])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             let t0 = version >= 1 && !((&self.node_endpoints).is_empty());
             count += u32::from(t0);
             wire::put_uvarint(buf, count);
@@ -100,7 +100,7 @@ impl Encodable for FetchSnapshotResponse {
                 }
             }
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -121,7 +121,7 @@ impl Encodable for FetchSnapshotResponse {
                 .map(|e| e.encoded_len(version))
                 .sum::<usize>());
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             if version >= 1 && !((&self.node_endpoints).is_empty()) {
                 count += 1;
@@ -146,54 +146,61 @@ impl Decodable for FetchSnapshotResponse {
         let _ = flexible;
         let mut f_throttle_time_ms: i32 = wire::get_i32(buf)?;
         let mut f_error_code: i16 = wire::get_i16(buf)?;
-        let mut f_topics: Vec<TopicSnapshot> = {
+        let mut f_topics: List<TopicSnapshot> = {
             let n = wire::check_array_fits(
                 wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
                 buf.remaining(),
                 TopicSnapshot::MIN_WIRE_SIZE,
             )?;
-            let mut out = Vec::with_capacity(n);
-            for _ in 0..n {
-                out.push(TopicSnapshot::decode(buf, version)?);
+            match n {
+                0 => List::Empty,
+                1 => List::One(TopicSnapshot::decode(buf, version)?),
+                _ => {
+                    let mut out = Vec::with_capacity(n);
+                    for _ in 0..n {
+                        out.push(TopicSnapshot::decode(buf, version)?);
+                    }
+                    List::Many(out)
+                }
             }
-            out
         };
-        let mut f_node_endpoints: Vec<NodeEndpoint> = Vec::new();
-        let mut unknown_tagged_fields = Vec::new();
+        let mut f_node_endpoints: List<NodeEndpoint> = List::new();
+        let mut unknown_tagged_fields = RawTaggedFields::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    0 if version >= 1 => {
-                        let buf = &mut value;
-                        f_node_endpoints = {
-                            let n = wire::check_array_fits(
-                                wire::get_array_len(buf, true)?
-                                    .ok_or(DecodeError::UnexpectedNull)?,
-                                buf.remaining(),
-                                NodeEndpoint::MIN_WIRE_SIZE,
-                            )?;
-                            let mut out = Vec::with_capacity(n);
-                            for _ in 0..n {
-                                out.push(NodeEndpoint::decode(buf, version)?);
-                            }
-                            out
-                        };
-                        wire::expect_consumed(buf, tag)?;
-                    }
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
+            if count > 0 {
+                let mut unknown = wire::RawTagsReader::default();
+                for _ in 0..count {
+                    let (tag, hdr, size) = wire::peek_tag_header(buf)?;
+                    match tag {
+                        0 if version >= 1 => {
+                            buf.advance(hdr);
+                            let end = buf.remaining() - size;
+                            f_node_endpoints = {
+                                let n = wire::check_array_fits(
+                                    wire::get_array_len(buf, true)?
+                                        .ok_or(DecodeError::UnexpectedNull)?,
+                                    buf.remaining(),
+                                    NodeEndpoint::MIN_WIRE_SIZE,
+                                )?;
+                                match n {
+                                    0 => List::Empty,
+                                    1 => List::One(NodeEndpoint::decode(buf, version)?),
+                                    _ => {
+                                        let mut out = Vec::with_capacity(n);
+                                        for _ in 0..n {
+                                            out.push(NodeEndpoint::decode(buf, version)?);
+                                        }
+                                        List::Many(out)
+                                    }
+                                }
+                            };
+                            wire::expect_end(buf, end, tag)?;
                         }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
+                        _ => unknown.push(buf.split_to(hdr + size)),
                     }
                 }
+                unknown_tagged_fields = unknown.finish();
             }
         }
         Ok(Self {
@@ -294,7 +301,7 @@ pub struct TopicSnapshot {
     /// Versions: 0+.
     pub partitions: Vec<PartitionSnapshot>,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for TopicSnapshot {
@@ -302,7 +309,7 @@ impl Default for TopicSnapshot {
         Self {
             name: StrBytes::new(),
             partitions: Vec::new(),
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -325,11 +332,11 @@ impl Encodable for TopicSnapshot {
         }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             wire::put_uvarint(buf, count);
             let mut raw = 0usize;
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -349,7 +356,7 @@ impl Encodable for TopicSnapshot {
                 .map(|e| e.encoded_len(version))
                 .sum::<usize>());
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             len += wire::uvarint_len(count);
         }
@@ -358,6 +365,7 @@ impl Encodable for TopicSnapshot {
 }
 
 impl Decodable for TopicSnapshot {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
@@ -374,26 +382,14 @@ impl Decodable for TopicSnapshot {
             }
             out
         };
-        let mut unknown_tagged_fields = Vec::new();
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
-                        }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
-                    }
-                }
+        let unknown_tagged_fields = if flexible {
+            match wire::get_tag_count(buf)? {
+                0 => RawTaggedFields::new(),
+                count => wire::get_raw_tag_section(buf, count)?,
             }
-        }
+        } else {
+            RawTaggedFields::new()
+        };
         Ok(Self {
             name: f_name,
             partitions: f_partitions,
@@ -471,7 +467,7 @@ pub struct PartitionSnapshot {
     /// Versions: 0+.
     pub unaligned_records: Bytes,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for PartitionSnapshot {
@@ -484,7 +480,7 @@ impl Default for PartitionSnapshot {
             size: 0,
             position: 0,
             unaligned_records: Bytes::new(),
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -507,7 +503,7 @@ impl Encodable for PartitionSnapshot {
         wire::put_bytes(buf, (&self.unaligned_records), flexible);
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[0])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             let t0 = true && !(*(&self.current_leader) == LeaderIdAndEpoch::default());
             count += u32::from(t0);
             wire::put_uvarint(buf, count);
@@ -518,7 +514,7 @@ impl Encodable for PartitionSnapshot {
                 (&self.current_leader).encode(buf, version)?;
             }
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -538,7 +534,7 @@ impl Encodable for PartitionSnapshot {
         len += 8;
         len += wire::bytes_len((&self.unaligned_records), flexible);
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             if true && !(*(&self.current_leader) == LeaderIdAndEpoch::default()) {
                 count += 1;
@@ -551,6 +547,7 @@ impl Encodable for PartitionSnapshot {
 }
 
 impl Decodable for PartitionSnapshot {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
@@ -561,29 +558,24 @@ impl Decodable for PartitionSnapshot {
         let mut f_size: i64 = wire::get_i64(buf)?;
         let mut f_position: i64 = wire::get_i64(buf)?;
         let mut f_unaligned_records: Bytes = wire::get_bytes(buf, flexible)?;
-        let mut unknown_tagged_fields = Vec::new();
+        let mut unknown_tagged_fields = RawTaggedFields::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    0 => {
-                        let buf = &mut value;
-                        f_current_leader = LeaderIdAndEpoch::decode(buf, version)?;
-                        wire::expect_consumed(buf, tag)?;
-                    }
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
+            if count > 0 {
+                let mut unknown = wire::RawTagsReader::default();
+                for _ in 0..count {
+                    let (tag, hdr, size) = wire::peek_tag_header(buf)?;
+                    match tag {
+                        0 => {
+                            buf.advance(hdr);
+                            let end = buf.remaining() - size;
+                            f_current_leader = LeaderIdAndEpoch::decode(buf, version)?;
+                            wire::expect_end(buf, end, tag)?;
                         }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
+                        _ => unknown.push(buf.split_to(hdr + size)),
                     }
                 }
+                unknown_tagged_fields = unknown.finish();
             }
         }
         Ok(Self {
@@ -673,7 +665,7 @@ pub struct SnapshotId {
     /// Versions: 0+.
     pub epoch: i32,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for SnapshotId {
@@ -681,7 +673,7 @@ impl Default for SnapshotId {
         Self {
             end_offset: 0,
             epoch: 0,
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -700,11 +692,11 @@ impl Encodable for SnapshotId {
         buf.put_i32(*(&self.epoch));
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             wire::put_uvarint(buf, count);
             let mut raw = 0usize;
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -720,7 +712,7 @@ impl Encodable for SnapshotId {
         len += 8;
         len += 4;
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             len += wire::uvarint_len(count);
         }
@@ -729,31 +721,20 @@ impl Encodable for SnapshotId {
 }
 
 impl Decodable for SnapshotId {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
         let mut f_end_offset: i64 = wire::get_i64(buf)?;
         let mut f_epoch: i32 = wire::get_i32(buf)?;
-        let mut unknown_tagged_fields = Vec::new();
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
-                        }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
-                    }
-                }
+        let unknown_tagged_fields = if flexible {
+            match wire::get_tag_count(buf)? {
+                0 => RawTaggedFields::new(),
+                count => wire::get_raw_tag_section(buf, count)?,
             }
-        }
+        } else {
+            RawTaggedFields::new()
+        };
         Ok(Self {
             end_offset: f_end_offset,
             epoch: f_epoch,
@@ -801,7 +782,7 @@ pub struct LeaderIdAndEpoch {
     /// Versions: 0+.
     pub leader_epoch: i32,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for LeaderIdAndEpoch {
@@ -809,7 +790,7 @@ impl Default for LeaderIdAndEpoch {
         Self {
             leader_id: 0,
             leader_epoch: 0,
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -828,11 +809,11 @@ impl Encodable for LeaderIdAndEpoch {
         buf.put_i32(*(&self.leader_epoch));
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             wire::put_uvarint(buf, count);
             let mut raw = 0usize;
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -848,7 +829,7 @@ impl Encodable for LeaderIdAndEpoch {
         len += 4;
         len += 4;
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             len += wire::uvarint_len(count);
         }
@@ -857,31 +838,20 @@ impl Encodable for LeaderIdAndEpoch {
 }
 
 impl Decodable for LeaderIdAndEpoch {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
         let mut f_leader_id: i32 = wire::get_i32(buf)?;
         let mut f_leader_epoch: i32 = wire::get_i32(buf)?;
-        let mut unknown_tagged_fields = Vec::new();
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
-                        }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
-                    }
-                }
+        let unknown_tagged_fields = if flexible {
+            match wire::get_tag_count(buf)? {
+                0 => RawTaggedFields::new(),
+                count => wire::get_raw_tag_section(buf, count)?,
             }
-        }
+        } else {
+            RawTaggedFields::new()
+        };
         Ok(Self {
             leader_id: f_leader_id,
             leader_epoch: f_leader_epoch,
@@ -936,7 +906,7 @@ pub struct NodeEndpoint {
     /// Versions: 1+.
     pub port: u16,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for NodeEndpoint {
@@ -945,7 +915,7 @@ impl Default for NodeEndpoint {
             node_id: 0,
             host: StrBytes::new(),
             port: 0,
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -966,11 +936,11 @@ impl Encodable for NodeEndpoint {
         buf.put_u16(*(&self.port));
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             wire::put_uvarint(buf, count);
             let mut raw = 0usize;
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -987,7 +957,7 @@ impl Encodable for NodeEndpoint {
         len += wire::string_len((&self.host), flexible);
         len += 2;
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             len += wire::uvarint_len(count);
         }
@@ -996,32 +966,21 @@ impl Encodable for NodeEndpoint {
 }
 
 impl Decodable for NodeEndpoint {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
         let mut f_node_id: i32 = wire::get_i32(buf)?;
         let mut f_host: StrBytes = wire::get_string(buf, flexible)?;
         let mut f_port: u16 = wire::get_u16(buf)?;
-        let mut unknown_tagged_fields = Vec::new();
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
-                        }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
-                    }
-                }
+        let unknown_tagged_fields = if flexible {
+            match wire::get_tag_count(buf)? {
+                0 => RawTaggedFields::new(),
+                count => wire::get_raw_tag_section(buf, count)?,
             }
-        }
+        } else {
+            RawTaggedFields::new()
+        };
         Ok(Self {
             node_id: f_node_id,
             host: f_host,

@@ -16,8 +16,8 @@ use uuid::Uuid;
 
 #[cfg(feature = "json")]
 use crate::json::ToKafkaJson;
-use crate::wire::{self, RawTaggedField};
-use crate::{Decodable, DecodeError, Encodable, EncodeError, Message, StrBytes};
+use crate::wire::{self, RawTaggedFields};
+use crate::{Decodable, DecodeError, Encodable, EncodeError, List, Message, StrBytes};
 
 /// The `LeaderChangeMessage` struct.
 #[derive(Debug, Clone, PartialEq)]
@@ -33,13 +33,13 @@ pub struct LeaderChangeMessage {
     /// Voters of the quorum at the start of the epoch.
     ///
     /// Versions: 0+.
-    pub voters: Vec<Voter>,
+    pub voters: List<Voter>,
     /// Voters that granted their vote to the leader.
     ///
     /// Versions: 0+.
-    pub granting_voters: Vec<Voter>,
+    pub granting_voters: List<Voter>,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for LeaderChangeMessage {
@@ -47,9 +47,9 @@ impl Default for LeaderChangeMessage {
         Self {
             version: 0,
             leader_id: 0,
-            voters: Vec::new(),
-            granting_voters: Vec::new(),
-            unknown_tagged_fields: Vec::new(),
+            voters: List::new(),
+            granting_voters: List::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -76,11 +76,11 @@ impl Encodable for LeaderChangeMessage {
         }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             wire::put_uvarint(buf, count);
             let mut raw = 0usize;
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -106,7 +106,7 @@ impl Encodable for LeaderChangeMessage {
                 .map(|e| e.encoded_len(version))
                 .sum::<usize>());
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             len += wire::uvarint_len(count);
         }
@@ -120,50 +120,50 @@ impl Decodable for LeaderChangeMessage {
         let _ = flexible;
         let mut f_version: i16 = wire::get_i16(buf)?;
         let mut f_leader_id: i32 = wire::get_i32(buf)?;
-        let mut f_voters: Vec<Voter> = {
+        let mut f_voters: List<Voter> = {
             let n = wire::check_array_fits(
                 wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
                 buf.remaining(),
                 Voter::MIN_WIRE_SIZE,
             )?;
-            let mut out = Vec::with_capacity(n);
-            for _ in 0..n {
-                out.push(Voter::decode(buf, version)?);
-            }
-            out
-        };
-        let mut f_granting_voters: Vec<Voter> = {
-            let n = wire::check_array_fits(
-                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
-                buf.remaining(),
-                Voter::MIN_WIRE_SIZE,
-            )?;
-            let mut out = Vec::with_capacity(n);
-            for _ in 0..n {
-                out.push(Voter::decode(buf, version)?);
-            }
-            out
-        };
-        let mut unknown_tagged_fields = Vec::new();
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
-                        }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
+            match n {
+                0 => List::Empty,
+                1 => List::One(Voter::decode(buf, version)?),
+                _ => {
+                    let mut out = Vec::with_capacity(n);
+                    for _ in 0..n {
+                        out.push(Voter::decode(buf, version)?);
                     }
+                    List::Many(out)
                 }
             }
-        }
+        };
+        let mut f_granting_voters: List<Voter> = {
+            let n = wire::check_array_fits(
+                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
+                buf.remaining(),
+                Voter::MIN_WIRE_SIZE,
+            )?;
+            match n {
+                0 => List::Empty,
+                1 => List::One(Voter::decode(buf, version)?),
+                _ => {
+                    let mut out = Vec::with_capacity(n);
+                    for _ in 0..n {
+                        out.push(Voter::decode(buf, version)?);
+                    }
+                    List::Many(out)
+                }
+            }
+        };
+        let unknown_tagged_fields = if flexible {
+            match wire::get_tag_count(buf)? {
+                0 => RawTaggedFields::new(),
+                count => wire::get_raw_tag_section(buf, count)?,
+            }
+        } else {
+            RawTaggedFields::new()
+        };
         Ok(Self {
             version: f_version,
             leader_id: f_leader_id,
@@ -237,7 +237,7 @@ pub struct Voter {
     /// Versions: 1+.
     pub voter_directory_id: Uuid,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for Voter {
@@ -245,7 +245,7 @@ impl Default for Voter {
         Self {
             voter_id: 0,
             voter_directory_id: Uuid::nil(),
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -271,11 +271,11 @@ impl Encodable for Voter {
         }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             wire::put_uvarint(buf, count);
             let mut raw = 0usize;
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -293,7 +293,7 @@ impl Encodable for Voter {
             len += 16;
         }
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             len += wire::uvarint_len(count);
         }
@@ -302,6 +302,7 @@ impl Encodable for Voter {
 }
 
 impl Decodable for Voter {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
@@ -311,26 +312,14 @@ impl Decodable for Voter {
         } else {
             Uuid::nil()
         };
-        let mut unknown_tagged_fields = Vec::new();
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
-                        }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
-                    }
-                }
+        let unknown_tagged_fields = if flexible {
+            match wire::get_tag_count(buf)? {
+                0 => RawTaggedFields::new(),
+                count => wire::get_raw_tag_section(buf, count)?,
             }
-        }
+        } else {
+            RawTaggedFields::new()
+        };
         Ok(Self {
             voter_id: f_voter_id,
             voter_directory_id: f_voter_directory_id,

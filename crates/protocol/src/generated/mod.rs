@@ -92,3 +92,64 @@ macro_rules! for_each_message {
         $m!(voters_record, VotersRecord);
     };
 }
+
+/// Applies a macro to `(module, struct name)` of every generated struct that can
+/// be an array element (bounds on decoding memory are checked against each).
+#[macro_export]
+#[doc(hidden)]
+macro_rules! for_each_array_element {
+    ($m:ident) => {
+        $m!(add_raft_voter_request, Listener);
+        $m!(api_versions_response, ApiVersion);
+        $m!(api_versions_response, FinalizedFeatureKey);
+        $m!(api_versions_response, SupportedFeatureKey);
+        $m!(begin_quorum_epoch_request, LeaderEndpoint);
+        $m!(begin_quorum_epoch_request, PartitionData);
+        $m!(begin_quorum_epoch_request, TopicData);
+        $m!(begin_quorum_epoch_response, NodeEndpoint);
+        $m!(begin_quorum_epoch_response, PartitionData);
+        $m!(begin_quorum_epoch_response, TopicData);
+        $m!(controller_registration_request, Feature);
+        $m!(controller_registration_request, Listener);
+        $m!(describe_cluster_response, DescribeClusterBroker);
+        $m!(describe_quorum_request, PartitionData);
+        $m!(describe_quorum_request, TopicData);
+        $m!(describe_quorum_response, Listener);
+        $m!(describe_quorum_response, Node);
+        $m!(describe_quorum_response, PartitionData);
+        $m!(describe_quorum_response, ReplicaState);
+        $m!(describe_quorum_response, TopicData);
+        $m!(end_quorum_epoch_request, LeaderEndpoint);
+        $m!(end_quorum_epoch_request, PartitionData);
+        $m!(end_quorum_epoch_request, ReplicaInfo);
+        $m!(end_quorum_epoch_request, TopicData);
+        $m!(end_quorum_epoch_response, NodeEndpoint);
+        $m!(end_quorum_epoch_response, PartitionData);
+        $m!(end_quorum_epoch_response, TopicData);
+        $m!(fetch_request, FetchPartition);
+        $m!(fetch_request, FetchTopic);
+        $m!(fetch_request, ForgottenTopic);
+        $m!(fetch_response, AbortedTransaction);
+        $m!(fetch_response, FetchableTopicResponse);
+        $m!(fetch_response, NodeEndpoint);
+        $m!(fetch_response, PartitionData);
+        $m!(fetch_snapshot_request, PartitionSnapshot);
+        $m!(fetch_snapshot_request, TopicSnapshot);
+        $m!(fetch_snapshot_response, NodeEndpoint);
+        $m!(fetch_snapshot_response, PartitionSnapshot);
+        $m!(fetch_snapshot_response, TopicSnapshot);
+        $m!(leader_change_message, Voter);
+        $m!(register_controller_record, ControllerEndpoint);
+        $m!(register_controller_record, ControllerFeature);
+        $m!(update_features_request, FeatureUpdateKey);
+        $m!(update_features_response, UpdatableFeatureResult);
+        $m!(update_raft_voter_request, Listener);
+        $m!(vote_request, PartitionData);
+        $m!(vote_request, TopicData);
+        $m!(vote_response, NodeEndpoint);
+        $m!(vote_response, PartitionData);
+        $m!(vote_response, TopicData);
+        $m!(voters_record, Endpoint);
+        $m!(voters_record, Voter);
+    };
+}

@@ -16,8 +16,8 @@ use uuid::Uuid;
 
 #[cfg(feature = "json")]
 use crate::json::ToKafkaJson;
-use crate::wire::{self, RawTaggedField};
-use crate::{Decodable, DecodeError, Encodable, EncodeError, Message, StrBytes};
+use crate::wire::{self, RawTaggedFields};
+use crate::{Decodable, DecodeError, Encodable, EncodeError, List, Message, StrBytes};
 
 /// The `UpdateFeaturesRequest` struct.
 #[derive(Debug, Clone, PartialEq)]
@@ -29,22 +29,22 @@ pub struct UpdateFeaturesRequest {
     /// Requested changes to finalized feature levels.
     ///
     /// Versions: 0+.
-    pub feature_updates: Vec<FeatureUpdateKey>,
+    pub feature_updates: List<FeatureUpdateKey>,
     /// Only check whether the update would succeed; change nothing.
     ///
     /// Versions: 1+.
     pub validate_only: bool,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for UpdateFeaturesRequest {
     fn default() -> Self {
         Self {
             timeout_ms: 60000,
-            feature_updates: Vec::new(),
+            feature_updates: List::new(),
             validate_only: false,
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -74,11 +74,11 @@ impl Encodable for UpdateFeaturesRequest {
         }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             wire::put_uvarint(buf, count);
             let mut raw = 0usize;
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -101,7 +101,7 @@ impl Encodable for UpdateFeaturesRequest {
             len += 1;
         }
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             len += wire::uvarint_len(count);
         }
@@ -114,43 +114,37 @@ impl Decodable for UpdateFeaturesRequest {
         let flexible = true;
         let _ = flexible;
         let mut f_timeout_ms: i32 = wire::get_i32(buf)?;
-        let mut f_feature_updates: Vec<FeatureUpdateKey> = {
+        let mut f_feature_updates: List<FeatureUpdateKey> = {
             let n = wire::check_array_fits(
                 wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
                 buf.remaining(),
                 FeatureUpdateKey::MIN_WIRE_SIZE,
             )?;
-            let mut out = Vec::with_capacity(n);
-            for _ in 0..n {
-                out.push(FeatureUpdateKey::decode(buf, version)?);
+            match n {
+                0 => List::Empty,
+                1 => List::One(FeatureUpdateKey::decode(buf, version)?),
+                _ => {
+                    let mut out = Vec::with_capacity(n);
+                    for _ in 0..n {
+                        out.push(FeatureUpdateKey::decode(buf, version)?);
+                    }
+                    List::Many(out)
+                }
             }
-            out
         };
         let mut f_validate_only: bool = if version >= 1 {
             wire::get_bool(buf)?
         } else {
             false
         };
-        let mut unknown_tagged_fields = Vec::new();
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
-                        }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
-                    }
-                }
+        let unknown_tagged_fields = if flexible {
+            match wire::get_tag_count(buf)? {
+                0 => RawTaggedFields::new(),
+                count => wire::get_raw_tag_section(buf, count)?,
             }
-        }
+        } else {
+            RawTaggedFields::new()
+        };
         Ok(Self {
             timeout_ms: f_timeout_ms,
             feature_updates: f_feature_updates,
@@ -226,7 +220,7 @@ pub struct FeatureUpdateKey {
     /// Versions: 1+.
     pub upgrade_type: i8,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for FeatureUpdateKey {
@@ -236,7 +230,7 @@ impl Default for FeatureUpdateKey {
             max_version_level: 0,
             allow_downgrade: false,
             upgrade_type: 1,
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -272,11 +266,11 @@ impl Encodable for FeatureUpdateKey {
         }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             wire::put_uvarint(buf, count);
             let mut raw = 0usize;
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -298,7 +292,7 @@ impl Encodable for FeatureUpdateKey {
             len += 1;
         }
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             len += wire::uvarint_len(count);
         }
@@ -307,6 +301,7 @@ impl Encodable for FeatureUpdateKey {
 }
 
 impl Decodable for FeatureUpdateKey {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
@@ -318,26 +313,14 @@ impl Decodable for FeatureUpdateKey {
             false
         };
         let mut f_upgrade_type: i8 = if version >= 1 { wire::get_i8(buf)? } else { 1 };
-        let mut unknown_tagged_fields = Vec::new();
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
-                        }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
-                    }
-                }
+        let unknown_tagged_fields = if flexible {
+            match wire::get_tag_count(buf)? {
+                0 => RawTaggedFields::new(),
+                count => wire::get_raw_tag_section(buf, count)?,
             }
-        }
+        } else {
+            RawTaggedFields::new()
+        };
         Ok(Self {
             feature: f_feature,
             max_version_level: f_max_version_level,

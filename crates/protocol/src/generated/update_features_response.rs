@@ -16,8 +16,8 @@ use uuid::Uuid;
 
 #[cfg(feature = "json")]
 use crate::json::ToKafkaJson;
-use crate::wire::{self, RawTaggedField};
-use crate::{Decodable, DecodeError, Encodable, EncodeError, Message, StrBytes};
+use crate::wire::{self, RawTaggedFields};
+use crate::{Decodable, DecodeError, Encodable, EncodeError, List, Message, StrBytes};
 
 /// The `UpdateFeaturesResponse` struct.
 #[derive(Debug, Clone, PartialEq)]
@@ -37,9 +37,9 @@ pub struct UpdateFeaturesResponse {
     /// Outcome per requested feature.
     ///
     /// Versions: 0-1; ignorable.
-    pub results: Vec<UpdatableFeatureResult>,
+    pub results: List<UpdatableFeatureResult>,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for UpdateFeaturesResponse {
@@ -48,8 +48,8 @@ impl Default for UpdateFeaturesResponse {
             throttle_time_ms: 0,
             error_code: 0,
             error_message: Some(StrBytes::new()),
-            results: Vec::new(),
-            unknown_tagged_fields: Vec::new(),
+            results: List::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -91,11 +91,11 @@ impl Encodable for UpdateFeaturesResponse {
         }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             wire::put_uvarint(buf, count);
             let mut raw = 0usize;
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -122,7 +122,7 @@ impl Encodable for UpdateFeaturesResponse {
                     .sum::<usize>());
         }
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             len += wire::uvarint_len(count);
         }
@@ -137,42 +137,36 @@ impl Decodable for UpdateFeaturesResponse {
         let mut f_throttle_time_ms: i32 = wire::get_i32(buf)?;
         let mut f_error_code: i16 = wire::get_i16(buf)?;
         let mut f_error_message: Option<StrBytes> = wire::get_nullable_string(buf, flexible)?;
-        let mut f_results: Vec<UpdatableFeatureResult> = if version <= 1 {
+        let mut f_results: List<UpdatableFeatureResult> = if version <= 1 {
             {
                 let n = wire::check_array_fits(
                     wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
                     buf.remaining(),
                     UpdatableFeatureResult::MIN_WIRE_SIZE,
                 )?;
-                let mut out = Vec::with_capacity(n);
-                for _ in 0..n {
-                    out.push(UpdatableFeatureResult::decode(buf, version)?);
-                }
-                out
-            }
-        } else {
-            Vec::new()
-        };
-        let mut unknown_tagged_fields = Vec::new();
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
+                match n {
+                    0 => List::Empty,
+                    1 => List::One(UpdatableFeatureResult::decode(buf, version)?),
                     _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
+                        let mut out = Vec::with_capacity(n);
+                        for _ in 0..n {
+                            out.push(UpdatableFeatureResult::decode(buf, version)?);
                         }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
+                        List::Many(out)
                     }
                 }
             }
-        }
+        } else {
+            List::new()
+        };
+        let unknown_tagged_fields = if flexible {
+            match wire::get_tag_count(buf)? {
+                0 => RawTaggedFields::new(),
+                count => wire::get_raw_tag_section(buf, count)?,
+            }
+        } else {
+            RawTaggedFields::new()
+        };
         Ok(Self {
             throttle_time_ms: f_throttle_time_ms,
             error_code: f_error_code,
@@ -261,7 +255,7 @@ pub struct UpdatableFeatureResult {
     /// Versions: 0+; nullable: 0+.
     pub error_message: Option<StrBytes>,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for UpdatableFeatureResult {
@@ -270,7 +264,7 @@ impl Default for UpdatableFeatureResult {
             feature: StrBytes::new(),
             error_code: 0,
             error_message: Some(StrBytes::new()),
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -307,11 +301,11 @@ impl Encodable for UpdatableFeatureResult {
         }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             wire::put_uvarint(buf, count);
             let mut raw = 0usize;
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -331,7 +325,7 @@ impl Encodable for UpdatableFeatureResult {
             None => wire::nullable_string_len(None, flexible),
         };
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             len += wire::uvarint_len(count);
         }
@@ -340,32 +334,21 @@ impl Encodable for UpdatableFeatureResult {
 }
 
 impl Decodable for UpdatableFeatureResult {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
         let mut f_feature: StrBytes = wire::get_string(buf, flexible)?;
         let mut f_error_code: i16 = wire::get_i16(buf)?;
         let mut f_error_message: Option<StrBytes> = wire::get_nullable_string(buf, flexible)?;
-        let mut unknown_tagged_fields = Vec::new();
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
-                        }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
-                    }
-                }
+        let unknown_tagged_fields = if flexible {
+            match wire::get_tag_count(buf)? {
+                0 => RawTaggedFields::new(),
+                count => wire::get_raw_tag_section(buf, count)?,
             }
-        }
+        } else {
+            RawTaggedFields::new()
+        };
         Ok(Self {
             feature: f_feature,
             error_code: f_error_code,

@@ -16,8 +16,8 @@ use uuid::Uuid;
 
 #[cfg(feature = "json")]
 use crate::json::ToKafkaJson;
-use crate::wire::{self, RawTaggedField};
-use crate::{Decodable, DecodeError, Encodable, EncodeError, Message, StrBytes};
+use crate::wire::{self, RawTaggedFields};
+use crate::{Decodable, DecodeError, Encodable, EncodeError, List, Message, StrBytes};
 
 /// The `UpdateRaftVoterRequest` struct.
 #[derive(Debug, Clone, PartialEq)]
@@ -41,13 +41,13 @@ pub struct UpdateRaftVoterRequest {
     /// Current listener endpoints of the voter.
     ///
     /// Versions: 0+.
-    pub listeners: Vec<Listener>,
+    pub listeners: List<Listener>,
     /// Range of kraft.version levels the voter supports.
     ///
     /// Versions: 0+.
     pub k_raft_version_feature: KRaftVersionFeature,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for UpdateRaftVoterRequest {
@@ -57,9 +57,9 @@ impl Default for UpdateRaftVoterRequest {
             current_leader_epoch: 0,
             voter_id: 0,
             voter_directory_id: Uuid::nil(),
-            listeners: Vec::new(),
+            listeners: List::new(),
             k_raft_version_feature: KRaftVersionFeature::default(),
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -101,11 +101,11 @@ impl Encodable for UpdateRaftVoterRequest {
         (&self.k_raft_version_feature).encode(buf, version)?;
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             wire::put_uvarint(buf, count);
             let mut raw = 0usize;
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -132,7 +132,7 @@ impl Encodable for UpdateRaftVoterRequest {
                 .sum::<usize>());
         len += (&self.k_raft_version_feature).encoded_len(version);
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             len += wire::uvarint_len(count);
         }
@@ -148,40 +148,34 @@ impl Decodable for UpdateRaftVoterRequest {
         let mut f_current_leader_epoch: i32 = wire::get_i32(buf)?;
         let mut f_voter_id: i32 = wire::get_i32(buf)?;
         let mut f_voter_directory_id: Uuid = wire::get_uuid(buf)?;
-        let mut f_listeners: Vec<Listener> = {
+        let mut f_listeners: List<Listener> = {
             let n = wire::check_array_fits(
                 wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
                 buf.remaining(),
                 Listener::MIN_WIRE_SIZE,
             )?;
-            let mut out = Vec::with_capacity(n);
-            for _ in 0..n {
-                out.push(Listener::decode(buf, version)?);
+            match n {
+                0 => List::Empty,
+                1 => List::One(Listener::decode(buf, version)?),
+                _ => {
+                    let mut out = Vec::with_capacity(n);
+                    for _ in 0..n {
+                        out.push(Listener::decode(buf, version)?);
+                    }
+                    List::Many(out)
+                }
             }
-            out
         };
         let mut f_k_raft_version_feature: KRaftVersionFeature =
             KRaftVersionFeature::decode(buf, version)?;
-        let mut unknown_tagged_fields = Vec::new();
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
-                        }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
-                    }
-                }
+        let unknown_tagged_fields = if flexible {
+            match wire::get_tag_count(buf)? {
+                0 => RawTaggedFields::new(),
+                count => wire::get_raw_tag_section(buf, count)?,
             }
-        }
+        } else {
+            RawTaggedFields::new()
+        };
         Ok(Self {
             cluster_id: f_cluster_id,
             current_leader_epoch: f_current_leader_epoch,
@@ -273,7 +267,7 @@ pub struct Listener {
     /// Versions: 0+.
     pub port: u16,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for Listener {
@@ -282,7 +276,7 @@ impl Default for Listener {
             name: StrBytes::new(),
             host: StrBytes::new(),
             port: 0,
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -304,11 +298,11 @@ impl Encodable for Listener {
         buf.put_u16(*(&self.port));
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             wire::put_uvarint(buf, count);
             let mut raw = 0usize;
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -325,7 +319,7 @@ impl Encodable for Listener {
         len += wire::string_len((&self.host), flexible);
         len += 2;
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             len += wire::uvarint_len(count);
         }
@@ -334,32 +328,21 @@ impl Encodable for Listener {
 }
 
 impl Decodable for Listener {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
         let mut f_name: StrBytes = wire::get_string(buf, flexible)?;
         let mut f_host: StrBytes = wire::get_string(buf, flexible)?;
         let mut f_port: u16 = wire::get_u16(buf)?;
-        let mut unknown_tagged_fields = Vec::new();
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
-                        }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
-                    }
-                }
+        let unknown_tagged_fields = if flexible {
+            match wire::get_tag_count(buf)? {
+                0 => RawTaggedFields::new(),
+                count => wire::get_raw_tag_section(buf, count)?,
             }
-        }
+        } else {
+            RawTaggedFields::new()
+        };
         Ok(Self {
             name: f_name,
             host: f_host,
@@ -413,7 +396,7 @@ pub struct KRaftVersionFeature {
     /// Versions: 0+.
     pub max_supported_version: i16,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for KRaftVersionFeature {
@@ -421,7 +404,7 @@ impl Default for KRaftVersionFeature {
         Self {
             min_supported_version: 0,
             max_supported_version: 0,
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -440,11 +423,11 @@ impl Encodable for KRaftVersionFeature {
         buf.put_i16(*(&self.max_supported_version));
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             wire::put_uvarint(buf, count);
             let mut raw = 0usize;
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -460,7 +443,7 @@ impl Encodable for KRaftVersionFeature {
         len += 2;
         len += 2;
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             len += wire::uvarint_len(count);
         }
@@ -469,31 +452,20 @@ impl Encodable for KRaftVersionFeature {
 }
 
 impl Decodable for KRaftVersionFeature {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
         let mut f_min_supported_version: i16 = wire::get_i16(buf)?;
         let mut f_max_supported_version: i16 = wire::get_i16(buf)?;
-        let mut unknown_tagged_fields = Vec::new();
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
-                        }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
-                    }
-                }
+        let unknown_tagged_fields = if flexible {
+            match wire::get_tag_count(buf)? {
+                0 => RawTaggedFields::new(),
+                count => wire::get_raw_tag_section(buf, count)?,
             }
-        }
+        } else {
+            RawTaggedFields::new()
+        };
         Ok(Self {
             min_supported_version: f_min_supported_version,
             max_supported_version: f_max_supported_version,

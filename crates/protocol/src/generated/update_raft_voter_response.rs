@@ -16,8 +16,8 @@ use uuid::Uuid;
 
 #[cfg(feature = "json")]
 use crate::json::ToKafkaJson;
-use crate::wire::{self, RawTaggedField};
-use crate::{Decodable, DecodeError, Encodable, EncodeError, Message, StrBytes};
+use crate::wire::{self, RawTaggedFields};
+use crate::{Decodable, DecodeError, Encodable, EncodeError, List, Message, StrBytes};
 
 /// The `UpdateRaftVoterResponse` struct.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,7 +35,7 @@ pub struct UpdateRaftVoterResponse {
     /// Versions: 0+; tag 0 in 0+.
     pub current_leader: CurrentLeader,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for UpdateRaftVoterResponse {
@@ -44,7 +44,7 @@ impl Default for UpdateRaftVoterResponse {
             throttle_time_ms: 0,
             error_code: 0,
             current_leader: CurrentLeader::default(),
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -63,7 +63,7 @@ impl Encodable for UpdateRaftVoterResponse {
         buf.put_i16(*(&self.error_code));
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[0])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             let t0 = true && !(*(&self.current_leader) == CurrentLeader::default());
             count += u32::from(t0);
             wire::put_uvarint(buf, count);
@@ -74,7 +74,7 @@ impl Encodable for UpdateRaftVoterResponse {
                 (&self.current_leader).encode(buf, version)?;
             }
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -90,7 +90,7 @@ impl Encodable for UpdateRaftVoterResponse {
         len += 4;
         len += 2;
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             if true && !(*(&self.current_leader) == CurrentLeader::default()) {
                 count += 1;
@@ -109,29 +109,24 @@ impl Decodable for UpdateRaftVoterResponse {
         let mut f_throttle_time_ms: i32 = wire::get_i32(buf)?;
         let mut f_error_code: i16 = wire::get_i16(buf)?;
         let mut f_current_leader: CurrentLeader = CurrentLeader::default();
-        let mut unknown_tagged_fields = Vec::new();
+        let mut unknown_tagged_fields = RawTaggedFields::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    0 => {
-                        let buf = &mut value;
-                        f_current_leader = CurrentLeader::decode(buf, version)?;
-                        wire::expect_consumed(buf, tag)?;
-                    }
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
+            if count > 0 {
+                let mut unknown = wire::RawTagsReader::default();
+                for _ in 0..count {
+                    let (tag, hdr, size) = wire::peek_tag_header(buf)?;
+                    match tag {
+                        0 => {
+                            buf.advance(hdr);
+                            let end = buf.remaining() - size;
+                            f_current_leader = CurrentLeader::decode(buf, version)?;
+                            wire::expect_end(buf, end, tag)?;
                         }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
+                        _ => unknown.push(buf.split_to(hdr + size)),
                     }
                 }
+                unknown_tagged_fields = unknown.finish();
             }
         }
         Ok(Self {
@@ -204,7 +199,7 @@ pub struct CurrentLeader {
     /// Versions: 0+.
     pub port: i32,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for CurrentLeader {
@@ -214,7 +209,7 @@ impl Default for CurrentLeader {
             leader_epoch: -1,
             host: StrBytes::new(),
             port: 0,
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -236,11 +231,11 @@ impl Encodable for CurrentLeader {
         buf.put_i32(*(&self.port));
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             wire::put_uvarint(buf, count);
             let mut raw = 0usize;
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -258,7 +253,7 @@ impl Encodable for CurrentLeader {
         len += wire::string_len((&self.host), flexible);
         len += 4;
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             len += wire::uvarint_len(count);
         }
@@ -267,6 +262,7 @@ impl Encodable for CurrentLeader {
 }
 
 impl Decodable for CurrentLeader {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
@@ -274,26 +270,14 @@ impl Decodable for CurrentLeader {
         let mut f_leader_epoch: i32 = wire::get_i32(buf)?;
         let mut f_host: StrBytes = wire::get_string(buf, flexible)?;
         let mut f_port: i32 = wire::get_i32(buf)?;
-        let mut unknown_tagged_fields = Vec::new();
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
-                        }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
-                    }
-                }
+        let unknown_tagged_fields = if flexible {
+            match wire::get_tag_count(buf)? {
+                0 => RawTaggedFields::new(),
+                count => wire::get_raw_tag_section(buf, count)?,
             }
-        }
+        } else {
+            RawTaggedFields::new()
+        };
         Ok(Self {
             leader_id: f_leader_id,
             leader_epoch: f_leader_epoch,

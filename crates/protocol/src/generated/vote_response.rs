@@ -16,8 +16,8 @@ use uuid::Uuid;
 
 #[cfg(feature = "json")]
 use crate::json::ToKafkaJson;
-use crate::wire::{self, RawTaggedField};
-use crate::{Decodable, DecodeError, Encodable, EncodeError, Message, StrBytes};
+use crate::wire::{self, RawTaggedFields};
+use crate::{Decodable, DecodeError, Encodable, EncodeError, List, Message, StrBytes};
 
 /// The `VoteResponse` struct.
 #[derive(Debug, Clone, PartialEq)]
@@ -29,22 +29,22 @@ pub struct VoteResponse {
     /// Results per topic.
     ///
     /// Versions: 0+.
-    pub topics: Vec<TopicData>,
+    pub topics: List<TopicData>,
     /// Endpoints, on the listener the request came in on, of the leaders named in the results.
     ///
     /// Versions: 1+; tag 0 in 1+.
-    pub node_endpoints: Vec<NodeEndpoint>,
+    pub node_endpoints: List<NodeEndpoint>,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for VoteResponse {
     fn default() -> Self {
         Self {
             error_code: 0,
-            topics: Vec::new(),
-            node_endpoints: Vec::new(),
-            unknown_tagged_fields: Vec::new(),
+            topics: List::new(),
+            node_endpoints: List::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -72,7 +72,7 @@ impl Encodable for VoteResponse {
         }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[0])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             let t0 = version >= 1 && !((&self.node_endpoints).is_empty());
             count += u32::from(t0);
             wire::put_uvarint(buf, count);
@@ -94,7 +94,7 @@ impl Encodable for VoteResponse {
                 }
             }
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -114,7 +114,7 @@ impl Encodable for VoteResponse {
                 .map(|e| e.encoded_len(version))
                 .sum::<usize>());
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             if version >= 1 && !((&self.node_endpoints).is_empty()) {
                 count += 1;
@@ -138,54 +138,61 @@ impl Decodable for VoteResponse {
         let flexible = true;
         let _ = flexible;
         let mut f_error_code: i16 = wire::get_i16(buf)?;
-        let mut f_topics: Vec<TopicData> = {
+        let mut f_topics: List<TopicData> = {
             let n = wire::check_array_fits(
                 wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
                 buf.remaining(),
                 TopicData::MIN_WIRE_SIZE,
             )?;
-            let mut out = Vec::with_capacity(n);
-            for _ in 0..n {
-                out.push(TopicData::decode(buf, version)?);
+            match n {
+                0 => List::Empty,
+                1 => List::One(TopicData::decode(buf, version)?),
+                _ => {
+                    let mut out = Vec::with_capacity(n);
+                    for _ in 0..n {
+                        out.push(TopicData::decode(buf, version)?);
+                    }
+                    List::Many(out)
+                }
             }
-            out
         };
-        let mut f_node_endpoints: Vec<NodeEndpoint> = Vec::new();
-        let mut unknown_tagged_fields = Vec::new();
+        let mut f_node_endpoints: List<NodeEndpoint> = List::new();
+        let mut unknown_tagged_fields = RawTaggedFields::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    0 if version >= 1 => {
-                        let buf = &mut value;
-                        f_node_endpoints = {
-                            let n = wire::check_array_fits(
-                                wire::get_array_len(buf, true)?
-                                    .ok_or(DecodeError::UnexpectedNull)?,
-                                buf.remaining(),
-                                NodeEndpoint::MIN_WIRE_SIZE,
-                            )?;
-                            let mut out = Vec::with_capacity(n);
-                            for _ in 0..n {
-                                out.push(NodeEndpoint::decode(buf, version)?);
-                            }
-                            out
-                        };
-                        wire::expect_consumed(buf, tag)?;
-                    }
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
+            if count > 0 {
+                let mut unknown = wire::RawTagsReader::default();
+                for _ in 0..count {
+                    let (tag, hdr, size) = wire::peek_tag_header(buf)?;
+                    match tag {
+                        0 if version >= 1 => {
+                            buf.advance(hdr);
+                            let end = buf.remaining() - size;
+                            f_node_endpoints = {
+                                let n = wire::check_array_fits(
+                                    wire::get_array_len(buf, true)?
+                                        .ok_or(DecodeError::UnexpectedNull)?,
+                                    buf.remaining(),
+                                    NodeEndpoint::MIN_WIRE_SIZE,
+                                )?;
+                                match n {
+                                    0 => List::Empty,
+                                    1 => List::One(NodeEndpoint::decode(buf, version)?),
+                                    _ => {
+                                        let mut out = Vec::with_capacity(n);
+                                        for _ in 0..n {
+                                            out.push(NodeEndpoint::decode(buf, version)?);
+                                        }
+                                        List::Many(out)
+                                    }
+                                }
+                            };
+                            wire::expect_end(buf, end, tag)?;
                         }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
+                        _ => unknown.push(buf.split_to(hdr + size)),
                     }
                 }
+                unknown_tagged_fields = unknown.finish();
             }
         }
         Ok(Self {
@@ -280,7 +287,7 @@ pub struct TopicData {
     /// Versions: 0+.
     pub partitions: Vec<PartitionData>,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for TopicData {
@@ -288,7 +295,7 @@ impl Default for TopicData {
         Self {
             topic_name: StrBytes::new(),
             partitions: Vec::new(),
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -311,11 +318,11 @@ impl Encodable for TopicData {
         }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             wire::put_uvarint(buf, count);
             let mut raw = 0usize;
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -335,7 +342,7 @@ impl Encodable for TopicData {
                 .map(|e| e.encoded_len(version))
                 .sum::<usize>());
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             len += wire::uvarint_len(count);
         }
@@ -344,6 +351,7 @@ impl Encodable for TopicData {
 }
 
 impl Decodable for TopicData {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
@@ -360,26 +368,14 @@ impl Decodable for TopicData {
             }
             out
         };
-        let mut unknown_tagged_fields = Vec::new();
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
-                        }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
-                    }
-                }
+        let unknown_tagged_fields = if flexible {
+            match wire::get_tag_count(buf)? {
+                0 => RawTaggedFields::new(),
+                count => wire::get_raw_tag_section(buf, count)?,
             }
-        }
+        } else {
+            RawTaggedFields::new()
+        };
         Ok(Self {
             topic_name: f_topic_name,
             partitions: f_partitions,
@@ -449,7 +445,7 @@ pub struct PartitionData {
     /// Versions: 0+.
     pub vote_granted: bool,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for PartitionData {
@@ -460,7 +456,7 @@ impl Default for PartitionData {
             leader_id: 0,
             leader_epoch: 0,
             vote_granted: false,
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -482,11 +478,11 @@ impl Encodable for PartitionData {
         wire::put_bool(buf, *(&self.vote_granted));
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             wire::put_uvarint(buf, count);
             let mut raw = 0usize;
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -505,7 +501,7 @@ impl Encodable for PartitionData {
         len += 4;
         len += 1;
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             len += wire::uvarint_len(count);
         }
@@ -514,6 +510,7 @@ impl Encodable for PartitionData {
 }
 
 impl Decodable for PartitionData {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
@@ -522,26 +519,14 @@ impl Decodable for PartitionData {
         let mut f_leader_id: i32 = wire::get_i32(buf)?;
         let mut f_leader_epoch: i32 = wire::get_i32(buf)?;
         let mut f_vote_granted: bool = wire::get_bool(buf)?;
-        let mut unknown_tagged_fields = Vec::new();
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
-                        }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
-                    }
-                }
+        let unknown_tagged_fields = if flexible {
+            match wire::get_tag_count(buf)? {
+                0 => RawTaggedFields::new(),
+                count => wire::get_raw_tag_section(buf, count)?,
             }
-        }
+        } else {
+            RawTaggedFields::new()
+        };
         Ok(Self {
             partition_index: f_partition_index,
             error_code: f_error_code,
@@ -614,7 +599,7 @@ pub struct NodeEndpoint {
     /// Versions: 1+.
     pub port: u16,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for NodeEndpoint {
@@ -623,7 +608,7 @@ impl Default for NodeEndpoint {
             node_id: 0,
             host: StrBytes::new(),
             port: 0,
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -644,11 +629,11 @@ impl Encodable for NodeEndpoint {
         buf.put_u16(*(&self.port));
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             wire::put_uvarint(buf, count);
             let mut raw = 0usize;
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -665,7 +650,7 @@ impl Encodable for NodeEndpoint {
         len += wire::string_len((&self.host), flexible);
         len += 2;
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             len += wire::uvarint_len(count);
         }
@@ -674,32 +659,21 @@ impl Encodable for NodeEndpoint {
 }
 
 impl Decodable for NodeEndpoint {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
         let mut f_node_id: i32 = wire::get_i32(buf)?;
         let mut f_host: StrBytes = wire::get_string(buf, flexible)?;
         let mut f_port: u16 = wire::get_u16(buf)?;
-        let mut unknown_tagged_fields = Vec::new();
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
-                        }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
-                    }
-                }
+        let unknown_tagged_fields = if flexible {
+            match wire::get_tag_count(buf)? {
+                0 => RawTaggedFields::new(),
+                count => wire::get_raw_tag_section(buf, count)?,
             }
-        }
+        } else {
+            RawTaggedFields::new()
+        };
         Ok(Self {
             node_id: f_node_id,
             host: f_host,

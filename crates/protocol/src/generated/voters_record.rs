@@ -16,8 +16,8 @@ use uuid::Uuid;
 
 #[cfg(feature = "json")]
 use crate::json::ToKafkaJson;
-use crate::wire::{self, RawTaggedField};
-use crate::{Decodable, DecodeError, Encodable, EncodeError, Message, StrBytes};
+use crate::wire::{self, RawTaggedFields};
+use crate::{Decodable, DecodeError, Encodable, EncodeError, List, Message, StrBytes};
 
 /// The `VotersRecord` struct.
 #[derive(Debug, Clone, PartialEq)]
@@ -29,17 +29,17 @@ pub struct VotersRecord {
     /// The complete voter set (not a delta).
     ///
     /// Versions: 0+.
-    pub voters: Vec<Voter>,
+    pub voters: List<Voter>,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for VotersRecord {
     fn default() -> Self {
         Self {
             version: 0,
-            voters: Vec::new(),
-            unknown_tagged_fields: Vec::new(),
+            voters: List::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -61,11 +61,11 @@ impl Encodable for VotersRecord {
         }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             wire::put_uvarint(buf, count);
             let mut raw = 0usize;
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -85,7 +85,7 @@ impl Encodable for VotersRecord {
                 .map(|e| e.encoded_len(version))
                 .sum::<usize>());
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             len += wire::uvarint_len(count);
         }
@@ -98,38 +98,32 @@ impl Decodable for VotersRecord {
         let flexible = true;
         let _ = flexible;
         let mut f_version: i16 = wire::get_i16(buf)?;
-        let mut f_voters: Vec<Voter> = {
+        let mut f_voters: List<Voter> = {
             let n = wire::check_array_fits(
                 wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
                 buf.remaining(),
                 Voter::MIN_WIRE_SIZE,
             )?;
-            let mut out = Vec::with_capacity(n);
-            for _ in 0..n {
-                out.push(Voter::decode(buf, version)?);
-            }
-            out
-        };
-        let mut unknown_tagged_fields = Vec::new();
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
-                        }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
+            match n {
+                0 => List::Empty,
+                1 => List::One(Voter::decode(buf, version)?),
+                _ => {
+                    let mut out = Vec::with_capacity(n);
+                    for _ in 0..n {
+                        out.push(Voter::decode(buf, version)?);
                     }
+                    List::Many(out)
                 }
             }
-        }
+        };
+        let unknown_tagged_fields = if flexible {
+            match wire::get_tag_count(buf)? {
+                0 => RawTaggedFields::new(),
+                count => wire::get_raw_tag_section(buf, count)?,
+            }
+        } else {
+            RawTaggedFields::new()
+        };
         Ok(Self {
             version: f_version,
             voters: f_voters,
@@ -186,13 +180,13 @@ pub struct Voter {
     /// All controller listener endpoints of the voter.
     ///
     /// Versions: 0+.
-    pub endpoints: Vec<Endpoint>,
+    pub endpoints: List<Endpoint>,
     /// Range of kraft.version levels the voter supports.
     ///
     /// Versions: 0+.
     pub k_raft_version_feature: KRaftVersionFeature,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for Voter {
@@ -200,9 +194,9 @@ impl Default for Voter {
         Self {
             voter_id: 0,
             voter_directory_id: Uuid::nil(),
-            endpoints: Vec::new(),
+            endpoints: List::new(),
             k_raft_version_feature: KRaftVersionFeature::default(),
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -226,11 +220,11 @@ impl Encodable for Voter {
         (&self.k_raft_version_feature).encode(buf, version)?;
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             wire::put_uvarint(buf, count);
             let mut raw = 0usize;
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -252,7 +246,7 @@ impl Encodable for Voter {
                 .sum::<usize>());
         len += (&self.k_raft_version_feature).encoded_len(version);
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             len += wire::uvarint_len(count);
         }
@@ -261,45 +255,40 @@ impl Encodable for Voter {
 }
 
 impl Decodable for Voter {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
         let mut f_voter_id: i32 = wire::get_i32(buf)?;
         let mut f_voter_directory_id: Uuid = wire::get_uuid(buf)?;
-        let mut f_endpoints: Vec<Endpoint> = {
+        let mut f_endpoints: List<Endpoint> = {
             let n = wire::check_array_fits(
                 wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
                 buf.remaining(),
                 Endpoint::MIN_WIRE_SIZE,
             )?;
-            let mut out = Vec::with_capacity(n);
-            for _ in 0..n {
-                out.push(Endpoint::decode(buf, version)?);
+            match n {
+                0 => List::Empty,
+                1 => List::One(Endpoint::decode(buf, version)?),
+                _ => {
+                    let mut out = Vec::with_capacity(n);
+                    for _ in 0..n {
+                        out.push(Endpoint::decode(buf, version)?);
+                    }
+                    List::Many(out)
+                }
             }
-            out
         };
         let mut f_k_raft_version_feature: KRaftVersionFeature =
             KRaftVersionFeature::decode(buf, version)?;
-        let mut unknown_tagged_fields = Vec::new();
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
-                        }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
-                    }
-                }
+        let unknown_tagged_fields = if flexible {
+            match wire::get_tag_count(buf)? {
+                0 => RawTaggedFields::new(),
+                count => wire::get_raw_tag_section(buf, count)?,
             }
-        }
+        } else {
+            RawTaggedFields::new()
+        };
         Ok(Self {
             voter_id: f_voter_id,
             voter_directory_id: f_voter_directory_id,
@@ -371,7 +360,7 @@ pub struct Endpoint {
     /// Versions: 0+.
     pub port: u16,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for Endpoint {
@@ -380,7 +369,7 @@ impl Default for Endpoint {
             name: StrBytes::new(),
             host: StrBytes::new(),
             port: 0,
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -402,11 +391,11 @@ impl Encodable for Endpoint {
         buf.put_u16(*(&self.port));
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             wire::put_uvarint(buf, count);
             let mut raw = 0usize;
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -423,7 +412,7 @@ impl Encodable for Endpoint {
         len += wire::string_len((&self.host), flexible);
         len += 2;
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             len += wire::uvarint_len(count);
         }
@@ -432,32 +421,21 @@ impl Encodable for Endpoint {
 }
 
 impl Decodable for Endpoint {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
         let mut f_name: StrBytes = wire::get_string(buf, flexible)?;
         let mut f_host: StrBytes = wire::get_string(buf, flexible)?;
         let mut f_port: u16 = wire::get_u16(buf)?;
-        let mut unknown_tagged_fields = Vec::new();
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
-                        }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
-                    }
-                }
+        let unknown_tagged_fields = if flexible {
+            match wire::get_tag_count(buf)? {
+                0 => RawTaggedFields::new(),
+                count => wire::get_raw_tag_section(buf, count)?,
             }
-        }
+        } else {
+            RawTaggedFields::new()
+        };
         Ok(Self {
             name: f_name,
             host: f_host,
@@ -511,7 +489,7 @@ pub struct KRaftVersionFeature {
     /// Versions: 0+.
     pub max_supported_version: i16,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
-    pub unknown_tagged_fields: Vec<RawTaggedField>,
+    pub unknown_tagged_fields: RawTaggedFields,
 }
 
 impl Default for KRaftVersionFeature {
@@ -519,7 +497,7 @@ impl Default for KRaftVersionFeature {
         Self {
             min_supported_version: 0,
             max_supported_version: 0,
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
 }
@@ -538,11 +516,11 @@ impl Encodable for KRaftVersionFeature {
         buf.put_i16(*(&self.max_supported_version));
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             wire::put_uvarint(buf, count);
             let mut raw = 0usize;
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.len() {
+            if raw < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -558,7 +536,7 @@ impl Encodable for KRaftVersionFeature {
         len += 2;
         len += 2;
         if flexible {
-            let mut count = self.unknown_tagged_fields.len() as u32;
+            let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
             len += wire::uvarint_len(count);
         }
@@ -567,31 +545,20 @@ impl Encodable for KRaftVersionFeature {
 }
 
 impl Decodable for KRaftVersionFeature {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let _ = flexible;
         let mut f_min_supported_version: i16 = wire::get_i16(buf)?;
         let mut f_max_supported_version: i16 = wire::get_i16(buf)?;
-        let mut unknown_tagged_fields = Vec::new();
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            for i in 0..count {
-                let (tag, mut value) = wire::get_tagged_field(buf)?;
-                match tag {
-                    _ => {
-                        // Reserve once for the remaining tags, as many as the input can hold (2 bytes each at least).
-                        if unknown_tagged_fields.capacity() == 0 {
-                            unknown_tagged_fields.reserve_exact(wire::bounded_capacity(
-                                count as usize - i as usize,
-                                buf.remaining() + 2,
-                                2,
-                            ));
-                        }
-                        unknown_tagged_fields.push(RawTaggedField { tag, data: value })
-                    }
-                }
+        let unknown_tagged_fields = if flexible {
+            match wire::get_tag_count(buf)? {
+                0 => RawTaggedFields::new(),
+                count => wire::get_raw_tag_section(buf, count)?,
             }
-        }
+        } else {
+            RawTaggedFields::new()
+        };
         Ok(Self {
             min_supported_version: f_min_supported_version,
             max_supported_version: f_max_supported_version,
