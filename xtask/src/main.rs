@@ -65,10 +65,12 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(program: &str, args: &[&str]) -> Result<()> {
+/// [`run`] with extra environment variables.
+fn run_with_env(program: &str, args: &[&str], env: &[(&str, &str)]) -> Result<()> {
     eprintln!("$ {program} {}", args.join(" "));
     let status = Command::new(program)
         .args(args)
+        .envs(env.iter().copied())
         .current_dir(root())
         .status()
         .map_err(|e| format!("cannot run {program}: {e}"))?;
@@ -77,6 +79,10 @@ fn run(program: &str, args: &[&str]) -> Result<()> {
     } else {
         Err(format!("`{program} {}` failed ({status})", args.join(" ")))
     }
+}
+
+fn run(program: &str, args: &[&str]) -> Result<()> {
+    run_with_env(program, args, &[])
 }
 
 fn rustfmt(files: &BTreeMap<String, String>) -> Result<BTreeMap<String, String>> {
@@ -188,22 +194,19 @@ fn golden_verify() -> Result<()> {
     std::fs::create_dir_all(&out).map_err(|e| e.to_string())?;
     let out_s = out.display().to_string();
     // The Rust side writes its encodings of the decoded golden values.
-    let status = Command::new("cargo")
-        .args([
+    run_with_env(
+        "cargo",
+        &[
             "test",
             "-p",
             "kraft-protocol",
             "--test",
             "protocol",
             "golden::write_our_vectors",
-        ])
-        .env("KRAFT_GOLDEN_OUT", &out_s)
-        .current_dir(root())
-        .status()
-        .map_err(|e| e.to_string())?;
-    if !status.success() {
-        return Err("rust golden tests failed".into());
-    }
+        ],
+        &[("KRAFT_GOLDEN_OUT", out_s.as_str())],
+    )
+    .map_err(|e| format!("rust golden tests failed: {e}"))?;
     run("bash", &["tests/interop/golden.sh", "verify", &out_s])
 }
 
@@ -212,8 +215,9 @@ fn golden_verify() -> Result<()> {
 /// with output compared to Kafka's own tools.
 fn interop() -> Result<()> {
     golden_verify()?;
-    let status = Command::new("cargo")
-        .args([
+    run_with_env(
+        "cargo",
+        &[
             "test",
             "-p",
             "kraft-cli",
@@ -221,14 +225,10 @@ fn interop() -> Result<()> {
             "interop_kafka",
             "--",
             "--nocapture",
-        ])
-        .env("KRAFT_INTEROP", "1")
-        .current_dir(root())
-        .status()
-        .map_err(|e| e.to_string())?;
-    if !status.success() {
-        return Err("interop tests against real Kafka 4.4 failed".into());
-    }
+        ],
+        &[("KRAFT_INTEROP", "1")],
+    )
+    .map_err(|e| format!("interop tests against real Kafka 4.4 failed: {e}"))?;
     // A kraft-rs controller inside a real Kafka controller quorum.
     run("cargo", &["build", "-p", "kraft-cli"])?;
     let kraft = root().join("target/debug/kraft");
@@ -242,8 +242,9 @@ fn interop() -> Result<()> {
 }
 
 fn modelcheck() -> Result<()> {
-    let status = Command::new("cargo")
-        .args([
+    run_with_env(
+        "cargo",
+        &[
             "test",
             "--release",
             "-p",
@@ -253,16 +254,9 @@ fn modelcheck() -> Result<()> {
             "model_check",
             "--",
             "--nocapture",
-        ])
-        .env("MC_BIG", "1")
-        .current_dir(root())
-        .status()
-        .map_err(|e| e.to_string())?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err("model check failed".into())
-    }
+        ],
+        &[("MC_BIG", "1")],
+    )
 }
 
 fn soak(args: &[String]) -> Result<()> {
@@ -272,24 +266,18 @@ fn soak(args: &[String]) -> Result<()> {
         .and_then(|i| args.get(i + 1))
         .cloned()
         .unwrap_or_else(|| "10000".into());
-    let status = Command::new("cargo")
-        .args([
+    run_with_env(
+        "cargo",
+        &[
             "test",
             "--release",
             "-p",
             "kraft-raft",
             "--test",
             "simulation",
-        ])
-        .env("SIM_SEEDS", &seeds)
-        .current_dir(root())
-        .status()
-        .map_err(|e| e.to_string())?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err("soak failed".into())
-    }
+        ],
+        &[("SIM_SEEDS", seeds.as_str())],
+    )
 }
 
 /// Builds the release `kraft` binary and packages it with the README and the

@@ -61,6 +61,7 @@ use bytes::Bytes;
 use kraft_raft::core::message::{AddRaftVoterRequest, ApiVersionsResponse, RemoveRaftVoterRequest};
 use kraft_raft::core::*;
 
+use crate::sim::cluster::Origin;
 use crate::sim::oracle::{batch_hash, inv, Oracle};
 
 const LISTENER: &str = "CONTROLLER";
@@ -201,17 +202,6 @@ impl Msg {
         }
         s
     }
-}
-
-#[derive(Clone, Debug, Hash)]
-enum Origin {
-    Peer {
-        from: NodeId,
-        from_life: u32,
-        correlation: u64,
-        alias: NodeId,
-    },
-    Admin,
 }
 
 struct Node {

@@ -155,8 +155,11 @@ impl Ord for Event {
     }
 }
 
-#[derive(Clone, Debug)]
-enum Origin {
+/// Who sent a request a node is answering: a peer (with the sender's
+/// process life, so answers to a crashed process are dropped) or the admin
+/// client. Shared with the model checker.
+#[derive(Clone, Debug, Hash)]
+pub(crate) enum Origin {
     Peer {
         from: NodeId,
         from_life: u32,
