@@ -209,6 +209,19 @@ pub struct RaftHandle {
 }
 
 impl RaftHandle {
+    /// Sends the command `make` builds around a reply channel and waits for
+    /// the driver's answer.
+    async fn call<T>(
+        &self,
+        make: impl FnOnce(oneshot::Sender<T>) -> Command,
+    ) -> Result<T, DriverError> {
+        let (reply, rx) = oneshot::channel();
+        self.commands
+            .send(make(reply))
+            .map_err(|_| DriverError::Stopped)?;
+        rx.await.map_err(|_| DriverError::Stopped)
+    }
+
     /// Handles an inbound KRaft request (Vote, BeginQuorumEpoch,
     /// EndQuorumEpoch, Fetch, FetchSnapshot, AddRaftVoter, RemoveRaftVoter,
     /// UpdateRaftVoter, DescribeQuorum) and returns the response to send.
@@ -217,25 +230,20 @@ impl RaftHandle {
         body: RequestBody,
         version: i16,
     ) -> Result<ResponseBody, DriverError> {
-        let (reply, rx) = oneshot::channel();
-        self.commands
-            .send(Command::Request {
-                body,
-                version,
-                reply,
-            })
-            .map_err(|_| DriverError::Stopped)?;
-        rx.await.map_err(|_| DriverError::Stopped)
+        self.call(|reply| Command::Request {
+            body,
+            version,
+            reply,
+        })
+        .await
     }
 
     /// Appends data records as one batch (leader only) and waits until they
     /// are committed; returns the offset of the last record.
     pub async fn propose(&self, records: Vec<Bytes>) -> Result<i64, DriverError> {
-        let (reply, rx) = oneshot::channel();
-        self.commands
-            .send(Command::Propose { records, reply })
-            .map_err(|_| DriverError::Stopped)?;
-        let committed = rx.await.map_err(|_| DriverError::Stopped)??;
+        let committed = self
+            .call(|reply| Command::Propose { records, reply })
+            .await??;
         match committed.await {
             Ok(Ok(offset)) => Ok(offset),
             Ok(Err(code)) => Err(DriverError::NotCommitted(code)),
@@ -245,29 +253,17 @@ impl RaftHandle {
 
     /// The DescribeQuorum answer (v3 semantics).
     pub async fn describe_quorum(&self) -> Result<m::DescribeQuorumResponse, DriverError> {
-        let (reply, rx) = oneshot::channel();
-        self.commands
-            .send(Command::Describe { reply })
-            .map_err(|_| DriverError::Stopped)?;
-        rx.await.map_err(|_| DriverError::Stopped)
+        self.call(|reply| Command::Describe { reply }).await
     }
 
     /// Voters, observers and status.
     pub async fn inspect(&self) -> Result<Inspection, DriverError> {
-        let (reply, rx) = oneshot::channel();
-        self.commands
-            .send(Command::Inspect { reply })
-            .map_err(|_| DriverError::Stopped)?;
-        rx.await.map_err(|_| DriverError::Stopped)
+        self.call(|reply| Command::Inspect { reply }).await
     }
 
     /// Resigns leadership of the current epoch (graceful shutdown).
     pub async fn resign(&self) -> Result<(), DriverError> {
-        let (reply, rx) = oneshot::channel();
-        self.commands
-            .send(Command::Resign { reply })
-            .map_err(|_| DriverError::Stopped)?;
-        rx.await.map_err(|_| DriverError::Stopped)?
+        self.call(|reply| Command::Resign { reply }).await?
     }
 
     /// Upgrades `kraft.version` as the leader of `epoch` (see
@@ -280,16 +276,13 @@ impl RaftHandle {
         version: i16,
         validate_only: bool,
     ) -> Result<Result<bool, UpgradeError>, DriverError> {
-        let (reply, rx) = oneshot::channel();
-        self.commands
-            .send(Command::UpgradeKraftVersion {
-                epoch,
-                version,
-                validate_only,
-                reply,
-            })
-            .map_err(|_| DriverError::Stopped)?;
-        rx.await.map_err(|_| DriverError::Stopped)
+        self.call(|reply| Command::UpgradeKraftVersion {
+            epoch,
+            version,
+            validate_only,
+            reply,
+        })
+        .await
     }
 
     /// Writes a snapshot of the committed log prefix ending at `end_offset`
@@ -305,34 +298,25 @@ impl RaftHandle {
         end_offset: i64,
         records: Vec<Bytes>,
     ) -> Result<Option<SnapshotId>, DriverError> {
-        let (reply, rx) = oneshot::channel();
-        self.commands
-            .send(Command::Snapshot {
-                end_offset,
-                records,
-                reply,
-            })
-            .map_err(|_| DriverError::Stopped)?;
-        rx.await.map_err(|_| DriverError::Stopped)?
+        self.call(|reply| Command::Snapshot {
+            end_offset,
+            records,
+            reply,
+        })
+        .await?
     }
 
     /// Deletes old snapshots and the log segments below them as `retention`
     /// allows, moving the log start offset up; returns whether anything
     /// was deleted.
     pub async fn maybe_clean(&self, retention: Retention) -> Result<bool, DriverError> {
-        let (reply, rx) = oneshot::channel();
-        self.commands
-            .send(Command::Clean { retention, reply })
-            .map_err(|_| DriverError::Stopped)?;
-        rx.await.map_err(|_| DriverError::Stopped)?
+        self.call(|reply| Command::Clean { retention, reply })
+            .await?
     }
 
     /// Stops the driver after flushing the log.
     pub async fn shutdown(&self) {
-        let (reply, rx) = oneshot::channel();
-        if self.commands.send(Command::Shutdown { reply }).is_ok() {
-            let _ = rx.await;
-        }
+        let _ = self.call(|reply| Command::Shutdown { reply }).await;
     }
 
     /// The latest status.
