@@ -1,16 +1,13 @@
 // Shared by every fuzz target: a global allocator that tracks the bytes
 // allocated while a decoder runs, so that a target can assert that what the
-// decoders allocate stays proportional to their input, however the length
-// prefixes lie. A claimed count is checked against the elements' minimum
-// wire size before anything is reserved, and unknown tagged fields are kept
-// as a slice of the input, so what remains is the in-memory size of minimal
-// array elements: at most 34.7 bytes per wire byte (a topic with an empty
-// name and no partitions: 3 bytes on the wire, 104 in memory; see the
-// `memory` test of kraft-protocol). A decode that fails after lying counts
-// at three nesting levels have each reserved for the same remaining input
-// can reach 34.7 + 9.9 + 3.0 = 47.6 (FetchResponse topics, partitions,
-// aborted transactions). The bound below covers that; the 8x target is not
-// reachable while a string takes 32 bytes in memory for 1 on the wire.
+// decoders allocate stays within 8x their input, however the length prefixes
+// lie. Decoding keeps arrays of structs in the frame (one element inline, two
+// or more as the checked slice they arrived in), strings and unknown tagged
+// fields as slices of the input, and refuses a claimed count before reading
+// it when the bytes left cannot hold that many of the smallest element; what
+// remains on the heap is arrays of integers (no larger than their encoding)
+// and unknown tagged fields interleaved with known ones (a copy of their
+// bytes).
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -38,7 +35,7 @@ pub fn bounded<T>(input_len: usize, f: impl FnOnce() -> T) -> T {
     let before = ALLOCATED.load(Ordering::Relaxed);
     let out = f();
     let used = ALLOCATED.load(Ordering::Relaxed) - before;
-    let bound = 48 * input_len + 4096;
+    let bound = 8 * input_len;
     assert!(used <= bound, "decoding {input_len} bytes allocated {used} bytes (bound {bound})");
     out
 }

@@ -15,7 +15,7 @@ use kraft_protocol::messages::describe_quorum_response::{self, DescribeQuorumRes
 use kraft_protocol::messages::remove_raft_voter_request::RemoveRaftVoterRequest;
 use kraft_protocol::messages::unregister_controller_request::UnregisterControllerRequest;
 use kraft_protocol::messages::update_features_request::{FeatureUpdateKey, UpdateFeaturesRequest};
-use kraft_protocol::{ApiKey, ErrorCode, StrBytes};
+use kraft_protocol::{ApiKey, ErrorCode, List, StrBytes};
 use tokio::sync::Mutex;
 use tokio::time::Instant;
 use uuid::Uuid;
@@ -566,10 +566,10 @@ impl Admin {
                 let request = DescribeQuorumRequest {
                     topics: vec![RequestTopic {
                         topic_name: StrBytes::from_static(CLUSTER_METADATA_TOPIC),
-                        partitions: vec![RequestPartition {
+                        partitions: List::from([RequestPartition {
                             partition_index: 0,
                             ..Default::default()
-                        }],
+                        }]),
                         ..Default::default()
                     }]
                     .into(),
@@ -594,7 +594,7 @@ impl Admin {
             response
                 .topics
                 .iter()
-                .flat_map(|t| t.partitions.iter().map(|p| p.error_code)),
+                .flat_map(|t| t.into_owned().partitions.into_iter().map(|p| p.error_code)),
         );
         for code in codes {
             let e = ErrorCode::from_code(code);
@@ -612,27 +612,25 @@ impl Admin {
             return Err(e.into());
         }
         let unexpected = |msg: String| Err(Failure::fatal(AdminError::UnexpectedResponse(msg)));
-        if response.topics.len() != 1 {
+        let Some(topic) = response.topics.single() else {
             return unexpected(format!(
                 "DescribeMetadataQuorum received {} topics when 1 was expected",
                 response.topics.len()
             ));
-        }
-        let topic = &response.topics[0];
+        };
         if topic.topic_name.as_str() != CLUSTER_METADATA_TOPIC {
             return unexpected(format!(
                 "DescribeMetadataQuorum received a topic with name {} when {CLUSTER_METADATA_TOPIC} was expected",
                 topic.topic_name
             ));
         }
-        if topic.partitions.len() != 1 {
+        let Some(partition) = topic.partitions.single() else {
             return unexpected(format!(
                 "DescribeMetadataQuorum received a topic {} with {} partitions when 1 was expected",
                 topic.topic_name,
                 topic.partitions.len()
             ));
-        }
-        let partition = &topic.partitions[0];
+        };
         if partition.partition_index != 0 {
             return unexpected(format!(
                 "DescribeMetadataQuorum received a single partition with index {} when 0 was expected",
@@ -670,15 +668,23 @@ impl Admin {
             leader_id: partition.leader_id,
             leader_epoch: i64::from(partition.leader_epoch),
             high_watermark: partition.high_watermark,
-            voters: partition.current_voters.iter().map(replica_state).collect(),
+            voters: partition
+                .current_voters
+                .iter()
+                .map(|r| replica_state(&r))
+                .collect(),
             committed_voters: (version >= 3).then(|| {
                 partition
                     .committed_voters
                     .iter()
-                    .map(replica_state)
+                    .map(|r| replica_state(&r))
                     .collect()
             }),
-            observers: partition.observers.iter().map(replica_state).collect(),
+            observers: partition
+                .observers
+                .iter()
+                .map(|r| replica_state(&r))
+                .collect(),
             nodes,
         })
     }

@@ -66,7 +66,8 @@ fn quorum(port: u16, observers: Vec<ReplicaState>) -> DescribeQuorumResponse {
             host: StrBytes::from("127.0.0.1"),
             port: if id == 1 { port } else { 19_002 },
             ..Default::default()
-        }],
+        }]
+        .into(),
         ..Default::default()
     };
     DescribeQuorumResponse {
@@ -77,11 +78,12 @@ fn quorum(port: u16, observers: Vec<ReplicaState>) -> DescribeQuorumResponse {
                 leader_id: 1,
                 leader_epoch: 7,
                 high_watermark: 120,
-                current_voters: vec![replica(1, DIR1, 120), replica(2, DIR2, 118)],
-                committed_voters: vec![replica(1, DIR1, 120)],
-                observers,
+                current_voters: vec![replica(1, DIR1, 120), replica(2, DIR2, 118)].into(),
+                committed_voters: vec![replica(1, DIR1, 120)].into(),
+                observers: observers.into(),
                 ..Default::default()
-            }],
+            }]
+            .into(),
             ..Default::default()
         }]
         .into(),
@@ -227,7 +229,8 @@ async fn not_leader_makes_the_client_rediscover_the_active_controller() {
         }
         RequestBody::DescribeQuorum(_) => {
             let mut q = quorum(a_port, vec![]);
-            q.topics[0].partitions[0].error_code = ErrorCode::NotLeaderOrFollower.code();
+            q.topics.as_mut_slice()[0].partitions.as_mut_slice()[0].error_code =
+                ErrorCode::NotLeaderOrFollower.code();
             Reply::Respond(ResponseBody::DescribeQuorum(q))
         }
         _ => Reply::Close,
@@ -314,8 +317,11 @@ async fn add_voter_against_kafka_4_4_derives_on_the_client() {
     assert_eq!(req.voter_id, 4);
     assert_eq!(req.voter_directory_id, uuid(DIR4));
     assert_eq!(req.listeners.len(), 1);
-    assert_eq!(req.listeners[0].name.as_str(), "CONTROLLER");
-    assert_eq!(req.listeners[0].port, 19004);
+    assert_eq!(
+        req.listeners.get(0).expect("element").name.as_str(),
+        "CONTROLLER"
+    );
+    assert_eq!(req.listeners.get(0).expect("element").port, 19004);
     assert_eq!(req.cluster_id, None);
     assert!(req.ack_when_committed);
     assert!(req.timeout_ms > 0);
@@ -518,7 +524,10 @@ async fn positional_forms_win_over_options() {
         panic!()
     };
     assert_eq!(req.voter_directory_id, uuid(DIR4));
-    assert_eq!(req.listeners[0].name.as_str(), "CONTROLLER");
+    assert_eq!(
+        req.listeners.get(0).expect("element").name.as_str(),
+        "CONTROLLER"
+    );
     assert_eq!(req.cluster_id.as_deref(), Some("c"));
     admin
         .remove_raft_voter_positional(
@@ -825,7 +834,7 @@ async fn features_describe_and_update() {
     let RequestBody::UpdateFeatures(req) = &sent[0].body else {
         panic!()
     };
-    assert_eq!(req.feature_updates[0].upgrade_type, 1);
+    assert_eq!(req.feature_updates.get(0).expect("element").upgrade_type, 1);
     assert!(req.validate_only);
 
     // A v1 controller reports per feature.

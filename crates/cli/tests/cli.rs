@@ -66,7 +66,8 @@ fn quorum_response(port: u16) -> DescribeQuorumResponse {
             host: StrBytes::from("127.0.0.1"),
             port: p,
             ..Default::default()
-        }],
+        }]
+        .into(),
         ..Default::default()
     };
     DescribeQuorumResponse {
@@ -80,10 +81,12 @@ fn quorum_response(port: u16) -> DescribeQuorumResponse {
                 current_voters: vec![
                     replica(1, DIR1, 95, 1_700_000_000_500),
                     replica(2, DIR2, 90, 1_700_000_000_000),
-                ],
-                observers: vec![replica(4, DIR4, 95, 1_700_000_000_400)],
+                ]
+                .into(),
+                observers: vec![replica(4, DIR4, 95, 1_700_000_000_400)].into(),
                 ..Default::default()
-            }],
+            }]
+            .into(),
             ..Default::default()
         }]
         .into(),

@@ -1,7 +1,5 @@
 //! Emits Rust source for a parsed schema.
 
-use std::cell::Cell;
-use std::collections::HashSet;
 use std::fmt::Write as _;
 
 use crate::model::{Default, Field, FieldType, MessageKind, MessageSpec, StructDef, Versions};
@@ -78,60 +76,9 @@ fn vcond(range: &Versions, within: &Versions) -> String {
     }
 }
 
-/// A repeated struct (array element or nested in one) whose encoding takes
-/// at least this many bytes per array of structs it has may hold those
-/// arrays' single elements inline: its memory per input byte then stays
-/// below that of the smallest elements, and a decode that fails after
-/// reserving for lying counts at several nesting levels stays bounded too.
-const INLINE_MIN_WIRE_SIZE: usize = 12;
-
-thread_local! {
-    /// Whether the struct being emitted keeps a single-element array of
-    /// structs inline (`List`) rather than in a `Vec`. Inline storage saves
-    /// the heap allocation of the typical one-topic, one-partition request,
-    /// but makes the struct as large as its element. That costs memory only
-    /// once for a struct that is not repeated; a repeated one that is that
-    /// large for a few bytes of input (a topic with an empty name and no
-    /// partitions takes 3) would let a long array of near-empty elements
-    /// claim far more memory than the input it came from.
-    static INLINE_ONE: Cell<bool> = const { Cell::new(false) };
-}
-
-/// Whether an array of `inner` is a `List` in the struct being emitted.
+/// Whether an array of `inner` is a [`List`] (arrays of structs) rather than a `Vec`.
 fn is_list(inner: &FieldType) -> bool {
-    matches!(inner, FieldType::Struct(_)) && INLINE_ONE.with(Cell::get)
-}
-
-/// Structs of `spec` that are array elements or nested in one.
-fn repeated_structs(spec: &MessageSpec) -> HashSet<String> {
-    let children = |ty: &FieldType| -> Option<String> {
-        match ty {
-            FieldType::Struct(n) => Some(n.clone()),
-            FieldType::Array(inner) => match &**inner {
-                FieldType::Struct(n) => Some(n.clone()),
-                _ => None,
-            },
-            _ => None,
-        }
-    };
-    let mut stack: Vec<String> = spec
-        .structs
-        .iter()
-        .flat_map(|s| &s.fields)
-        .filter_map(|f| match &f.ty {
-            FieldType::Array(inner) => children(inner),
-            _ => None,
-        })
-        .collect();
-    let mut set = HashSet::new();
-    while let Some(n) = stack.pop() {
-        if set.insert(n.clone()) {
-            if let Some(st) = spec.find_struct(&n) {
-                stack.extend(st.fields.iter().filter_map(|f| children(&f.ty)));
-            }
-        }
-    }
-    set
+    matches!(inner, FieldType::Struct(_))
 }
 
 fn rust_type(ty: &FieldType) -> String {
@@ -259,6 +206,10 @@ fn gen_write(ty: &FieldType, v: &str, compact: &str, out: &mut String, ind: &str
                 ind,
                 &format!("wire::put_array_len(buf, Some({v}.len()), {compact});"),
             );
+            if is_list(inner) {
+                wl(out, ind, &format!("{v}.encode_elements(buf, version)?;"));
+                return;
+            }
             wl(out, ind, &format!("for e in {v}.iter() {{"));
             gen_write(inner, "e", compact, out, &format!("{ind}    "));
             wl(out, ind, "}");
@@ -277,6 +228,7 @@ fn gen_len(ty: &FieldType, v: &str, compact: &str) -> String {
         FieldType::Struct(_) => format!("{v}.encoded_len(version)"),
         FieldType::Array(inner) => {
             let elems = match inner.fixed_width() {
+                _ if is_list(inner) => format!("{v}.elements_len(version)"),
                 Some(w) => format!("{v}.len() * {w}"),
                 None => format!(
                     "{v}.iter().map(|e| {}).sum::<usize>()",
@@ -322,10 +274,9 @@ fn gen_read(ty: &FieldType, compact: &str) -> String {
 
 fn read_array_body(inner: &FieldType, compact: &str, count_expr: &str) -> String {
     if is_list(inner) {
-        // Zero or one element needs no heap allocation.
+        // Never on the heap: see `List::decode_elements`.
         return format!(
-            "{{ let n = wire::check_array_fits({count_expr}, buf.remaining(), {min})?; match n {{ 0 => List::Empty, 1 => List::One({read}), _ => {{ let mut out = Vec::with_capacity(n); for _ in 0..n {{ out.push({read}); }} List::Many(out) }} }} }}",
-            read = gen_read(inner, compact),
+            "{{ let n = {count_expr}; List::decode_elements(buf, n, {min}, version)? }}",
             min = min_len_expr(inner),
         );
     }
@@ -380,7 +331,6 @@ fn doc(out: &mut String, ind: &str, text: &str) {
 struct Emitter<'a> {
     spec: &'a MessageSpec,
     out: String,
-    repeated: HashSet<String>,
 }
 
 impl Emitter<'_> {
@@ -404,14 +354,6 @@ impl Emitter<'_> {
     }
 
     fn emit_struct(&mut self, s: &StructDef) {
-        let struct_arrays = s
-            .fields
-            .iter()
-            .filter(|f| matches!(&f.ty, FieldType::Array(inner) if matches!(**inner, FieldType::Struct(_))))
-            .count();
-        let inline = !self.repeated.contains(&s.name)
-            || self.min_wire_size(s) >= INLINE_MIN_WIRE_SIZE * struct_arrays;
-        INLINE_ONE.with(|c| c.set(inline));
         let flex = self.has_flexible(s);
         let out = &mut self.out;
         let about = if s.about.trim().is_empty() {
@@ -1247,7 +1189,6 @@ pub fn emit_message(spec: &MessageSpec) -> String {
     let mut e = Emitter {
         spec,
         out: String::new(),
-        repeated: repeated_structs(spec),
     };
     e.out.push_str(GENERATED_HEADER);
     let _ = writeln!(e.out, "//! `{}` (schema `{}`).", spec.name, spec.file);

@@ -32,9 +32,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use kraft_protocol::messages::add_raft_voter_request::{
-    AddRaftVoterRequest, Listener as AddVoterListener,
-};
+use kraft_protocol::messages::add_raft_voter_request::AddRaftVoterRequest;
 use kraft_protocol::messages::api_versions_request::ApiVersionsRequest;
 use kraft_protocol::messages::api_versions_response::{
     ApiVersion, ApiVersionsResponse, FinalizedFeatureKey, SupportedFeatureKey,
@@ -1148,7 +1146,7 @@ pub fn resolve_add_voter(
     let explicit: Vec<VoterEndpoint> = request
         .listeners
         .iter()
-        .map(|l: &AddVoterListener| VoterEndpoint {
+        .map(|l| VoterEndpoint {
             name: l.name.to_string(),
             host: l.host.to_string(),
             port: l.port,

@@ -362,8 +362,11 @@ async fn registration_writes_register_controller_record() {
     };
     assert_eq!(rec.controller_id, 4);
     assert_eq!(rec.incarnation_id, Uuid::from_u64_pair(9, 9));
-    assert_eq!(rec.end_points[0].host, "ctl-4");
-    assert_eq!(rec.features[0].max_supported_version, 33);
+    assert_eq!(rec.end_points.get(0).expect("element").host, "ctl-4");
+    assert_eq!(
+        rec.features.get(0).expect("element").max_supported_version,
+        33
+    );
     assert!(!rec.zk_migration_ready);
     assert_eq!(
         s.controller
@@ -388,16 +391,19 @@ fn registration_request_advertises_local_features() {
         )],
     );
     assert_eq!(req.controller_id, 1);
-    assert_eq!(req.features[0].name, "metadata.version");
+    assert_eq!(
+        req.features.get(0).expect("element").name,
+        "metadata.version"
+    );
     assert_eq!(
         (
-            req.features[0].min_supported_version,
-            req.features[0].max_supported_version
+            req.features.get(0).expect("element").min_supported_version,
+            req.features.get(0).expect("element").max_supported_version
         ),
         (7, 33)
     );
-    assert_eq!(req.features[1].name, "kraft.version");
-    assert_eq!(req.listeners[0].security_protocol, 0);
+    assert_eq!(req.features.get(1).expect("element").name, "kraft.version");
+    assert_eq!(req.listeners.get(0).expect("element").security_protocol, 0);
 }
 
 // ---- DescribeCluster (spec §2.8) ----
@@ -475,9 +481,9 @@ fn describe_cluster_lists_registered_controllers_on_the_listener() {
     assert_eq!(r.cluster_id, "MkU3OEVBNTcwNTJENDM2Qk");
     let ids: Vec<i32> = r.brokers.iter().map(|b| b.broker_id).collect();
     assert_eq!(ids, [1, 3]);
-    assert_eq!(r.brokers[1].host, "ctl-3");
-    assert_eq!(r.brokers[1].port, 9093);
-    assert_eq!(r.brokers[1].rack, None);
+    assert_eq!(r.brokers.get(1).expect("element").host, "ctl-3");
+    assert_eq!(r.brokers.get(1).expect("element").port, 9093);
+    assert_eq!(r.brokers.get(1).expect("element").rack, None);
     assert_eq!(r.controller_id, 1);
     assert_eq!(r.cluster_authorized_operations, i32::MIN);
     assert_eq!(describe(&s, 2, 2, true).cluster_authorized_operations, 8096);
@@ -739,8 +745,14 @@ async fn upgrade_succeeds_after_the_stale_registration_is_removed() {
     assert_eq!(r.error_code, 0);
     assert_eq!(r.error_message, None);
     assert_eq!(r.results.len(), 1);
-    assert_eq!(r.results[0].feature, "metadata.version");
-    assert_eq!(r.results[0].error_message.as_deref(), Some("NONE"));
+    assert_eq!(
+        r.results.get(0).expect("element").feature,
+        "metadata.version"
+    );
+    assert_eq!(
+        r.results.get(0).expect("element").error_message.as_deref(),
+        Some("NONE")
+    );
 }
 
 #[tokio::test]
@@ -933,12 +945,14 @@ fn add_req(id: i32, directory_id: Uuid, listeners: Vec<(&str, &str, u16)>) -> Ad
         voter_directory_id: directory_id,
         listeners: listeners
             .into_iter()
-            .map(|(n, h, p)| AddVoterListener {
-                name: n.into(),
-                host: h.into(),
-                port: p,
-                ..Default::default()
-            })
+            .map(
+                |(n, h, p)| kraft_protocol::messages::add_raft_voter_request::Listener {
+                    name: n.into(),
+                    host: h.into(),
+                    port: p,
+                    ..Default::default()
+                },
+            )
             .collect(),
         ..Default::default()
     }

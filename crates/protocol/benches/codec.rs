@@ -92,7 +92,8 @@ fn describe_quorum_response() -> describe_quorum_response::DescribeQuorumRespons
                 current_voters: (1..=5).map(replica).collect(),
                 observers: (6..=8).map(replica).collect(),
                 ..Default::default()
-            }],
+            }]
+            .into(),
             ..Default::default()
         }]
         .into(),
@@ -102,7 +103,8 @@ fn describe_quorum_response() -> describe_quorum_response::DescribeQuorumRespons
                 listeners: vec![
                     listener("CONTROLLER", 9093),
                     listener("CONTROLLER_SSL", 9094),
-                ],
+                ]
+                .into(),
                 ..Default::default()
             })
             .collect(),
@@ -142,7 +144,8 @@ fn vote_request() -> vote_request::VoteRequest {
                 last_offset: 1_000_000,
                 pre_vote: true,
                 ..Default::default()
-            }],
+            }]
+            .into(),
             ..Default::default()
         }]
         .into(),
@@ -176,11 +179,198 @@ fn fetch_response() -> fetch_response::FetchResponse {
                     ..Default::default()
                 },
                 ..Default::default()
-            }],
+            }]
+            .into(),
             ..Default::default()
         }]
         .into(),
         ..Default::default()
+    }
+}
+
+/// Reads every field a KRaft node uses from a decoded message and folds them
+/// into one number, so that decoding is timed together with reading what it
+/// produced (elements kept encoded are decoded again here).
+mod read {
+    use kafka_protocol::messages as theirs;
+    use kraft_protocol::messages as ours;
+
+    fn fold(acc: u64, v: u64) -> u64 {
+        acc.rotate_left(5) ^ v
+    }
+
+    fn uuid(u: &uuid::Uuid) -> u64 {
+        u.as_u64_pair().0 ^ u.as_u64_pair().1
+    }
+
+    pub fn dq_ours(m: &ours::describe_quorum_response::DescribeQuorumResponse) -> u64 {
+        let mut acc = m.error_code as u64;
+        for t in &m.topics {
+            acc = fold(acc, t.topic_name.len() as u64);
+            for p in &t.partitions {
+                acc = fold(
+                    acc,
+                    p.leader_id as u64 ^ p.leader_epoch as u64 ^ p.high_watermark as u64,
+                );
+                for r in p.current_voters.iter().chain(p.observers.iter()) {
+                    acc = fold(acc, r.replica_id as u64 ^ uuid(&r.replica_directory_id));
+                    acc = fold(acc, r.log_end_offset as u64 ^ r.last_fetch_timestamp as u64);
+                    acc = fold(acc, r.last_caught_up_timestamp as u64);
+                }
+            }
+        }
+        for n in &m.nodes {
+            acc = fold(acc, n.node_id as u64);
+            for l in &n.listeners {
+                acc = fold(
+                    acc,
+                    (l.name.len() + l.host.len()) as u64 ^ u64::from(l.port),
+                );
+            }
+        }
+        acc
+    }
+
+    pub fn dq_theirs(m: &theirs::DescribeQuorumResponse) -> u64 {
+        let mut acc = m.error_code as u64;
+        for t in &m.topics {
+            acc = fold(acc, t.topic_name.0.len() as u64);
+            for p in &t.partitions {
+                acc = fold(
+                    acc,
+                    p.leader_id.0 as u64 ^ p.leader_epoch as u64 ^ p.high_watermark as u64,
+                );
+                for r in p.current_voters.iter().chain(p.observers.iter()) {
+                    acc = fold(acc, r.replica_id.0 as u64 ^ uuid(&r.replica_directory_id));
+                    acc = fold(acc, r.log_end_offset as u64 ^ r.last_fetch_timestamp as u64);
+                    acc = fold(acc, r.last_caught_up_timestamp as u64);
+                }
+            }
+        }
+        for n in &m.nodes {
+            acc = fold(acc, n.node_id.0 as u64);
+            for l in &n.listeners {
+                acc = fold(
+                    acc,
+                    (l.name.len() + l.host.len()) as u64 ^ u64::from(l.port),
+                );
+            }
+        }
+        acc
+    }
+
+    pub fn av_ours(m: &ours::add_raft_voter_request::AddRaftVoterRequest) -> u64 {
+        let mut acc = m.cluster_id.as_ref().map_or(0, |c| c.len() as u64);
+        acc = fold(
+            acc,
+            m.timeout_ms as u64 ^ m.voter_id as u64 ^ uuid(&m.voter_directory_id),
+        );
+        for l in &m.listeners {
+            acc = fold(
+                acc,
+                (l.name.len() + l.host.len()) as u64 ^ u64::from(l.port),
+            );
+        }
+        acc
+    }
+
+    pub fn av_theirs(m: &theirs::AddRaftVoterRequest) -> u64 {
+        let mut acc = m.cluster_id.as_ref().map_or(0, |c| c.len() as u64);
+        acc = fold(
+            acc,
+            m.timeout_ms as u64 ^ m.voter_id as u64 ^ uuid(&m.voter_directory_id),
+        );
+        for l in &m.listeners {
+            acc = fold(
+                acc,
+                (l.name.len() + l.host.len()) as u64 ^ u64::from(l.port),
+            );
+        }
+        acc
+    }
+
+    pub fn vote_ours(m: &ours::vote_request::VoteRequest) -> u64 {
+        let mut acc = m.cluster_id.as_ref().map_or(0, |c| c.len() as u64) ^ m.voter_id as u64;
+        for t in &m.topics {
+            acc = fold(acc, t.topic_name.len() as u64);
+            for p in &t.partitions {
+                acc = fold(acc, p.replica_epoch as u64 ^ p.replica_id as u64);
+                acc = fold(
+                    acc,
+                    uuid(&p.replica_directory_id) ^ uuid(&p.voter_directory_id),
+                );
+                acc = fold(
+                    acc,
+                    p.last_offset_epoch as u64 ^ p.last_offset as u64 ^ u64::from(p.pre_vote),
+                );
+            }
+        }
+        acc
+    }
+
+    pub fn vote_theirs(m: &theirs::VoteRequest) -> u64 {
+        let mut acc = m.cluster_id.as_ref().map_or(0, |c| c.len() as u64) ^ m.voter_id.0 as u64;
+        for t in &m.topics {
+            acc = fold(acc, t.topic_name.0.len() as u64);
+            for p in &t.partitions {
+                acc = fold(acc, p.replica_epoch as u64 ^ p.replica_id.0 as u64);
+                acc = fold(
+                    acc,
+                    uuid(&p.replica_directory_id) ^ uuid(&p.voter_directory_id),
+                );
+                acc = fold(
+                    acc,
+                    p.last_offset_epoch as u64 ^ p.last_offset as u64 ^ u64::from(p.pre_vote),
+                );
+            }
+        }
+        acc
+    }
+
+    pub fn fetch_ours(m: &ours::fetch_response::FetchResponse) -> u64 {
+        let mut acc = m.error_code as u64;
+        for t in &m.responses {
+            acc = fold(acc, uuid(&t.topic_id));
+            for p in &t.partitions {
+                acc = fold(
+                    acc,
+                    p.partition_index as u64 ^ p.error_code as u64 ^ p.high_watermark as u64,
+                );
+                acc = fold(
+                    acc,
+                    p.log_start_offset as u64 ^ p.current_leader.leader_id as u64,
+                );
+                acc = fold(
+                    acc,
+                    p.current_leader.leader_epoch as u64 ^ p.diverging_epoch.end_offset as u64,
+                );
+                acc = fold(acc, p.records.as_ref().map_or(0, |r| r.len() as u64));
+            }
+        }
+        acc
+    }
+
+    pub fn fetch_theirs(m: &theirs::FetchResponse) -> u64 {
+        let mut acc = m.error_code as u64;
+        for t in &m.responses {
+            acc = fold(acc, uuid(&t.topic_id));
+            for p in &t.partitions {
+                acc = fold(
+                    acc,
+                    p.partition_index as u64 ^ p.error_code as u64 ^ p.high_watermark as u64,
+                );
+                acc = fold(
+                    acc,
+                    p.log_start_offset as u64 ^ p.current_leader.leader_id.0 as u64,
+                );
+                acc = fold(
+                    acc,
+                    p.current_leader.leader_epoch as u64 ^ p.diverging_epoch.end_offset as u64,
+                );
+                acc = fold(acc, p.records.as_ref().map_or(0, |r| r.len() as u64));
+            }
+        }
+        acc
     }
 }
 
@@ -191,7 +381,7 @@ struct Case {
 }
 
 macro_rules! compare {
-    ($c:expr, $results:expr, $case:expr, $ours:ty, $theirs:ty) => {{
+    ($c:expr, $results:expr, $case:expr, $ours:ty, $theirs:ty, $read_ours:path, $read_theirs:path) => {{
         let case: &Case = $case;
         let version = case.version;
         let ours = <$ours>::decode(&mut case.frame.clone(), version).expect("ours decodes");
@@ -203,6 +393,12 @@ macro_rules! compare {
         theirs.encode(&mut b, version).expect("theirs encodes");
         assert_eq!(&a[..], &b[..], "{}: encoders disagree", case.name);
         assert_eq!(&a[..], &case.frame[..], "{}: not a round trip", case.name);
+        assert_eq!(
+            $read_ours(&ours),
+            $read_theirs(&theirs),
+            "{}: readers disagree",
+            case.name
+        );
 
         let mut g = $c.benchmark_group(case.name);
         g.bench_function("decode/kraft-protocol", |bch| {
@@ -210,6 +406,17 @@ macro_rules! compare {
         });
         g.bench_function("decode/kafka-protocol", |bch| {
             bch.iter(|| <$theirs>::decode(&mut black_box(case.frame.clone()), version))
+        });
+        g.bench_function("decode+read/kraft-protocol", |bch| {
+            bch.iter(|| {
+                <$ours>::decode(&mut black_box(case.frame.clone()), version).map(|m| $read_ours(&m))
+            })
+        });
+        g.bench_function("decode+read/kafka-protocol", |bch| {
+            bch.iter(|| {
+                <$theirs>::decode(&mut black_box(case.frame.clone()), version)
+                    .map(|m| $read_theirs(&m))
+            })
         });
         let mut out_ours = Vec::with_capacity(a.len());
         g.bench_function("encode/kraft-protocol", |bch| {
@@ -240,6 +447,22 @@ macro_rules! compare {
                 black_box(<$theirs>::decode(&mut case.frame.clone(), version).ok());
             },
         );
+        let dec_read = ratio(
+            &mut || {
+                black_box(
+                    <$ours>::decode(&mut case.frame.clone(), version)
+                        .map(|m| $read_ours(&m))
+                        .ok(),
+                );
+            },
+            &mut || {
+                black_box(
+                    <$theirs>::decode(&mut case.frame.clone(), version)
+                        .map(|m| $read_theirs(&m))
+                        .ok(),
+                );
+            },
+        );
         let mut o1 = Vec::with_capacity(a.len());
         let mut o2 = BytesMut::with_capacity(a.len());
         let enc = ratio(
@@ -263,11 +486,12 @@ macro_rules! compare {
             theirs.encode(&mut o2, version)
         });
         $results.push(format!(
-            "| {} v{} | {} B | {:.2} | {:.2} | {} | {} | {} | {} |",
+            "| {} v{} | {} B | {:.2} | {:.2} | {:.2} | {} | {} | {} | {} |",
             case.name,
             version,
             case.frame.len(),
             dec,
+            dec_read,
             enc,
             alloc_dec_ours,
             alloc_dec_theirs,
@@ -312,7 +536,9 @@ fn benches(c: &mut Criterion) {
         results,
         &dq,
         describe_quorum_response::DescribeQuorumResponse,
-        kafka_protocol::messages::DescribeQuorumResponse
+        kafka_protocol::messages::DescribeQuorumResponse,
+        read::dq_ours,
+        read::dq_theirs
     );
     let av = Case {
         name: "AddRaftVoterRequest",
@@ -325,7 +551,9 @@ fn benches(c: &mut Criterion) {
         results,
         &av,
         add_raft_voter_request::AddRaftVoterRequest,
-        kafka_protocol::messages::AddRaftVoterRequest
+        kafka_protocol::messages::AddRaftVoterRequest,
+        read::av_ours,
+        read::av_theirs
     );
     let vr = Case {
         name: "VoteRequest",
@@ -337,7 +565,9 @@ fn benches(c: &mut Criterion) {
         results,
         &vr,
         vote_request::VoteRequest,
-        kafka_protocol::messages::VoteRequest
+        kafka_protocol::messages::VoteRequest,
+        read::vote_ours,
+        read::vote_theirs
     );
     let fr = Case {
         name: "FetchResponse (64 KiB records)",
@@ -349,12 +579,20 @@ fn benches(c: &mut Criterion) {
         results,
         &fr,
         fetch_response::FetchResponse,
-        kafka_protocol::messages::FetchResponse
+        kafka_protocol::messages::FetchResponse,
+        read::fetch_ours,
+        read::fetch_theirs
     );
     // Decoding Fetch records copies no record bytes: the records field points into the frame.
     let decoded =
         fetch_response::FetchResponse::decode(&mut fr.frame.clone(), 17).expect("decodes");
-    let records = decoded.responses[0].partitions[0]
+    let records = decoded
+        .responses
+        .get(0)
+        .expect("element")
+        .partitions
+        .get(0)
+        .expect("element")
         .records
         .clone()
         .expect("records");
@@ -366,8 +604,8 @@ fn benches(c: &mut Criterion) {
 
     println!();
     println!("ratios are kraft-protocol time / kafka-protocol time (lower is better)");
-    println!("| message | size | decode ratio | encode ratio | decode allocs (ours) | decode allocs (theirs) | encode allocs (ours) | encode allocs (theirs) |");
-    println!("| --- | --- | --- | --- | --- | --- | --- | --- |");
+    println!("| message | size | decode ratio | decode+read ratio | encode ratio | decode allocs (ours) | decode allocs (theirs) | encode allocs (ours) | encode allocs (theirs) |");
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
     for r in &results {
         println!("{r}");
     }

@@ -29,7 +29,7 @@ mod generated;
 pub use error::{DecodeError, EncodeError};
 pub use error_code::ErrorCode;
 pub use generated::api_key::{ApiKey, RequestBody, ResponseBody};
-pub use list::List;
+pub use list::{Element, List};
 pub use message::{Decodable, Encodable, Message, Record, Request};
 pub use str_bytes::StrBytes;
 pub use uuid::Uuid;

@@ -86,10 +86,11 @@ fn describe_quorum_response_v3_carries_committed_voters_between_current_voters_a
                 leader_id: 1,
                 leader_epoch: 5,
                 high_watermark: 100,
-                current_voters: vec![leader.clone()],
-                committed_voters: vec![leader, removed],
+                current_voters: vec![leader.clone()].into(),
+                committed_voters: vec![leader, removed].into(),
                 ..Default::default()
-            }],
+            }]
+            .into(),
             ..Default::default()
         }]
         .into(),
@@ -100,7 +101,8 @@ fn describe_quorum_response_v3_carries_committed_voters_between_current_voters_a
                 host: "localhost".into(),
                 port: 9093,
                 ..Default::default()
-            }],
+            }]
+            .into(),
             ..Default::default()
         }]
         .into(),
@@ -113,7 +115,15 @@ fn describe_quorum_response_v3_carries_committed_voters_between_current_voters_a
         .encode_to_vec(2)
         .expect("v2 drops the ignorable field");
     let back = DescribeQuorumResponse::decode_exact(Bytes::from(v2), 2).expect("decodes");
-    assert!(back.topics[0].partitions[0].committed_voters.is_empty());
+    assert!(back
+        .topics
+        .get(0)
+        .expect("element")
+        .partitions
+        .get(0)
+        .expect("element")
+        .committed_voters
+        .is_empty());
     assert_eq!(
         b.len() - back.encoded_len(2),
         2 * 45 + 1,

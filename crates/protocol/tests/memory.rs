@@ -126,42 +126,172 @@ fn an_unknown_tag_claiming_more_bytes_than_remain_is_refused() {
     assert!(vote_request::VoteRequest::decode_exact(Bytes::copy_from_slice(&input), 2).is_err());
 }
 
-/// Heap bytes that decoding an array of `n` copies of a struct's smallest
-/// encoding costs per input byte, for each struct that can be an array
-/// element: its in-memory size over its minimal wire size. No input can
-/// make the decoders allocate more per byte than the largest of these.
-fn element_ratios() -> Vec<(String, usize, usize)> {
-    let mut out = Vec::new();
-    macro_rules! ratio {
-        ($m:ident, $t:ident) => {
-            out.push((
-                format!("{}::{}", stringify!($m), stringify!($t)),
-                std::mem::size_of::<$m::$t>(),
-                $m::$t::MIN_WIRE_SIZE,
-            ));
-        };
-    }
-    kraft_protocol::for_each_array_element!(ratio);
-    out
+/// Decodes `frame` at `version` on a fresh shared buffer and returns the
+/// heap bytes decoding allocated.
+fn heap_bytes_of<M: Message>(
+    frame: &[u8],
+    version: i16,
+) -> (Result<M, kraft_protocol::DecodeError>, usize) {
+    let frame = shared(frame);
+    let (out, _, bytes) = crate::alloc_count::measure(|| M::decode_exact(frame.clone(), version));
+    (out, bytes)
 }
 
 #[test]
-fn memory_per_input_byte_is_bounded() {
-    let ratios = element_ratios();
-    assert!(ratios.len() > 20, "every array element type is listed");
-    let (name, size, min) = ratios
-        .iter()
-        .max_by(|a, b| (a.1 * b.2).cmp(&(b.1 * a.2)))
-        .expect("some")
-        .clone();
-    let worst = size as f64 / min as f64;
-    eprintln!("worst element: {name}: {size} bytes in memory for {min} on the wire ({worst:.1}x)");
-    for (n, s, m) in &ratios {
-        eprintln!("  {n}: {s} / {m} = {:.1}", *s as f64 / *m as f64);
+fn arrays_of_the_smallest_elements_cost_no_heap_whatever_their_length() {
+    // Every struct that can be an array element, at every version its
+    // default value encodes at: 10,000 copies of its smallest encoding.
+    let mut checked = 0;
+    macro_rules! check {
+        ($m:ident, $t:ident) => {
+            for version in 0..=20i16 {
+                let one = match $m::$t::default().encode_to_vec_at(version) {
+                    Some(b) => b,
+                    None => continue,
+                };
+                let n = 10_000usize;
+                let mut input = Vec::with_capacity(one.len() * n);
+                for _ in 0..n {
+                    input.extend_from_slice(&one);
+                }
+                let mut bytes = shared(&input);
+                let (list, _, heap) = crate::alloc_count::measure(|| {
+                    List::<$m::$t>::decode_elements(&mut bytes, n, $m::$t::MIN_WIRE_SIZE, version)
+                });
+                let Ok(list) = list else { continue };
+                assert_eq!(list.len(), n);
+                assert!(bytes.is_empty());
+                assert_eq!(
+                    heap,
+                    0,
+                    "{}::{} v{version}: {heap} heap bytes for {} input bytes",
+                    stringify!($m),
+                    stringify!($t),
+                    input.len()
+                );
+                assert_eq!(list.iter().count(), n);
+                checked += 1;
+            }
+        };
     }
-    // Strings and unknown tagged fields take 32 bytes each in memory and as
-    // little as one byte on the wire, so no representation of them meets 8x;
-    // this is the measured ceiling, which fuzz/fuzz_targets/alloc_guard.rs
-    // enforces on whole messages.
-    assert!(worst <= 35.0, "{name}: {worst:.1}x");
+    kraft_protocol::for_each_array_element!(check);
+    assert!(
+        checked > 100,
+        "only {checked} element types and versions checked"
+    );
+}
+
+/// Encodes a value at `version` when that version can represent it.
+trait EncodeAt {
+    fn encode_to_vec_at(&self, version: i16) -> Option<Vec<u8>>;
+}
+
+impl<T: kraft_protocol::Encodable> EncodeAt for T {
+    fn encode_to_vec_at(&self, version: i16) -> Option<Vec<u8>> {
+        let mut out = Vec::new();
+        self.encode(&mut out, version).ok()?;
+        Some(out)
+    }
+}
+
+#[test]
+fn a_long_honest_array_of_empty_topics_allocates_nothing() {
+    // VoteRequest v2: 100,000 topics with an empty name and no partitions
+    // (3 bytes each); FetchResponse v17: 100,000 topics with no partitions.
+    let vote = vote_request::VoteRequest {
+        topics: (0..100_000)
+            .map(|_| vote_request::TopicData::default())
+            .collect(),
+        ..Default::default()
+    };
+    let input = vote.encode_to_vec(2).expect("encodes");
+    let (decoded, heap) = heap_bytes_of::<vote_request::VoteRequest>(&input, 2);
+    let decoded = decoded.expect("decodes");
+    assert_eq!((decoded.topics.len(), heap), (100_000, 0));
+    assert_eq!(decoded, vote);
+    let fetch = fetch_response::FetchResponse {
+        responses: (0..100_000)
+            .map(|_| fetch_response::FetchableTopicResponse::default())
+            .collect(),
+        ..Default::default()
+    };
+    let input = fetch.encode_to_vec(17).expect("encodes");
+    let (decoded, heap) = heap_bytes_of::<fetch_response::FetchResponse>(&input, 17);
+    assert_eq!(
+        (decoded.expect("decodes").responses.len(), heap),
+        (100_000, 0)
+    );
+}
+
+#[test]
+fn lying_counts_at_every_nesting_level_reserve_nothing() {
+    // FetchResponse v17 (flexible): throttle, error, session, then two
+    // topics (a count that fits what follows); in the first, two partitions;
+    // in the first partition, aborted transactions claiming 1,000,000.
+    let mut input = vec![0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+    wire::put_uvarint(&mut input, 3);
+    input.extend_from_slice(&[0u8; 16]); // topic id
+    wire::put_uvarint(&mut input, 3);
+    input.extend_from_slice(&[0, 0, 0, 0, 0, 0]); // partition index, error
+    input.extend_from_slice(&[0u8; 24]); // high watermark, LSO, log start
+    wire::put_uvarint(&mut input, 1_000_001);
+    input.extend_from_slice(&[0u8; 64]);
+    let err = fetch_response::FetchResponse::decode_exact(shared(&input), 17).expect_err("refused");
+    assert!(
+        matches!(
+            err,
+            kraft_protocol::DecodeError::ArrayTooLong {
+                count: 1_000_000,
+                ..
+            }
+        ),
+        "refused at the innermost count: {err:?}"
+    );
+    let (decoded, heap) = heap_bytes_of::<fetch_response::FetchResponse>(&input, 17);
+    assert!(decoded.is_err());
+    assert_eq!(heap, 0, "{heap} heap bytes for {} input bytes", input.len());
+    // The 10-byte VoteRequest v0 claiming 2^31-1 topics.
+    let input = [0xff, 0xff, 0, 0, 0, 1, 0x7f, 0xff, 0xff, 0xff];
+    let (decoded, heap) = heap_bytes_of::<vote_request::VoteRequest>(&input, 0);
+    assert!(decoded.is_err());
+    assert_eq!(heap, 0);
+}
+
+#[test]
+fn no_message_at_any_version_allocates_more_than_8x_its_input() {
+    let mut worst = (0.0f64, String::new());
+    let mut checked = 0;
+    macro_rules! check {
+        ($m:ident, $t:ident) => {
+            let mut rng = kraft_protocol::sample::Rng::new(0x8888);
+            for version in $m::$t::LOWEST_VERSION..=$m::$t::HIGHEST_VERSION {
+                for _ in 0..50 {
+                    let value =
+                        <$m::$t as kraft_protocol::sample::Sample>::sample(&mut rng, version);
+                    let Ok(input) = value.encode_to_vec(version) else {
+                        continue;
+                    };
+                    let (decoded, heap) = heap_bytes_of::<$m::$t>(&input, version);
+                    assert_eq!(decoded.expect("decodes"), value);
+                    let ratio = heap as f64 / input.len().max(1) as f64;
+                    if ratio > worst.0 {
+                        worst = (ratio, format!("{} v{version}", stringify!($t)));
+                    }
+                    assert!(
+                        heap <= 8 * input.len(),
+                        "{} v{version}: {heap} heap bytes for {} input bytes",
+                        stringify!($t),
+                        input.len()
+                    );
+                    checked += 1;
+                }
+            }
+        };
+    }
+    kraft_protocol::for_each_message!(check);
+    eprintln!(
+        "{checked} encodings; most heap per input byte: {:.2} ({})",
+        worst.0, worst.1
+    );
+    assert!(checked > 5_000);
 }

@@ -184,7 +184,8 @@ fn decoding_a_single_partition_vote_request_copies_no_strings() {
                 last_offset: 100,
                 pre_vote: true,
                 ..Default::default()
-            }],
+            }]
+            .into(),
             ..Default::default()
         }]
         .into(),
@@ -241,7 +242,8 @@ fn single_partition_kraft_requests_decode_with_at_most_one_allocation() {
                 replica_directory_id: Uuid::from_u64_pair(1, 2),
                 last_offset: 10,
                 ..Default::default()
-            }],
+            }]
+            .into(),
             ..Default::default()
         }),
         ..Default::default()
@@ -258,7 +260,8 @@ fn single_partition_kraft_requests_decode_with_at_most_one_allocation() {
                 leader_id: 1,
                 leader_epoch: 3,
                 ..Default::default()
-            }],
+            }]
+            .into(),
             ..Default::default()
         }),
         leader_endpoints: List::One(begin_quorum_epoch_request::LeaderEndpoint {
@@ -284,7 +287,8 @@ fn single_partition_kraft_requests_decode_with_at_most_one_allocation() {
                 }]
                 .into(),
                 ..Default::default()
-            }],
+            }]
+            .into(),
             ..Default::default()
         }),
         leader_endpoints: List::One(end_quorum_epoch_request::LeaderEndpoint {
@@ -313,7 +317,8 @@ fn single_partition_kraft_requests_decode_with_at_most_one_allocation() {
                 last_fetched_epoch: 3,
                 replica_directory_id: Uuid::from_u64_pair(5, 6),
                 ..Default::default()
-            }],
+            }]
+            .into(),
             ..Default::default()
         }),
         ..Default::default()
@@ -329,7 +334,8 @@ fn single_partition_kraft_requests_decode_with_at_most_one_allocation() {
                 current_leader_epoch: 3,
                 position: 4096,
                 ..Default::default()
-            }],
+            }]
+            .into(),
             ..Default::default()
         }),
         ..Default::default()
@@ -354,7 +360,7 @@ fn single_partition_kraft_requests_decode_with_at_most_one_allocation() {
     let describe = describe_quorum_request::DescribeQuorumRequest {
         topics: List::One(describe_quorum_request::TopicData {
             topic_name: topic(),
-            partitions: vec![Default::default()],
+            partitions: vec![Default::default()].into(),
             ..Default::default()
         }),
         ..Default::default()

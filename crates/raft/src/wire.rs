@@ -9,9 +9,11 @@
 //! or partition-level `UNKNOWN_TOPIC_OR_PARTITION` for DescribeQuorum and
 //! FetchSnapshot).
 
+use std::borrow::Cow;
+
 use bytes::Bytes;
 use kraft_protocol::messages::*;
-use kraft_protocol::{RequestBody, ResponseBody, StrBytes, Uuid};
+use kraft_protocol::{Element, List, RequestBody, ResponseBody, StrBytes, Uuid};
 
 use crate::codec::{decode_batches, encode_batches};
 use crate::core::error::ErrorCode;
@@ -49,8 +51,14 @@ fn cluster_id_mismatch(request: &Option<StrBytes>, local: &str) -> bool {
     request.as_ref().is_some_and(|c| c.as_str() != local)
 }
 
-fn endpoints_of<'a>(it: impl Iterator<Item = (&'a StrBytes, &'a StrBytes, u16)>) -> Endpoints {
-    Endpoints::new(it.map(|(n, h, p)| Endpoint::new(n.as_str(), h.as_str(), p)))
+fn endpoints_of<'a, L: Element + 'a>(
+    listeners: &'a List<L>,
+    fields: impl Fn(&L) -> (&StrBytes, &StrBytes, u16),
+) -> Endpoints {
+    Endpoints::new(listeners.iter().map(|l| {
+        let (n, h, p) = fields(&l);
+        Endpoint::new(n.as_str(), h.as_str(), p)
+    }))
 }
 
 fn key_of(id: i32, dir: Uuid) -> ReplicaKey {
@@ -121,11 +129,9 @@ pub fn inbound_request(
                     voter_directory_id: p.voter_directory_id,
                     leader_id: p.leader_id,
                     leader_epoch: p.leader_epoch,
-                    leader_endpoints: endpoints_of(
-                        r.leader_endpoints
-                            .iter()
-                            .map(|e| (&e.name, &e.host, e.port)),
-                    ),
+                    leader_endpoints: endpoints_of(&r.leader_endpoints, |e| {
+                        (&e.name, &e.host, e.port)
+                    }),
                 })),
                 None => Err(ResponseBody::BeginQuorumEpoch(
                     begin_quorum_epoch_response::BeginQuorumEpochResponse {
@@ -166,11 +172,9 @@ pub fn inbound_request(
                         leader_id: p.leader_id,
                         leader_epoch: p.leader_epoch,
                         preferred_candidates,
-                        leader_endpoints: endpoints_of(
-                            r.leader_endpoints
-                                .iter()
-                                .map(|e| (&e.name, &e.host, e.port)),
-                        ),
+                        leader_endpoints: endpoints_of(&r.leader_endpoints, |e| {
+                            (&e.name, &e.host, e.port)
+                        }),
                     }))
                 }
                 None => Err(ResponseBody::EndQuorumEpoch(
@@ -195,13 +199,12 @@ pub fn inbound_request(
                     t.topic.as_str() == METADATA_TOPIC
                 }
             };
-            let partition = match r.topics.as_slice() {
-                [t] if topic_ok(t) => match t.partitions.as_slice() {
-                    [p] if p.partition == 0 => Some(p),
-                    _ => None,
-                },
-                _ => None,
-            };
+            let partition = r
+                .topics
+                .single()
+                .filter(|t| topic_ok(t))
+                .and_then(|t| t.partitions.single())
+                .filter(|p| p.partition == 0);
             match partition {
                 Some(p) => Ok(m::Request::Fetch(m::FetchRequest {
                     cluster_id: opt_string(&r.cluster_id),
@@ -233,23 +236,23 @@ pub fn inbound_request(
                     },
                 )));
             }
-            let (t, p) = match r.topics.as_slice() {
-                [t] => match t.partitions.as_slice() {
-                    [p] => (t, p),
-                    _ => return Some(Err(fetch_snapshot_error(ErrorCode::InvalidRequest))),
-                },
-                _ => return Some(Err(fetch_snapshot_error(ErrorCode::InvalidRequest))),
+            let Some((t, p)) = r
+                .topics
+                .single()
+                .and_then(|t| Some((t, t.partitions.single()?)))
+            else {
+                return Some(Err(fetch_snapshot_error(ErrorCode::InvalidRequest)));
             };
             if t.name.as_str() != METADATA_TOPIC || p.partition != 0 {
                 return Some(Err(ResponseBody::FetchSnapshot(
                     fetch_snapshot_response::FetchSnapshotResponse {
                         topics: vec![fetch_snapshot_response::TopicSnapshot {
                             name: t.name.clone(),
-                            partitions: vec![fetch_snapshot_response::PartitionSnapshot {
+                            partitions: List::from([fetch_snapshot_response::PartitionSnapshot {
                                 index: p.partition,
                                 error_code: code(ErrorCode::UnknownTopicOrPartition),
                                 ..Default::default()
-                            }],
+                            }]),
                             ..Default::default()
                         }]
                         .into(),
@@ -272,7 +275,7 @@ pub fn inbound_request(
             timeout_ms: r.timeout_ms,
             voter_id: r.voter_id,
             voter_directory_id: r.voter_directory_id,
-            listeners: endpoints_of(r.listeners.iter().map(|e| (&e.name, &e.host, e.port))),
+            listeners: endpoints_of(&r.listeners, |e| (&e.name, &e.host, e.port)),
             ack_when_committed: r.ack_when_committed,
         })),
         RequestBody::RemoveRaftVoter(r) => {
@@ -288,7 +291,7 @@ pub fn inbound_request(
                 current_leader_epoch: r.current_leader_epoch,
                 voter_id: r.voter_id,
                 voter_directory_id: r.voter_directory_id,
-                listeners: endpoints_of(r.listeners.iter().map(|e| (&e.name, &e.host, e.port))),
+                listeners: endpoints_of(&r.listeners, |e| (&e.name, &e.host, e.port)),
                 kraft_version_feature: KRaftVersionRange {
                     min: r.k_raft_version_feature.min_supported_version,
                     max: r.k_raft_version_feature.max_supported_version,
@@ -296,8 +299,12 @@ pub fn inbound_request(
             }))
         }
         RequestBody::DescribeQuorum(r) => {
-            let ok = matches!(r.topics.as_slice(), [t] if t.topic_name.as_str() == METADATA_TOPIC
-                && matches!(t.partitions.as_slice(), [p] if p.partition_index == 0));
+            let ok = r.topics.single().is_some_and(|t| {
+                t.topic_name.as_str() == METADATA_TOPIC
+                    && t.partitions
+                        .single()
+                        .is_some_and(|p| p.partition_index == 0)
+            });
             if ok {
                 Ok(m::Request::DescribeQuorum)
             } else {
@@ -348,21 +355,15 @@ fn describe_quorum_unknown_partitions(
 }
 
 /// Finds the single `__cluster_metadata` partition 0 of a request.
-fn single<'a, T, P>(
-    topics: &'a [T],
-    parts: impl Fn(&'a T) -> (&'a str, &'a [P]),
+fn single<'a, T: Element, P: Element>(
+    topics: &'a List<T>,
+    parts: impl Fn(&'a T) -> (&'a str, &'a List<P>),
     index: impl Fn(&P) -> i32,
 ) -> Option<&'a P> {
-    match topics {
-        [t] => {
-            let (name, partitions) = parts(t);
-            match partitions {
-                [p] if name == METADATA_TOPIC && index(p) == 0 => Some(p),
-                _ => None,
-            }
-        }
-        _ => None,
-    }
+    let (name, partitions) = parts(topics.single()?);
+    partitions
+        .single()
+        .filter(|p| name == METADATA_TOPIC && index(p) == 0)
 }
 
 fn vote_endpoints(e: &Option<NodeEndpoint>) -> Vec<vote_response::NodeEndpoint> {
@@ -406,14 +407,14 @@ pub fn outbound_response(resp: &m::Response, version: i16) -> ResponseBody {
             error_code: code(r.error_code),
             topics: vec![vote_response::TopicData {
                 topic_name: topic(),
-                partitions: vec![vote_response::PartitionData {
+                partitions: List::from([vote_response::PartitionData {
                     partition_index: 0,
                     error_code: code(r.partition_error),
                     leader_id: r.leader_id,
                     leader_epoch: r.leader_epoch,
                     vote_granted: r.vote_granted,
                     ..Default::default()
-                }],
+                }]),
                 ..Default::default()
             }]
             .into(),
@@ -425,13 +426,13 @@ pub fn outbound_response(resp: &m::Response, version: i16) -> ResponseBody {
                 error_code: code(r.error_code),
                 topics: vec![begin_quorum_epoch_response::TopicData {
                     topic_name: topic(),
-                    partitions: vec![begin_quorum_epoch_response::PartitionData {
+                    partitions: List::from([begin_quorum_epoch_response::PartitionData {
                         partition_index: 0,
                         error_code: code(r.partition_error),
                         leader_id: r.leader_id,
                         leader_epoch: r.leader_epoch,
                         ..Default::default()
-                    }],
+                    }]),
                     ..Default::default()
                 }]
                 .into(),
@@ -452,13 +453,13 @@ pub fn outbound_response(resp: &m::Response, version: i16) -> ResponseBody {
                 error_code: code(r.error_code),
                 topics: vec![end_quorum_epoch_response::TopicData {
                     topic_name: topic(),
-                    partitions: vec![end_quorum_epoch_response::PartitionData {
+                    partitions: List::from([end_quorum_epoch_response::PartitionData {
                         partition_index: 0,
                         error_code: code(r.partition_error),
                         leader_id: r.leader_id,
                         leader_epoch: r.leader_epoch,
                         ..Default::default()
-                    }],
+                    }]),
                     ..Default::default()
                 }]
                 .into(),
@@ -480,7 +481,7 @@ pub fn outbound_response(resp: &m::Response, version: i16) -> ResponseBody {
                 vec![fetch_response::FetchableTopicResponse {
                     topic: topic(),
                     topic_id: METADATA_TOPIC_ID,
-                    partitions: vec![fetch_response::PartitionData {
+                    partitions: List::from([fetch_response::PartitionData {
                         partition_index: 0,
                         error_code: code(r.partition_error),
                         high_watermark: r.high_watermark,
@@ -508,7 +509,7 @@ pub fn outbound_response(resp: &m::Response, version: i16) -> ResponseBody {
                             .unwrap_or_default(),
                         records: Some(encode_batches(&r.records)),
                         ..Default::default()
-                    }],
+                    }]),
                     ..Default::default()
                 }]
                 .into()
@@ -536,7 +537,7 @@ pub fn outbound_response(resp: &m::Response, version: i16) -> ResponseBody {
                 topics: if r.error_code == ErrorCode::None {
                     vec![fetch_snapshot_response::TopicSnapshot {
                         name: topic(),
-                        partitions: vec![fetch_snapshot_response::PartitionSnapshot {
+                        partitions: List::from([fetch_snapshot_response::PartitionSnapshot {
                             index: 0,
                             error_code: code(r.partition_error),
                             snapshot_id: fetch_snapshot_response::SnapshotId {
@@ -553,7 +554,7 @@ pub fn outbound_response(resp: &m::Response, version: i16) -> ResponseBody {
                             position: r.position,
                             unaligned_records: r.unaligned_records.clone(),
                             ..Default::default()
-                        }],
+                        }]),
                         ..Default::default()
                     }]
                     .into()
@@ -612,18 +613,18 @@ pub fn outbound_response(resp: &m::Response, version: i16) -> ResponseBody {
             ResponseBody::DescribeQuorum(describe_quorum_response::DescribeQuorumResponse {
                 topics: vec![describe_quorum_response::TopicData {
                     topic_name: topic(),
-                    partitions: vec![describe_quorum_response::PartitionData {
+                    partitions: List::from(vec![describe_quorum_response::PartitionData {
                         partition_index: 0,
                         error_code: code(r.partition_error),
                         error_message: Some(s(r.error_message.as_deref().unwrap_or(""))),
                         leader_id: r.leader_id,
                         leader_epoch: r.leader_epoch,
                         high_watermark: r.high_watermark,
-                        current_voters: replica_states(&r.current_voters),
-                        committed_voters: replica_states(&r.committed_voters),
-                        observers: replica_states(&r.observers),
+                        current_voters: List::from(replica_states(&r.current_voters)),
+                        committed_voters: List::from(replica_states(&r.committed_voters)),
+                        observers: List::from(replica_states(&r.observers)),
                         ..Default::default()
-                    }],
+                    }]),
                     ..Default::default()
                 }]
                 .into(),
@@ -674,7 +675,7 @@ pub fn outbound_request(req: &m::Request, version: i16) -> RequestBody {
             voter_id: r.voter_id,
             topics: vec![vote_request::TopicData {
                 topic_name: topic(),
-                partitions: vec![vote_request::PartitionData {
+                partitions: List::from([vote_request::PartitionData {
                     partition_index: 0,
                     replica_epoch: r.replica_epoch,
                     replica_id: r.replica_id,
@@ -684,7 +685,7 @@ pub fn outbound_request(req: &m::Request, version: i16) -> RequestBody {
                     last_offset: r.last_offset,
                     pre_vote: r.pre_vote,
                     ..Default::default()
-                }],
+                }]),
                 ..Default::default()
             }]
             .into(),
@@ -696,13 +697,13 @@ pub fn outbound_request(req: &m::Request, version: i16) -> RequestBody {
                 voter_id: r.voter_id,
                 topics: vec![begin_quorum_epoch_request::TopicData {
                     topic_name: topic(),
-                    partitions: vec![begin_quorum_epoch_request::PartitionData {
+                    partitions: List::from([begin_quorum_epoch_request::PartitionData {
                         partition_index: 0,
                         voter_directory_id: r.voter_directory_id,
                         leader_id: r.leader_id,
                         leader_epoch: r.leader_epoch,
                         ..Default::default()
-                    }],
+                    }]),
                     ..Default::default()
                 }]
                 .into(),
@@ -723,7 +724,7 @@ pub fn outbound_request(req: &m::Request, version: i16) -> RequestBody {
                 cluster_id: opt_s(&r.cluster_id),
                 topics: vec![end_quorum_epoch_request::TopicData {
                     topic_name: topic(),
-                    partitions: vec![end_quorum_epoch_request::PartitionData {
+                    partitions: List::from([end_quorum_epoch_request::PartitionData {
                         partition_index: 0,
                         leader_id: r.leader_id,
                         leader_epoch: r.leader_epoch,
@@ -743,7 +744,7 @@ pub fn outbound_request(req: &m::Request, version: i16) -> RequestBody {
                             })
                             .collect(),
                         ..Default::default()
-                    }],
+                    }]),
                     ..Default::default()
                 }]
                 .into(),
@@ -781,7 +782,7 @@ pub fn outbound_request(req: &m::Request, version: i16) -> RequestBody {
                 } else {
                     Uuid::nil()
                 },
-                partitions: vec![fetch_request::FetchPartition {
+                partitions: List::from([fetch_request::FetchPartition {
                     partition: 0,
                     current_leader_epoch: r.current_leader_epoch,
                     fetch_offset: r.fetch_offset,
@@ -799,7 +800,7 @@ pub fn outbound_request(req: &m::Request, version: i16) -> RequestBody {
                         i64::MAX
                     },
                     ..Default::default()
-                }],
+                }]),
                 ..Default::default()
             }]
             .into(),
@@ -812,7 +813,7 @@ pub fn outbound_request(req: &m::Request, version: i16) -> RequestBody {
                 max_bytes: r.max_bytes,
                 topics: vec![fetch_snapshot_request::TopicSnapshot {
                     name: topic(),
-                    partitions: vec![fetch_snapshot_request::PartitionSnapshot {
+                    partitions: List::from([fetch_snapshot_request::PartitionSnapshot {
                         partition: 0,
                         current_leader_epoch: r.current_leader_epoch,
                         snapshot_id: fetch_snapshot_request::SnapshotId {
@@ -827,7 +828,7 @@ pub fn outbound_request(req: &m::Request, version: i16) -> RequestBody {
                             Uuid::nil()
                         },
                         ..Default::default()
-                    }],
+                    }]),
                     ..Default::default()
                 }]
                 .into(),
@@ -888,10 +889,10 @@ pub fn outbound_request(req: &m::Request, version: i16) -> RequestBody {
             RequestBody::DescribeQuorum(describe_quorum_request::DescribeQuorumRequest {
                 topics: vec![describe_quorum_request::TopicData {
                     topic_name: topic(),
-                    partitions: vec![describe_quorum_request::PartitionData {
+                    partitions: List::from([describe_quorum_request::PartitionData {
                         partition_index: 0,
                         ..Default::default()
-                    }],
+                    }]),
                     ..Default::default()
                 }]
                 .into(),
@@ -934,8 +935,7 @@ macro_rules! quorum_epoch_response {
         let p = r
             .topics
             .first()
-            .and_then(|t| t.partitions.first())
-            .cloned()
+            .and_then(|t| t.partitions.first().map(Cow::into_owned))
             .unwrap_or_default();
         m::QuorumEpochResponse {
             error_code: err(r.error_code),
@@ -959,8 +959,7 @@ pub fn inbound_response(body: ResponseBody) -> Result<m::Response, ResponseError
             let p = r
                 .topics
                 .first()
-                .and_then(|t| t.partitions.first())
-                .cloned()
+                .and_then(|t| t.partitions.first().map(Cow::into_owned))
                 .unwrap_or_default();
             m::Response::Vote(m::VoteResponse {
                 error_code: err(r.error_code),
@@ -983,8 +982,7 @@ pub fn inbound_response(body: ResponseBody) -> Result<m::Response, ResponseError
             let p = r
                 .responses
                 .first()
-                .and_then(|t| t.partitions.first())
-                .cloned();
+                .and_then(|t| t.partitions.first().map(Cow::into_owned));
             let Some(p) = p else {
                 return Ok(m::Response::error(m::Api::Fetch, err(r.error_code)));
             };
@@ -1020,7 +1018,10 @@ pub fn inbound_response(body: ResponseBody) -> Result<m::Response, ResponseError
             })
         }
         ResponseBody::FetchSnapshot(r) => {
-            let p = r.topics.first().and_then(|t| t.partitions.first()).cloned();
+            let p = r
+                .topics
+                .first()
+                .and_then(|t| t.partitions.first().map(Cow::into_owned));
             let Some(p) = p else {
                 return Ok(m::Response::error(m::Api::FetchSnapshot, err(r.error_code)));
             };

@@ -95,9 +95,7 @@ impl Encodable for AddRaftVoterRequest {
         buf.put_i32(*(&self.voter_id));
         wire::put_uuid(buf, (&self.voter_directory_id));
         wire::put_array_len(buf, Some((&self.listeners).len()), flexible);
-        for e in (&self.listeners).iter() {
-            e.encode(buf, version)?;
-        }
+        (&self.listeners).encode_elements(buf, version)?;
         if version >= 1 {
             wire::put_bool(buf, *(&self.ack_when_committed));
         } else if !(*(&self.ack_when_committed) == true) {
@@ -133,10 +131,7 @@ impl Encodable for AddRaftVoterRequest {
         len += 4;
         len += 16;
         len += (wire::array_len_len(Some((&self.listeners).len()), flexible)
-            + (&self.listeners)
-                .iter()
-                .map(|e| e.encoded_len(version))
-                .sum::<usize>());
+            + (&self.listeners).elements_len(version));
         if version >= 1 {
             len += 1;
         }
@@ -158,22 +153,8 @@ impl Decodable for AddRaftVoterRequest {
         let mut f_voter_id: i32 = wire::get_i32(buf)?;
         let mut f_voter_directory_id: Uuid = wire::get_uuid(buf)?;
         let mut f_listeners: List<Listener> = {
-            let n = wire::check_array_fits(
-                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
-                buf.remaining(),
-                Listener::MIN_WIRE_SIZE,
-            )?;
-            match n {
-                0 => List::Empty,
-                1 => List::One(Listener::decode(buf, version)?),
-                _ => {
-                    let mut out = Vec::with_capacity(n);
-                    for _ in 0..n {
-                        out.push(Listener::decode(buf, version)?);
-                    }
-                    List::Many(out)
-                }
-            }
+            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
+            List::decode_elements(buf, n, Listener::MIN_WIRE_SIZE, version)?
         };
         let mut f_ack_when_committed: bool = if version >= 1 {
             wire::get_bool(buf)?

@@ -81,9 +81,7 @@ impl Encodable for ApiVersionsResponse {
         let _ = flexible;
         buf.put_i16(*(&self.error_code));
         wire::put_array_len(buf, Some((&self.api_keys).len()), flexible);
-        for e in (&self.api_keys).iter() {
-            e.encode(buf, version)?;
-        }
+        (&self.api_keys).encode_elements(buf, version)?;
         if version >= 1 {
             buf.put_i32(*(&self.throttle_time_ms));
         }
@@ -106,15 +104,10 @@ impl Encodable for ApiVersionsResponse {
                     buf,
                     0,
                     (wire::array_len_len(Some((&self.supported_features).len()), true)
-                        + (&self.supported_features)
-                            .iter()
-                            .map(|e| e.encoded_len(version))
-                            .sum::<usize>()),
+                        + (&self.supported_features).elements_len(version)),
                 );
                 wire::put_array_len(buf, Some((&self.supported_features).len()), true);
-                for e in (&self.supported_features).iter() {
-                    e.encode(buf, version)?;
-                }
+                (&self.supported_features).encode_elements(buf, version)?;
             }
             if t1 {
                 wire::put_raw_tags(buf, &self.unknown_tagged_fields, 1, &mut raw);
@@ -127,15 +120,10 @@ impl Encodable for ApiVersionsResponse {
                     buf,
                     2,
                     (wire::array_len_len(Some((&self.finalized_features).len()), true)
-                        + (&self.finalized_features)
-                            .iter()
-                            .map(|e| e.encoded_len(version))
-                            .sum::<usize>()),
+                        + (&self.finalized_features).elements_len(version)),
                 );
                 wire::put_array_len(buf, Some((&self.finalized_features).len()), true);
-                for e in (&self.finalized_features).iter() {
-                    e.encode(buf, version)?;
-                }
+                (&self.finalized_features).encode_elements(buf, version)?;
             }
             if t3 {
                 wire::put_raw_tags(buf, &self.unknown_tagged_fields, 3, &mut raw);
@@ -158,10 +146,7 @@ impl Encodable for ApiVersionsResponse {
         let mut len = 0usize;
         len += 2;
         len += (wire::array_len_len(Some((&self.api_keys).len()), flexible)
-            + (&self.api_keys)
-                .iter()
-                .map(|e| e.encoded_len(version))
-                .sum::<usize>());
+            + (&self.api_keys).elements_len(version));
         if version >= 1 {
             len += 4;
         }
@@ -173,10 +158,7 @@ impl Encodable for ApiVersionsResponse {
                 len += wire::tagged_field_len(
                     0,
                     (wire::array_len_len(Some((&self.supported_features).len()), true)
-                        + (&self.supported_features)
-                            .iter()
-                            .map(|e| e.encoded_len(version))
-                            .sum::<usize>()),
+                        + (&self.supported_features).elements_len(version)),
                 );
             }
             if version >= 3 && !(*(&self.finalized_features_epoch) == -1) {
@@ -188,10 +170,7 @@ impl Encodable for ApiVersionsResponse {
                 len += wire::tagged_field_len(
                     2,
                     (wire::array_len_len(Some((&self.finalized_features).len()), true)
-                        + (&self.finalized_features)
-                            .iter()
-                            .map(|e| e.encoded_len(version))
-                            .sum::<usize>()),
+                        + (&self.finalized_features).elements_len(version)),
                 );
             }
             if version >= 3 && !(*(&self.zk_migration_ready) == false) {
@@ -210,22 +189,8 @@ impl Decodable for ApiVersionsResponse {
         let _ = flexible;
         let mut f_error_code: i16 = wire::get_i16(buf)?;
         let mut f_api_keys: List<ApiVersion> = {
-            let n = wire::check_array_fits(
-                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
-                buf.remaining(),
-                ApiVersion::MIN_WIRE_SIZE,
-            )?;
-            match n {
-                0 => List::Empty,
-                1 => List::One(ApiVersion::decode(buf, version)?),
-                _ => {
-                    let mut out = Vec::with_capacity(n);
-                    for _ in 0..n {
-                        out.push(ApiVersion::decode(buf, version)?);
-                    }
-                    List::Many(out)
-                }
-            }
+            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
+            List::decode_elements(buf, n, ApiVersion::MIN_WIRE_SIZE, version)?
         };
         let mut f_throttle_time_ms: i32 = if version >= 1 { wire::get_i32(buf)? } else { 0 };
         let mut f_supported_features: List<SupportedFeatureKey> = List::new();
@@ -244,23 +209,14 @@ impl Decodable for ApiVersionsResponse {
                             buf.advance(hdr);
                             let end = buf.remaining() - size;
                             f_supported_features = {
-                                let n = wire::check_array_fits(
-                                    wire::get_array_len(buf, true)?
-                                        .ok_or(DecodeError::UnexpectedNull)?,
-                                    buf.remaining(),
+                                let n = wire::get_array_len(buf, true)?
+                                    .ok_or(DecodeError::UnexpectedNull)?;
+                                List::decode_elements(
+                                    buf,
+                                    n,
                                     SupportedFeatureKey::MIN_WIRE_SIZE,
-                                )?;
-                                match n {
-                                    0 => List::Empty,
-                                    1 => List::One(SupportedFeatureKey::decode(buf, version)?),
-                                    _ => {
-                                        let mut out = Vec::with_capacity(n);
-                                        for _ in 0..n {
-                                            out.push(SupportedFeatureKey::decode(buf, version)?);
-                                        }
-                                        List::Many(out)
-                                    }
-                                }
+                                    version,
+                                )?
                             };
                             wire::expect_end(buf, end, tag)?;
                         }
@@ -274,23 +230,14 @@ impl Decodable for ApiVersionsResponse {
                             buf.advance(hdr);
                             let end = buf.remaining() - size;
                             f_finalized_features = {
-                                let n = wire::check_array_fits(
-                                    wire::get_array_len(buf, true)?
-                                        .ok_or(DecodeError::UnexpectedNull)?,
-                                    buf.remaining(),
+                                let n = wire::get_array_len(buf, true)?
+                                    .ok_or(DecodeError::UnexpectedNull)?;
+                                List::decode_elements(
+                                    buf,
+                                    n,
                                     FinalizedFeatureKey::MIN_WIRE_SIZE,
-                                )?;
-                                match n {
-                                    0 => List::Empty,
-                                    1 => List::One(FinalizedFeatureKey::decode(buf, version)?),
-                                    _ => {
-                                        let mut out = Vec::with_capacity(n);
-                                        for _ in 0..n {
-                                            out.push(FinalizedFeatureKey::decode(buf, version)?);
-                                        }
-                                        List::Many(out)
-                                    }
-                                }
+                                    version,
+                                )?
                             };
                             wire::expect_end(buf, end, tag)?;
                         }

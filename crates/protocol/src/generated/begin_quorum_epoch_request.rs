@@ -85,14 +85,10 @@ impl Encodable for BeginQuorumEpochRequest {
             buf.put_i32(*(&self.voter_id));
         }
         wire::put_array_len(buf, Some((&self.topics).len()), flexible);
-        for e in (&self.topics).iter() {
-            e.encode(buf, version)?;
-        }
+        (&self.topics).encode_elements(buf, version)?;
         if version >= 1 {
             wire::put_array_len(buf, Some((&self.leader_endpoints).len()), flexible);
-            for e in (&self.leader_endpoints).iter() {
-                e.encode(buf, version)?;
-            }
+            (&self.leader_endpoints).encode_elements(buf, version)?;
         }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
@@ -121,16 +117,10 @@ impl Encodable for BeginQuorumEpochRequest {
             len += 4;
         }
         len += (wire::array_len_len(Some((&self.topics).len()), flexible)
-            + (&self.topics)
-                .iter()
-                .map(|e| e.encoded_len(version))
-                .sum::<usize>());
+            + (&self.topics).elements_len(version));
         if version >= 1 {
             len += (wire::array_len_len(Some((&self.leader_endpoints).len()), flexible)
-                + (&self.leader_endpoints)
-                    .iter()
-                    .map(|e| e.encoded_len(version))
-                    .sum::<usize>());
+                + (&self.leader_endpoints).elements_len(version));
         }
         if flexible {
             let mut count = self.unknown_tagged_fields.count();
@@ -152,41 +142,13 @@ impl Decodable for BeginQuorumEpochRequest {
             -1
         };
         let mut f_topics: List<TopicData> = {
-            let n = wire::check_array_fits(
-                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
-                buf.remaining(),
-                TopicData::MIN_WIRE_SIZE,
-            )?;
-            match n {
-                0 => List::Empty,
-                1 => List::One(TopicData::decode(buf, version)?),
-                _ => {
-                    let mut out = Vec::with_capacity(n);
-                    for _ in 0..n {
-                        out.push(TopicData::decode(buf, version)?);
-                    }
-                    List::Many(out)
-                }
-            }
+            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
+            List::decode_elements(buf, n, TopicData::MIN_WIRE_SIZE, version)?
         };
         let mut f_leader_endpoints: List<LeaderEndpoint> = if version >= 1 {
             {
-                let n = wire::check_array_fits(
-                    wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
-                    buf.remaining(),
-                    LeaderEndpoint::MIN_WIRE_SIZE,
-                )?;
-                match n {
-                    0 => List::Empty,
-                    1 => List::One(LeaderEndpoint::decode(buf, version)?),
-                    _ => {
-                        let mut out = Vec::with_capacity(n);
-                        for _ in 0..n {
-                            out.push(LeaderEndpoint::decode(buf, version)?);
-                        }
-                        List::Many(out)
-                    }
-                }
+                let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
+                List::decode_elements(buf, n, LeaderEndpoint::MIN_WIRE_SIZE, version)?
             }
         } else {
             List::new()
@@ -286,7 +248,7 @@ pub struct TopicData {
     /// Partitions whose new leader is announced.
     ///
     /// Versions: 0+.
-    pub partitions: Vec<PartitionData>,
+    pub partitions: List<PartitionData>,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
     pub unknown_tagged_fields: RawTaggedFields,
 }
@@ -295,7 +257,7 @@ impl Default for TopicData {
     fn default() -> Self {
         Self {
             topic_name: StrBytes::new(),
-            partitions: Vec::new(),
+            partitions: List::new(),
             unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
@@ -314,9 +276,7 @@ impl Encodable for TopicData {
         wire::check_string(&self.topic_name, "topicName")?;
         wire::put_string(buf, (&self.topic_name), flexible);
         wire::put_array_len(buf, Some((&self.partitions).len()), flexible);
-        for e in (&self.partitions).iter() {
-            e.encode(buf, version)?;
-        }
+        (&self.partitions).encode_elements(buf, version)?;
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
             let mut count = self.unknown_tagged_fields.count();
@@ -338,10 +298,7 @@ impl Encodable for TopicData {
         let mut len = 0usize;
         len += wire::string_len((&self.topic_name), flexible);
         len += (wire::array_len_len(Some((&self.partitions).len()), flexible)
-            + (&self.partitions)
-                .iter()
-                .map(|e| e.encoded_len(version))
-                .sum::<usize>());
+            + (&self.partitions).elements_len(version));
         if flexible {
             let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
@@ -357,17 +314,9 @@ impl Decodable for TopicData {
         let flexible = version >= 1;
         let _ = flexible;
         let mut f_topic_name: StrBytes = wire::get_string(buf, flexible)?;
-        let mut f_partitions: Vec<PartitionData> = {
-            let n = wire::check_array_fits(
-                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
-                buf.remaining(),
-                PartitionData::MIN_WIRE_SIZE,
-            )?;
-            let mut out = Vec::with_capacity(n);
-            for _ in 0..n {
-                out.push(PartitionData::decode(buf, version)?);
-            }
-            out
+        let mut f_partitions: List<PartitionData> = {
+            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
+            List::decode_elements(buf, n, PartitionData::MIN_WIRE_SIZE, version)?
         };
         let unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {

@@ -61,9 +61,7 @@ impl Encodable for BeginQuorumEpochResponse {
         let _ = flexible;
         buf.put_i16(*(&self.error_code));
         wire::put_array_len(buf, Some((&self.topics).len()), flexible);
-        for e in (&self.topics).iter() {
-            e.encode(buf, version)?;
-        }
+        (&self.topics).encode_elements(buf, version)?;
         if !(version >= 1) && !((&self.node_endpoints).is_empty()) {
             return Err(EncodeError::NonDefaultField {
                 field: "nodeEndpoints",
@@ -83,15 +81,10 @@ impl Encodable for BeginQuorumEpochResponse {
                     buf,
                     0,
                     (wire::array_len_len(Some((&self.node_endpoints).len()), true)
-                        + (&self.node_endpoints)
-                            .iter()
-                            .map(|e| e.encoded_len(version))
-                            .sum::<usize>()),
+                        + (&self.node_endpoints).elements_len(version)),
                 );
                 wire::put_array_len(buf, Some((&self.node_endpoints).len()), true);
-                for e in (&self.node_endpoints).iter() {
-                    e.encode(buf, version)?;
-                }
+                (&self.node_endpoints).encode_elements(buf, version)?;
             }
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
             if raw < self.unknown_tagged_fields.as_bytes().len() {
@@ -109,10 +102,7 @@ impl Encodable for BeginQuorumEpochResponse {
         let mut len = 0usize;
         len += 2;
         len += (wire::array_len_len(Some((&self.topics).len()), flexible)
-            + (&self.topics)
-                .iter()
-                .map(|e| e.encoded_len(version))
-                .sum::<usize>());
+            + (&self.topics).elements_len(version));
         if flexible {
             let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
@@ -121,10 +111,7 @@ impl Encodable for BeginQuorumEpochResponse {
                 len += wire::tagged_field_len(
                     0,
                     (wire::array_len_len(Some((&self.node_endpoints).len()), true)
-                        + (&self.node_endpoints)
-                            .iter()
-                            .map(|e| e.encoded_len(version))
-                            .sum::<usize>()),
+                        + (&self.node_endpoints).elements_len(version)),
                 );
             }
             len += wire::uvarint_len(count);
@@ -139,22 +126,8 @@ impl Decodable for BeginQuorumEpochResponse {
         let _ = flexible;
         let mut f_error_code: i16 = wire::get_i16(buf)?;
         let mut f_topics: List<TopicData> = {
-            let n = wire::check_array_fits(
-                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
-                buf.remaining(),
-                TopicData::MIN_WIRE_SIZE,
-            )?;
-            match n {
-                0 => List::Empty,
-                1 => List::One(TopicData::decode(buf, version)?),
-                _ => {
-                    let mut out = Vec::with_capacity(n);
-                    for _ in 0..n {
-                        out.push(TopicData::decode(buf, version)?);
-                    }
-                    List::Many(out)
-                }
-            }
+            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
+            List::decode_elements(buf, n, TopicData::MIN_WIRE_SIZE, version)?
         };
         let mut f_node_endpoints: List<NodeEndpoint> = List::new();
         let mut unknown_tagged_fields = RawTaggedFields::new();
@@ -169,23 +142,9 @@ impl Decodable for BeginQuorumEpochResponse {
                             buf.advance(hdr);
                             let end = buf.remaining() - size;
                             f_node_endpoints = {
-                                let n = wire::check_array_fits(
-                                    wire::get_array_len(buf, true)?
-                                        .ok_or(DecodeError::UnexpectedNull)?,
-                                    buf.remaining(),
-                                    NodeEndpoint::MIN_WIRE_SIZE,
-                                )?;
-                                match n {
-                                    0 => List::Empty,
-                                    1 => List::One(NodeEndpoint::decode(buf, version)?),
-                                    _ => {
-                                        let mut out = Vec::with_capacity(n);
-                                        for _ in 0..n {
-                                            out.push(NodeEndpoint::decode(buf, version)?);
-                                        }
-                                        List::Many(out)
-                                    }
-                                }
+                                let n = wire::get_array_len(buf, true)?
+                                    .ok_or(DecodeError::UnexpectedNull)?;
+                                List::decode_elements(buf, n, NodeEndpoint::MIN_WIRE_SIZE, version)?
                             };
                             wire::expect_end(buf, end, tag)?;
                         }
@@ -285,7 +244,7 @@ pub struct TopicData {
     /// Results per partition.
     ///
     /// Versions: 0+.
-    pub partitions: Vec<PartitionData>,
+    pub partitions: List<PartitionData>,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
     pub unknown_tagged_fields: RawTaggedFields,
 }
@@ -294,7 +253,7 @@ impl Default for TopicData {
     fn default() -> Self {
         Self {
             topic_name: StrBytes::new(),
-            partitions: Vec::new(),
+            partitions: List::new(),
             unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
@@ -313,9 +272,7 @@ impl Encodable for TopicData {
         wire::check_string(&self.topic_name, "topicName")?;
         wire::put_string(buf, (&self.topic_name), flexible);
         wire::put_array_len(buf, Some((&self.partitions).len()), flexible);
-        for e in (&self.partitions).iter() {
-            e.encode(buf, version)?;
-        }
+        (&self.partitions).encode_elements(buf, version)?;
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
             let mut count = self.unknown_tagged_fields.count();
@@ -337,10 +294,7 @@ impl Encodable for TopicData {
         let mut len = 0usize;
         len += wire::string_len((&self.topic_name), flexible);
         len += (wire::array_len_len(Some((&self.partitions).len()), flexible)
-            + (&self.partitions)
-                .iter()
-                .map(|e| e.encoded_len(version))
-                .sum::<usize>());
+            + (&self.partitions).elements_len(version));
         if flexible {
             let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
@@ -356,17 +310,9 @@ impl Decodable for TopicData {
         let flexible = version >= 1;
         let _ = flexible;
         let mut f_topic_name: StrBytes = wire::get_string(buf, flexible)?;
-        let mut f_partitions: Vec<PartitionData> = {
-            let n = wire::check_array_fits(
-                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
-                buf.remaining(),
-                PartitionData::MIN_WIRE_SIZE,
-            )?;
-            let mut out = Vec::with_capacity(n);
-            for _ in 0..n {
-                out.push(PartitionData::decode(buf, version)?);
-            }
-            out
+        let mut f_partitions: List<PartitionData> = {
+            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
+            List::decode_elements(buf, n, PartitionData::MIN_WIRE_SIZE, version)?
         };
         let unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {

@@ -73,13 +73,9 @@ impl Encodable for ControllerRegistrationRequest {
         wire::put_uuid(buf, (&self.incarnation_id));
         wire::put_bool(buf, *(&self.zk_migration_ready));
         wire::put_array_len(buf, Some((&self.listeners).len()), flexible);
-        for e in (&self.listeners).iter() {
-            e.encode(buf, version)?;
-        }
+        (&self.listeners).encode_elements(buf, version)?;
         wire::put_array_len(buf, Some((&self.features).len()), flexible);
-        for e in (&self.features).iter() {
-            e.encode(buf, version)?;
-        }
+        (&self.features).encode_elements(buf, version)?;
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
             let mut count = self.unknown_tagged_fields.count();
@@ -103,15 +99,9 @@ impl Encodable for ControllerRegistrationRequest {
         len += 16;
         len += 1;
         len += (wire::array_len_len(Some((&self.listeners).len()), flexible)
-            + (&self.listeners)
-                .iter()
-                .map(|e| e.encoded_len(version))
-                .sum::<usize>());
+            + (&self.listeners).elements_len(version));
         len += (wire::array_len_len(Some((&self.features).len()), flexible)
-            + (&self.features)
-                .iter()
-                .map(|e| e.encoded_len(version))
-                .sum::<usize>());
+            + (&self.features).elements_len(version));
         if flexible {
             let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
@@ -129,40 +119,12 @@ impl Decodable for ControllerRegistrationRequest {
         let mut f_incarnation_id: Uuid = wire::get_uuid(buf)?;
         let mut f_zk_migration_ready: bool = wire::get_bool(buf)?;
         let mut f_listeners: List<Listener> = {
-            let n = wire::check_array_fits(
-                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
-                buf.remaining(),
-                Listener::MIN_WIRE_SIZE,
-            )?;
-            match n {
-                0 => List::Empty,
-                1 => List::One(Listener::decode(buf, version)?),
-                _ => {
-                    let mut out = Vec::with_capacity(n);
-                    for _ in 0..n {
-                        out.push(Listener::decode(buf, version)?);
-                    }
-                    List::Many(out)
-                }
-            }
+            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
+            List::decode_elements(buf, n, Listener::MIN_WIRE_SIZE, version)?
         };
         let mut f_features: List<Feature> = {
-            let n = wire::check_array_fits(
-                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
-                buf.remaining(),
-                Feature::MIN_WIRE_SIZE,
-            )?;
-            match n {
-                0 => List::Empty,
-                1 => List::One(Feature::decode(buf, version)?),
-                _ => {
-                    let mut out = Vec::with_capacity(n);
-                    for _ in 0..n {
-                        out.push(Feature::decode(buf, version)?);
-                    }
-                    List::Many(out)
-                }
-            }
+            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
+            List::decode_elements(buf, n, Feature::MIN_WIRE_SIZE, version)?
         };
         let unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {

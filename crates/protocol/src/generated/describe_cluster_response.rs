@@ -115,9 +115,7 @@ impl Encodable for DescribeClusterResponse {
         wire::put_string(buf, (&self.cluster_id), flexible);
         buf.put_i32(*(&self.controller_id));
         wire::put_array_len(buf, Some((&self.brokers).len()), flexible);
-        for e in (&self.brokers).iter() {
-            e.encode(buf, version)?;
-        }
+        (&self.brokers).encode_elements(buf, version)?;
         buf.put_i32(*(&self.cluster_authorized_operations));
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
@@ -150,10 +148,7 @@ impl Encodable for DescribeClusterResponse {
         len += wire::string_len((&self.cluster_id), flexible);
         len += 4;
         len += (wire::array_len_len(Some((&self.brokers).len()), flexible)
-            + (&self.brokers)
-                .iter()
-                .map(|e| e.encoded_len(version))
-                .sum::<usize>());
+            + (&self.brokers).elements_len(version));
         len += 4;
         if flexible {
             let mut count = self.unknown_tagged_fields.count();
@@ -175,22 +170,8 @@ impl Decodable for DescribeClusterResponse {
         let mut f_cluster_id: StrBytes = wire::get_string(buf, flexible)?;
         let mut f_controller_id: i32 = wire::get_i32(buf)?;
         let mut f_brokers: List<DescribeClusterBroker> = {
-            let n = wire::check_array_fits(
-                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
-                buf.remaining(),
-                DescribeClusterBroker::MIN_WIRE_SIZE,
-            )?;
-            match n {
-                0 => List::Empty,
-                1 => List::One(DescribeClusterBroker::decode(buf, version)?),
-                _ => {
-                    let mut out = Vec::with_capacity(n);
-                    for _ in 0..n {
-                        out.push(DescribeClusterBroker::decode(buf, version)?);
-                    }
-                    List::Many(out)
-                }
-            }
+            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
+            List::decode_elements(buf, n, DescribeClusterBroker::MIN_WIRE_SIZE, version)?
         };
         let mut f_cluster_authorized_operations: i32 = wire::get_i32(buf)?;
         let unknown_tagged_fields = if flexible {

@@ -85,14 +85,10 @@ impl Encodable for DescribeQuorumResponse {
             }
         }
         wire::put_array_len(buf, Some((&self.topics).len()), flexible);
-        for e in (&self.topics).iter() {
-            e.encode(buf, version)?;
-        }
+        (&self.topics).encode_elements(buf, version)?;
         if version >= 2 {
             wire::put_array_len(buf, Some((&self.nodes).len()), flexible);
-            for e in (&self.nodes).iter() {
-                e.encode(buf, version)?;
-            }
+            (&self.nodes).encode_elements(buf, version)?;
         } else if !((&self.nodes).is_empty()) {
             return Err(EncodeError::NonDefaultField {
                 field: "nodes",
@@ -126,16 +122,10 @@ impl Encodable for DescribeQuorumResponse {
             };
         }
         len += (wire::array_len_len(Some((&self.topics).len()), flexible)
-            + (&self.topics)
-                .iter()
-                .map(|e| e.encoded_len(version))
-                .sum::<usize>());
+            + (&self.topics).elements_len(version));
         if version >= 2 {
             len += (wire::array_len_len(Some((&self.nodes).len()), flexible)
-                + (&self.nodes)
-                    .iter()
-                    .map(|e| e.encoded_len(version))
-                    .sum::<usize>());
+                + (&self.nodes).elements_len(version));
         }
         if flexible {
             let mut count = self.unknown_tagged_fields.count();
@@ -161,41 +151,13 @@ impl Decodable for DescribeQuorumResponse {
             Some(StrBytes::new())
         };
         let mut f_topics: List<TopicData> = {
-            let n = wire::check_array_fits(
-                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
-                buf.remaining(),
-                TopicData::MIN_WIRE_SIZE,
-            )?;
-            match n {
-                0 => List::Empty,
-                1 => List::One(TopicData::decode(buf, version)?),
-                _ => {
-                    let mut out = Vec::with_capacity(n);
-                    for _ in 0..n {
-                        out.push(TopicData::decode(buf, version)?);
-                    }
-                    List::Many(out)
-                }
-            }
+            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
+            List::decode_elements(buf, n, TopicData::MIN_WIRE_SIZE, version)?
         };
         let mut f_nodes: List<Node> = if version >= 2 {
             {
-                let n = wire::check_array_fits(
-                    wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
-                    buf.remaining(),
-                    Node::MIN_WIRE_SIZE,
-                )?;
-                match n {
-                    0 => List::Empty,
-                    1 => List::One(Node::decode(buf, version)?),
-                    _ => {
-                        let mut out = Vec::with_capacity(n);
-                        for _ in 0..n {
-                            out.push(Node::decode(buf, version)?);
-                        }
-                        List::Many(out)
-                    }
-                }
+                let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
+                List::decode_elements(buf, n, Node::MIN_WIRE_SIZE, version)?
             }
         } else {
             List::new()
@@ -301,7 +263,7 @@ pub struct TopicData {
     /// Quorum state per partition.
     ///
     /// Versions: 0+.
-    pub partitions: Vec<PartitionData>,
+    pub partitions: List<PartitionData>,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
     pub unknown_tagged_fields: RawTaggedFields,
 }
@@ -310,7 +272,7 @@ impl Default for TopicData {
     fn default() -> Self {
         Self {
             topic_name: StrBytes::new(),
-            partitions: Vec::new(),
+            partitions: List::new(),
             unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
@@ -329,9 +291,7 @@ impl Encodable for TopicData {
         wire::check_string(&self.topic_name, "topicName")?;
         wire::put_string(buf, (&self.topic_name), flexible);
         wire::put_array_len(buf, Some((&self.partitions).len()), flexible);
-        for e in (&self.partitions).iter() {
-            e.encode(buf, version)?;
-        }
+        (&self.partitions).encode_elements(buf, version)?;
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
             let mut count = self.unknown_tagged_fields.count();
@@ -353,10 +313,7 @@ impl Encodable for TopicData {
         let mut len = 0usize;
         len += wire::string_len((&self.topic_name), flexible);
         len += (wire::array_len_len(Some((&self.partitions).len()), flexible)
-            + (&self.partitions)
-                .iter()
-                .map(|e| e.encoded_len(version))
-                .sum::<usize>());
+            + (&self.partitions).elements_len(version));
         if flexible {
             let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
@@ -372,17 +329,9 @@ impl Decodable for TopicData {
         let flexible = true;
         let _ = flexible;
         let mut f_topic_name: StrBytes = wire::get_string(buf, flexible)?;
-        let mut f_partitions: Vec<PartitionData> = {
-            let n = wire::check_array_fits(
-                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
-                buf.remaining(),
-                PartitionData::MIN_WIRE_SIZE,
-            )?;
-            let mut out = Vec::with_capacity(n);
-            for _ in 0..n {
-                out.push(PartitionData::decode(buf, version)?);
-            }
-            out
+        let mut f_partitions: List<PartitionData> = {
+            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
+            List::decode_elements(buf, n, PartitionData::MIN_WIRE_SIZE, version)?
         };
         let unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
@@ -467,15 +416,15 @@ pub struct PartitionData {
     /// State of each voter in the latest voter set, which may not be committed yet.
     ///
     /// Versions: 0+.
-    pub current_voters: Vec<ReplicaState>,
+    pub current_voters: List<ReplicaState>,
     /// State of each voter in the committed voter set (the one in force at offset HighWatermark - 1); empty while the high watermark is unknown.
     ///
     /// Versions: 3+; ignorable.
-    pub committed_voters: Vec<ReplicaState>,
+    pub committed_voters: List<ReplicaState>,
     /// State of replicas that fetch from the leader without being voters.
     ///
     /// Versions: 0+.
-    pub observers: Vec<ReplicaState>,
+    pub observers: List<ReplicaState>,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
     pub unknown_tagged_fields: RawTaggedFields,
 }
@@ -489,9 +438,9 @@ impl Default for PartitionData {
             leader_id: 0,
             leader_epoch: 0,
             high_watermark: 0,
-            current_voters: Vec::new(),
-            committed_voters: Vec::new(),
-            observers: Vec::new(),
+            current_voters: List::new(),
+            committed_voters: List::new(),
+            observers: List::new(),
             unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
@@ -532,19 +481,13 @@ impl Encodable for PartitionData {
         buf.put_i32(*(&self.leader_epoch));
         buf.put_i64(*(&self.high_watermark));
         wire::put_array_len(buf, Some((&self.current_voters).len()), flexible);
-        for e in (&self.current_voters).iter() {
-            e.encode(buf, version)?;
-        }
+        (&self.current_voters).encode_elements(buf, version)?;
         if version >= 3 {
             wire::put_array_len(buf, Some((&self.committed_voters).len()), flexible);
-            for e in (&self.committed_voters).iter() {
-                e.encode(buf, version)?;
-            }
+            (&self.committed_voters).encode_elements(buf, version)?;
         }
         wire::put_array_len(buf, Some((&self.observers).len()), flexible);
-        for e in (&self.observers).iter() {
-            e.encode(buf, version)?;
-        }
+        (&self.observers).encode_elements(buf, version)?;
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
             let mut count = self.unknown_tagged_fields.count();
@@ -576,22 +519,13 @@ impl Encodable for PartitionData {
         len += 4;
         len += 8;
         len += (wire::array_len_len(Some((&self.current_voters).len()), flexible)
-            + (&self.current_voters)
-                .iter()
-                .map(|e| e.encoded_len(version))
-                .sum::<usize>());
+            + (&self.current_voters).elements_len(version));
         if version >= 3 {
             len += (wire::array_len_len(Some((&self.committed_voters).len()), flexible)
-                + (&self.committed_voters)
-                    .iter()
-                    .map(|e| e.encoded_len(version))
-                    .sum::<usize>());
+                + (&self.committed_voters).elements_len(version));
         }
         len += (wire::array_len_len(Some((&self.observers).len()), flexible)
-            + (&self.observers)
-                .iter()
-                .map(|e| e.encoded_len(version))
-                .sum::<usize>());
+            + (&self.observers).elements_len(version));
         if flexible {
             let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
@@ -620,45 +554,21 @@ impl Decodable for PartitionData {
         let mut f_leader_id: i32 = wire::get_i32(buf)?;
         let mut f_leader_epoch: i32 = wire::get_i32(buf)?;
         let mut f_high_watermark: i64 = wire::get_i64(buf)?;
-        let mut f_current_voters: Vec<ReplicaState> = {
-            let n = wire::check_array_fits(
-                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
-                buf.remaining(),
-                ReplicaState::MIN_WIRE_SIZE,
-            )?;
-            let mut out = Vec::with_capacity(n);
-            for _ in 0..n {
-                out.push(ReplicaState::decode(buf, version)?);
-            }
-            out
+        let mut f_current_voters: List<ReplicaState> = {
+            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
+            List::decode_elements(buf, n, ReplicaState::MIN_WIRE_SIZE, version)?
         };
-        let mut f_committed_voters: Vec<ReplicaState> = if version >= 3 {
+        let mut f_committed_voters: List<ReplicaState> = if version >= 3 {
             {
-                let n = wire::check_array_fits(
-                    wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
-                    buf.remaining(),
-                    ReplicaState::MIN_WIRE_SIZE,
-                )?;
-                let mut out = Vec::with_capacity(n);
-                for _ in 0..n {
-                    out.push(ReplicaState::decode(buf, version)?);
-                }
-                out
+                let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
+                List::decode_elements(buf, n, ReplicaState::MIN_WIRE_SIZE, version)?
             }
         } else {
-            Vec::new()
+            List::new()
         };
-        let mut f_observers: Vec<ReplicaState> = {
-            let n = wire::check_array_fits(
-                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
-                buf.remaining(),
-                ReplicaState::MIN_WIRE_SIZE,
-            )?;
-            let mut out = Vec::with_capacity(n);
-            for _ in 0..n {
-                out.push(ReplicaState::decode(buf, version)?);
-            }
-            out
+        let mut f_observers: List<ReplicaState> = {
+            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
+            List::decode_elements(buf, n, ReplicaState::MIN_WIRE_SIZE, version)?
         };
         let unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
@@ -1001,7 +911,7 @@ pub struct Node {
     /// Controller listeners of the node.
     ///
     /// Versions: 2+.
-    pub listeners: Vec<Listener>,
+    pub listeners: List<Listener>,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
     pub unknown_tagged_fields: RawTaggedFields,
 }
@@ -1010,7 +920,7 @@ impl Default for Node {
     fn default() -> Self {
         Self {
             node_id: 0,
-            listeners: Vec::new(),
+            listeners: List::new(),
             unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
@@ -1028,9 +938,7 @@ impl Encodable for Node {
         let _ = flexible;
         buf.put_i32(*(&self.node_id));
         wire::put_array_len(buf, Some((&self.listeners).len()), flexible);
-        for e in (&self.listeners).iter() {
-            e.encode(buf, version)?;
-        }
+        (&self.listeners).encode_elements(buf, version)?;
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
             let mut count = self.unknown_tagged_fields.count();
@@ -1052,10 +960,7 @@ impl Encodable for Node {
         let mut len = 0usize;
         len += 4;
         len += (wire::array_len_len(Some((&self.listeners).len()), flexible)
-            + (&self.listeners)
-                .iter()
-                .map(|e| e.encoded_len(version))
-                .sum::<usize>());
+            + (&self.listeners).elements_len(version));
         if flexible {
             let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
@@ -1071,17 +976,9 @@ impl Decodable for Node {
         let flexible = true;
         let _ = flexible;
         let mut f_node_id: i32 = wire::get_i32(buf)?;
-        let mut f_listeners: Vec<Listener> = {
-            let n = wire::check_array_fits(
-                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
-                buf.remaining(),
-                Listener::MIN_WIRE_SIZE,
-            )?;
-            let mut out = Vec::with_capacity(n);
-            for _ in 0..n {
-                out.push(Listener::decode(buf, version)?);
-            }
-            out
+        let mut f_listeners: List<Listener> = {
+            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
+            List::decode_elements(buf, n, Listener::MIN_WIRE_SIZE, version)?
         };
         let unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {

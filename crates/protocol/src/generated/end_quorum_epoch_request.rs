@@ -77,14 +77,10 @@ impl Encodable for EndQuorumEpochRequest {
             }
         }
         wire::put_array_len(buf, Some((&self.topics).len()), flexible);
-        for e in (&self.topics).iter() {
-            e.encode(buf, version)?;
-        }
+        (&self.topics).encode_elements(buf, version)?;
         if version >= 1 {
             wire::put_array_len(buf, Some((&self.leader_endpoints).len()), flexible);
-            for e in (&self.leader_endpoints).iter() {
-                e.encode(buf, version)?;
-            }
+            (&self.leader_endpoints).encode_elements(buf, version)?;
         }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
@@ -110,16 +106,10 @@ impl Encodable for EndQuorumEpochRequest {
             None => wire::nullable_string_len(None, flexible),
         };
         len += (wire::array_len_len(Some((&self.topics).len()), flexible)
-            + (&self.topics)
-                .iter()
-                .map(|e| e.encoded_len(version))
-                .sum::<usize>());
+            + (&self.topics).elements_len(version));
         if version >= 1 {
             len += (wire::array_len_len(Some((&self.leader_endpoints).len()), flexible)
-                + (&self.leader_endpoints)
-                    .iter()
-                    .map(|e| e.encoded_len(version))
-                    .sum::<usize>());
+                + (&self.leader_endpoints).elements_len(version));
         }
         if flexible {
             let mut count = self.unknown_tagged_fields.count();
@@ -136,41 +126,13 @@ impl Decodable for EndQuorumEpochRequest {
         let _ = flexible;
         let mut f_cluster_id: Option<StrBytes> = wire::get_nullable_string(buf, flexible)?;
         let mut f_topics: List<TopicData> = {
-            let n = wire::check_array_fits(
-                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
-                buf.remaining(),
-                TopicData::MIN_WIRE_SIZE,
-            )?;
-            match n {
-                0 => List::Empty,
-                1 => List::One(TopicData::decode(buf, version)?),
-                _ => {
-                    let mut out = Vec::with_capacity(n);
-                    for _ in 0..n {
-                        out.push(TopicData::decode(buf, version)?);
-                    }
-                    List::Many(out)
-                }
-            }
+            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
+            List::decode_elements(buf, n, TopicData::MIN_WIRE_SIZE, version)?
         };
         let mut f_leader_endpoints: List<LeaderEndpoint> = if version >= 1 {
             {
-                let n = wire::check_array_fits(
-                    wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
-                    buf.remaining(),
-                    LeaderEndpoint::MIN_WIRE_SIZE,
-                )?;
-                match n {
-                    0 => List::Empty,
-                    1 => List::One(LeaderEndpoint::decode(buf, version)?),
-                    _ => {
-                        let mut out = Vec::with_capacity(n);
-                        for _ in 0..n {
-                            out.push(LeaderEndpoint::decode(buf, version)?);
-                        }
-                        List::Many(out)
-                    }
-                }
+                let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
+                List::decode_elements(buf, n, LeaderEndpoint::MIN_WIRE_SIZE, version)?
             }
         } else {
             List::new()
@@ -263,7 +225,7 @@ pub struct TopicData {
     /// Partitions whose leader is resigning.
     ///
     /// Versions: 0+.
-    pub partitions: Vec<PartitionData>,
+    pub partitions: List<PartitionData>,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
     pub unknown_tagged_fields: RawTaggedFields,
 }
@@ -272,7 +234,7 @@ impl Default for TopicData {
     fn default() -> Self {
         Self {
             topic_name: StrBytes::new(),
-            partitions: Vec::new(),
+            partitions: List::new(),
             unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
@@ -291,9 +253,7 @@ impl Encodable for TopicData {
         wire::check_string(&self.topic_name, "topicName")?;
         wire::put_string(buf, (&self.topic_name), flexible);
         wire::put_array_len(buf, Some((&self.partitions).len()), flexible);
-        for e in (&self.partitions).iter() {
-            e.encode(buf, version)?;
-        }
+        (&self.partitions).encode_elements(buf, version)?;
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
             let mut count = self.unknown_tagged_fields.count();
@@ -315,10 +275,7 @@ impl Encodable for TopicData {
         let mut len = 0usize;
         len += wire::string_len((&self.topic_name), flexible);
         len += (wire::array_len_len(Some((&self.partitions).len()), flexible)
-            + (&self.partitions)
-                .iter()
-                .map(|e| e.encoded_len(version))
-                .sum::<usize>());
+            + (&self.partitions).elements_len(version));
         if flexible {
             let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
@@ -334,17 +291,9 @@ impl Decodable for TopicData {
         let flexible = version >= 1;
         let _ = flexible;
         let mut f_topic_name: StrBytes = wire::get_string(buf, flexible)?;
-        let mut f_partitions: Vec<PartitionData> = {
-            let n = wire::check_array_fits(
-                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
-                buf.remaining(),
-                PartitionData::MIN_WIRE_SIZE,
-            )?;
-            let mut out = Vec::with_capacity(n);
-            for _ in 0..n {
-                out.push(PartitionData::decode(buf, version)?);
-            }
-            out
+        let mut f_partitions: List<PartitionData> = {
+            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
+            List::decode_elements(buf, n, PartitionData::MIN_WIRE_SIZE, version)?
         };
         let unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
@@ -460,9 +409,7 @@ impl Encodable for PartitionData {
         }
         if version >= 1 {
             wire::put_array_len(buf, Some((&self.preferred_candidates).len()), flexible);
-            for e in (&self.preferred_candidates).iter() {
-                e.encode(buf, version)?;
-            }
+            (&self.preferred_candidates).encode_elements(buf, version)?;
         }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
@@ -492,10 +439,7 @@ impl Encodable for PartitionData {
         }
         if version >= 1 {
             len += (wire::array_len_len(Some((&self.preferred_candidates).len()), flexible)
-                + (&self.preferred_candidates)
-                    .iter()
-                    .map(|e| e.encoded_len(version))
-                    .sum::<usize>());
+                + (&self.preferred_candidates).elements_len(version));
         }
         if flexible {
             let mut count = self.unknown_tagged_fields.count();
@@ -532,22 +476,8 @@ impl Decodable for PartitionData {
         };
         let mut f_preferred_candidates: List<ReplicaInfo> = if version >= 1 {
             {
-                let n = wire::check_array_fits(
-                    wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
-                    buf.remaining(),
-                    ReplicaInfo::MIN_WIRE_SIZE,
-                )?;
-                match n {
-                    0 => List::Empty,
-                    1 => List::One(ReplicaInfo::decode(buf, version)?),
-                    _ => {
-                        let mut out = Vec::with_capacity(n);
-                        for _ in 0..n {
-                            out.push(ReplicaInfo::decode(buf, version)?);
-                        }
-                        List::Many(out)
-                    }
-                }
+                let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
+                List::decode_elements(buf, n, ReplicaInfo::MIN_WIRE_SIZE, version)?
             }
         } else {
             List::new()

@@ -129,14 +129,10 @@ impl Encodable for FetchRequest {
             buf.put_i32(*(&self.session_epoch));
         }
         wire::put_array_len(buf, Some((&self.topics).len()), flexible);
-        for e in (&self.topics).iter() {
-            e.encode(buf, version)?;
-        }
+        (&self.topics).encode_elements(buf, version)?;
         if version >= 7 {
             wire::put_array_len(buf, Some((&self.forgotten_topics_data).len()), flexible);
-            for e in (&self.forgotten_topics_data).iter() {
-                e.encode(buf, version)?;
-            }
+            (&self.forgotten_topics_data).encode_elements(buf, version)?;
         } else if !((&self.forgotten_topics_data).is_empty()) {
             return Err(EncodeError::NonDefaultField {
                 field: "forgottenTopicsData",
@@ -214,16 +210,10 @@ impl Encodable for FetchRequest {
             len += 4;
         }
         len += (wire::array_len_len(Some((&self.topics).len()), flexible)
-            + (&self.topics)
-                .iter()
-                .map(|e| e.encoded_len(version))
-                .sum::<usize>());
+            + (&self.topics).elements_len(version));
         if version >= 7 {
             len += (wire::array_len_len(Some((&self.forgotten_topics_data).len()), flexible)
-                + (&self.forgotten_topics_data)
-                    .iter()
-                    .map(|e| e.encoded_len(version))
-                    .sum::<usize>());
+                + (&self.forgotten_topics_data).elements_len(version));
         }
         if version >= 11 {
             len += wire::string_len((&self.rack_id), flexible);
@@ -273,41 +263,13 @@ impl Decodable for FetchRequest {
             -1
         };
         let mut f_topics: List<FetchTopic> = {
-            let n = wire::check_array_fits(
-                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
-                buf.remaining(),
-                FetchTopic::MIN_WIRE_SIZE,
-            )?;
-            match n {
-                0 => List::Empty,
-                1 => List::One(FetchTopic::decode(buf, version)?),
-                _ => {
-                    let mut out = Vec::with_capacity(n);
-                    for _ in 0..n {
-                        out.push(FetchTopic::decode(buf, version)?);
-                    }
-                    List::Many(out)
-                }
-            }
+            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
+            List::decode_elements(buf, n, FetchTopic::MIN_WIRE_SIZE, version)?
         };
         let mut f_forgotten_topics_data: List<ForgottenTopic> = if version >= 7 {
             {
-                let n = wire::check_array_fits(
-                    wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
-                    buf.remaining(),
-                    ForgottenTopic::MIN_WIRE_SIZE,
-                )?;
-                match n {
-                    0 => List::Empty,
-                    1 => List::One(ForgottenTopic::decode(buf, version)?),
-                    _ => {
-                        let mut out = Vec::with_capacity(n);
-                        for _ in 0..n {
-                            out.push(ForgottenTopic::decode(buf, version)?);
-                        }
-                        List::Many(out)
-                    }
-                }
+                let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
+                List::decode_elements(buf, n, ForgottenTopic::MIN_WIRE_SIZE, version)?
             }
         } else {
             List::new()
@@ -662,7 +624,7 @@ pub struct FetchTopic {
     /// Partitions of the topic to read from.
     ///
     /// Versions: 0+.
-    pub partitions: Vec<FetchPartition>,
+    pub partitions: List<FetchPartition>,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
     pub unknown_tagged_fields: RawTaggedFields,
 }
@@ -672,7 +634,7 @@ impl Default for FetchTopic {
         Self {
             topic: StrBytes::new(),
             topic_id: Uuid::nil(),
-            partitions: Vec::new(),
+            partitions: List::new(),
             unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
@@ -696,9 +658,7 @@ impl Encodable for FetchTopic {
             wire::put_uuid(buf, (&self.topic_id));
         }
         wire::put_array_len(buf, Some((&self.partitions).len()), flexible);
-        for e in (&self.partitions).iter() {
-            e.encode(buf, version)?;
-        }
+        (&self.partitions).encode_elements(buf, version)?;
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
             let mut count = self.unknown_tagged_fields.count();
@@ -725,10 +685,7 @@ impl Encodable for FetchTopic {
             len += 16;
         }
         len += (wire::array_len_len(Some((&self.partitions).len()), flexible)
-            + (&self.partitions)
-                .iter()
-                .map(|e| e.encoded_len(version))
-                .sum::<usize>());
+            + (&self.partitions).elements_len(version));
         if flexible {
             let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
@@ -753,17 +710,9 @@ impl Decodable for FetchTopic {
         } else {
             Uuid::nil()
         };
-        let mut f_partitions: Vec<FetchPartition> = {
-            let n = wire::check_array_fits(
-                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
-                buf.remaining(),
-                FetchPartition::MIN_WIRE_SIZE,
-            )?;
-            let mut out = Vec::with_capacity(n);
-            for _ in 0..n {
-                out.push(FetchPartition::decode(buf, version)?);
-            }
-            out
+        let mut f_partitions: List<FetchPartition> = {
+            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
+            List::decode_elements(buf, n, FetchPartition::MIN_WIRE_SIZE, version)?
         };
         let unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {

@@ -82,9 +82,7 @@ impl Encodable for FetchResponse {
             });
         }
         wire::put_array_len(buf, Some((&self.responses).len()), flexible);
-        for e in (&self.responses).iter() {
-            e.encode(buf, version)?;
-        }
+        (&self.responses).encode_elements(buf, version)?;
         if !(version >= 16) && !((&self.node_endpoints).is_empty()) {
             return Err(EncodeError::NonDefaultField {
                 field: "nodeEndpoints",
@@ -104,15 +102,10 @@ impl Encodable for FetchResponse {
                     buf,
                     0,
                     (wire::array_len_len(Some((&self.node_endpoints).len()), true)
-                        + (&self.node_endpoints)
-                            .iter()
-                            .map(|e| e.encoded_len(version))
-                            .sum::<usize>()),
+                        + (&self.node_endpoints).elements_len(version)),
                 );
                 wire::put_array_len(buf, Some((&self.node_endpoints).len()), true);
-                for e in (&self.node_endpoints).iter() {
-                    e.encode(buf, version)?;
-                }
+                (&self.node_endpoints).encode_elements(buf, version)?;
             }
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
             if raw < self.unknown_tagged_fields.as_bytes().len() {
@@ -136,10 +129,7 @@ impl Encodable for FetchResponse {
             len += 4;
         }
         len += (wire::array_len_len(Some((&self.responses).len()), flexible)
-            + (&self.responses)
-                .iter()
-                .map(|e| e.encoded_len(version))
-                .sum::<usize>());
+            + (&self.responses).elements_len(version));
         if flexible {
             let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
@@ -148,10 +138,7 @@ impl Encodable for FetchResponse {
                 len += wire::tagged_field_len(
                     0,
                     (wire::array_len_len(Some((&self.node_endpoints).len()), true)
-                        + (&self.node_endpoints)
-                            .iter()
-                            .map(|e| e.encoded_len(version))
-                            .sum::<usize>()),
+                        + (&self.node_endpoints).elements_len(version)),
                 );
             }
             len += wire::uvarint_len(count);
@@ -168,22 +155,8 @@ impl Decodable for FetchResponse {
         let mut f_error_code: i16 = if version >= 7 { wire::get_i16(buf)? } else { 0 };
         let mut f_session_id: i32 = if version >= 7 { wire::get_i32(buf)? } else { 0 };
         let mut f_responses: List<FetchableTopicResponse> = {
-            let n = wire::check_array_fits(
-                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
-                buf.remaining(),
-                FetchableTopicResponse::MIN_WIRE_SIZE,
-            )?;
-            match n {
-                0 => List::Empty,
-                1 => List::One(FetchableTopicResponse::decode(buf, version)?),
-                _ => {
-                    let mut out = Vec::with_capacity(n);
-                    for _ in 0..n {
-                        out.push(FetchableTopicResponse::decode(buf, version)?);
-                    }
-                    List::Many(out)
-                }
-            }
+            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
+            List::decode_elements(buf, n, FetchableTopicResponse::MIN_WIRE_SIZE, version)?
         };
         let mut f_node_endpoints: List<NodeEndpoint> = List::new();
         let mut unknown_tagged_fields = RawTaggedFields::new();
@@ -198,23 +171,9 @@ impl Decodable for FetchResponse {
                             buf.advance(hdr);
                             let end = buf.remaining() - size;
                             f_node_endpoints = {
-                                let n = wire::check_array_fits(
-                                    wire::get_array_len(buf, true)?
-                                        .ok_or(DecodeError::UnexpectedNull)?,
-                                    buf.remaining(),
-                                    NodeEndpoint::MIN_WIRE_SIZE,
-                                )?;
-                                match n {
-                                    0 => List::Empty,
-                                    1 => List::One(NodeEndpoint::decode(buf, version)?),
-                                    _ => {
-                                        let mut out = Vec::with_capacity(n);
-                                        for _ in 0..n {
-                                            out.push(NodeEndpoint::decode(buf, version)?);
-                                        }
-                                        List::Many(out)
-                                    }
-                                }
+                                let n = wire::get_array_len(buf, true)?
+                                    .ok_or(DecodeError::UnexpectedNull)?;
+                                List::decode_elements(buf, n, NodeEndpoint::MIN_WIRE_SIZE, version)?
                             };
                             wire::expect_end(buf, end, tag)?;
                         }
@@ -338,7 +297,7 @@ pub struct FetchableTopicResponse {
     /// Results per partition of the topic.
     ///
     /// Versions: 0+.
-    pub partitions: Vec<PartitionData>,
+    pub partitions: List<PartitionData>,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
     pub unknown_tagged_fields: RawTaggedFields,
 }
@@ -348,7 +307,7 @@ impl Default for FetchableTopicResponse {
         Self {
             topic: StrBytes::new(),
             topic_id: Uuid::nil(),
-            partitions: Vec::new(),
+            partitions: List::new(),
             unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
@@ -372,9 +331,7 @@ impl Encodable for FetchableTopicResponse {
             wire::put_uuid(buf, (&self.topic_id));
         }
         wire::put_array_len(buf, Some((&self.partitions).len()), flexible);
-        for e in (&self.partitions).iter() {
-            e.encode(buf, version)?;
-        }
+        (&self.partitions).encode_elements(buf, version)?;
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
             let mut count = self.unknown_tagged_fields.count();
@@ -401,10 +358,7 @@ impl Encodable for FetchableTopicResponse {
             len += 16;
         }
         len += (wire::array_len_len(Some((&self.partitions).len()), flexible)
-            + (&self.partitions)
-                .iter()
-                .map(|e| e.encoded_len(version))
-                .sum::<usize>());
+            + (&self.partitions).elements_len(version));
         if flexible {
             let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
@@ -429,17 +383,9 @@ impl Decodable for FetchableTopicResponse {
         } else {
             Uuid::nil()
         };
-        let mut f_partitions: Vec<PartitionData> = {
-            let n = wire::check_array_fits(
-                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
-                buf.remaining(),
-                PartitionData::MIN_WIRE_SIZE,
-            )?;
-            let mut out = Vec::with_capacity(n);
-            for _ in 0..n {
-                out.push(PartitionData::decode(buf, version)?);
-            }
-            out
+        let mut f_partitions: List<PartitionData> = {
+            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
+            List::decode_elements(buf, n, PartitionData::MIN_WIRE_SIZE, version)?
         };
         let unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
@@ -616,9 +562,7 @@ impl Encodable for PartitionData {
         match &self.aborted_transactions {
             Some(v) => {
                 wire::put_array_len(buf, Some(v.len()), flexible);
-                for e in v.iter() {
-                    e.encode(buf, version)?;
-                }
+                v.encode_elements(buf, version)?;
             }
             None if true => {
                 wire::put_array_len(buf, None, flexible);
@@ -700,10 +644,7 @@ impl Encodable for PartitionData {
             len += 8;
         }
         len += match &self.aborted_transactions {
-            Some(v) => {
-                (wire::array_len_len(Some(v.len()), flexible)
-                    + v.iter().map(|e| e.encoded_len(version)).sum::<usize>())
-            }
+            Some(v) => (wire::array_len_len(Some(v.len()), flexible) + v.elements_len(version)),
             None => wire::array_len_len(None, flexible),
         };
         if version >= 11 {
@@ -755,22 +696,8 @@ impl Decodable for PartitionData {
             match wire::get_array_len(buf, flexible)? {
                 None => None,
                 Some(n) => Some({
-                    let n = wire::check_array_fits(
-                        n,
-                        buf.remaining(),
-                        AbortedTransaction::MIN_WIRE_SIZE,
-                    )?;
-                    match n {
-                        0 => List::Empty,
-                        1 => List::One(AbortedTransaction::decode(buf, version)?),
-                        _ => {
-                            let mut out = Vec::with_capacity(n);
-                            for _ in 0..n {
-                                out.push(AbortedTransaction::decode(buf, version)?);
-                            }
-                            List::Many(out)
-                        }
-                    }
+                    let n = n;
+                    List::decode_elements(buf, n, AbortedTransaction::MIN_WIRE_SIZE, version)?
                 }),
             };
         let mut f_preferred_read_replica: i32 = if version >= 11 {

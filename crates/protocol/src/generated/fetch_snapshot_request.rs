@@ -67,9 +67,7 @@ impl Encodable for FetchSnapshotRequest {
         buf.put_i32(*(&self.replica_id));
         buf.put_i32(*(&self.max_bytes));
         wire::put_array_len(buf, Some((&self.topics).len()), flexible);
-        for e in (&self.topics).iter() {
-            e.encode(buf, version)?;
-        }
+        (&self.topics).encode_elements(buf, version)?;
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[0])?;
             let mut count = self.unknown_tagged_fields.count();
@@ -119,10 +117,7 @@ impl Encodable for FetchSnapshotRequest {
         len += 4;
         len += 4;
         len += (wire::array_len_len(Some((&self.topics).len()), flexible)
-            + (&self.topics)
-                .iter()
-                .map(|e| e.encoded_len(version))
-                .sum::<usize>());
+            + (&self.topics).elements_len(version));
         if flexible {
             let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
@@ -150,22 +145,8 @@ impl Decodable for FetchSnapshotRequest {
         let mut f_replica_id: i32 = wire::get_i32(buf)?;
         let mut f_max_bytes: i32 = wire::get_i32(buf)?;
         let mut f_topics: List<TopicSnapshot> = {
-            let n = wire::check_array_fits(
-                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
-                buf.remaining(),
-                TopicSnapshot::MIN_WIRE_SIZE,
-            )?;
-            match n {
-                0 => List::Empty,
-                1 => List::One(TopicSnapshot::decode(buf, version)?),
-                _ => {
-                    let mut out = Vec::with_capacity(n);
-                    for _ in 0..n {
-                        out.push(TopicSnapshot::decode(buf, version)?);
-                    }
-                    List::Many(out)
-                }
-            }
+            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
+            List::decode_elements(buf, n, TopicSnapshot::MIN_WIRE_SIZE, version)?
         };
         let mut unknown_tagged_fields = RawTaggedFields::new();
         if flexible {
@@ -268,7 +249,7 @@ pub struct TopicSnapshot {
     /// Partitions whose snapshots are read.
     ///
     /// Versions: 0+.
-    pub partitions: Vec<PartitionSnapshot>,
+    pub partitions: List<PartitionSnapshot>,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
     pub unknown_tagged_fields: RawTaggedFields,
 }
@@ -277,7 +258,7 @@ impl Default for TopicSnapshot {
     fn default() -> Self {
         Self {
             name: StrBytes::new(),
-            partitions: Vec::new(),
+            partitions: List::new(),
             unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
@@ -296,9 +277,7 @@ impl Encodable for TopicSnapshot {
         wire::check_string(&self.name, "name")?;
         wire::put_string(buf, (&self.name), flexible);
         wire::put_array_len(buf, Some((&self.partitions).len()), flexible);
-        for e in (&self.partitions).iter() {
-            e.encode(buf, version)?;
-        }
+        (&self.partitions).encode_elements(buf, version)?;
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
             let mut count = self.unknown_tagged_fields.count();
@@ -320,10 +299,7 @@ impl Encodable for TopicSnapshot {
         let mut len = 0usize;
         len += wire::string_len((&self.name), flexible);
         len += (wire::array_len_len(Some((&self.partitions).len()), flexible)
-            + (&self.partitions)
-                .iter()
-                .map(|e| e.encoded_len(version))
-                .sum::<usize>());
+            + (&self.partitions).elements_len(version));
         if flexible {
             let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
@@ -339,17 +315,9 @@ impl Decodable for TopicSnapshot {
         let flexible = true;
         let _ = flexible;
         let mut f_name: StrBytes = wire::get_string(buf, flexible)?;
-        let mut f_partitions: Vec<PartitionSnapshot> = {
-            let n = wire::check_array_fits(
-                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
-                buf.remaining(),
-                PartitionSnapshot::MIN_WIRE_SIZE,
-            )?;
-            let mut out = Vec::with_capacity(n);
-            for _ in 0..n {
-                out.push(PartitionSnapshot::decode(buf, version)?);
-            }
-            out
+        let mut f_partitions: List<PartitionSnapshot> = {
+            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
+            List::decode_elements(buf, n, PartitionSnapshot::MIN_WIRE_SIZE, version)?
         };
         let unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {

@@ -67,9 +67,7 @@ impl Encodable for FetchSnapshotResponse {
         buf.put_i32(*(&self.throttle_time_ms));
         buf.put_i16(*(&self.error_code));
         wire::put_array_len(buf, Some((&self.topics).len()), flexible);
-        for e in (&self.topics).iter() {
-            e.encode(buf, version)?;
-        }
+        (&self.topics).encode_elements(buf, version)?;
         if !(version >= 1) && !((&self.node_endpoints).is_empty()) {
             return Err(EncodeError::NonDefaultField {
                 field: "nodeEndpoints",
@@ -89,15 +87,10 @@ impl Encodable for FetchSnapshotResponse {
                     buf,
                     0,
                     (wire::array_len_len(Some((&self.node_endpoints).len()), true)
-                        + (&self.node_endpoints)
-                            .iter()
-                            .map(|e| e.encoded_len(version))
-                            .sum::<usize>()),
+                        + (&self.node_endpoints).elements_len(version)),
                 );
                 wire::put_array_len(buf, Some((&self.node_endpoints).len()), true);
-                for e in (&self.node_endpoints).iter() {
-                    e.encode(buf, version)?;
-                }
+                (&self.node_endpoints).encode_elements(buf, version)?;
             }
             wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
             if raw < self.unknown_tagged_fields.as_bytes().len() {
@@ -116,10 +109,7 @@ impl Encodable for FetchSnapshotResponse {
         len += 4;
         len += 2;
         len += (wire::array_len_len(Some((&self.topics).len()), flexible)
-            + (&self.topics)
-                .iter()
-                .map(|e| e.encoded_len(version))
-                .sum::<usize>());
+            + (&self.topics).elements_len(version));
         if flexible {
             let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
@@ -128,10 +118,7 @@ impl Encodable for FetchSnapshotResponse {
                 len += wire::tagged_field_len(
                     0,
                     (wire::array_len_len(Some((&self.node_endpoints).len()), true)
-                        + (&self.node_endpoints)
-                            .iter()
-                            .map(|e| e.encoded_len(version))
-                            .sum::<usize>()),
+                        + (&self.node_endpoints).elements_len(version)),
                 );
             }
             len += wire::uvarint_len(count);
@@ -147,22 +134,8 @@ impl Decodable for FetchSnapshotResponse {
         let mut f_throttle_time_ms: i32 = wire::get_i32(buf)?;
         let mut f_error_code: i16 = wire::get_i16(buf)?;
         let mut f_topics: List<TopicSnapshot> = {
-            let n = wire::check_array_fits(
-                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
-                buf.remaining(),
-                TopicSnapshot::MIN_WIRE_SIZE,
-            )?;
-            match n {
-                0 => List::Empty,
-                1 => List::One(TopicSnapshot::decode(buf, version)?),
-                _ => {
-                    let mut out = Vec::with_capacity(n);
-                    for _ in 0..n {
-                        out.push(TopicSnapshot::decode(buf, version)?);
-                    }
-                    List::Many(out)
-                }
-            }
+            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
+            List::decode_elements(buf, n, TopicSnapshot::MIN_WIRE_SIZE, version)?
         };
         let mut f_node_endpoints: List<NodeEndpoint> = List::new();
         let mut unknown_tagged_fields = RawTaggedFields::new();
@@ -177,23 +150,9 @@ impl Decodable for FetchSnapshotResponse {
                             buf.advance(hdr);
                             let end = buf.remaining() - size;
                             f_node_endpoints = {
-                                let n = wire::check_array_fits(
-                                    wire::get_array_len(buf, true)?
-                                        .ok_or(DecodeError::UnexpectedNull)?,
-                                    buf.remaining(),
-                                    NodeEndpoint::MIN_WIRE_SIZE,
-                                )?;
-                                match n {
-                                    0 => List::Empty,
-                                    1 => List::One(NodeEndpoint::decode(buf, version)?),
-                                    _ => {
-                                        let mut out = Vec::with_capacity(n);
-                                        for _ in 0..n {
-                                            out.push(NodeEndpoint::decode(buf, version)?);
-                                        }
-                                        List::Many(out)
-                                    }
-                                }
+                                let n = wire::get_array_len(buf, true)?
+                                    .ok_or(DecodeError::UnexpectedNull)?;
+                                List::decode_elements(buf, n, NodeEndpoint::MIN_WIRE_SIZE, version)?
                             };
                             wire::expect_end(buf, end, tag)?;
                         }
@@ -299,7 +258,7 @@ pub struct TopicSnapshot {
     /// Snapshot data per partition.
     ///
     /// Versions: 0+.
-    pub partitions: Vec<PartitionSnapshot>,
+    pub partitions: List<PartitionSnapshot>,
     /// Tagged fields not known to this version of the schema, kept verbatim and re-emitted on encode.
     pub unknown_tagged_fields: RawTaggedFields,
 }
@@ -308,7 +267,7 @@ impl Default for TopicSnapshot {
     fn default() -> Self {
         Self {
             name: StrBytes::new(),
-            partitions: Vec::new(),
+            partitions: List::new(),
             unknown_tagged_fields: RawTaggedFields::new(),
         }
     }
@@ -327,9 +286,7 @@ impl Encodable for TopicSnapshot {
         wire::check_string(&self.name, "name")?;
         wire::put_string(buf, (&self.name), flexible);
         wire::put_array_len(buf, Some((&self.partitions).len()), flexible);
-        for e in (&self.partitions).iter() {
-            e.encode(buf, version)?;
-        }
+        (&self.partitions).encode_elements(buf, version)?;
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
             let mut count = self.unknown_tagged_fields.count();
@@ -351,10 +308,7 @@ impl Encodable for TopicSnapshot {
         let mut len = 0usize;
         len += wire::string_len((&self.name), flexible);
         len += (wire::array_len_len(Some((&self.partitions).len()), flexible)
-            + (&self.partitions)
-                .iter()
-                .map(|e| e.encoded_len(version))
-                .sum::<usize>());
+            + (&self.partitions).elements_len(version));
         if flexible {
             let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
@@ -370,17 +324,9 @@ impl Decodable for TopicSnapshot {
         let flexible = true;
         let _ = flexible;
         let mut f_name: StrBytes = wire::get_string(buf, flexible)?;
-        let mut f_partitions: Vec<PartitionSnapshot> = {
-            let n = wire::check_array_fits(
-                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
-                buf.remaining(),
-                PartitionSnapshot::MIN_WIRE_SIZE,
-            )?;
-            let mut out = Vec::with_capacity(n);
-            for _ in 0..n {
-                out.push(PartitionSnapshot::decode(buf, version)?);
-            }
-            out
+        let mut f_partitions: List<PartitionSnapshot> = {
+            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
+            List::decode_elements(buf, n, PartitionSnapshot::MIN_WIRE_SIZE, version)?
         };
         let unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {

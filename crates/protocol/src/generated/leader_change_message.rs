@@ -67,13 +67,9 @@ impl Encodable for LeaderChangeMessage {
         buf.put_i16(*(&self.version));
         buf.put_i32(*(&self.leader_id));
         wire::put_array_len(buf, Some((&self.voters).len()), flexible);
-        for e in (&self.voters).iter() {
-            e.encode(buf, version)?;
-        }
+        (&self.voters).encode_elements(buf, version)?;
         wire::put_array_len(buf, Some((&self.granting_voters).len()), flexible);
-        for e in (&self.granting_voters).iter() {
-            e.encode(buf, version)?;
-        }
+        (&self.granting_voters).encode_elements(buf, version)?;
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
             let mut count = self.unknown_tagged_fields.count();
@@ -96,15 +92,9 @@ impl Encodable for LeaderChangeMessage {
         len += 2;
         len += 4;
         len += (wire::array_len_len(Some((&self.voters).len()), flexible)
-            + (&self.voters)
-                .iter()
-                .map(|e| e.encoded_len(version))
-                .sum::<usize>());
+            + (&self.voters).elements_len(version));
         len += (wire::array_len_len(Some((&self.granting_voters).len()), flexible)
-            + (&self.granting_voters)
-                .iter()
-                .map(|e| e.encoded_len(version))
-                .sum::<usize>());
+            + (&self.granting_voters).elements_len(version));
         if flexible {
             let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
@@ -121,40 +111,12 @@ impl Decodable for LeaderChangeMessage {
         let mut f_version: i16 = wire::get_i16(buf)?;
         let mut f_leader_id: i32 = wire::get_i32(buf)?;
         let mut f_voters: List<Voter> = {
-            let n = wire::check_array_fits(
-                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
-                buf.remaining(),
-                Voter::MIN_WIRE_SIZE,
-            )?;
-            match n {
-                0 => List::Empty,
-                1 => List::One(Voter::decode(buf, version)?),
-                _ => {
-                    let mut out = Vec::with_capacity(n);
-                    for _ in 0..n {
-                        out.push(Voter::decode(buf, version)?);
-                    }
-                    List::Many(out)
-                }
-            }
+            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
+            List::decode_elements(buf, n, Voter::MIN_WIRE_SIZE, version)?
         };
         let mut f_granting_voters: List<Voter> = {
-            let n = wire::check_array_fits(
-                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
-                buf.remaining(),
-                Voter::MIN_WIRE_SIZE,
-            )?;
-            match n {
-                0 => List::Empty,
-                1 => List::One(Voter::decode(buf, version)?),
-                _ => {
-                    let mut out = Vec::with_capacity(n);
-                    for _ in 0..n {
-                        out.push(Voter::decode(buf, version)?);
-                    }
-                    List::Many(out)
-                }
-            }
+            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
+            List::decode_elements(buf, n, Voter::MIN_WIRE_SIZE, version)?
         };
         let unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {

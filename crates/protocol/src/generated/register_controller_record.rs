@@ -73,13 +73,9 @@ impl Encodable for RegisterControllerRecord {
         wire::put_uuid(buf, (&self.incarnation_id));
         wire::put_bool(buf, *(&self.zk_migration_ready));
         wire::put_array_len(buf, Some((&self.end_points).len()), flexible);
-        for e in (&self.end_points).iter() {
-            e.encode(buf, version)?;
-        }
+        (&self.end_points).encode_elements(buf, version)?;
         wire::put_array_len(buf, Some((&self.features).len()), flexible);
-        for e in (&self.features).iter() {
-            e.encode(buf, version)?;
-        }
+        (&self.features).encode_elements(buf, version)?;
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
             let mut count = self.unknown_tagged_fields.count();
@@ -103,15 +99,9 @@ impl Encodable for RegisterControllerRecord {
         len += 16;
         len += 1;
         len += (wire::array_len_len(Some((&self.end_points).len()), flexible)
-            + (&self.end_points)
-                .iter()
-                .map(|e| e.encoded_len(version))
-                .sum::<usize>());
+            + (&self.end_points).elements_len(version));
         len += (wire::array_len_len(Some((&self.features).len()), flexible)
-            + (&self.features)
-                .iter()
-                .map(|e| e.encoded_len(version))
-                .sum::<usize>());
+            + (&self.features).elements_len(version));
         if flexible {
             let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
@@ -129,40 +119,12 @@ impl Decodable for RegisterControllerRecord {
         let mut f_incarnation_id: Uuid = wire::get_uuid(buf)?;
         let mut f_zk_migration_ready: bool = wire::get_bool(buf)?;
         let mut f_end_points: List<ControllerEndpoint> = {
-            let n = wire::check_array_fits(
-                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
-                buf.remaining(),
-                ControllerEndpoint::MIN_WIRE_SIZE,
-            )?;
-            match n {
-                0 => List::Empty,
-                1 => List::One(ControllerEndpoint::decode(buf, version)?),
-                _ => {
-                    let mut out = Vec::with_capacity(n);
-                    for _ in 0..n {
-                        out.push(ControllerEndpoint::decode(buf, version)?);
-                    }
-                    List::Many(out)
-                }
-            }
+            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
+            List::decode_elements(buf, n, ControllerEndpoint::MIN_WIRE_SIZE, version)?
         };
         let mut f_features: List<ControllerFeature> = {
-            let n = wire::check_array_fits(
-                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
-                buf.remaining(),
-                ControllerFeature::MIN_WIRE_SIZE,
-            )?;
-            match n {
-                0 => List::Empty,
-                1 => List::One(ControllerFeature::decode(buf, version)?),
-                _ => {
-                    let mut out = Vec::with_capacity(n);
-                    for _ in 0..n {
-                        out.push(ControllerFeature::decode(buf, version)?);
-                    }
-                    List::Many(out)
-                }
-            }
+            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
+            List::decode_elements(buf, n, ControllerFeature::MIN_WIRE_SIZE, version)?
         };
         let unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {

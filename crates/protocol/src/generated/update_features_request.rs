@@ -61,9 +61,7 @@ impl Encodable for UpdateFeaturesRequest {
         let _ = flexible;
         buf.put_i32(*(&self.timeout_ms));
         wire::put_array_len(buf, Some((&self.feature_updates).len()), flexible);
-        for e in (&self.feature_updates).iter() {
-            e.encode(buf, version)?;
-        }
+        (&self.feature_updates).encode_elements(buf, version)?;
         if version >= 1 {
             wire::put_bool(buf, *(&self.validate_only));
         } else if !(*(&self.validate_only) == false) {
@@ -93,10 +91,7 @@ impl Encodable for UpdateFeaturesRequest {
         let mut len = 0usize;
         len += 4;
         len += (wire::array_len_len(Some((&self.feature_updates).len()), flexible)
-            + (&self.feature_updates)
-                .iter()
-                .map(|e| e.encoded_len(version))
-                .sum::<usize>());
+            + (&self.feature_updates).elements_len(version));
         if version >= 1 {
             len += 1;
         }
@@ -115,22 +110,8 @@ impl Decodable for UpdateFeaturesRequest {
         let _ = flexible;
         let mut f_timeout_ms: i32 = wire::get_i32(buf)?;
         let mut f_feature_updates: List<FeatureUpdateKey> = {
-            let n = wire::check_array_fits(
-                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
-                buf.remaining(),
-                FeatureUpdateKey::MIN_WIRE_SIZE,
-            )?;
-            match n {
-                0 => List::Empty,
-                1 => List::One(FeatureUpdateKey::decode(buf, version)?),
-                _ => {
-                    let mut out = Vec::with_capacity(n);
-                    for _ in 0..n {
-                        out.push(FeatureUpdateKey::decode(buf, version)?);
-                    }
-                    List::Many(out)
-                }
-            }
+            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
+            List::decode_elements(buf, n, FeatureUpdateKey::MIN_WIRE_SIZE, version)?
         };
         let mut f_validate_only: bool = if version >= 1 {
             wire::get_bool(buf)?

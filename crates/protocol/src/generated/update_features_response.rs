@@ -85,9 +85,7 @@ impl Encodable for UpdateFeaturesResponse {
         }
         if version <= 1 {
             wire::put_array_len(buf, Some((&self.results).len()), flexible);
-            for e in (&self.results).iter() {
-                e.encode(buf, version)?;
-            }
+            (&self.results).encode_elements(buf, version)?;
         }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
@@ -116,10 +114,7 @@ impl Encodable for UpdateFeaturesResponse {
         };
         if version <= 1 {
             len += (wire::array_len_len(Some((&self.results).len()), flexible)
-                + (&self.results)
-                    .iter()
-                    .map(|e| e.encoded_len(version))
-                    .sum::<usize>());
+                + (&self.results).elements_len(version));
         }
         if flexible {
             let mut count = self.unknown_tagged_fields.count();
@@ -139,22 +134,8 @@ impl Decodable for UpdateFeaturesResponse {
         let mut f_error_message: Option<StrBytes> = wire::get_nullable_string(buf, flexible)?;
         let mut f_results: List<UpdatableFeatureResult> = if version <= 1 {
             {
-                let n = wire::check_array_fits(
-                    wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
-                    buf.remaining(),
-                    UpdatableFeatureResult::MIN_WIRE_SIZE,
-                )?;
-                match n {
-                    0 => List::Empty,
-                    1 => List::One(UpdatableFeatureResult::decode(buf, version)?),
-                    _ => {
-                        let mut out = Vec::with_capacity(n);
-                        for _ in 0..n {
-                            out.push(UpdatableFeatureResult::decode(buf, version)?);
-                        }
-                        List::Many(out)
-                    }
-                }
+                let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
+                List::decode_elements(buf, n, UpdatableFeatureResult::MIN_WIRE_SIZE, version)?
             }
         } else {
             List::new()

@@ -95,9 +95,7 @@ impl Encodable for UpdateRaftVoterRequest {
         buf.put_i32(*(&self.voter_id));
         wire::put_uuid(buf, (&self.voter_directory_id));
         wire::put_array_len(buf, Some((&self.listeners).len()), flexible);
-        for e in (&self.listeners).iter() {
-            e.encode(buf, version)?;
-        }
+        (&self.listeners).encode_elements(buf, version)?;
         (&self.k_raft_version_feature).encode(buf, version)?;
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
@@ -126,10 +124,7 @@ impl Encodable for UpdateRaftVoterRequest {
         len += 4;
         len += 16;
         len += (wire::array_len_len(Some((&self.listeners).len()), flexible)
-            + (&self.listeners)
-                .iter()
-                .map(|e| e.encoded_len(version))
-                .sum::<usize>());
+            + (&self.listeners).elements_len(version));
         len += (&self.k_raft_version_feature).encoded_len(version);
         if flexible {
             let mut count = self.unknown_tagged_fields.count();
@@ -149,22 +144,8 @@ impl Decodable for UpdateRaftVoterRequest {
         let mut f_voter_id: i32 = wire::get_i32(buf)?;
         let mut f_voter_directory_id: Uuid = wire::get_uuid(buf)?;
         let mut f_listeners: List<Listener> = {
-            let n = wire::check_array_fits(
-                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
-                buf.remaining(),
-                Listener::MIN_WIRE_SIZE,
-            )?;
-            match n {
-                0 => List::Empty,
-                1 => List::One(Listener::decode(buf, version)?),
-                _ => {
-                    let mut out = Vec::with_capacity(n);
-                    for _ in 0..n {
-                        out.push(Listener::decode(buf, version)?);
-                    }
-                    List::Many(out)
-                }
-            }
+            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
+            List::decode_elements(buf, n, Listener::MIN_WIRE_SIZE, version)?
         };
         let mut f_k_raft_version_feature: KRaftVersionFeature =
             KRaftVersionFeature::decode(buf, version)?;

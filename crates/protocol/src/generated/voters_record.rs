@@ -56,9 +56,7 @@ impl Encodable for VotersRecord {
         let _ = flexible;
         buf.put_i16(*(&self.version));
         wire::put_array_len(buf, Some((&self.voters).len()), flexible);
-        for e in (&self.voters).iter() {
-            e.encode(buf, version)?;
-        }
+        (&self.voters).encode_elements(buf, version)?;
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
             let mut count = self.unknown_tagged_fields.count();
@@ -80,10 +78,7 @@ impl Encodable for VotersRecord {
         let mut len = 0usize;
         len += 2;
         len += (wire::array_len_len(Some((&self.voters).len()), flexible)
-            + (&self.voters)
-                .iter()
-                .map(|e| e.encoded_len(version))
-                .sum::<usize>());
+            + (&self.voters).elements_len(version));
         if flexible {
             let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
@@ -99,22 +94,8 @@ impl Decodable for VotersRecord {
         let _ = flexible;
         let mut f_version: i16 = wire::get_i16(buf)?;
         let mut f_voters: List<Voter> = {
-            let n = wire::check_array_fits(
-                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
-                buf.remaining(),
-                Voter::MIN_WIRE_SIZE,
-            )?;
-            match n {
-                0 => List::Empty,
-                1 => List::One(Voter::decode(buf, version)?),
-                _ => {
-                    let mut out = Vec::with_capacity(n);
-                    for _ in 0..n {
-                        out.push(Voter::decode(buf, version)?);
-                    }
-                    List::Many(out)
-                }
-            }
+            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
+            List::decode_elements(buf, n, Voter::MIN_WIRE_SIZE, version)?
         };
         let unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
@@ -214,9 +195,7 @@ impl Encodable for Voter {
         buf.put_i32(*(&self.voter_id));
         wire::put_uuid(buf, (&self.voter_directory_id));
         wire::put_array_len(buf, Some((&self.endpoints).len()), flexible);
-        for e in (&self.endpoints).iter() {
-            e.encode(buf, version)?;
-        }
+        (&self.endpoints).encode_elements(buf, version)?;
         (&self.k_raft_version_feature).encode(buf, version)?;
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
@@ -240,10 +219,7 @@ impl Encodable for Voter {
         len += 4;
         len += 16;
         len += (wire::array_len_len(Some((&self.endpoints).len()), flexible)
-            + (&self.endpoints)
-                .iter()
-                .map(|e| e.encoded_len(version))
-                .sum::<usize>());
+            + (&self.endpoints).elements_len(version));
         len += (&self.k_raft_version_feature).encoded_len(version);
         if flexible {
             let mut count = self.unknown_tagged_fields.count();
@@ -262,22 +238,8 @@ impl Decodable for Voter {
         let mut f_voter_id: i32 = wire::get_i32(buf)?;
         let mut f_voter_directory_id: Uuid = wire::get_uuid(buf)?;
         let mut f_endpoints: List<Endpoint> = {
-            let n = wire::check_array_fits(
-                wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
-                buf.remaining(),
-                Endpoint::MIN_WIRE_SIZE,
-            )?;
-            match n {
-                0 => List::Empty,
-                1 => List::One(Endpoint::decode(buf, version)?),
-                _ => {
-                    let mut out = Vec::with_capacity(n);
-                    for _ in 0..n {
-                        out.push(Endpoint::decode(buf, version)?);
-                    }
-                    List::Many(out)
-                }
-            }
+            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
+            List::decode_elements(buf, n, Endpoint::MIN_WIRE_SIZE, version)?
         };
         let mut f_k_raft_version_feature: KRaftVersionFeature =
             KRaftVersionFeature::decode(buf, version)?;
