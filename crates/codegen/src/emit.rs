@@ -307,6 +307,36 @@ fn gen_read_nullable(ty: &FieldType, compact: &str) -> String {
     }
 }
 
+/// Reads a run of fixed-width fields from one array of their total width.
+fn emit_fixed_run(out: &mut String, ind: &str, run: &[&Field]) {
+    let total: usize = run.iter().filter_map(|f| f.ty.fixed_width()).sum();
+    wl(out, ind, "{");
+    wl(
+        out,
+        ind,
+        &format!("    let b = wire::get_fixed::<{total}>(buf)?;"),
+    );
+    let mut at = 0usize;
+    for f in run {
+        let w = f.ty.fixed_width().unwrap_or(0);
+        let bytes: Vec<String> = (at..at + w).map(|i| format!("b[{i}]")).collect();
+        let bytes = bytes.join(", ");
+        let value = match f.ty {
+            FieldType::Bool => format!("b[{at}] != 0"),
+            FieldType::Int8 => format!("b[{at}] as i8"),
+            FieldType::Uuid => format!("Uuid::from_bytes([{bytes}])"),
+            ref t => format!("{}::from_be_bytes([{bytes}])", rust_type(t)),
+        };
+        wl(
+            out,
+            ind,
+            &format!("    self.{} = {value};", field_ident(&f.name)),
+        );
+        at += w;
+    }
+    wl(out, ind, "}");
+}
+
 fn wl(out: &mut String, ind: &str, line: &str) {
     out.push_str(ind);
     out.push_str(line);
@@ -893,15 +923,40 @@ impl Emitter<'_> {
         }
     }
 
+    /// Statement reading field `f` into `self` in place: nested structs and
+    /// arrays of structs are decoded where they live (no copy out of a
+    /// `Result`), anything else is assigned.
+    fn read_field_stmt(&self, f: &Field, s: &StructDef, compact: &str) -> String {
+        let id = field_ident(&f.name);
+        if !f.is_nullable_anywhere() {
+            match &f.ty {
+                FieldType::Struct(_) => {
+                    return format!("self.{id}.decode_into(buf, version)?;");
+                }
+                FieldType::Array(inner) if is_list(inner) => {
+                    let count =
+                        "wire::get_array_len(buf, COMPACT)?.ok_or(DecodeError::UnexpectedNull)?"
+                            .replace("COMPACT", compact);
+                    return format!(
+                        "{{ let n = {count}; self.{id}.decode_elements_into(buf, n, {min}, version)?; }}",
+                        min = min_len_expr(inner)
+                    );
+                }
+                _ => {}
+            }
+        }
+        format!("self.{id} = {};", self.read_field_expr(f, s, compact))
+    }
+
     fn emit_decode(&mut self, s: &StructDef, flex: bool) {
-        // Each field is read into a local and the struct is built once at the
-        // end: no default value is constructed and then dropped.
+        // Decoding writes into a default value in place: nested structs and
+        // single array elements are filled where they live instead of being
+        // moved out of one `Result` into the next.
         let mut out = String::new();
         let ind = "        ";
+        let nested = s.name != self.spec.top().name;
         wl(&mut out, "", &format!("impl Decodable for {} {{", s.name));
-        if s.name != self.spec.top().name {
-            // Inlined into its parent, a nested struct is built in place
-            // instead of being copied out of its `Result`.
+        if nested {
             wl(&mut out, "    ", "#[inline]");
         }
         wl(
@@ -909,37 +964,73 @@ impl Emitter<'_> {
             "    ",
             "fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {",
         );
+        wl(&mut out, ind, "let mut this = Self::default();");
+        wl(&mut out, ind, "this.decode_into(buf, version)?;");
+        wl(&mut out, ind, "Ok(this)");
+        wl(&mut out, "    ", "}");
+        wl(&mut out, "", "");
+        if nested {
+            wl(&mut out, "    ", "#[inline]");
+        }
+        wl(
+            &mut out,
+            "    ",
+            "fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {",
+        );
         wl(
             &mut out,
             ind,
             &format!("let flexible = {};", self.flexible_cond(s)),
         );
         wl(&mut out, ind, "let _ = flexible;");
-        for f in &s.fields {
+        // Consecutive fixed-width fields present in the same versions are
+        // read from one array taken with a single bounds check.
+        let run_cond = |f: &Field| -> Option<String> {
             let (_, regular) = self.field_presence(s, f);
+            (regular != "false" && !f.is_nullable_anywhere() && f.ty.fixed_width().is_some())
+                .then_some(regular)
+        };
+        let mut run: Vec<&Field> = Vec::new();
+        for (i, f) in s.fields.iter().enumerate() {
+            let (_, regular) = self.field_presence(s, f);
+            if let Some(cond) = run_cond(f) {
+                run.push(f);
+                if s.fields.get(i + 1).and_then(run_cond).as_ref() == Some(&cond) {
+                    continue;
+                }
+                if run.len() > 1 {
+                    if cond == "true" {
+                        emit_fixed_run(&mut out, ind, &run);
+                    } else {
+                        wl(&mut out, ind, &format!("if {cond} {{"));
+                        emit_fixed_run(&mut out, &format!("{ind}    "), &run);
+                        wl(&mut out, ind, "} else {");
+                        for g in &run {
+                            let id = field_ident(&g.name);
+                            wl(
+                                &mut out,
+                                ind,
+                                &format!("    self.{id} = {};", default_expr(g)),
+                            );
+                        }
+                        wl(&mut out, ind, "}");
+                    }
+                    run.clear();
+                    continue;
+                }
+                run.clear();
+            }
             let id = field_ident(&f.name);
-            let local = format!("f_{}", id.trim_start_matches("r#"));
             let compact = self.compact_expr(f);
-            let e = self.read_field_expr(f, s, &compact);
-            let default = default_expr(f);
+            let read = self.read_field_stmt(f, s, &compact);
+            let default = format!("self.{id} = {};", default_expr(f));
             match regular.as_str() {
-                "false" => wl(
-                    &mut out,
-                    ind,
-                    &format!("let mut {local}: {} = {default};", field_type(f)),
-                ),
-                "true" => wl(
-                    &mut out,
-                    ind,
-                    &format!("let mut {local}: {} = {e};", field_type(f)),
-                ),
+                "false" => wl(&mut out, ind, &default),
+                "true" => wl(&mut out, ind, &read),
                 cond => wl(
                     &mut out,
                     ind,
-                    &format!(
-                        "let mut {local}: {} = if {cond} {{ {e} }} else {{ {default} }};",
-                        field_type(f)
-                    ),
+                    &format!("if {cond} {{ {read} }} else {{ {default} }}"),
                 ),
             }
         }
@@ -947,7 +1038,7 @@ impl Emitter<'_> {
             let tagged = self.tagged_fields(s);
             if tagged.is_empty() {
                 // No known tag: the whole section is kept as one slice.
-                wl(&mut out, ind, "let unknown_tagged_fields = if flexible {");
+                wl(&mut out, ind, "self.unknown_tagged_fields = if flexible {");
                 wl(&mut out, ind, "    match wire::get_tag_count(buf)? {");
                 wl(&mut out, ind, "        0 => RawTaggedFields::new(),");
                 wl(
@@ -963,7 +1054,7 @@ impl Emitter<'_> {
                 wl(
                     &mut out,
                     ind,
-                    "let mut unknown_tagged_fields = RawTaggedFields::new();",
+                    "self.unknown_tagged_fields = RawTaggedFields::new();",
                 );
                 wl(&mut out, ind, "if flexible {");
                 wl(&mut out, ind, "    let count = wire::get_tag_count(buf)?;");
@@ -988,8 +1079,6 @@ impl Emitter<'_> {
                     } else {
                         format!(" if {cond}")
                     };
-                    let id = field_ident(&f.name);
-                    let local = format!("f_{}", id.trim_start_matches("r#"));
                     wl(
                         &mut out,
                         ind,
@@ -1006,10 +1095,7 @@ impl Emitter<'_> {
                     wl(
                         &mut out,
                         ind,
-                        &format!(
-                            "                    {local} = {};",
-                            self.read_field_expr(f, s, "true")
-                        ),
+                        &format!("                    {}", self.read_field_stmt(f, s, "true")),
                     );
                     wl(
                         &mut out,
@@ -1028,22 +1114,13 @@ impl Emitter<'_> {
                 wl(
                     &mut out,
                     ind,
-                    "        unknown_tagged_fields = unknown.finish();",
+                    "        self.unknown_tagged_fields = unknown.finish();",
                 );
                 wl(&mut out, ind, "    }");
                 wl(&mut out, ind, "}");
             }
         }
-        wl(&mut out, ind, "Ok(Self {");
-        for f in &s.fields {
-            let id = field_ident(&f.name);
-            let local = format!("f_{}", id.trim_start_matches("r#"));
-            wl(&mut out, ind, &format!("    {id}: {local},"));
-        }
-        if flex {
-            wl(&mut out, ind, "    unknown_tagged_fields,");
-        }
-        wl(&mut out, ind, "})");
+        wl(&mut out, ind, "Ok(())");
         wl(&mut out, "    ", "}");
         wl(&mut out, "", "}");
         wl(&mut out, "", "");

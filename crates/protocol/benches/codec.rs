@@ -434,11 +434,7 @@ macro_rules! compare {
         });
         g.finish();
 
-        let ratio = |f_ours: &mut dyn FnMut(), f_theirs: &mut dyn FnMut()| {
-            let t_ours = time(f_ours);
-            let t_theirs = time(f_theirs);
-            t_ours.as_secs_f64() / t_theirs.as_secs_f64()
-        };
+        let ratio = |f_ours: &mut dyn FnMut(), f_theirs: &mut dyn FnMut()| ratio(f_ours, f_theirs);
         let dec = ratio(
             &mut || {
                 black_box(<$ours>::decode(&mut case.frame.clone(), version).ok());
@@ -501,23 +497,39 @@ macro_rules! compare {
     }};
 }
 
-/// Mean time of one call, over enough iterations to take ~200 ms.
-fn time(f: &mut dyn FnMut()) -> Duration {
-    for _ in 0..1000 {
-        f();
-    }
-    let mut iters = 1000u32;
-    loop {
+/// Time of `ours` over time of `theirs`: the two alternate in short rounds
+/// of ~1 ms each, and the median of the per-round ratios is returned, so
+/// that a slow spell of a shared machine falls on both sides alike.
+fn ratio(ours: &mut dyn FnMut(), theirs: &mut dyn FnMut()) -> f64 {
+    let round = |f: &mut dyn FnMut(), iters: u32| {
         let start = Instant::now();
         for _ in 0..iters {
             f();
         }
-        let elapsed = start.elapsed();
-        if elapsed > Duration::from_millis(200) || iters > 50_000_000 {
-            return elapsed / iters;
-        }
-        iters *= 4;
+        start.elapsed()
+    };
+    // Warm up, then size a round to ~1 ms of the slower side.
+    round(ours, 1000);
+    round(theirs, 1000);
+    let mut iters = 16u32;
+    while round(ours, iters).max(round(theirs, iters)) < Duration::from_millis(1) {
+        iters *= 2;
     }
+    let mut ratios: Vec<f64> = (0..301)
+        .map(|i| {
+            // Alternate which side goes first.
+            let (a, b) = if i % 2 == 0 {
+                let a = round(ours, iters);
+                (a, round(theirs, iters))
+            } else {
+                let b = round(theirs, iters);
+                (round(ours, iters), b)
+            };
+            a.as_secs_f64() / b.as_secs_f64()
+        })
+        .collect();
+    ratios.sort_by(f64::total_cmp);
+    ratios[ratios.len() / 2]
 }
 
 fn encode_frame<M: Message>(m: &M, version: i16) -> Bytes {

@@ -20,9 +20,9 @@ use bytes::{BufMut, Bytes};
 use crate::{wire, Decodable, DecodeError, Encodable, EncodeError};
 
 /// A struct that can be an element of a [`List`]: every generated struct.
-pub trait Element: Decodable + Encodable + Clone {}
+pub trait Element: Decodable + Encodable + Clone + Default {}
 
-impl<T: Decodable + Encodable + Clone> Element for T {}
+impl<T: Decodable + Encodable + Clone + Default> Element for T {}
 
 /// A sequence of structs: zero, one or many held in memory, or two or more
 /// still in their wire encoding (see the [module documentation](self)).
@@ -98,58 +98,84 @@ impl<T: Element> List<T> {
     /// prefix claims it, checked against the bytes left first). One element
     /// is decoded inline; two or more are each decoded once to check them
     /// and kept as the slice of `buf` they occupy.
+    #[inline]
     pub fn decode_elements(
         buf: &mut Bytes,
         count: usize,
         min_wire_size: usize,
         version: i16,
     ) -> Result<Self, DecodeError> {
+        let mut list = List::Empty;
+        list.decode_elements_into(buf, count, min_wire_size, version)?;
+        Ok(list)
+    }
+
+    /// [`List::decode_elements`] into `self`, reusing an inline element's
+    /// place (on failure `self` holds whatever was read so far).
+    #[inline(always)]
+    pub fn decode_elements_into(
+        &mut self,
+        buf: &mut Bytes,
+        count: usize,
+        min_wire_size: usize,
+        version: i16,
+    ) -> Result<(), DecodeError> {
         let n = wire::check_array_fits(count, buf.len(), min_wire_size)?;
         match n {
-            0 => Ok(List::Empty),
-            1 => Ok(List::One(T::decode(buf, version)?)),
-            _ => {
-                let count = u32::try_from(n).map_err(|_| DecodeError::ArrayTooLong {
-                    count: n,
-                    remaining: buf.len(),
-                })?;
-                let start = buf.clone();
-                for _ in 0..n {
-                    T::decode(buf, version)?;
+            0 => *self = List::Empty,
+            1 => {
+                if !matches!(self, List::One(_)) {
+                    *self = List::One(T::default());
                 }
-                let mut bytes = start;
-                bytes.truncate(bytes.len() - buf.len());
-                Ok(List::Encoded(EncodedElements {
-                    bytes,
-                    count,
-                    version,
-                }))
+                if let List::One(v) = self {
+                    v.decode_into(buf, version)?;
+                }
             }
+            _ => *self = Self::decode_encoded(buf, n, version)?,
         }
+        Ok(())
+    }
+
+    /// Checks `n` (two or more) elements and keeps their slice.
+    #[inline(never)]
+    fn decode_encoded(buf: &mut Bytes, n: usize, version: i16) -> Result<Self, DecodeError> {
+        let count = u32::try_from(n).map_err(|_| DecodeError::ArrayTooLong {
+            count: n,
+            remaining: buf.len(),
+        })?;
+        let used = check_elements::<T>(buf, n, version)?;
+        Ok(List::Encoded(EncodedElements {
+            bytes: buf.split_to(used),
+            count,
+            version,
+        }))
     }
 
     /// Writes the elements at `version` (the array's length prefix is the
     /// caller's). Elements still encoded at `version` are copied verbatim.
+    #[inline]
     pub fn encode_elements<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         match self {
+            List::Empty => Ok(()),
+            List::One(v) => v.encode(buf, version),
+            List::Many(v) => v.iter().try_for_each(|e| e.encode(buf, version)),
             List::Encoded(e) if e.version == version => {
                 buf.put_slice(&e.bytes);
                 Ok(())
             }
-            _ => {
-                for e in self.iter() {
-                    e.encode(buf, version)?;
-                }
-                Ok(())
-            }
+            List::Encoded(_) => self.iter().try_for_each(|e| e.encode(buf, version)),
         }
     }
 
     /// The bytes [`List::encode_elements`] writes at `version`.
+    #[inline]
     pub fn elements_len(&self, version: i16) -> usize {
         match self {
+            List::Empty => 0,
+            List::One(v) => v.encoded_len(version),
+            List::Many(v) => v.iter().map(|e| e.encoded_len(version)).sum(),
             List::Encoded(e) if e.version == version => e.bytes.len(),
-            _ => self.iter().map(|e| e.encoded_len(version)).sum(),
+            List::Encoded(_) => self.iter().map(|e| e.encoded_len(version)).sum(),
         }
     }
 
@@ -345,6 +371,29 @@ impl<T: Element> Extend<T> for List<T> {
             self.push(v);
         }
     }
+}
+
+/// Decodes `n` elements at the front of `buf` into one scratch value and
+/// returns the bytes they take, leaving `buf` where it was.
+///
+/// The check reads a borrowed view of `buf` instead of `buf` itself, so that
+/// the strings and nested slices it makes and drops on the way take no
+/// reference count on the frame: the check costs no atomic operation.
+fn check_elements<T: Element>(buf: &Bytes, n: usize, version: i16) -> Result<usize, DecodeError> {
+    let bytes: &[u8] = buf;
+    // SAFETY: `view` and everything decoded from it (`scratch`, declared
+    // after it and so dropped before it) live only in this function, while
+    // `buf` keeps the bytes alive; a static `Bytes` never frees its memory,
+    // and `DecodeError` holds no part of the input.
+    #[allow(unsafe_code)]
+    let mut view =
+        Bytes::from_static(unsafe { std::mem::transmute::<&[u8], &'static [u8]>(bytes) });
+    let mut scratch = T::default();
+    for _ in 0..n {
+        scratch.decode_into(&mut view, version)?;
+    }
+    drop(scratch);
+    Ok(bytes.len() - view.len())
 }
 
 /// Decodes, one at a time, elements that were checked when their message

@@ -17,6 +17,15 @@ pub trait Encodable {
 pub trait Decodable: Sized {
     /// Reads a value at `version`, advancing `buf`.
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError>;
+
+    /// Reads a value at `version` into `self`, overwriting every field (on
+    /// failure `self` holds a mix of old and new values). Generated structs
+    /// decode their nested structs and single array elements in place
+    /// through this, with no copy out of a `Result`.
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        *self = Self::decode(buf, version)?;
+        Ok(())
+    }
 }
 
 /// A top-level message of the schema set (request, response, header or record).

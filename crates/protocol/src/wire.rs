@@ -301,6 +301,21 @@ pub fn get_bool(buf: &mut Bytes) -> Result<bool, DecodeError> {
     Ok(get_i8(buf)? != 0)
 }
 
+/// Takes the next `N` bytes as an array: one bounds check for a run of
+/// fixed-width fields.
+#[inline(always)]
+pub fn get_fixed<const N: usize>(buf: &mut Bytes) -> Result<[u8; N], DecodeError> {
+    let Some(head) = buf.first_chunk::<N>() else {
+        return Err(DecodeError::UnexpectedEof {
+            needed: N,
+            remaining: buf.len(),
+        });
+    };
+    let out = *head;
+    buf.advance(N);
+    Ok(out)
+}
+
 /// Reads a 16-byte UUID (most significant half first).
 #[inline]
 pub fn get_uuid(buf: &mut Bytes) -> Result<Uuid, DecodeError> {

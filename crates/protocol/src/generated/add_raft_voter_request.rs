@@ -146,22 +146,35 @@ impl Encodable for AddRaftVoterRequest {
 
 impl Decodable for AddRaftVoterRequest {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_cluster_id: Option<StrBytes> = wire::get_nullable_string(buf, flexible)?;
-        let mut f_timeout_ms: i32 = wire::get_i32(buf)?;
-        let mut f_voter_id: i32 = wire::get_i32(buf)?;
-        let mut f_voter_directory_id: Uuid = wire::get_uuid(buf)?;
-        let mut f_listeners: List<Listener> = {
+        self.cluster_id = wire::get_nullable_string(buf, flexible)?;
+        {
+            let b = wire::get_fixed::<24>(buf)?;
+            self.timeout_ms = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+            self.voter_id = i32::from_be_bytes([b[4], b[5], b[6], b[7]]);
+            self.voter_directory_id = Uuid::from_bytes([
+                b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15], b[16], b[17], b[18], b[19],
+                b[20], b[21], b[22], b[23],
+            ]);
+        }
+        {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            List::decode_elements(buf, n, Listener::MIN_WIRE_SIZE, version)?
-        };
-        let mut f_ack_when_committed: bool = if version >= 1 {
-            wire::get_bool(buf)?
+            self.listeners
+                .decode_elements_into(buf, n, Listener::MIN_WIRE_SIZE, version)?;
+        }
+        if version >= 1 {
+            self.ack_when_committed = wire::get_bool(buf)?;
         } else {
-            true
-        };
-        let unknown_tagged_fields = if flexible {
+            self.ack_when_committed = true;
+        }
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -169,15 +182,7 @@ impl Decodable for AddRaftVoterRequest {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            cluster_id: f_cluster_id,
-            timeout_ms: f_timeout_ms,
-            voter_id: f_voter_id,
-            voter_directory_id: f_voter_directory_id,
-            listeners: f_listeners,
-            ack_when_committed: f_ack_when_committed,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
@@ -326,12 +331,19 @@ impl Encodable for Listener {
 impl Decodable for Listener {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    #[inline]
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_name: StrBytes = wire::get_string(buf, flexible)?;
-        let mut f_host: StrBytes = wire::get_string(buf, flexible)?;
-        let mut f_port: u16 = wire::get_u16(buf)?;
-        let unknown_tagged_fields = if flexible {
+        self.name = wire::get_string(buf, flexible)?;
+        self.host = wire::get_string(buf, flexible)?;
+        self.port = wire::get_u16(buf)?;
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -339,12 +351,7 @@ impl Decodable for Listener {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            name: f_name,
-            host: f_host,
-            port: f_port,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 

@@ -114,12 +114,21 @@ impl Encodable for AddRaftVoterResponse {
 
 impl Decodable for AddRaftVoterResponse {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_throttle_time_ms: i32 = wire::get_i32(buf)?;
-        let mut f_error_code: i16 = wire::get_i16(buf)?;
-        let mut f_error_message: Option<StrBytes> = wire::get_nullable_string(buf, flexible)?;
-        let unknown_tagged_fields = if flexible {
+        {
+            let b = wire::get_fixed::<6>(buf)?;
+            self.throttle_time_ms = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+            self.error_code = i16::from_be_bytes([b[4], b[5]]);
+        }
+        self.error_message = wire::get_nullable_string(buf, flexible)?;
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -127,12 +136,7 @@ impl Decodable for AddRaftVoterResponse {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            throttle_time_ms: f_throttle_time_ms,
-            error_code: f_error_code,
-            error_message: f_error_message,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 

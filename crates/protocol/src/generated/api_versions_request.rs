@@ -139,33 +139,39 @@ impl Encodable for ApiVersionsRequest {
 
 impl Decodable for ApiVersionsRequest {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = version >= 3;
         let _ = flexible;
-        let mut f_client_software_name: StrBytes = if version >= 3 {
-            wire::get_string(buf, flexible)?
+        if version >= 3 {
+            self.client_software_name = wire::get_string(buf, flexible)?;
         } else {
-            StrBytes::new()
-        };
-        let mut f_client_software_version: StrBytes = if version >= 3 {
-            wire::get_string(buf, flexible)?
+            self.client_software_name = StrBytes::new();
+        }
+        if version >= 3 {
+            self.client_software_version = wire::get_string(buf, flexible)?;
         } else {
-            StrBytes::new()
-        };
-        let mut f_cluster_id: Option<StrBytes> = if version >= 5 {
-            if version >= 5 {
+            self.client_software_version = StrBytes::new();
+        }
+        if version >= 5 {
+            self.cluster_id = if version >= 5 {
                 wire::get_nullable_string(buf, flexible)?
             } else {
                 Some(wire::get_string(buf, flexible)?)
-            }
+            };
         } else {
-            None
-        };
-        let mut f_node_id: i32 = if version >= 5 {
-            wire::get_i32(buf)?
+            self.cluster_id = None;
+        }
+        if version >= 5 {
+            self.node_id = wire::get_i32(buf)?;
         } else {
-            -1
-        };
-        let unknown_tagged_fields = if flexible {
+            self.node_id = -1;
+        }
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -173,13 +179,7 @@ impl Decodable for ApiVersionsRequest {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            client_software_name: f_client_software_name,
-            client_software_version: f_client_software_version,
-            cluster_id: f_cluster_id,
-            node_id: f_node_id,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 

@@ -185,19 +185,30 @@ impl Encodable for ApiVersionsResponse {
 
 impl Decodable for ApiVersionsResponse {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = version >= 3;
         let _ = flexible;
-        let mut f_error_code: i16 = wire::get_i16(buf)?;
-        let mut f_api_keys: List<ApiVersion> = {
+        self.error_code = wire::get_i16(buf)?;
+        {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            List::decode_elements(buf, n, ApiVersion::MIN_WIRE_SIZE, version)?
-        };
-        let mut f_throttle_time_ms: i32 = if version >= 1 { wire::get_i32(buf)? } else { 0 };
-        let mut f_supported_features: List<SupportedFeatureKey> = List::new();
-        let mut f_finalized_features_epoch: i64 = -1;
-        let mut f_finalized_features: List<FinalizedFeatureKey> = List::new();
-        let mut f_zk_migration_ready: bool = false;
-        let mut unknown_tagged_fields = RawTaggedFields::new();
+            self.api_keys
+                .decode_elements_into(buf, n, ApiVersion::MIN_WIRE_SIZE, version)?;
+        }
+        if version >= 1 {
+            self.throttle_time_ms = wire::get_i32(buf)?;
+        } else {
+            self.throttle_time_ms = 0;
+        }
+        self.supported_features = List::new();
+        self.finalized_features_epoch = -1;
+        self.finalized_features = List::new();
+        self.zk_migration_ready = false;
+        self.unknown_tagged_fields = RawTaggedFields::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             if count > 0 {
@@ -208,61 +219,52 @@ impl Decodable for ApiVersionsResponse {
                         0 if version >= 3 => {
                             buf.advance(hdr);
                             let end = buf.remaining() - size;
-                            f_supported_features = {
+                            {
                                 let n = wire::get_array_len(buf, true)?
                                     .ok_or(DecodeError::UnexpectedNull)?;
-                                List::decode_elements(
+                                self.supported_features.decode_elements_into(
                                     buf,
                                     n,
                                     SupportedFeatureKey::MIN_WIRE_SIZE,
                                     version,
-                                )?
-                            };
+                                )?;
+                            }
                             wire::expect_end(buf, end, tag)?;
                         }
                         1 if version >= 3 => {
                             buf.advance(hdr);
                             let end = buf.remaining() - size;
-                            f_finalized_features_epoch = wire::get_i64(buf)?;
+                            self.finalized_features_epoch = wire::get_i64(buf)?;
                             wire::expect_end(buf, end, tag)?;
                         }
                         2 if version >= 3 => {
                             buf.advance(hdr);
                             let end = buf.remaining() - size;
-                            f_finalized_features = {
+                            {
                                 let n = wire::get_array_len(buf, true)?
                                     .ok_or(DecodeError::UnexpectedNull)?;
-                                List::decode_elements(
+                                self.finalized_features.decode_elements_into(
                                     buf,
                                     n,
                                     FinalizedFeatureKey::MIN_WIRE_SIZE,
                                     version,
-                                )?
-                            };
+                                )?;
+                            }
                             wire::expect_end(buf, end, tag)?;
                         }
                         3 if version >= 3 => {
                             buf.advance(hdr);
                             let end = buf.remaining() - size;
-                            f_zk_migration_ready = wire::get_bool(buf)?;
+                            self.zk_migration_ready = wire::get_bool(buf)?;
                             wire::expect_end(buf, end, tag)?;
                         }
                         _ => unknown.push(buf.split_to(hdr + size)),
                     }
                 }
-                unknown_tagged_fields = unknown.finish();
+                self.unknown_tagged_fields = unknown.finish();
             }
         }
-        Ok(Self {
-            error_code: f_error_code,
-            api_keys: f_api_keys,
-            throttle_time_ms: f_throttle_time_ms,
-            supported_features: f_supported_features,
-            finalized_features_epoch: f_finalized_features_epoch,
-            finalized_features: f_finalized_features,
-            zk_migration_ready: f_zk_migration_ready,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
@@ -501,12 +503,22 @@ impl Encodable for ApiVersion {
 impl Decodable for ApiVersion {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    #[inline]
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = version >= 3;
         let _ = flexible;
-        let mut f_api_key: i16 = wire::get_i16(buf)?;
-        let mut f_min_version: i16 = wire::get_i16(buf)?;
-        let mut f_max_version: i16 = wire::get_i16(buf)?;
-        let unknown_tagged_fields = if flexible {
+        {
+            let b = wire::get_fixed::<6>(buf)?;
+            self.api_key = i16::from_be_bytes([b[0], b[1]]);
+            self.min_version = i16::from_be_bytes([b[2], b[3]]);
+            self.max_version = i16::from_be_bytes([b[4], b[5]]);
+        }
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -514,12 +526,7 @@ impl Decodable for ApiVersion {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            api_key: f_api_key,
-            min_version: f_min_version,
-            max_version: f_max_version,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
@@ -633,12 +640,22 @@ impl Encodable for SupportedFeatureKey {
 impl Decodable for SupportedFeatureKey {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    #[inline]
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_name: StrBytes = wire::get_string(buf, flexible)?;
-        let mut f_min_version: i16 = wire::get_i16(buf)?;
-        let mut f_max_version: i16 = wire::get_i16(buf)?;
-        let unknown_tagged_fields = if flexible {
+        self.name = wire::get_string(buf, flexible)?;
+        {
+            let b = wire::get_fixed::<4>(buf)?;
+            self.min_version = i16::from_be_bytes([b[0], b[1]]);
+            self.max_version = i16::from_be_bytes([b[2], b[3]]);
+        }
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -646,12 +663,7 @@ impl Decodable for SupportedFeatureKey {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            name: f_name,
-            min_version: f_min_version,
-            max_version: f_max_version,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
@@ -768,12 +780,22 @@ impl Encodable for FinalizedFeatureKey {
 impl Decodable for FinalizedFeatureKey {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    #[inline]
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_name: StrBytes = wire::get_string(buf, flexible)?;
-        let mut f_max_version_level: i16 = wire::get_i16(buf)?;
-        let mut f_min_version_level: i16 = wire::get_i16(buf)?;
-        let unknown_tagged_fields = if flexible {
+        self.name = wire::get_string(buf, flexible)?;
+        {
+            let b = wire::get_fixed::<4>(buf)?;
+            self.max_version_level = i16::from_be_bytes([b[0], b[1]]);
+            self.min_version_level = i16::from_be_bytes([b[2], b[3]]);
+        }
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -781,12 +803,7 @@ impl Decodable for FinalizedFeatureKey {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            name: f_name,
-            max_version_level: f_max_version_level,
-            min_version_level: f_min_version_level,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 

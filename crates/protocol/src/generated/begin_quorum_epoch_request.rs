@@ -133,27 +133,39 @@ impl Encodable for BeginQuorumEpochRequest {
 
 impl Decodable for BeginQuorumEpochRequest {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = version >= 1;
         let _ = flexible;
-        let mut f_cluster_id: Option<StrBytes> = wire::get_nullable_string(buf, flexible)?;
-        let mut f_voter_id: i32 = if version >= 1 {
-            wire::get_i32(buf)?
+        self.cluster_id = wire::get_nullable_string(buf, flexible)?;
+        if version >= 1 {
+            self.voter_id = wire::get_i32(buf)?;
         } else {
-            -1
-        };
-        let mut f_topics: List<TopicData> = {
+            self.voter_id = -1;
+        }
+        {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            List::decode_elements(buf, n, TopicData::MIN_WIRE_SIZE, version)?
-        };
-        let mut f_leader_endpoints: List<LeaderEndpoint> = if version >= 1 {
+            self.topics
+                .decode_elements_into(buf, n, TopicData::MIN_WIRE_SIZE, version)?;
+        }
+        if version >= 1 {
             {
                 let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-                List::decode_elements(buf, n, LeaderEndpoint::MIN_WIRE_SIZE, version)?
+                self.leader_endpoints.decode_elements_into(
+                    buf,
+                    n,
+                    LeaderEndpoint::MIN_WIRE_SIZE,
+                    version,
+                )?;
             }
         } else {
-            List::new()
-        };
-        let unknown_tagged_fields = if flexible {
+            self.leader_endpoints = List::new();
+        }
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -161,13 +173,7 @@ impl Decodable for BeginQuorumEpochRequest {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            cluster_id: f_cluster_id,
-            voter_id: f_voter_id,
-            topics: f_topics,
-            leader_endpoints: f_leader_endpoints,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
@@ -311,14 +317,22 @@ impl Encodable for TopicData {
 impl Decodable for TopicData {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    #[inline]
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = version >= 1;
         let _ = flexible;
-        let mut f_topic_name: StrBytes = wire::get_string(buf, flexible)?;
-        let mut f_partitions: List<PartitionData> = {
+        self.topic_name = wire::get_string(buf, flexible)?;
+        {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            List::decode_elements(buf, n, PartitionData::MIN_WIRE_SIZE, version)?
-        };
-        let unknown_tagged_fields = if flexible {
+            self.partitions
+                .decode_elements_into(buf, n, PartitionData::MIN_WIRE_SIZE, version)?;
+        }
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -326,11 +340,7 @@ impl Decodable for TopicData {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            topic_name: f_topic_name,
-            partitions: f_partitions,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
@@ -459,17 +469,27 @@ impl Encodable for PartitionData {
 impl Decodable for PartitionData {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    #[inline]
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = version >= 1;
         let _ = flexible;
-        let mut f_partition_index: i32 = wire::get_i32(buf)?;
-        let mut f_voter_directory_id: Uuid = if version >= 1 {
-            wire::get_uuid(buf)?
+        self.partition_index = wire::get_i32(buf)?;
+        if version >= 1 {
+            self.voter_directory_id = wire::get_uuid(buf)?;
         } else {
-            Uuid::nil()
-        };
-        let mut f_leader_id: i32 = wire::get_i32(buf)?;
-        let mut f_leader_epoch: i32 = wire::get_i32(buf)?;
-        let unknown_tagged_fields = if flexible {
+            self.voter_directory_id = Uuid::nil();
+        }
+        {
+            let b = wire::get_fixed::<8>(buf)?;
+            self.leader_id = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+            self.leader_epoch = i32::from_be_bytes([b[4], b[5], b[6], b[7]]);
+        }
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -477,13 +497,7 @@ impl Decodable for PartitionData {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            partition_index: f_partition_index,
-            voter_directory_id: f_voter_directory_id,
-            leader_id: f_leader_id,
-            leader_epoch: f_leader_epoch,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
@@ -610,12 +624,19 @@ impl Encodable for LeaderEndpoint {
 impl Decodable for LeaderEndpoint {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    #[inline]
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_name: StrBytes = wire::get_string(buf, flexible)?;
-        let mut f_host: StrBytes = wire::get_string(buf, flexible)?;
-        let mut f_port: u16 = wire::get_u16(buf)?;
-        let unknown_tagged_fields = if flexible {
+        self.name = wire::get_string(buf, flexible)?;
+        self.host = wire::get_string(buf, flexible)?;
+        self.port = wire::get_u16(buf)?;
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -623,12 +644,7 @@ impl Decodable for LeaderEndpoint {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            name: f_name,
-            host: f_host,
-            port: f_port,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 

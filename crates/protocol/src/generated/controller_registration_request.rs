@@ -113,20 +113,34 @@ impl Encodable for ControllerRegistrationRequest {
 
 impl Decodable for ControllerRegistrationRequest {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_controller_id: i32 = wire::get_i32(buf)?;
-        let mut f_incarnation_id: Uuid = wire::get_uuid(buf)?;
-        let mut f_zk_migration_ready: bool = wire::get_bool(buf)?;
-        let mut f_listeners: List<Listener> = {
+        {
+            let b = wire::get_fixed::<21>(buf)?;
+            self.controller_id = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+            self.incarnation_id = Uuid::from_bytes([
+                b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15],
+                b[16], b[17], b[18], b[19],
+            ]);
+            self.zk_migration_ready = b[20] != 0;
+        }
+        {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            List::decode_elements(buf, n, Listener::MIN_WIRE_SIZE, version)?
-        };
-        let mut f_features: List<Feature> = {
+            self.listeners
+                .decode_elements_into(buf, n, Listener::MIN_WIRE_SIZE, version)?;
+        }
+        {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            List::decode_elements(buf, n, Feature::MIN_WIRE_SIZE, version)?
-        };
-        let unknown_tagged_fields = if flexible {
+            self.features
+                .decode_elements_into(buf, n, Feature::MIN_WIRE_SIZE, version)?;
+        }
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -134,14 +148,7 @@ impl Decodable for ControllerRegistrationRequest {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            controller_id: f_controller_id,
-            incarnation_id: f_incarnation_id,
-            zk_migration_ready: f_zk_migration_ready,
-            listeners: f_listeners,
-            features: f_features,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
@@ -290,13 +297,23 @@ impl Encodable for Listener {
 impl Decodable for Listener {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    #[inline]
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_name: StrBytes = wire::get_string(buf, flexible)?;
-        let mut f_host: StrBytes = wire::get_string(buf, flexible)?;
-        let mut f_port: u16 = wire::get_u16(buf)?;
-        let mut f_security_protocol: i16 = wire::get_i16(buf)?;
-        let unknown_tagged_fields = if flexible {
+        self.name = wire::get_string(buf, flexible)?;
+        self.host = wire::get_string(buf, flexible)?;
+        {
+            let b = wire::get_fixed::<4>(buf)?;
+            self.port = u16::from_be_bytes([b[0], b[1]]);
+            self.security_protocol = i16::from_be_bytes([b[2], b[3]]);
+        }
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -304,13 +321,7 @@ impl Decodable for Listener {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            name: f_name,
-            host: f_host,
-            port: f_port,
-            security_protocol: f_security_protocol,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
@@ -429,12 +440,22 @@ impl Encodable for Feature {
 impl Decodable for Feature {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    #[inline]
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_name: StrBytes = wire::get_string(buf, flexible)?;
-        let mut f_min_supported_version: i16 = wire::get_i16(buf)?;
-        let mut f_max_supported_version: i16 = wire::get_i16(buf)?;
-        let unknown_tagged_fields = if flexible {
+        self.name = wire::get_string(buf, flexible)?;
+        {
+            let b = wire::get_fixed::<4>(buf)?;
+            self.min_supported_version = i16::from_be_bytes([b[0], b[1]]);
+            self.max_supported_version = i16::from_be_bytes([b[2], b[3]]);
+        }
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -442,12 +463,7 @@ impl Decodable for Feature {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            name: f_name,
-            min_supported_version: f_min_supported_version,
-            max_supported_version: f_max_supported_version,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 

@@ -113,16 +113,26 @@ impl Encodable for DescribeClusterRequest {
 
 impl Decodable for DescribeClusterRequest {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_include_cluster_authorized_operations: bool = wire::get_bool(buf)?;
-        let mut f_endpoint_type: i8 = if version >= 1 { wire::get_i8(buf)? } else { 1 };
-        let mut f_include_fenced_brokers: bool = if version >= 2 {
-            wire::get_bool(buf)?
+        self.include_cluster_authorized_operations = wire::get_bool(buf)?;
+        if version >= 1 {
+            self.endpoint_type = wire::get_i8(buf)?;
         } else {
-            false
-        };
-        let unknown_tagged_fields = if flexible {
+            self.endpoint_type = 1;
+        }
+        if version >= 2 {
+            self.include_fenced_brokers = wire::get_bool(buf)?;
+        } else {
+            self.include_fenced_brokers = false;
+        }
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -130,12 +140,7 @@ impl Decodable for DescribeClusterRequest {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            include_cluster_authorized_operations: f_include_cluster_authorized_operations,
-            endpoint_type: f_endpoint_type,
-            include_fenced_brokers: f_include_fenced_brokers,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 

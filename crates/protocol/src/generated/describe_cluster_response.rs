@@ -161,20 +161,38 @@ impl Encodable for DescribeClusterResponse {
 
 impl Decodable for DescribeClusterResponse {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_throttle_time_ms: i32 = wire::get_i32(buf)?;
-        let mut f_error_code: i16 = wire::get_i16(buf)?;
-        let mut f_error_message: Option<StrBytes> = wire::get_nullable_string(buf, flexible)?;
-        let mut f_endpoint_type: i8 = if version >= 1 { wire::get_i8(buf)? } else { 1 };
-        let mut f_cluster_id: StrBytes = wire::get_string(buf, flexible)?;
-        let mut f_controller_id: i32 = wire::get_i32(buf)?;
-        let mut f_brokers: List<DescribeClusterBroker> = {
+        {
+            let b = wire::get_fixed::<6>(buf)?;
+            self.throttle_time_ms = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+            self.error_code = i16::from_be_bytes([b[4], b[5]]);
+        }
+        self.error_message = wire::get_nullable_string(buf, flexible)?;
+        if version >= 1 {
+            self.endpoint_type = wire::get_i8(buf)?;
+        } else {
+            self.endpoint_type = 1;
+        }
+        self.cluster_id = wire::get_string(buf, flexible)?;
+        self.controller_id = wire::get_i32(buf)?;
+        {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            List::decode_elements(buf, n, DescribeClusterBroker::MIN_WIRE_SIZE, version)?
-        };
-        let mut f_cluster_authorized_operations: i32 = wire::get_i32(buf)?;
-        let unknown_tagged_fields = if flexible {
+            self.brokers.decode_elements_into(
+                buf,
+                n,
+                DescribeClusterBroker::MIN_WIRE_SIZE,
+                version,
+            )?;
+        }
+        self.cluster_authorized_operations = wire::get_i32(buf)?;
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -182,17 +200,7 @@ impl Decodable for DescribeClusterResponse {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            throttle_time_ms: f_throttle_time_ms,
-            error_code: f_error_code,
-            error_message: f_error_message,
-            endpoint_type: f_endpoint_type,
-            cluster_id: f_cluster_id,
-            controller_id: f_controller_id,
-            brokers: f_brokers,
-            cluster_authorized_operations: f_cluster_authorized_operations,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
@@ -398,18 +406,25 @@ impl Encodable for DescribeClusterBroker {
 impl Decodable for DescribeClusterBroker {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    #[inline]
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_broker_id: i32 = wire::get_i32(buf)?;
-        let mut f_host: StrBytes = wire::get_string(buf, flexible)?;
-        let mut f_port: i32 = wire::get_i32(buf)?;
-        let mut f_rack: Option<StrBytes> = wire::get_nullable_string(buf, flexible)?;
-        let mut f_is_fenced: bool = if version >= 2 {
-            wire::get_bool(buf)?
+        self.broker_id = wire::get_i32(buf)?;
+        self.host = wire::get_string(buf, flexible)?;
+        self.port = wire::get_i32(buf)?;
+        self.rack = wire::get_nullable_string(buf, flexible)?;
+        if version >= 2 {
+            self.is_fenced = wire::get_bool(buf)?;
         } else {
-            false
-        };
-        let unknown_tagged_fields = if flexible {
+            self.is_fenced = false;
+        }
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -417,14 +432,7 @@ impl Decodable for DescribeClusterBroker {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            broker_id: f_broker_id,
-            host: f_host,
-            port: f_port,
-            rack: f_rack,
-            is_fenced: f_is_fenced,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 

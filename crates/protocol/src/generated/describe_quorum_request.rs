@@ -83,13 +83,20 @@ impl Encodable for DescribeQuorumRequest {
 
 impl Decodable for DescribeQuorumRequest {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_topics: List<TopicData> = {
+        {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            List::decode_elements(buf, n, TopicData::MIN_WIRE_SIZE, version)?
-        };
-        let unknown_tagged_fields = if flexible {
+            self.topics
+                .decode_elements_into(buf, n, TopicData::MIN_WIRE_SIZE, version)?;
+        }
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -97,10 +104,7 @@ impl Decodable for DescribeQuorumRequest {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            topics: f_topics,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
@@ -209,14 +213,22 @@ impl Encodable for TopicData {
 impl Decodable for TopicData {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    #[inline]
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_topic_name: StrBytes = wire::get_string(buf, flexible)?;
-        let mut f_partitions: List<PartitionData> = {
+        self.topic_name = wire::get_string(buf, flexible)?;
+        {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            List::decode_elements(buf, n, PartitionData::MIN_WIRE_SIZE, version)?
-        };
-        let unknown_tagged_fields = if flexible {
+            self.partitions
+                .decode_elements_into(buf, n, PartitionData::MIN_WIRE_SIZE, version)?;
+        }
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -224,11 +236,7 @@ impl Decodable for TopicData {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            topic_name: f_topic_name,
-            partitions: f_partitions,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
@@ -332,10 +340,17 @@ impl Encodable for PartitionData {
 impl Decodable for PartitionData {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    #[inline]
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_partition_index: i32 = wire::get_i32(buf)?;
-        let unknown_tagged_fields = if flexible {
+        self.partition_index = wire::get_i32(buf)?;
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -343,10 +358,7 @@ impl Decodable for PartitionData {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            partition_index: f_partition_index,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 

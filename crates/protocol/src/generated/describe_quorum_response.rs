@@ -138,31 +138,39 @@ impl Encodable for DescribeQuorumResponse {
 
 impl Decodable for DescribeQuorumResponse {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_error_code: i16 = wire::get_i16(buf)?;
-        let mut f_error_message: Option<StrBytes> = if version >= 2 {
-            if version >= 2 {
+        self.error_code = wire::get_i16(buf)?;
+        if version >= 2 {
+            self.error_message = if version >= 2 {
                 wire::get_nullable_string(buf, flexible)?
             } else {
                 Some(wire::get_string(buf, flexible)?)
-            }
+            };
         } else {
-            Some(StrBytes::new())
-        };
-        let mut f_topics: List<TopicData> = {
+            self.error_message = Some(StrBytes::new());
+        }
+        {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            List::decode_elements(buf, n, TopicData::MIN_WIRE_SIZE, version)?
-        };
-        let mut f_nodes: List<Node> = if version >= 2 {
+            self.topics
+                .decode_elements_into(buf, n, TopicData::MIN_WIRE_SIZE, version)?;
+        }
+        if version >= 2 {
             {
                 let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-                List::decode_elements(buf, n, Node::MIN_WIRE_SIZE, version)?
+                self.nodes
+                    .decode_elements_into(buf, n, Node::MIN_WIRE_SIZE, version)?;
             }
         } else {
-            List::new()
-        };
-        let unknown_tagged_fields = if flexible {
+            self.nodes = List::new();
+        }
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -170,13 +178,7 @@ impl Decodable for DescribeQuorumResponse {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            error_code: f_error_code,
-            error_message: f_error_message,
-            topics: f_topics,
-            nodes: f_nodes,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
@@ -326,14 +328,22 @@ impl Encodable for TopicData {
 impl Decodable for TopicData {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    #[inline]
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_topic_name: StrBytes = wire::get_string(buf, flexible)?;
-        let mut f_partitions: List<PartitionData> = {
+        self.topic_name = wire::get_string(buf, flexible)?;
+        {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            List::decode_elements(buf, n, PartitionData::MIN_WIRE_SIZE, version)?
-        };
-        let unknown_tagged_fields = if flexible {
+            self.partitions
+                .decode_elements_into(buf, n, PartitionData::MIN_WIRE_SIZE, version)?;
+        }
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -341,11 +351,7 @@ impl Decodable for TopicData {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            topic_name: f_topic_name,
-            partitions: f_partitions,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
@@ -538,39 +544,64 @@ impl Encodable for PartitionData {
 impl Decodable for PartitionData {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    #[inline]
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_partition_index: i32 = wire::get_i32(buf)?;
-        let mut f_error_code: i16 = wire::get_i16(buf)?;
-        let mut f_error_message: Option<StrBytes> = if version >= 2 {
-            if version >= 2 {
+        {
+            let b = wire::get_fixed::<6>(buf)?;
+            self.partition_index = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+            self.error_code = i16::from_be_bytes([b[4], b[5]]);
+        }
+        if version >= 2 {
+            self.error_message = if version >= 2 {
                 wire::get_nullable_string(buf, flexible)?
             } else {
                 Some(wire::get_string(buf, flexible)?)
-            }
+            };
         } else {
-            Some(StrBytes::new())
-        };
-        let mut f_leader_id: i32 = wire::get_i32(buf)?;
-        let mut f_leader_epoch: i32 = wire::get_i32(buf)?;
-        let mut f_high_watermark: i64 = wire::get_i64(buf)?;
-        let mut f_current_voters: List<ReplicaState> = {
+            self.error_message = Some(StrBytes::new());
+        }
+        {
+            let b = wire::get_fixed::<16>(buf)?;
+            self.leader_id = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+            self.leader_epoch = i32::from_be_bytes([b[4], b[5], b[6], b[7]]);
+            self.high_watermark =
+                i64::from_be_bytes([b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]]);
+        }
+        {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            List::decode_elements(buf, n, ReplicaState::MIN_WIRE_SIZE, version)?
-        };
-        let mut f_committed_voters: List<ReplicaState> = if version >= 3 {
+            self.current_voters.decode_elements_into(
+                buf,
+                n,
+                ReplicaState::MIN_WIRE_SIZE,
+                version,
+            )?;
+        }
+        if version >= 3 {
             {
                 let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-                List::decode_elements(buf, n, ReplicaState::MIN_WIRE_SIZE, version)?
+                self.committed_voters.decode_elements_into(
+                    buf,
+                    n,
+                    ReplicaState::MIN_WIRE_SIZE,
+                    version,
+                )?;
             }
         } else {
-            List::new()
-        };
-        let mut f_observers: List<ReplicaState> = {
+            self.committed_voters = List::new();
+        }
+        {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            List::decode_elements(buf, n, ReplicaState::MIN_WIRE_SIZE, version)?
-        };
-        let unknown_tagged_fields = if flexible {
+            self.observers
+                .decode_elements_into(buf, n, ReplicaState::MIN_WIRE_SIZE, version)?;
+        }
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -578,18 +609,7 @@ impl Decodable for PartitionData {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            partition_index: f_partition_index,
-            error_code: f_error_code,
-            error_message: f_error_message,
-            leader_id: f_leader_id,
-            leader_epoch: f_leader_epoch,
-            high_watermark: f_high_watermark,
-            current_voters: f_current_voters,
-            committed_voters: f_committed_voters,
-            observers: f_observers,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
@@ -806,26 +826,35 @@ impl Encodable for ReplicaState {
 impl Decodable for ReplicaState {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    #[inline]
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_replica_id: i32 = wire::get_i32(buf)?;
-        let mut f_replica_directory_id: Uuid = if version >= 2 {
-            wire::get_uuid(buf)?
+        self.replica_id = wire::get_i32(buf)?;
+        if version >= 2 {
+            self.replica_directory_id = wire::get_uuid(buf)?;
         } else {
-            Uuid::nil()
-        };
-        let mut f_log_end_offset: i64 = wire::get_i64(buf)?;
-        let mut f_last_fetch_timestamp: i64 = if version >= 1 {
-            wire::get_i64(buf)?
+            self.replica_directory_id = Uuid::nil();
+        }
+        self.log_end_offset = wire::get_i64(buf)?;
+        if version >= 1 {
+            {
+                let b = wire::get_fixed::<16>(buf)?;
+                self.last_fetch_timestamp =
+                    i64::from_be_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+                self.last_caught_up_timestamp =
+                    i64::from_be_bytes([b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]]);
+            }
         } else {
-            -1
-        };
-        let mut f_last_caught_up_timestamp: i64 = if version >= 1 {
-            wire::get_i64(buf)?
-        } else {
-            -1
-        };
-        let unknown_tagged_fields = if flexible {
+            self.last_fetch_timestamp = -1;
+            self.last_caught_up_timestamp = -1;
+        }
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -833,14 +862,7 @@ impl Decodable for ReplicaState {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            replica_id: f_replica_id,
-            replica_directory_id: f_replica_directory_id,
-            log_end_offset: f_log_end_offset,
-            last_fetch_timestamp: f_last_fetch_timestamp,
-            last_caught_up_timestamp: f_last_caught_up_timestamp,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
@@ -973,14 +995,22 @@ impl Encodable for Node {
 impl Decodable for Node {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    #[inline]
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_node_id: i32 = wire::get_i32(buf)?;
-        let mut f_listeners: List<Listener> = {
+        self.node_id = wire::get_i32(buf)?;
+        {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            List::decode_elements(buf, n, Listener::MIN_WIRE_SIZE, version)?
-        };
-        let unknown_tagged_fields = if flexible {
+            self.listeners
+                .decode_elements_into(buf, n, Listener::MIN_WIRE_SIZE, version)?;
+        }
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -988,11 +1018,7 @@ impl Decodable for Node {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            node_id: f_node_id,
-            listeners: f_listeners,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
@@ -1109,12 +1135,19 @@ impl Encodable for Listener {
 impl Decodable for Listener {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    #[inline]
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_name: StrBytes = wire::get_string(buf, flexible)?;
-        let mut f_host: StrBytes = wire::get_string(buf, flexible)?;
-        let mut f_port: u16 = wire::get_u16(buf)?;
-        let unknown_tagged_fields = if flexible {
+        self.name = wire::get_string(buf, flexible)?;
+        self.host = wire::get_string(buf, flexible)?;
+        self.port = wire::get_u16(buf)?;
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -1122,12 +1155,7 @@ impl Decodable for Listener {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            name: f_name,
-            host: f_host,
-            port: f_port,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 

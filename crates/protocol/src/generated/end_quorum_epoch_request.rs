@@ -122,22 +122,34 @@ impl Encodable for EndQuorumEpochRequest {
 
 impl Decodable for EndQuorumEpochRequest {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = version >= 1;
         let _ = flexible;
-        let mut f_cluster_id: Option<StrBytes> = wire::get_nullable_string(buf, flexible)?;
-        let mut f_topics: List<TopicData> = {
+        self.cluster_id = wire::get_nullable_string(buf, flexible)?;
+        {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            List::decode_elements(buf, n, TopicData::MIN_WIRE_SIZE, version)?
-        };
-        let mut f_leader_endpoints: List<LeaderEndpoint> = if version >= 1 {
+            self.topics
+                .decode_elements_into(buf, n, TopicData::MIN_WIRE_SIZE, version)?;
+        }
+        if version >= 1 {
             {
                 let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-                List::decode_elements(buf, n, LeaderEndpoint::MIN_WIRE_SIZE, version)?
+                self.leader_endpoints.decode_elements_into(
+                    buf,
+                    n,
+                    LeaderEndpoint::MIN_WIRE_SIZE,
+                    version,
+                )?;
             }
         } else {
-            List::new()
-        };
-        let unknown_tagged_fields = if flexible {
+            self.leader_endpoints = List::new();
+        }
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -145,12 +157,7 @@ impl Decodable for EndQuorumEpochRequest {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            cluster_id: f_cluster_id,
-            topics: f_topics,
-            leader_endpoints: f_leader_endpoints,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
@@ -288,14 +295,22 @@ impl Encodable for TopicData {
 impl Decodable for TopicData {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    #[inline]
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = version >= 1;
         let _ = flexible;
-        let mut f_topic_name: StrBytes = wire::get_string(buf, flexible)?;
-        let mut f_partitions: List<PartitionData> = {
+        self.topic_name = wire::get_string(buf, flexible)?;
+        {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            List::decode_elements(buf, n, PartitionData::MIN_WIRE_SIZE, version)?
-        };
-        let unknown_tagged_fields = if flexible {
+            self.partitions
+                .decode_elements_into(buf, n, PartitionData::MIN_WIRE_SIZE, version)?;
+        }
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -303,11 +318,7 @@ impl Decodable for TopicData {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            topic_name: f_topic_name,
-            partitions: f_partitions,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
@@ -453,13 +464,23 @@ impl Encodable for PartitionData {
 impl Decodable for PartitionData {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    #[inline]
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = version >= 1;
         let _ = flexible;
-        let mut f_partition_index: i32 = wire::get_i32(buf)?;
-        let mut f_leader_id: i32 = wire::get_i32(buf)?;
-        let mut f_leader_epoch: i32 = wire::get_i32(buf)?;
-        let mut f_preferred_successors: Vec<i32> = if version <= 0 {
-            {
+        {
+            let b = wire::get_fixed::<12>(buf)?;
+            self.partition_index = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+            self.leader_id = i32::from_be_bytes([b[4], b[5], b[6], b[7]]);
+            self.leader_epoch = i32::from_be_bytes([b[8], b[9], b[10], b[11]]);
+        }
+        if version <= 0 {
+            self.preferred_successors = {
                 let n = wire::check_array_fits(
                     wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
                     buf.remaining(),
@@ -470,19 +491,24 @@ impl Decodable for PartitionData {
                     out.push(wire::get_i32(buf)?);
                 }
                 out
-            }
+            };
         } else {
-            Vec::new()
-        };
-        let mut f_preferred_candidates: List<ReplicaInfo> = if version >= 1 {
+            self.preferred_successors = Vec::new();
+        }
+        if version >= 1 {
             {
                 let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-                List::decode_elements(buf, n, ReplicaInfo::MIN_WIRE_SIZE, version)?
+                self.preferred_candidates.decode_elements_into(
+                    buf,
+                    n,
+                    ReplicaInfo::MIN_WIRE_SIZE,
+                    version,
+                )?;
             }
         } else {
-            List::new()
-        };
-        let unknown_tagged_fields = if flexible {
+            self.preferred_candidates = List::new();
+        }
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -490,14 +516,7 @@ impl Decodable for PartitionData {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            partition_index: f_partition_index,
-            leader_id: f_leader_id,
-            leader_epoch: f_leader_epoch,
-            preferred_successors: f_preferred_successors,
-            preferred_candidates: f_preferred_candidates,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
@@ -636,11 +655,24 @@ impl Encodable for ReplicaInfo {
 impl Decodable for ReplicaInfo {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    #[inline]
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_candidate_id: i32 = wire::get_i32(buf)?;
-        let mut f_candidate_directory_id: Uuid = wire::get_uuid(buf)?;
-        let unknown_tagged_fields = if flexible {
+        {
+            let b = wire::get_fixed::<20>(buf)?;
+            self.candidate_id = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+            self.candidate_directory_id = Uuid::from_bytes([
+                b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15],
+                b[16], b[17], b[18], b[19],
+            ]);
+        }
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -648,11 +680,7 @@ impl Decodable for ReplicaInfo {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            candidate_id: f_candidate_id,
-            candidate_directory_id: f_candidate_directory_id,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
@@ -765,12 +793,19 @@ impl Encodable for LeaderEndpoint {
 impl Decodable for LeaderEndpoint {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    #[inline]
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_name: StrBytes = wire::get_string(buf, flexible)?;
-        let mut f_host: StrBytes = wire::get_string(buf, flexible)?;
-        let mut f_port: u16 = wire::get_u16(buf)?;
-        let unknown_tagged_fields = if flexible {
+        self.name = wire::get_string(buf, flexible)?;
+        self.host = wire::get_string(buf, flexible)?;
+        self.port = wire::get_u16(buf)?;
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -778,12 +813,7 @@ impl Decodable for LeaderEndpoint {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            name: f_name,
-            host: f_host,
-            port: f_port,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 

@@ -122,15 +122,22 @@ impl Encodable for EndQuorumEpochResponse {
 
 impl Decodable for EndQuorumEpochResponse {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = version >= 1;
         let _ = flexible;
-        let mut f_error_code: i16 = wire::get_i16(buf)?;
-        let mut f_topics: List<TopicData> = {
+        self.error_code = wire::get_i16(buf)?;
+        {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            List::decode_elements(buf, n, TopicData::MIN_WIRE_SIZE, version)?
-        };
-        let mut f_node_endpoints: List<NodeEndpoint> = List::new();
-        let mut unknown_tagged_fields = RawTaggedFields::new();
+            self.topics
+                .decode_elements_into(buf, n, TopicData::MIN_WIRE_SIZE, version)?;
+        }
+        self.node_endpoints = List::new();
+        self.unknown_tagged_fields = RawTaggedFields::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             if count > 0 {
@@ -141,25 +148,25 @@ impl Decodable for EndQuorumEpochResponse {
                         0 if version >= 1 => {
                             buf.advance(hdr);
                             let end = buf.remaining() - size;
-                            f_node_endpoints = {
+                            {
                                 let n = wire::get_array_len(buf, true)?
                                     .ok_or(DecodeError::UnexpectedNull)?;
-                                List::decode_elements(buf, n, NodeEndpoint::MIN_WIRE_SIZE, version)?
-                            };
+                                self.node_endpoints.decode_elements_into(
+                                    buf,
+                                    n,
+                                    NodeEndpoint::MIN_WIRE_SIZE,
+                                    version,
+                                )?;
+                            }
                             wire::expect_end(buf, end, tag)?;
                         }
                         _ => unknown.push(buf.split_to(hdr + size)),
                     }
                 }
-                unknown_tagged_fields = unknown.finish();
+                self.unknown_tagged_fields = unknown.finish();
             }
         }
-        Ok(Self {
-            error_code: f_error_code,
-            topics: f_topics,
-            node_endpoints: f_node_endpoints,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
@@ -307,14 +314,22 @@ impl Encodable for TopicData {
 impl Decodable for TopicData {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    #[inline]
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = version >= 1;
         let _ = flexible;
-        let mut f_topic_name: StrBytes = wire::get_string(buf, flexible)?;
-        let mut f_partitions: List<PartitionData> = {
+        self.topic_name = wire::get_string(buf, flexible)?;
+        {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            List::decode_elements(buf, n, PartitionData::MIN_WIRE_SIZE, version)?
-        };
-        let unknown_tagged_fields = if flexible {
+            self.partitions
+                .decode_elements_into(buf, n, PartitionData::MIN_WIRE_SIZE, version)?;
+        }
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -322,11 +337,7 @@ impl Decodable for TopicData {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            topic_name: f_topic_name,
-            partitions: f_partitions,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
@@ -451,13 +462,23 @@ impl Encodable for PartitionData {
 impl Decodable for PartitionData {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    #[inline]
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = version >= 1;
         let _ = flexible;
-        let mut f_partition_index: i32 = wire::get_i32(buf)?;
-        let mut f_error_code: i16 = wire::get_i16(buf)?;
-        let mut f_leader_id: i32 = wire::get_i32(buf)?;
-        let mut f_leader_epoch: i32 = wire::get_i32(buf)?;
-        let unknown_tagged_fields = if flexible {
+        {
+            let b = wire::get_fixed::<14>(buf)?;
+            self.partition_index = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+            self.error_code = i16::from_be_bytes([b[4], b[5]]);
+            self.leader_id = i32::from_be_bytes([b[6], b[7], b[8], b[9]]);
+            self.leader_epoch = i32::from_be_bytes([b[10], b[11], b[12], b[13]]);
+        }
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -465,13 +486,7 @@ impl Decodable for PartitionData {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            partition_index: f_partition_index,
-            error_code: f_error_code,
-            leader_id: f_leader_id,
-            leader_epoch: f_leader_epoch,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
@@ -593,12 +608,19 @@ impl Encodable for NodeEndpoint {
 impl Decodable for NodeEndpoint {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    #[inline]
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_node_id: i32 = wire::get_i32(buf)?;
-        let mut f_host: StrBytes = wire::get_string(buf, flexible)?;
-        let mut f_port: u16 = wire::get_u16(buf)?;
-        let unknown_tagged_fields = if flexible {
+        self.node_id = wire::get_i32(buf)?;
+        self.host = wire::get_string(buf, flexible)?;
+        self.port = wire::get_u16(buf)?;
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -606,12 +628,7 @@ impl Decodable for NodeEndpoint {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            node_id: f_node_id,
-            host: f_host,
-            port: f_port,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 

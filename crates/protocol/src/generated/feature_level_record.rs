@@ -89,11 +89,17 @@ impl Encodable for FeatureLevelRecord {
 
 impl Decodable for FeatureLevelRecord {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_name: StrBytes = wire::get_string(buf, flexible)?;
-        let mut f_feature_level: i16 = wire::get_i16(buf)?;
-        let unknown_tagged_fields = if flexible {
+        self.name = wire::get_string(buf, flexible)?;
+        self.feature_level = wire::get_i16(buf)?;
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -101,11 +107,7 @@ impl Decodable for FeatureLevelRecord {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            name: f_name,
-            feature_level: f_feature_level,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 

@@ -243,43 +243,62 @@ impl Encodable for FetchRequest {
 
 impl Decodable for FetchRequest {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = version >= 12;
         let _ = flexible;
-        let mut f_cluster_id: Option<StrBytes> = None;
-        let mut f_replica_id: i32 = if version <= 14 {
-            wire::get_i32(buf)?
+        self.cluster_id = None;
+        if version <= 14 {
+            self.replica_id = wire::get_i32(buf)?;
         } else {
-            -1
-        };
-        let mut f_replica_state: ReplicaState = ReplicaState::default();
-        let mut f_max_wait_ms: i32 = wire::get_i32(buf)?;
-        let mut f_min_bytes: i32 = wire::get_i32(buf)?;
-        let mut f_max_bytes: i32 = wire::get_i32(buf)?;
-        let mut f_isolation_level: i8 = wire::get_i8(buf)?;
-        let mut f_session_id: i32 = if version >= 7 { wire::get_i32(buf)? } else { 0 };
-        let mut f_session_epoch: i32 = if version >= 7 {
-            wire::get_i32(buf)?
-        } else {
-            -1
-        };
-        let mut f_topics: List<FetchTopic> = {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            List::decode_elements(buf, n, FetchTopic::MIN_WIRE_SIZE, version)?
-        };
-        let mut f_forgotten_topics_data: List<ForgottenTopic> = if version >= 7 {
+            self.replica_id = -1;
+        }
+        self.replica_state = ReplicaState::default();
+        {
+            let b = wire::get_fixed::<13>(buf)?;
+            self.max_wait_ms = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+            self.min_bytes = i32::from_be_bytes([b[4], b[5], b[6], b[7]]);
+            self.max_bytes = i32::from_be_bytes([b[8], b[9], b[10], b[11]]);
+            self.isolation_level = b[12] as i8;
+        }
+        if version >= 7 {
             {
-                let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-                List::decode_elements(buf, n, ForgottenTopic::MIN_WIRE_SIZE, version)?
+                let b = wire::get_fixed::<8>(buf)?;
+                self.session_id = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+                self.session_epoch = i32::from_be_bytes([b[4], b[5], b[6], b[7]]);
             }
         } else {
-            List::new()
-        };
-        let mut f_rack_id: StrBytes = if version >= 11 {
-            wire::get_string(buf, flexible)?
+            self.session_id = 0;
+            self.session_epoch = -1;
+        }
+        {
+            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
+            self.topics
+                .decode_elements_into(buf, n, FetchTopic::MIN_WIRE_SIZE, version)?;
+        }
+        if version >= 7 {
+            {
+                let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
+                self.forgotten_topics_data.decode_elements_into(
+                    buf,
+                    n,
+                    ForgottenTopic::MIN_WIRE_SIZE,
+                    version,
+                )?;
+            }
         } else {
-            StrBytes::from_static("")
-        };
-        let mut unknown_tagged_fields = RawTaggedFields::new();
+            self.forgotten_topics_data = List::new();
+        }
+        if version >= 11 {
+            self.rack_id = wire::get_string(buf, flexible)?;
+        } else {
+            self.rack_id = StrBytes::from_static("");
+        }
+        self.unknown_tagged_fields = RawTaggedFields::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             if count > 0 {
@@ -290,7 +309,7 @@ impl Decodable for FetchRequest {
                         0 if version >= 12 => {
                             buf.advance(hdr);
                             let end = buf.remaining() - size;
-                            f_cluster_id = if version >= 12 {
+                            self.cluster_id = if version >= 12 {
                                 wire::get_nullable_string(buf, true)?
                             } else {
                                 Some(wire::get_string(buf, true)?)
@@ -300,30 +319,16 @@ impl Decodable for FetchRequest {
                         1 if version >= 15 => {
                             buf.advance(hdr);
                             let end = buf.remaining() - size;
-                            f_replica_state = ReplicaState::decode(buf, version)?;
+                            self.replica_state.decode_into(buf, version)?;
                             wire::expect_end(buf, end, tag)?;
                         }
                         _ => unknown.push(buf.split_to(hdr + size)),
                     }
                 }
-                unknown_tagged_fields = unknown.finish();
+                self.unknown_tagged_fields = unknown.finish();
             }
         }
-        Ok(Self {
-            cluster_id: f_cluster_id,
-            replica_id: f_replica_id,
-            replica_state: f_replica_state,
-            max_wait_ms: f_max_wait_ms,
-            min_bytes: f_min_bytes,
-            max_bytes: f_max_bytes,
-            isolation_level: f_isolation_level,
-            session_id: f_session_id,
-            session_epoch: f_session_epoch,
-            topics: f_topics,
-            forgotten_topics_data: f_forgotten_topics_data,
-            rack_id: f_rack_id,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
@@ -560,11 +565,22 @@ impl Encodable for ReplicaState {
 impl Decodable for ReplicaState {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    #[inline]
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_replica_id: i32 = wire::get_i32(buf)?;
-        let mut f_replica_epoch: i64 = wire::get_i64(buf)?;
-        let unknown_tagged_fields = if flexible {
+        {
+            let b = wire::get_fixed::<12>(buf)?;
+            self.replica_id = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+            self.replica_epoch =
+                i64::from_be_bytes([b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11]]);
+        }
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -572,11 +588,7 @@ impl Decodable for ReplicaState {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            replica_id: f_replica_id,
-            replica_epoch: f_replica_epoch,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
@@ -698,23 +710,31 @@ impl Encodable for FetchTopic {
 impl Decodable for FetchTopic {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    #[inline]
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = version >= 12;
         let _ = flexible;
-        let mut f_topic: StrBytes = if version <= 12 {
-            wire::get_string(buf, flexible)?
+        if version <= 12 {
+            self.topic = wire::get_string(buf, flexible)?;
         } else {
-            StrBytes::new()
-        };
-        let mut f_topic_id: Uuid = if version >= 13 {
-            wire::get_uuid(buf)?
+            self.topic = StrBytes::new();
+        }
+        if version >= 13 {
+            self.topic_id = wire::get_uuid(buf)?;
         } else {
-            Uuid::nil()
-        };
-        let mut f_partitions: List<FetchPartition> = {
+            self.topic_id = Uuid::nil();
+        }
+        {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            List::decode_elements(buf, n, FetchPartition::MIN_WIRE_SIZE, version)?
-        };
-        let unknown_tagged_fields = if flexible {
+            self.partitions
+                .decode_elements_into(buf, n, FetchPartition::MIN_WIRE_SIZE, version)?;
+        }
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -722,12 +742,7 @@ impl Decodable for FetchTopic {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            topic: f_topic,
-            topic_id: f_topic_id,
-            partitions: f_partitions,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
@@ -928,29 +943,36 @@ impl Encodable for FetchPartition {
 impl Decodable for FetchPartition {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    #[inline]
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = version >= 12;
         let _ = flexible;
-        let mut f_partition: i32 = wire::get_i32(buf)?;
-        let mut f_current_leader_epoch: i32 = if version >= 9 {
-            wire::get_i32(buf)?
+        self.partition = wire::get_i32(buf)?;
+        if version >= 9 {
+            self.current_leader_epoch = wire::get_i32(buf)?;
         } else {
-            -1
-        };
-        let mut f_fetch_offset: i64 = wire::get_i64(buf)?;
-        let mut f_last_fetched_epoch: i32 = if version >= 12 {
-            wire::get_i32(buf)?
+            self.current_leader_epoch = -1;
+        }
+        self.fetch_offset = wire::get_i64(buf)?;
+        if version >= 12 {
+            self.last_fetched_epoch = wire::get_i32(buf)?;
         } else {
-            -1
-        };
-        let mut f_log_start_offset: i64 = if version >= 5 {
-            wire::get_i64(buf)?
+            self.last_fetched_epoch = -1;
+        }
+        if version >= 5 {
+            self.log_start_offset = wire::get_i64(buf)?;
         } else {
-            -1
-        };
-        let mut f_partition_max_bytes: i32 = wire::get_i32(buf)?;
-        let mut f_replica_directory_id: Uuid = Uuid::nil();
-        let mut f_high_watermark: i64 = 9223372036854775807;
-        let mut unknown_tagged_fields = RawTaggedFields::new();
+            self.log_start_offset = -1;
+        }
+        self.partition_max_bytes = wire::get_i32(buf)?;
+        self.replica_directory_id = Uuid::nil();
+        self.high_watermark = 9223372036854775807;
+        self.unknown_tagged_fields = RawTaggedFields::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             if count > 0 {
@@ -961,32 +983,22 @@ impl Decodable for FetchPartition {
                         0 if version >= 17 => {
                             buf.advance(hdr);
                             let end = buf.remaining() - size;
-                            f_replica_directory_id = wire::get_uuid(buf)?;
+                            self.replica_directory_id = wire::get_uuid(buf)?;
                             wire::expect_end(buf, end, tag)?;
                         }
                         1 if version >= 18 => {
                             buf.advance(hdr);
                             let end = buf.remaining() - size;
-                            f_high_watermark = wire::get_i64(buf)?;
+                            self.high_watermark = wire::get_i64(buf)?;
                             wire::expect_end(buf, end, tag)?;
                         }
                         _ => unknown.push(buf.split_to(hdr + size)),
                     }
                 }
-                unknown_tagged_fields = unknown.finish();
+                self.unknown_tagged_fields = unknown.finish();
             }
         }
-        Ok(Self {
-            partition: f_partition,
-            current_leader_epoch: f_current_leader_epoch,
-            fetch_offset: f_fetch_offset,
-            last_fetched_epoch: f_last_fetched_epoch,
-            log_start_offset: f_log_start_offset,
-            partition_max_bytes: f_partition_max_bytes,
-            replica_directory_id: f_replica_directory_id,
-            high_watermark: f_high_watermark,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
@@ -1188,19 +1200,26 @@ impl Encodable for ForgottenTopic {
 impl Decodable for ForgottenTopic {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    #[inline]
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = version >= 12;
         let _ = flexible;
-        let mut f_topic: StrBytes = if version <= 12 {
-            wire::get_string(buf, flexible)?
+        if version <= 12 {
+            self.topic = wire::get_string(buf, flexible)?;
         } else {
-            StrBytes::new()
-        };
-        let mut f_topic_id: Uuid = if version >= 13 {
-            wire::get_uuid(buf)?
+            self.topic = StrBytes::new();
+        }
+        if version >= 13 {
+            self.topic_id = wire::get_uuid(buf)?;
         } else {
-            Uuid::nil()
-        };
-        let mut f_partitions: Vec<i32> = {
+            self.topic_id = Uuid::nil();
+        }
+        self.partitions = {
             let n = wire::check_array_fits(
                 wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
                 buf.remaining(),
@@ -1212,7 +1231,7 @@ impl Decodable for ForgottenTopic {
             }
             out
         };
-        let unknown_tagged_fields = if flexible {
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -1220,12 +1239,7 @@ impl Decodable for ForgottenTopic {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            topic: f_topic,
-            topic_id: f_topic_id,
-            partitions: f_partitions,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 

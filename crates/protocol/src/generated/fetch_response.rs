@@ -149,17 +149,36 @@ impl Encodable for FetchResponse {
 
 impl Decodable for FetchResponse {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = version >= 12;
         let _ = flexible;
-        let mut f_throttle_time_ms: i32 = wire::get_i32(buf)?;
-        let mut f_error_code: i16 = if version >= 7 { wire::get_i16(buf)? } else { 0 };
-        let mut f_session_id: i32 = if version >= 7 { wire::get_i32(buf)? } else { 0 };
-        let mut f_responses: List<FetchableTopicResponse> = {
+        self.throttle_time_ms = wire::get_i32(buf)?;
+        if version >= 7 {
+            {
+                let b = wire::get_fixed::<6>(buf)?;
+                self.error_code = i16::from_be_bytes([b[0], b[1]]);
+                self.session_id = i32::from_be_bytes([b[2], b[3], b[4], b[5]]);
+            }
+        } else {
+            self.error_code = 0;
+            self.session_id = 0;
+        }
+        {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            List::decode_elements(buf, n, FetchableTopicResponse::MIN_WIRE_SIZE, version)?
-        };
-        let mut f_node_endpoints: List<NodeEndpoint> = List::new();
-        let mut unknown_tagged_fields = RawTaggedFields::new();
+            self.responses.decode_elements_into(
+                buf,
+                n,
+                FetchableTopicResponse::MIN_WIRE_SIZE,
+                version,
+            )?;
+        }
+        self.node_endpoints = List::new();
+        self.unknown_tagged_fields = RawTaggedFields::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             if count > 0 {
@@ -170,27 +189,25 @@ impl Decodable for FetchResponse {
                         0 if version >= 16 => {
                             buf.advance(hdr);
                             let end = buf.remaining() - size;
-                            f_node_endpoints = {
+                            {
                                 let n = wire::get_array_len(buf, true)?
                                     .ok_or(DecodeError::UnexpectedNull)?;
-                                List::decode_elements(buf, n, NodeEndpoint::MIN_WIRE_SIZE, version)?
-                            };
+                                self.node_endpoints.decode_elements_into(
+                                    buf,
+                                    n,
+                                    NodeEndpoint::MIN_WIRE_SIZE,
+                                    version,
+                                )?;
+                            }
                             wire::expect_end(buf, end, tag)?;
                         }
                         _ => unknown.push(buf.split_to(hdr + size)),
                     }
                 }
-                unknown_tagged_fields = unknown.finish();
+                self.unknown_tagged_fields = unknown.finish();
             }
         }
-        Ok(Self {
-            throttle_time_ms: f_throttle_time_ms,
-            error_code: f_error_code,
-            session_id: f_session_id,
-            responses: f_responses,
-            node_endpoints: f_node_endpoints,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
@@ -371,23 +388,31 @@ impl Encodable for FetchableTopicResponse {
 impl Decodable for FetchableTopicResponse {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    #[inline]
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = version >= 12;
         let _ = flexible;
-        let mut f_topic: StrBytes = if version <= 12 {
-            wire::get_string(buf, flexible)?
+        if version <= 12 {
+            self.topic = wire::get_string(buf, flexible)?;
         } else {
-            StrBytes::new()
-        };
-        let mut f_topic_id: Uuid = if version >= 13 {
-            wire::get_uuid(buf)?
+            self.topic = StrBytes::new();
+        }
+        if version >= 13 {
+            self.topic_id = wire::get_uuid(buf)?;
         } else {
-            Uuid::nil()
-        };
-        let mut f_partitions: List<PartitionData> = {
+            self.topic_id = Uuid::nil();
+        }
+        {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            List::decode_elements(buf, n, PartitionData::MIN_WIRE_SIZE, version)?
-        };
-        let unknown_tagged_fields = if flexible {
+            self.partitions
+                .decode_elements_into(buf, n, PartitionData::MIN_WIRE_SIZE, version)?;
+        }
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -395,12 +420,7 @@ impl Decodable for FetchableTopicResponse {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            topic: f_topic,
-            topic_id: f_topic_id,
-            partitions: f_partitions,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
@@ -678,35 +698,46 @@ impl Encodable for PartitionData {
 impl Decodable for PartitionData {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    #[inline]
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = version >= 12;
         let _ = flexible;
-        let mut f_partition_index: i32 = wire::get_i32(buf)?;
-        let mut f_error_code: i16 = wire::get_i16(buf)?;
-        let mut f_high_watermark: i64 = wire::get_i64(buf)?;
-        let mut f_last_stable_offset: i64 = wire::get_i64(buf)?;
-        let mut f_log_start_offset: i64 = if version >= 5 {
-            wire::get_i64(buf)?
+        {
+            let b = wire::get_fixed::<22>(buf)?;
+            self.partition_index = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+            self.error_code = i16::from_be_bytes([b[4], b[5]]);
+            self.high_watermark =
+                i64::from_be_bytes([b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13]]);
+            self.last_stable_offset =
+                i64::from_be_bytes([b[14], b[15], b[16], b[17], b[18], b[19], b[20], b[21]]);
+        }
+        if version >= 5 {
+            self.log_start_offset = wire::get_i64(buf)?;
         } else {
-            -1
+            self.log_start_offset = -1;
+        }
+        self.diverging_epoch = EpochEndOffset::default();
+        self.current_leader = LeaderIdAndEpoch::default();
+        self.snapshot_id = SnapshotId::default();
+        self.aborted_transactions = match wire::get_array_len(buf, flexible)? {
+            None => None,
+            Some(n) => Some({
+                let n = n;
+                List::decode_elements(buf, n, AbortedTransaction::MIN_WIRE_SIZE, version)?
+            }),
         };
-        let mut f_diverging_epoch: EpochEndOffset = EpochEndOffset::default();
-        let mut f_current_leader: LeaderIdAndEpoch = LeaderIdAndEpoch::default();
-        let mut f_snapshot_id: SnapshotId = SnapshotId::default();
-        let mut f_aborted_transactions: Option<List<AbortedTransaction>> =
-            match wire::get_array_len(buf, flexible)? {
-                None => None,
-                Some(n) => Some({
-                    let n = n;
-                    List::decode_elements(buf, n, AbortedTransaction::MIN_WIRE_SIZE, version)?
-                }),
-            };
-        let mut f_preferred_read_replica: i32 = if version >= 11 {
-            wire::get_i32(buf)?
+        if version >= 11 {
+            self.preferred_read_replica = wire::get_i32(buf)?;
         } else {
-            -1
-        };
-        let mut f_records: Option<Bytes> = wire::get_nullable_bytes(buf, flexible)?;
-        let mut unknown_tagged_fields = RawTaggedFields::new();
+            self.preferred_read_replica = -1;
+        }
+        self.records = wire::get_nullable_bytes(buf, flexible)?;
+        self.unknown_tagged_fields = RawTaggedFields::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             if count > 0 {
@@ -717,41 +748,28 @@ impl Decodable for PartitionData {
                         0 if version >= 12 => {
                             buf.advance(hdr);
                             let end = buf.remaining() - size;
-                            f_diverging_epoch = EpochEndOffset::decode(buf, version)?;
+                            self.diverging_epoch.decode_into(buf, version)?;
                             wire::expect_end(buf, end, tag)?;
                         }
                         1 if version >= 12 => {
                             buf.advance(hdr);
                             let end = buf.remaining() - size;
-                            f_current_leader = LeaderIdAndEpoch::decode(buf, version)?;
+                            self.current_leader.decode_into(buf, version)?;
                             wire::expect_end(buf, end, tag)?;
                         }
                         2 if version >= 12 => {
                             buf.advance(hdr);
                             let end = buf.remaining() - size;
-                            f_snapshot_id = SnapshotId::decode(buf, version)?;
+                            self.snapshot_id.decode_into(buf, version)?;
                             wire::expect_end(buf, end, tag)?;
                         }
                         _ => unknown.push(buf.split_to(hdr + size)),
                     }
                 }
-                unknown_tagged_fields = unknown.finish();
+                self.unknown_tagged_fields = unknown.finish();
             }
         }
-        Ok(Self {
-            partition_index: f_partition_index,
-            error_code: f_error_code,
-            high_watermark: f_high_watermark,
-            last_stable_offset: f_last_stable_offset,
-            log_start_offset: f_log_start_offset,
-            diverging_epoch: f_diverging_epoch,
-            current_leader: f_current_leader,
-            snapshot_id: f_snapshot_id,
-            aborted_transactions: f_aborted_transactions,
-            preferred_read_replica: f_preferred_read_replica,
-            records: f_records,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
@@ -993,11 +1011,22 @@ impl Encodable for EpochEndOffset {
 impl Decodable for EpochEndOffset {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    #[inline]
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_epoch: i32 = wire::get_i32(buf)?;
-        let mut f_end_offset: i64 = wire::get_i64(buf)?;
-        let unknown_tagged_fields = if flexible {
+        {
+            let b = wire::get_fixed::<12>(buf)?;
+            self.epoch = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+            self.end_offset =
+                i64::from_be_bytes([b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11]]);
+        }
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -1005,11 +1034,7 @@ impl Decodable for EpochEndOffset {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            epoch: f_epoch,
-            end_offset: f_end_offset,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
@@ -1110,11 +1135,21 @@ impl Encodable for LeaderIdAndEpoch {
 impl Decodable for LeaderIdAndEpoch {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    #[inline]
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_leader_id: i32 = wire::get_i32(buf)?;
-        let mut f_leader_epoch: i32 = wire::get_i32(buf)?;
-        let unknown_tagged_fields = if flexible {
+        {
+            let b = wire::get_fixed::<8>(buf)?;
+            self.leader_id = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+            self.leader_epoch = i32::from_be_bytes([b[4], b[5], b[6], b[7]]);
+        }
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -1122,11 +1157,7 @@ impl Decodable for LeaderIdAndEpoch {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            leader_id: f_leader_id,
-            leader_epoch: f_leader_epoch,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
@@ -1230,11 +1261,21 @@ impl Encodable for SnapshotId {
 impl Decodable for SnapshotId {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    #[inline]
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_end_offset: i64 = wire::get_i64(buf)?;
-        let mut f_epoch: i32 = wire::get_i32(buf)?;
-        let unknown_tagged_fields = if flexible {
+        {
+            let b = wire::get_fixed::<12>(buf)?;
+            self.end_offset = i64::from_be_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+            self.epoch = i32::from_be_bytes([b[8], b[9], b[10], b[11]]);
+        }
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -1242,11 +1283,7 @@ impl Decodable for SnapshotId {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            end_offset: f_end_offset,
-            epoch: f_epoch,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
@@ -1347,11 +1384,22 @@ impl Encodable for AbortedTransaction {
 impl Decodable for AbortedTransaction {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    #[inline]
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = version >= 12;
         let _ = flexible;
-        let mut f_producer_id: i64 = wire::get_i64(buf)?;
-        let mut f_first_offset: i64 = wire::get_i64(buf)?;
-        let unknown_tagged_fields = if flexible {
+        {
+            let b = wire::get_fixed::<16>(buf)?;
+            self.producer_id = i64::from_be_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+            self.first_offset =
+                i64::from_be_bytes([b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]]);
+        }
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -1359,11 +1407,7 @@ impl Decodable for AbortedTransaction {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            producer_id: f_producer_id,
-            first_offset: f_first_offset,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
@@ -1501,13 +1545,20 @@ impl Encodable for NodeEndpoint {
 impl Decodable for NodeEndpoint {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    #[inline]
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_node_id: i32 = wire::get_i32(buf)?;
-        let mut f_host: StrBytes = wire::get_string(buf, flexible)?;
-        let mut f_port: i32 = wire::get_i32(buf)?;
-        let mut f_rack: Option<StrBytes> = wire::get_nullable_string(buf, flexible)?;
-        let unknown_tagged_fields = if flexible {
+        self.node_id = wire::get_i32(buf)?;
+        self.host = wire::get_string(buf, flexible)?;
+        self.port = wire::get_i32(buf)?;
+        self.rack = wire::get_nullable_string(buf, flexible)?;
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -1515,13 +1566,7 @@ impl Decodable for NodeEndpoint {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            node_id: f_node_id,
-            host: f_host,
-            port: f_port,
-            rack: f_rack,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 

@@ -139,16 +139,26 @@ impl Encodable for FetchSnapshotRequest {
 
 impl Decodable for FetchSnapshotRequest {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_cluster_id: Option<StrBytes> = None;
-        let mut f_replica_id: i32 = wire::get_i32(buf)?;
-        let mut f_max_bytes: i32 = wire::get_i32(buf)?;
-        let mut f_topics: List<TopicSnapshot> = {
+        self.cluster_id = None;
+        {
+            let b = wire::get_fixed::<8>(buf)?;
+            self.replica_id = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+            self.max_bytes = i32::from_be_bytes([b[4], b[5], b[6], b[7]]);
+        }
+        {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            List::decode_elements(buf, n, TopicSnapshot::MIN_WIRE_SIZE, version)?
-        };
-        let mut unknown_tagged_fields = RawTaggedFields::new();
+            self.topics
+                .decode_elements_into(buf, n, TopicSnapshot::MIN_WIRE_SIZE, version)?;
+        }
+        self.unknown_tagged_fields = RawTaggedFields::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             if count > 0 {
@@ -159,22 +169,16 @@ impl Decodable for FetchSnapshotRequest {
                         0 => {
                             buf.advance(hdr);
                             let end = buf.remaining() - size;
-                            f_cluster_id = wire::get_nullable_string(buf, true)?;
+                            self.cluster_id = wire::get_nullable_string(buf, true)?;
                             wire::expect_end(buf, end, tag)?;
                         }
                         _ => unknown.push(buf.split_to(hdr + size)),
                     }
                 }
-                unknown_tagged_fields = unknown.finish();
+                self.unknown_tagged_fields = unknown.finish();
             }
         }
-        Ok(Self {
-            cluster_id: f_cluster_id,
-            replica_id: f_replica_id,
-            max_bytes: f_max_bytes,
-            topics: f_topics,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
@@ -312,14 +316,26 @@ impl Encodable for TopicSnapshot {
 impl Decodable for TopicSnapshot {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    #[inline]
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_name: StrBytes = wire::get_string(buf, flexible)?;
-        let mut f_partitions: List<PartitionSnapshot> = {
+        self.name = wire::get_string(buf, flexible)?;
+        {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            List::decode_elements(buf, n, PartitionSnapshot::MIN_WIRE_SIZE, version)?
-        };
-        let unknown_tagged_fields = if flexible {
+            self.partitions.decode_elements_into(
+                buf,
+                n,
+                PartitionSnapshot::MIN_WIRE_SIZE,
+                version,
+            )?;
+        }
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -327,11 +343,7 @@ impl Decodable for TopicSnapshot {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            name: f_name,
-            partitions: f_partitions,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
@@ -472,14 +484,24 @@ impl Encodable for PartitionSnapshot {
 impl Decodable for PartitionSnapshot {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    #[inline]
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_partition: i32 = wire::get_i32(buf)?;
-        let mut f_current_leader_epoch: i32 = wire::get_i32(buf)?;
-        let mut f_snapshot_id: SnapshotId = SnapshotId::decode(buf, version)?;
-        let mut f_position: i64 = wire::get_i64(buf)?;
-        let mut f_replica_directory_id: Uuid = Uuid::nil();
-        let mut unknown_tagged_fields = RawTaggedFields::new();
+        {
+            let b = wire::get_fixed::<8>(buf)?;
+            self.partition = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+            self.current_leader_epoch = i32::from_be_bytes([b[4], b[5], b[6], b[7]]);
+        }
+        self.snapshot_id.decode_into(buf, version)?;
+        self.position = wire::get_i64(buf)?;
+        self.replica_directory_id = Uuid::nil();
+        self.unknown_tagged_fields = RawTaggedFields::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             if count > 0 {
@@ -490,23 +512,16 @@ impl Decodable for PartitionSnapshot {
                         0 if version >= 1 => {
                             buf.advance(hdr);
                             let end = buf.remaining() - size;
-                            f_replica_directory_id = wire::get_uuid(buf)?;
+                            self.replica_directory_id = wire::get_uuid(buf)?;
                             wire::expect_end(buf, end, tag)?;
                         }
                         _ => unknown.push(buf.split_to(hdr + size)),
                     }
                 }
-                unknown_tagged_fields = unknown.finish();
+                self.unknown_tagged_fields = unknown.finish();
             }
         }
-        Ok(Self {
-            partition: f_partition,
-            current_leader_epoch: f_current_leader_epoch,
-            snapshot_id: f_snapshot_id,
-            position: f_position,
-            replica_directory_id: f_replica_directory_id,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
@@ -644,11 +659,21 @@ impl Encodable for SnapshotId {
 impl Decodable for SnapshotId {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    #[inline]
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_end_offset: i64 = wire::get_i64(buf)?;
-        let mut f_epoch: i32 = wire::get_i32(buf)?;
-        let unknown_tagged_fields = if flexible {
+        {
+            let b = wire::get_fixed::<12>(buf)?;
+            self.end_offset = i64::from_be_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+            self.epoch = i32::from_be_bytes([b[8], b[9], b[10], b[11]]);
+        }
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -656,11 +681,7 @@ impl Decodable for SnapshotId {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            end_offset: f_end_offset,
-            epoch: f_epoch,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 

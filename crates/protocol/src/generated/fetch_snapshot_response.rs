@@ -129,16 +129,26 @@ impl Encodable for FetchSnapshotResponse {
 
 impl Decodable for FetchSnapshotResponse {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_throttle_time_ms: i32 = wire::get_i32(buf)?;
-        let mut f_error_code: i16 = wire::get_i16(buf)?;
-        let mut f_topics: List<TopicSnapshot> = {
+        {
+            let b = wire::get_fixed::<6>(buf)?;
+            self.throttle_time_ms = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+            self.error_code = i16::from_be_bytes([b[4], b[5]]);
+        }
+        {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            List::decode_elements(buf, n, TopicSnapshot::MIN_WIRE_SIZE, version)?
-        };
-        let mut f_node_endpoints: List<NodeEndpoint> = List::new();
-        let mut unknown_tagged_fields = RawTaggedFields::new();
+            self.topics
+                .decode_elements_into(buf, n, TopicSnapshot::MIN_WIRE_SIZE, version)?;
+        }
+        self.node_endpoints = List::new();
+        self.unknown_tagged_fields = RawTaggedFields::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             if count > 0 {
@@ -149,26 +159,25 @@ impl Decodable for FetchSnapshotResponse {
                         0 if version >= 1 => {
                             buf.advance(hdr);
                             let end = buf.remaining() - size;
-                            f_node_endpoints = {
+                            {
                                 let n = wire::get_array_len(buf, true)?
                                     .ok_or(DecodeError::UnexpectedNull)?;
-                                List::decode_elements(buf, n, NodeEndpoint::MIN_WIRE_SIZE, version)?
-                            };
+                                self.node_endpoints.decode_elements_into(
+                                    buf,
+                                    n,
+                                    NodeEndpoint::MIN_WIRE_SIZE,
+                                    version,
+                                )?;
+                            }
                             wire::expect_end(buf, end, tag)?;
                         }
                         _ => unknown.push(buf.split_to(hdr + size)),
                     }
                 }
-                unknown_tagged_fields = unknown.finish();
+                self.unknown_tagged_fields = unknown.finish();
             }
         }
-        Ok(Self {
-            throttle_time_ms: f_throttle_time_ms,
-            error_code: f_error_code,
-            topics: f_topics,
-            node_endpoints: f_node_endpoints,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
@@ -321,14 +330,26 @@ impl Encodable for TopicSnapshot {
 impl Decodable for TopicSnapshot {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    #[inline]
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_name: StrBytes = wire::get_string(buf, flexible)?;
-        let mut f_partitions: List<PartitionSnapshot> = {
+        self.name = wire::get_string(buf, flexible)?;
+        {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            List::decode_elements(buf, n, PartitionSnapshot::MIN_WIRE_SIZE, version)?
-        };
-        let unknown_tagged_fields = if flexible {
+            self.partitions.decode_elements_into(
+                buf,
+                n,
+                PartitionSnapshot::MIN_WIRE_SIZE,
+                version,
+            )?;
+        }
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -336,11 +357,7 @@ impl Decodable for TopicSnapshot {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            name: f_name,
-            partitions: f_partitions,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
@@ -495,16 +512,30 @@ impl Encodable for PartitionSnapshot {
 impl Decodable for PartitionSnapshot {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    #[inline]
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_index: i32 = wire::get_i32(buf)?;
-        let mut f_error_code: i16 = wire::get_i16(buf)?;
-        let mut f_snapshot_id: SnapshotId = SnapshotId::decode(buf, version)?;
-        let mut f_current_leader: LeaderIdAndEpoch = LeaderIdAndEpoch::default();
-        let mut f_size: i64 = wire::get_i64(buf)?;
-        let mut f_position: i64 = wire::get_i64(buf)?;
-        let mut f_unaligned_records: Bytes = wire::get_bytes(buf, flexible)?;
-        let mut unknown_tagged_fields = RawTaggedFields::new();
+        {
+            let b = wire::get_fixed::<6>(buf)?;
+            self.index = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+            self.error_code = i16::from_be_bytes([b[4], b[5]]);
+        }
+        self.snapshot_id.decode_into(buf, version)?;
+        self.current_leader = LeaderIdAndEpoch::default();
+        {
+            let b = wire::get_fixed::<16>(buf)?;
+            self.size = i64::from_be_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+            self.position =
+                i64::from_be_bytes([b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]]);
+        }
+        self.unaligned_records = wire::get_bytes(buf, flexible)?;
+        self.unknown_tagged_fields = RawTaggedFields::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             if count > 0 {
@@ -515,25 +546,16 @@ impl Decodable for PartitionSnapshot {
                         0 => {
                             buf.advance(hdr);
                             let end = buf.remaining() - size;
-                            f_current_leader = LeaderIdAndEpoch::decode(buf, version)?;
+                            self.current_leader.decode_into(buf, version)?;
                             wire::expect_end(buf, end, tag)?;
                         }
                         _ => unknown.push(buf.split_to(hdr + size)),
                     }
                 }
-                unknown_tagged_fields = unknown.finish();
+                self.unknown_tagged_fields = unknown.finish();
             }
         }
-        Ok(Self {
-            index: f_index,
-            error_code: f_error_code,
-            snapshot_id: f_snapshot_id,
-            current_leader: f_current_leader,
-            size: f_size,
-            position: f_position,
-            unaligned_records: f_unaligned_records,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
@@ -669,11 +691,21 @@ impl Encodable for SnapshotId {
 impl Decodable for SnapshotId {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    #[inline]
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_end_offset: i64 = wire::get_i64(buf)?;
-        let mut f_epoch: i32 = wire::get_i32(buf)?;
-        let unknown_tagged_fields = if flexible {
+        {
+            let b = wire::get_fixed::<12>(buf)?;
+            self.end_offset = i64::from_be_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+            self.epoch = i32::from_be_bytes([b[8], b[9], b[10], b[11]]);
+        }
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -681,11 +713,7 @@ impl Decodable for SnapshotId {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            end_offset: f_end_offset,
-            epoch: f_epoch,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
@@ -786,11 +814,21 @@ impl Encodable for LeaderIdAndEpoch {
 impl Decodable for LeaderIdAndEpoch {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    #[inline]
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_leader_id: i32 = wire::get_i32(buf)?;
-        let mut f_leader_epoch: i32 = wire::get_i32(buf)?;
-        let unknown_tagged_fields = if flexible {
+        {
+            let b = wire::get_fixed::<8>(buf)?;
+            self.leader_id = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+            self.leader_epoch = i32::from_be_bytes([b[4], b[5], b[6], b[7]]);
+        }
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -798,11 +836,7 @@ impl Decodable for LeaderIdAndEpoch {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            leader_id: f_leader_id,
-            leader_epoch: f_leader_epoch,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
@@ -914,12 +948,19 @@ impl Encodable for NodeEndpoint {
 impl Decodable for NodeEndpoint {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    #[inline]
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_node_id: i32 = wire::get_i32(buf)?;
-        let mut f_host: StrBytes = wire::get_string(buf, flexible)?;
-        let mut f_port: u16 = wire::get_u16(buf)?;
-        let unknown_tagged_fields = if flexible {
+        self.node_id = wire::get_i32(buf)?;
+        self.host = wire::get_string(buf, flexible)?;
+        self.port = wire::get_u16(buf)?;
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -927,12 +968,7 @@ impl Decodable for NodeEndpoint {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            node_id: f_node_id,
-            host: f_host,
-            port: f_port,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 

@@ -88,11 +88,20 @@ impl Encodable for KRaftVersionRecord {
 
 impl Decodable for KRaftVersionRecord {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_version: i16 = wire::get_i16(buf)?;
-        let mut f_k_raft_version: i16 = wire::get_i16(buf)?;
-        let unknown_tagged_fields = if flexible {
+        {
+            let b = wire::get_fixed::<4>(buf)?;
+            self.version = i16::from_be_bytes([b[0], b[1]]);
+            self.k_raft_version = i16::from_be_bytes([b[2], b[3]]);
+        }
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -100,11 +109,7 @@ impl Decodable for KRaftVersionRecord {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            version: f_version,
-            k_raft_version: f_k_raft_version,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 

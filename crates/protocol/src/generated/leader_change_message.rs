@@ -106,19 +106,30 @@ impl Encodable for LeaderChangeMessage {
 
 impl Decodable for LeaderChangeMessage {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_version: i16 = wire::get_i16(buf)?;
-        let mut f_leader_id: i32 = wire::get_i32(buf)?;
-        let mut f_voters: List<Voter> = {
+        {
+            let b = wire::get_fixed::<6>(buf)?;
+            self.version = i16::from_be_bytes([b[0], b[1]]);
+            self.leader_id = i32::from_be_bytes([b[2], b[3], b[4], b[5]]);
+        }
+        {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            List::decode_elements(buf, n, Voter::MIN_WIRE_SIZE, version)?
-        };
-        let mut f_granting_voters: List<Voter> = {
+            self.voters
+                .decode_elements_into(buf, n, Voter::MIN_WIRE_SIZE, version)?;
+        }
+        {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            List::decode_elements(buf, n, Voter::MIN_WIRE_SIZE, version)?
-        };
-        let unknown_tagged_fields = if flexible {
+            self.granting_voters
+                .decode_elements_into(buf, n, Voter::MIN_WIRE_SIZE, version)?;
+        }
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -126,13 +137,7 @@ impl Decodable for LeaderChangeMessage {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            version: f_version,
-            leader_id: f_leader_id,
-            voters: f_voters,
-            granting_voters: f_granting_voters,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
@@ -266,15 +271,22 @@ impl Encodable for Voter {
 impl Decodable for Voter {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    #[inline]
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_voter_id: i32 = wire::get_i32(buf)?;
-        let mut f_voter_directory_id: Uuid = if version >= 1 {
-            wire::get_uuid(buf)?
+        self.voter_id = wire::get_i32(buf)?;
+        if version >= 1 {
+            self.voter_directory_id = wire::get_uuid(buf)?;
         } else {
-            Uuid::nil()
-        };
-        let unknown_tagged_fields = if flexible {
+            self.voter_directory_id = Uuid::nil();
+        }
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -282,11 +294,7 @@ impl Decodable for Voter {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            voter_id: f_voter_id,
-            voter_directory_id: f_voter_directory_id,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 

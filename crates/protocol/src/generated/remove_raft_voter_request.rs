@@ -114,12 +114,24 @@ impl Encodable for RemoveRaftVoterRequest {
 
 impl Decodable for RemoveRaftVoterRequest {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_cluster_id: Option<StrBytes> = wire::get_nullable_string(buf, flexible)?;
-        let mut f_voter_id: i32 = wire::get_i32(buf)?;
-        let mut f_voter_directory_id: Uuid = wire::get_uuid(buf)?;
-        let unknown_tagged_fields = if flexible {
+        self.cluster_id = wire::get_nullable_string(buf, flexible)?;
+        {
+            let b = wire::get_fixed::<20>(buf)?;
+            self.voter_id = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+            self.voter_directory_id = Uuid::from_bytes([
+                b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15],
+                b[16], b[17], b[18], b[19],
+            ]);
+        }
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -127,12 +139,7 @@ impl Decodable for RemoveRaftVoterRequest {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            cluster_id: f_cluster_id,
-            voter_id: f_voter_id,
-            voter_directory_id: f_voter_directory_id,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 

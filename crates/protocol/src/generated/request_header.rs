@@ -121,13 +121,22 @@ impl Encodable for RequestHeader {
 
 impl Decodable for RequestHeader {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = version >= 2;
         let _ = flexible;
-        let mut f_request_api_key: i16 = wire::get_i16(buf)?;
-        let mut f_request_api_version: i16 = wire::get_i16(buf)?;
-        let mut f_correlation_id: i32 = wire::get_i32(buf)?;
-        let mut f_client_id: Option<StrBytes> = wire::get_nullable_string(buf, false)?;
-        let unknown_tagged_fields = if flexible {
+        {
+            let b = wire::get_fixed::<8>(buf)?;
+            self.request_api_key = i16::from_be_bytes([b[0], b[1]]);
+            self.request_api_version = i16::from_be_bytes([b[2], b[3]]);
+            self.correlation_id = i32::from_be_bytes([b[4], b[5], b[6], b[7]]);
+        }
+        self.client_id = wire::get_nullable_string(buf, false)?;
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -135,13 +144,7 @@ impl Decodable for RequestHeader {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            request_api_key: f_request_api_key,
-            request_api_version: f_request_api_version,
-            correlation_id: f_correlation_id,
-            client_id: f_client_id,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 

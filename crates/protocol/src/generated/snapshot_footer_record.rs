@@ -81,10 +81,16 @@ impl Encodable for SnapshotFooterRecord {
 
 impl Decodable for SnapshotFooterRecord {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_version: i16 = wire::get_i16(buf)?;
-        let unknown_tagged_fields = if flexible {
+        self.version = wire::get_i16(buf)?;
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -92,10 +98,7 @@ impl Decodable for SnapshotFooterRecord {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            version: f_version,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 

@@ -88,11 +88,21 @@ impl Encodable for SnapshotHeaderRecord {
 
 impl Decodable for SnapshotHeaderRecord {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_version: i16 = wire::get_i16(buf)?;
-        let mut f_last_contained_log_timestamp: i64 = wire::get_i64(buf)?;
-        let unknown_tagged_fields = if flexible {
+        {
+            let b = wire::get_fixed::<10>(buf)?;
+            self.version = i16::from_be_bytes([b[0], b[1]]);
+            self.last_contained_log_timestamp =
+                i64::from_be_bytes([b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9]]);
+        }
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -100,11 +110,7 @@ impl Decodable for SnapshotHeaderRecord {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            version: f_version,
-            last_contained_log_timestamp: f_last_contained_log_timestamp,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 

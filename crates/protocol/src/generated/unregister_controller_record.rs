@@ -81,10 +81,16 @@ impl Encodable for UnregisterControllerRecord {
 
 impl Decodable for UnregisterControllerRecord {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_controller_id: i32 = wire::get_i32(buf)?;
-        let unknown_tagged_fields = if flexible {
+        self.controller_id = wire::get_i32(buf)?;
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -92,10 +98,7 @@ impl Decodable for UnregisterControllerRecord {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            controller_id: f_controller_id,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 

@@ -106,19 +106,30 @@ impl Encodable for UpdateFeaturesRequest {
 
 impl Decodable for UpdateFeaturesRequest {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_timeout_ms: i32 = wire::get_i32(buf)?;
-        let mut f_feature_updates: List<FeatureUpdateKey> = {
+        self.timeout_ms = wire::get_i32(buf)?;
+        {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            List::decode_elements(buf, n, FeatureUpdateKey::MIN_WIRE_SIZE, version)?
-        };
-        let mut f_validate_only: bool = if version >= 1 {
-            wire::get_bool(buf)?
+            self.feature_updates.decode_elements_into(
+                buf,
+                n,
+                FeatureUpdateKey::MIN_WIRE_SIZE,
+                version,
+            )?;
+        }
+        if version >= 1 {
+            self.validate_only = wire::get_bool(buf)?;
         } else {
-            false
-        };
-        let unknown_tagged_fields = if flexible {
+            self.validate_only = false;
+        }
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -126,12 +137,7 @@ impl Decodable for UpdateFeaturesRequest {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            timeout_ms: f_timeout_ms,
-            feature_updates: f_feature_updates,
-            validate_only: f_validate_only,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
@@ -284,17 +290,28 @@ impl Encodable for FeatureUpdateKey {
 impl Decodable for FeatureUpdateKey {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    #[inline]
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_feature: StrBytes = wire::get_string(buf, flexible)?;
-        let mut f_max_version_level: i16 = wire::get_i16(buf)?;
-        let mut f_allow_downgrade: bool = if version <= 0 {
-            wire::get_bool(buf)?
+        self.feature = wire::get_string(buf, flexible)?;
+        self.max_version_level = wire::get_i16(buf)?;
+        if version <= 0 {
+            self.allow_downgrade = wire::get_bool(buf)?;
         } else {
-            false
-        };
-        let mut f_upgrade_type: i8 = if version >= 1 { wire::get_i8(buf)? } else { 1 };
-        let unknown_tagged_fields = if flexible {
+            self.allow_downgrade = false;
+        }
+        if version >= 1 {
+            self.upgrade_type = wire::get_i8(buf)?;
+        } else {
+            self.upgrade_type = 1;
+        }
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -302,13 +319,7 @@ impl Decodable for FeatureUpdateKey {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            feature: f_feature,
-            max_version_level: f_max_version_level,
-            allow_downgrade: f_allow_downgrade,
-            upgrade_type: f_upgrade_type,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 

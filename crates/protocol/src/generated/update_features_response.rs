@@ -127,20 +127,34 @@ impl Encodable for UpdateFeaturesResponse {
 
 impl Decodable for UpdateFeaturesResponse {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_throttle_time_ms: i32 = wire::get_i32(buf)?;
-        let mut f_error_code: i16 = wire::get_i16(buf)?;
-        let mut f_error_message: Option<StrBytes> = wire::get_nullable_string(buf, flexible)?;
-        let mut f_results: List<UpdatableFeatureResult> = if version <= 1 {
+        {
+            let b = wire::get_fixed::<6>(buf)?;
+            self.throttle_time_ms = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+            self.error_code = i16::from_be_bytes([b[4], b[5]]);
+        }
+        self.error_message = wire::get_nullable_string(buf, flexible)?;
+        if version <= 1 {
             {
                 let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-                List::decode_elements(buf, n, UpdatableFeatureResult::MIN_WIRE_SIZE, version)?
+                self.results.decode_elements_into(
+                    buf,
+                    n,
+                    UpdatableFeatureResult::MIN_WIRE_SIZE,
+                    version,
+                )?;
             }
         } else {
-            List::new()
-        };
-        let unknown_tagged_fields = if flexible {
+            self.results = List::new();
+        }
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -148,13 +162,7 @@ impl Decodable for UpdateFeaturesResponse {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            throttle_time_ms: f_throttle_time_ms,
-            error_code: f_error_code,
-            error_message: f_error_message,
-            results: f_results,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
@@ -317,12 +325,19 @@ impl Encodable for UpdatableFeatureResult {
 impl Decodable for UpdatableFeatureResult {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    #[inline]
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_feature: StrBytes = wire::get_string(buf, flexible)?;
-        let mut f_error_code: i16 = wire::get_i16(buf)?;
-        let mut f_error_message: Option<StrBytes> = wire::get_nullable_string(buf, flexible)?;
-        let unknown_tagged_fields = if flexible {
+        self.feature = wire::get_string(buf, flexible)?;
+        self.error_code = wire::get_i16(buf)?;
+        self.error_message = wire::get_nullable_string(buf, flexible)?;
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -330,12 +345,7 @@ impl Decodable for UpdatableFeatureResult {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            feature: f_feature,
-            error_code: f_error_code,
-            error_message: f_error_message,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 

@@ -137,19 +137,31 @@ impl Encodable for UpdateRaftVoterRequest {
 
 impl Decodable for UpdateRaftVoterRequest {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_cluster_id: Option<StrBytes> = wire::get_nullable_string(buf, flexible)?;
-        let mut f_current_leader_epoch: i32 = wire::get_i32(buf)?;
-        let mut f_voter_id: i32 = wire::get_i32(buf)?;
-        let mut f_voter_directory_id: Uuid = wire::get_uuid(buf)?;
-        let mut f_listeners: List<Listener> = {
+        self.cluster_id = wire::get_nullable_string(buf, flexible)?;
+        {
+            let b = wire::get_fixed::<24>(buf)?;
+            self.current_leader_epoch = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+            self.voter_id = i32::from_be_bytes([b[4], b[5], b[6], b[7]]);
+            self.voter_directory_id = Uuid::from_bytes([
+                b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15], b[16], b[17], b[18], b[19],
+                b[20], b[21], b[22], b[23],
+            ]);
+        }
+        {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            List::decode_elements(buf, n, Listener::MIN_WIRE_SIZE, version)?
-        };
-        let mut f_k_raft_version_feature: KRaftVersionFeature =
-            KRaftVersionFeature::decode(buf, version)?;
-        let unknown_tagged_fields = if flexible {
+            self.listeners
+                .decode_elements_into(buf, n, Listener::MIN_WIRE_SIZE, version)?;
+        }
+        self.k_raft_version_feature.decode_into(buf, version)?;
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -157,15 +169,7 @@ impl Decodable for UpdateRaftVoterRequest {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            cluster_id: f_cluster_id,
-            current_leader_epoch: f_current_leader_epoch,
-            voter_id: f_voter_id,
-            voter_directory_id: f_voter_directory_id,
-            listeners: f_listeners,
-            k_raft_version_feature: f_k_raft_version_feature,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
@@ -311,12 +315,19 @@ impl Encodable for Listener {
 impl Decodable for Listener {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    #[inline]
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_name: StrBytes = wire::get_string(buf, flexible)?;
-        let mut f_host: StrBytes = wire::get_string(buf, flexible)?;
-        let mut f_port: u16 = wire::get_u16(buf)?;
-        let unknown_tagged_fields = if flexible {
+        self.name = wire::get_string(buf, flexible)?;
+        self.host = wire::get_string(buf, flexible)?;
+        self.port = wire::get_u16(buf)?;
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -324,12 +335,7 @@ impl Decodable for Listener {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            name: f_name,
-            host: f_host,
-            port: f_port,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
@@ -435,11 +441,21 @@ impl Encodable for KRaftVersionFeature {
 impl Decodable for KRaftVersionFeature {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    #[inline]
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_min_supported_version: i16 = wire::get_i16(buf)?;
-        let mut f_max_supported_version: i16 = wire::get_i16(buf)?;
-        let unknown_tagged_fields = if flexible {
+        {
+            let b = wire::get_fixed::<4>(buf)?;
+            self.min_supported_version = i16::from_be_bytes([b[0], b[1]]);
+            self.max_supported_version = i16::from_be_bytes([b[2], b[3]]);
+        }
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -447,11 +463,7 @@ impl Decodable for KRaftVersionFeature {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            min_supported_version: f_min_supported_version,
-            max_supported_version: f_max_supported_version,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 

@@ -104,12 +104,21 @@ impl Encodable for UpdateRaftVoterResponse {
 
 impl Decodable for UpdateRaftVoterResponse {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_throttle_time_ms: i32 = wire::get_i32(buf)?;
-        let mut f_error_code: i16 = wire::get_i16(buf)?;
-        let mut f_current_leader: CurrentLeader = CurrentLeader::default();
-        let mut unknown_tagged_fields = RawTaggedFields::new();
+        {
+            let b = wire::get_fixed::<6>(buf)?;
+            self.throttle_time_ms = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+            self.error_code = i16::from_be_bytes([b[4], b[5]]);
+        }
+        self.current_leader = CurrentLeader::default();
+        self.unknown_tagged_fields = RawTaggedFields::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             if count > 0 {
@@ -120,21 +129,16 @@ impl Decodable for UpdateRaftVoterResponse {
                         0 => {
                             buf.advance(hdr);
                             let end = buf.remaining() - size;
-                            f_current_leader = CurrentLeader::decode(buf, version)?;
+                            self.current_leader.decode_into(buf, version)?;
                             wire::expect_end(buf, end, tag)?;
                         }
                         _ => unknown.push(buf.split_to(hdr + size)),
                     }
                 }
-                unknown_tagged_fields = unknown.finish();
+                self.unknown_tagged_fields = unknown.finish();
             }
         }
-        Ok(Self {
-            throttle_time_ms: f_throttle_time_ms,
-            error_code: f_error_code,
-            current_leader: f_current_leader,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
@@ -264,13 +268,23 @@ impl Encodable for CurrentLeader {
 impl Decodable for CurrentLeader {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    #[inline]
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_leader_id: i32 = wire::get_i32(buf)?;
-        let mut f_leader_epoch: i32 = wire::get_i32(buf)?;
-        let mut f_host: StrBytes = wire::get_string(buf, flexible)?;
-        let mut f_port: i32 = wire::get_i32(buf)?;
-        let unknown_tagged_fields = if flexible {
+        {
+            let b = wire::get_fixed::<8>(buf)?;
+            self.leader_id = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+            self.leader_epoch = i32::from_be_bytes([b[4], b[5], b[6], b[7]]);
+        }
+        self.host = wire::get_string(buf, flexible)?;
+        self.port = wire::get_i32(buf)?;
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -278,13 +292,7 @@ impl Decodable for CurrentLeader {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            leader_id: f_leader_id,
-            leader_epoch: f_leader_epoch,
-            host: f_host,
-            port: f_port,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 

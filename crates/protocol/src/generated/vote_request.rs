@@ -120,19 +120,26 @@ impl Encodable for VoteRequest {
 
 impl Decodable for VoteRequest {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_cluster_id: Option<StrBytes> = wire::get_nullable_string(buf, flexible)?;
-        let mut f_voter_id: i32 = if version >= 1 {
-            wire::get_i32(buf)?
+        self.cluster_id = wire::get_nullable_string(buf, flexible)?;
+        if version >= 1 {
+            self.voter_id = wire::get_i32(buf)?;
         } else {
-            -1
-        };
-        let mut f_topics: List<TopicData> = {
+            self.voter_id = -1;
+        }
+        {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            List::decode_elements(buf, n, TopicData::MIN_WIRE_SIZE, version)?
-        };
-        let unknown_tagged_fields = if flexible {
+            self.topics
+                .decode_elements_into(buf, n, TopicData::MIN_WIRE_SIZE, version)?;
+        }
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -140,12 +147,7 @@ impl Decodable for VoteRequest {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            cluster_id: f_cluster_id,
-            voter_id: f_voter_id,
-            topics: f_topics,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
@@ -273,14 +275,22 @@ impl Encodable for TopicData {
 impl Decodable for TopicData {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    #[inline]
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_topic_name: StrBytes = wire::get_string(buf, flexible)?;
-        let mut f_partitions: List<PartitionData> = {
+        self.topic_name = wire::get_string(buf, flexible)?;
+        {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            List::decode_elements(buf, n, PartitionData::MIN_WIRE_SIZE, version)?
-        };
-        let unknown_tagged_fields = if flexible {
+            self.partitions
+                .decode_elements_into(buf, n, PartitionData::MIN_WIRE_SIZE, version)?;
+        }
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -288,11 +298,7 @@ impl Decodable for TopicData {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            topic_name: f_topic_name,
-            partitions: f_partitions,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
@@ -462,29 +468,49 @@ impl Encodable for PartitionData {
 impl Decodable for PartitionData {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    #[inline]
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_partition_index: i32 = wire::get_i32(buf)?;
-        let mut f_replica_epoch: i32 = wire::get_i32(buf)?;
-        let mut f_replica_id: i32 = wire::get_i32(buf)?;
-        let mut f_replica_directory_id: Uuid = if version >= 1 {
-            wire::get_uuid(buf)?
+        {
+            let b = wire::get_fixed::<12>(buf)?;
+            self.partition_index = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+            self.replica_epoch = i32::from_be_bytes([b[4], b[5], b[6], b[7]]);
+            self.replica_id = i32::from_be_bytes([b[8], b[9], b[10], b[11]]);
+        }
+        if version >= 1 {
+            {
+                let b = wire::get_fixed::<32>(buf)?;
+                self.replica_directory_id = Uuid::from_bytes([
+                    b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11],
+                    b[12], b[13], b[14], b[15],
+                ]);
+                self.voter_directory_id = Uuid::from_bytes([
+                    b[16], b[17], b[18], b[19], b[20], b[21], b[22], b[23], b[24], b[25], b[26],
+                    b[27], b[28], b[29], b[30], b[31],
+                ]);
+            }
         } else {
-            Uuid::nil()
-        };
-        let mut f_voter_directory_id: Uuid = if version >= 1 {
-            wire::get_uuid(buf)?
+            self.replica_directory_id = Uuid::nil();
+            self.voter_directory_id = Uuid::nil();
+        }
+        {
+            let b = wire::get_fixed::<12>(buf)?;
+            self.last_offset_epoch = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+            self.last_offset =
+                i64::from_be_bytes([b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11]]);
+        }
+        if version >= 2 {
+            self.pre_vote = wire::get_bool(buf)?;
         } else {
-            Uuid::nil()
-        };
-        let mut f_last_offset_epoch: i32 = wire::get_i32(buf)?;
-        let mut f_last_offset: i64 = wire::get_i64(buf)?;
-        let mut f_pre_vote: bool = if version >= 2 {
-            wire::get_bool(buf)?
-        } else {
-            false
-        };
-        let unknown_tagged_fields = if flexible {
+            self.pre_vote = false;
+        }
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -492,17 +518,7 @@ impl Decodable for PartitionData {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            partition_index: f_partition_index,
-            replica_epoch: f_replica_epoch,
-            replica_id: f_replica_id,
-            replica_directory_id: f_replica_directory_id,
-            voter_directory_id: f_voter_directory_id,
-            last_offset_epoch: f_last_offset_epoch,
-            last_offset: f_last_offset,
-            pre_vote: f_pre_vote,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 

@@ -90,14 +90,21 @@ impl Encodable for VotersRecord {
 
 impl Decodable for VotersRecord {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_version: i16 = wire::get_i16(buf)?;
-        let mut f_voters: List<Voter> = {
+        self.version = wire::get_i16(buf)?;
+        {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            List::decode_elements(buf, n, Voter::MIN_WIRE_SIZE, version)?
-        };
-        let unknown_tagged_fields = if flexible {
+            self.voters
+                .decode_elements_into(buf, n, Voter::MIN_WIRE_SIZE, version)?;
+        }
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -105,11 +112,7 @@ impl Decodable for VotersRecord {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            version: f_version,
-            voters: f_voters,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
@@ -233,17 +236,30 @@ impl Encodable for Voter {
 impl Decodable for Voter {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    #[inline]
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_voter_id: i32 = wire::get_i32(buf)?;
-        let mut f_voter_directory_id: Uuid = wire::get_uuid(buf)?;
-        let mut f_endpoints: List<Endpoint> = {
+        {
+            let b = wire::get_fixed::<20>(buf)?;
+            self.voter_id = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+            self.voter_directory_id = Uuid::from_bytes([
+                b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15],
+                b[16], b[17], b[18], b[19],
+            ]);
+        }
+        {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            List::decode_elements(buf, n, Endpoint::MIN_WIRE_SIZE, version)?
-        };
-        let mut f_k_raft_version_feature: KRaftVersionFeature =
-            KRaftVersionFeature::decode(buf, version)?;
-        let unknown_tagged_fields = if flexible {
+            self.endpoints
+                .decode_elements_into(buf, n, Endpoint::MIN_WIRE_SIZE, version)?;
+        }
+        self.k_raft_version_feature.decode_into(buf, version)?;
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -251,13 +267,7 @@ impl Decodable for Voter {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            voter_id: f_voter_id,
-            voter_directory_id: f_voter_directory_id,
-            endpoints: f_endpoints,
-            k_raft_version_feature: f_k_raft_version_feature,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
@@ -385,12 +395,19 @@ impl Encodable for Endpoint {
 impl Decodable for Endpoint {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    #[inline]
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_name: StrBytes = wire::get_string(buf, flexible)?;
-        let mut f_host: StrBytes = wire::get_string(buf, flexible)?;
-        let mut f_port: u16 = wire::get_u16(buf)?;
-        let unknown_tagged_fields = if flexible {
+        self.name = wire::get_string(buf, flexible)?;
+        self.host = wire::get_string(buf, flexible)?;
+        self.port = wire::get_u16(buf)?;
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -398,12 +415,7 @@ impl Decodable for Endpoint {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            name: f_name,
-            host: f_host,
-            port: f_port,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
@@ -509,11 +521,21 @@ impl Encodable for KRaftVersionFeature {
 impl Decodable for KRaftVersionFeature {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_into(buf, version)?;
+        Ok(this)
+    }
+
+    #[inline]
+    fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = true;
         let _ = flexible;
-        let mut f_min_supported_version: i16 = wire::get_i16(buf)?;
-        let mut f_max_supported_version: i16 = wire::get_i16(buf)?;
-        let unknown_tagged_fields = if flexible {
+        {
+            let b = wire::get_fixed::<4>(buf)?;
+            self.min_supported_version = i16::from_be_bytes([b[0], b[1]]);
+            self.max_supported_version = i16::from_be_bytes([b[2], b[3]]);
+        }
+        self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
                 0 => RawTaggedFields::new(),
                 count => wire::get_raw_tag_section(buf, count)?,
@@ -521,11 +543,7 @@ impl Decodable for KRaftVersionFeature {
         } else {
             RawTaggedFields::new()
         };
-        Ok(Self {
-            min_supported_version: f_min_supported_version,
-            max_supported_version: f_max_supported_version,
-            unknown_tagged_fields,
-        })
+        Ok(())
     }
 }
 
