@@ -13,6 +13,7 @@ static GLOBAL: alloc_guard::Counting = alloc_guard::Counting;
 
 fuzz_target!(|data: &[u8]| {
     let frame = Bytes::copy_from_slice(data);
+    drop(frame.clone()); // shared, as the frame decoder hands frames over
     alloc_guard::bounded(data.len(), || {
         let _ = decode_request_header(&mut frame.clone());
         let _ = decode_request(frame.clone());

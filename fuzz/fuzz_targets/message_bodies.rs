@@ -23,6 +23,7 @@ fuzz_target!(|data: &[u8]| {
     let version = lo + (data[1] as i16 % (hi - lo + 1));
     let response = data[2] & 1 == 1;
     let body = Bytes::copy_from_slice(&data[3..]);
+    drop(body.clone()); // shared, as the frame decoder hands frames over
     if response {
         let mut buf = body.clone();
         if let Ok(msg) = alloc_guard::bounded(body.len(), || ResponseBody::decode(key, version, &mut buf)) {

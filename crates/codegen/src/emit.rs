@@ -307,6 +307,27 @@ fn gen_read_nullable(ty: &FieldType, compact: &str) -> String {
     }
 }
 
+/// Statement advancing `buf` past one checked value of type `ty`
+/// (`nullable`: the version condition under which a struct has a null marker).
+fn gen_skip(ty: &FieldType, compact: &str, nullable: &str) -> String {
+    if let Some(w) = ty.fixed_width() {
+        return format!("wire::skip(buf, {w})?;");
+    }
+    match ty {
+        FieldType::String => format!("wire::skip_string(buf, {compact})?;"),
+        FieldType::Bytes | FieldType::Records => format!("wire::skip_bytes(buf, {compact})?;"),
+        FieldType::Struct(n) if nullable == "false" => format!("{n}::skip_checked(buf, version)?;"),
+        FieldType::Struct(n) => format!(
+            "if !({nullable}) || wire::get_i8(buf)? >= 0 {{ {n}::skip_checked(buf, version)?; }}"
+        ),
+        FieldType::Array(inner) => format!(
+            "for _ in 0..wire::get_array_len(buf, {compact})?.unwrap_or(0) {{ {} }}",
+            gen_skip(inner, compact, "false")
+        ),
+        _ => String::new(),
+    }
+}
+
 /// Reads a run of fixed-width fields from one array of their total width.
 fn emit_fixed_run(out: &mut String, ind: &str, run: &[&Field]) {
     let total: usize = run.iter().filter_map(|f| f.ty.fixed_width()).sum();
@@ -931,14 +952,14 @@ impl Emitter<'_> {
         if !f.is_nullable_anywhere() {
             match &f.ty {
                 FieldType::Struct(_) => {
-                    return format!("self.{id}.decode_into(buf, version)?;");
+                    return format!("self.{id}.read_into(buf, version, checked)?;");
                 }
                 FieldType::Array(inner) if is_list(inner) => {
                     let count =
                         "wire::get_array_len(buf, COMPACT)?.ok_or(DecodeError::UnexpectedNull)?"
                             .replace("COMPACT", compact);
                     return format!(
-                        "{{ let n = {count}; self.{id}.decode_elements_into(buf, n, {min}, version)?; }}",
+                        "{{ let n = {count}; self.{id}.decode_elements_into(buf, n, {min}, version, checked)?; }}",
                         min = min_len_expr(inner)
                     );
                 }
@@ -946,6 +967,49 @@ impl Emitter<'_> {
             }
         }
         format!("self.{id} = {};", self.read_field_expr(f, s, compact))
+    }
+
+    /// Body of `skip_checked`: walks one encoded value (already checked)
+    /// field by field without building anything.
+    fn emit_skip_body(&self, s: &StructDef, flex: bool, out: &mut String) {
+        let ind = "        ";
+        wl(
+            out,
+            ind,
+            &format!("let flexible = {};", self.flexible_cond(s)),
+        );
+        wl(out, ind, "let _ = flexible;");
+        for f in &s.fields {
+            let (_, regular) = self.field_presence(s, f);
+            if regular == "false" {
+                continue;
+            }
+            let compact = self.compact_expr(f);
+            let nullable = if f.is_nullable_anywhere() {
+                vcond(&f.nullable_versions, &s.versions)
+            } else {
+                "false".to_string()
+            };
+            let stmt = gen_skip(&f.ty, &compact, &nullable);
+            if regular == "true" {
+                wl(out, ind, &stmt);
+            } else {
+                wl(out, ind, &format!("if {regular} {{ {stmt} }}"));
+            }
+        }
+        if flex {
+            wl(out, ind, "if flexible {");
+            wl(out, ind, "    for _ in 0..wire::get_tag_count(buf)? {");
+            wl(
+                out,
+                ind,
+                "        let (_, hdr, size) = wire::peek_tag_header(buf)?;",
+            );
+            wl(out, ind, "        wire::skip(buf, hdr + size)?;");
+            wl(out, ind, "    }");
+            wl(out, ind, "}");
+        }
+        wl(out, ind, "Ok(())");
     }
 
     fn emit_decode(&mut self, s: &StructDef, flex: bool) {
@@ -965,7 +1029,7 @@ impl Emitter<'_> {
             "fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {",
         );
         wl(&mut out, ind, "let mut this = Self::default();");
-        wl(&mut out, ind, "this.decode_into(buf, version)?;");
+        wl(&mut out, ind, "this.read_into(buf, version, false)?;");
         wl(&mut out, ind, "Ok(this)");
         wl(&mut out, "    ", "}");
         wl(&mut out, "", "");
@@ -977,6 +1041,39 @@ impl Emitter<'_> {
             "    ",
             "fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {",
         );
+        wl(&mut out, ind, "self.read_into(buf, version, false)");
+        wl(&mut out, "    ", "}");
+        wl(&mut out, "", "");
+        wl(
+            &mut out,
+            "    ",
+            "fn decode_checked_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {",
+        );
+        wl(&mut out, ind, "self.read_into(buf, version, true)");
+        wl(&mut out, "    ", "}");
+        wl(&mut out, "", "");
+        wl(
+            &mut out,
+            "    ",
+            "fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {",
+        );
+        self.emit_skip_body(s, flex, &mut out);
+        wl(&mut out, "    ", "}");
+        wl(&mut out, "", "}");
+        wl(&mut out, "", "");
+        wl(&mut out, "", &format!("impl {} {{", s.name));
+        wl(
+            &mut out,
+            "    ",
+            "/// Reads every field into `self`; `checked`: the bytes were checked\n    /// before, so arrays kept encoded are walked instead of checked again.",
+        );
+        wl(&mut out, "    ", "#[inline(always)]");
+        wl(
+            &mut out,
+            "    ",
+            "fn read_into(&mut self, buf: &mut Bytes, version: i16, checked: bool) -> Result<(), DecodeError> {",
+        );
+        wl(&mut out, ind, "let _ = checked;");
         wl(
             &mut out,
             ind,

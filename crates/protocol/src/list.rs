@@ -106,12 +106,13 @@ impl<T: Element> List<T> {
         version: i16,
     ) -> Result<Self, DecodeError> {
         let mut list = List::Empty;
-        list.decode_elements_into(buf, count, min_wire_size, version)?;
+        list.decode_elements_into(buf, count, min_wire_size, version, false)?;
         Ok(list)
     }
 
     /// [`List::decode_elements`] into `self`, reusing an inline element's
-    /// place (on failure `self` holds whatever was read so far).
+    /// place (on failure `self` holds whatever was read so far). `checked`:
+    /// the bytes decoded before, so two or more elements are only walked.
     #[inline(always)]
     pub fn decode_elements_into(
         &mut self,
@@ -119,6 +120,7 @@ impl<T: Element> List<T> {
         count: usize,
         min_wire_size: usize,
         version: i16,
+        checked: bool,
     ) -> Result<(), DecodeError> {
         let n = wire::check_array_fits(count, buf.len(), min_wire_size)?;
         match n {
@@ -128,22 +130,40 @@ impl<T: Element> List<T> {
                     *self = List::One(T::default());
                 }
                 if let List::One(v) = self {
-                    v.decode_into(buf, version)?;
+                    if checked {
+                        v.decode_checked_into(buf, version)?;
+                    } else {
+                        v.decode_into(buf, version)?;
+                    }
                 }
             }
-            _ => *self = Self::decode_encoded(buf, n, version)?,
+            _ => *self = Self::decode_encoded(buf, n, version, checked)?,
         }
         Ok(())
     }
 
-    /// Checks `n` (two or more) elements and keeps their slice.
+    /// Checks (or, `checked`, walks) `n` (two or more) elements and keeps
+    /// their slice.
     #[inline(never)]
-    fn decode_encoded(buf: &mut Bytes, n: usize, version: i16) -> Result<Self, DecodeError> {
+    fn decode_encoded(
+        buf: &mut Bytes,
+        n: usize,
+        version: i16,
+        checked: bool,
+    ) -> Result<Self, DecodeError> {
         let count = u32::try_from(n).map_err(|_| DecodeError::ArrayTooLong {
             count: n,
             remaining: buf.len(),
         })?;
-        let used = check_elements::<T>(buf, n, version)?;
+        let used = if checked {
+            let mut walk = buf.clone();
+            for _ in 0..n {
+                T::skip_checked(&mut walk, version)?;
+            }
+            buf.len() - walk.len()
+        } else {
+            check_elements::<T>(buf, n, version)?
+        };
         Ok(List::Encoded(EncodedElements {
             bytes: buf.split_to(used),
             count,
@@ -414,13 +434,14 @@ impl Decoding {
     }
 
     #[inline]
-    fn next<T: Decodable>(&mut self) -> Option<T> {
+    fn next<T: Decodable + Default>(&mut self) -> Option<T> {
         if self.left == 0 {
             return None;
         }
         self.left -= 1;
-        match T::decode(&mut self.rest, self.version) {
-            Ok(v) => Some(v),
+        let mut v = T::default();
+        match v.decode_checked_into(&mut self.rest, self.version) {
+            Ok(()) => Some(v),
             Err(e) => {
                 // Unreachable: every element decoded when the list was made.
                 debug_assert!(false, "a checked list element failed to decode: {e}");

@@ -26,6 +26,18 @@ pub trait Decodable: Sized {
         *self = Self::decode(buf, version)?;
         Ok(())
     }
+
+    /// [`Decodable::decode_into`] for bytes that decoded before (elements a
+    /// [`crate::List`] kept encoded): nested arrays are walked to find their
+    /// end instead of being checked again.
+    fn decode_checked_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        self.decode_into(buf, version)
+    }
+
+    /// Advances past one value that decoded before, building nothing.
+    fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        Self::decode(buf, version).map(drop)
+    }
 }
 
 /// A top-level message of the schema set (request, response, header or record).

@@ -301,6 +301,32 @@ pub fn get_bool(buf: &mut Bytes) -> Result<bool, DecodeError> {
     Ok(get_i8(buf)? != 0)
 }
 
+/// Advances past `n` bytes.
+#[inline]
+pub fn skip(buf: &mut Bytes, n: usize) -> Result<(), DecodeError> {
+    need(buf, n)?;
+    buf.advance(n);
+    Ok(())
+}
+
+/// Advances past a (nullable) string in compact or classic form.
+#[inline]
+pub fn skip_string(buf: &mut Bytes, compact: bool) -> Result<(), DecodeError> {
+    match get_len(buf, compact, true)? {
+        Some(n) => skip(buf, n),
+        None => Ok(()),
+    }
+}
+
+/// Advances past (nullable) bytes in compact or classic form.
+#[inline]
+pub fn skip_bytes(buf: &mut Bytes, compact: bool) -> Result<(), DecodeError> {
+    match get_len(buf, compact, false)? {
+        Some(n) => skip(buf, n),
+        None => Ok(()),
+    }
+}
+
 /// Takes the next `N` bytes as an array: one bounds check for a run of
 /// fixed-width fields.
 #[inline(always)]

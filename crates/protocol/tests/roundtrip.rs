@@ -29,6 +29,17 @@ fn roundtrip_one<M: Message + Sample + ToKafkaJson>() -> usize {
                 "{} v{version} seed {seed}: encoded_len disagrees with encode",
                 M::NAME
             );
+            // Walking the value (as the elements a list keeps encoded are
+            // walked) takes exactly its encoding.
+            let mut walk = Bytes::from(bytes.clone());
+            M::skip_checked(&mut walk, version)
+                .unwrap_or_else(|e| panic!("{} v{version} seed {seed}: walk failed: {e}", M::NAME));
+            assert!(
+                walk.is_empty(),
+                "{} v{version} seed {seed}: walk left {} bytes",
+                M::NAME,
+                walk.len()
+            );
             let decoded =
                 M::decode_exact(Bytes::from(bytes.clone()), version).unwrap_or_else(|e| {
                     panic!("{} v{version} seed {seed}: decode failed: {e}", M::NAME)

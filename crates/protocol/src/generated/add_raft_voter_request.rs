@@ -147,11 +147,52 @@ impl Encodable for AddRaftVoterRequest {
 impl Decodable for AddRaftVoterRequest {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self::default();
-        this.decode_into(buf, version)?;
+        this.read_into(buf, version, false)?;
         Ok(this)
     }
 
     fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        self.read_into(buf, version, false)
+    }
+
+    fn decode_checked_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        self.read_into(buf, version, true)
+    }
+
+    fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        let flexible = true;
+        let _ = flexible;
+        wire::skip_string(buf, flexible)?;
+        wire::skip(buf, 4)?;
+        wire::skip(buf, 4)?;
+        wire::skip(buf, 16)?;
+        for _ in 0..wire::get_array_len(buf, flexible)?.unwrap_or(0) {
+            Listener::skip_checked(buf, version)?;
+        }
+        if version >= 1 {
+            wire::skip(buf, 1)?;
+        }
+        if flexible {
+            for _ in 0..wire::get_tag_count(buf)? {
+                let (_, hdr, size) = wire::peek_tag_header(buf)?;
+                wire::skip(buf, hdr + size)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl AddRaftVoterRequest {
+    /// Reads every field into `self`; `checked`: the bytes were checked
+    /// before, so arrays kept encoded are walked instead of checked again.
+    #[inline(always)]
+    fn read_into(
+        &mut self,
+        buf: &mut Bytes,
+        version: i16,
+        checked: bool,
+    ) -> Result<(), DecodeError> {
+        let _ = checked;
         let flexible = true;
         let _ = flexible;
         self.cluster_id = wire::get_nullable_string(buf, flexible)?;
@@ -166,8 +207,13 @@ impl Decodable for AddRaftVoterRequest {
         }
         {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            self.listeners
-                .decode_elements_into(buf, n, Listener::MIN_WIRE_SIZE, version)?;
+            self.listeners.decode_elements_into(
+                buf,
+                n,
+                Listener::MIN_WIRE_SIZE,
+                version,
+                checked,
+            )?;
         }
         if version >= 1 {
             self.ack_when_committed = wire::get_bool(buf)?;
@@ -332,12 +378,46 @@ impl Decodable for Listener {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self::default();
-        this.decode_into(buf, version)?;
+        this.read_into(buf, version, false)?;
         Ok(this)
     }
 
     #[inline]
     fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        self.read_into(buf, version, false)
+    }
+
+    fn decode_checked_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        self.read_into(buf, version, true)
+    }
+
+    fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        let flexible = true;
+        let _ = flexible;
+        wire::skip_string(buf, flexible)?;
+        wire::skip_string(buf, flexible)?;
+        wire::skip(buf, 2)?;
+        if flexible {
+            for _ in 0..wire::get_tag_count(buf)? {
+                let (_, hdr, size) = wire::peek_tag_header(buf)?;
+                wire::skip(buf, hdr + size)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Listener {
+    /// Reads every field into `self`; `checked`: the bytes were checked
+    /// before, so arrays kept encoded are walked instead of checked again.
+    #[inline(always)]
+    fn read_into(
+        &mut self,
+        buf: &mut Bytes,
+        version: i16,
+        checked: bool,
+    ) -> Result<(), DecodeError> {
+        let _ = checked;
         let flexible = true;
         let _ = flexible;
         self.name = wire::get_string(buf, flexible)?;

@@ -186,18 +186,61 @@ impl Encodable for ApiVersionsResponse {
 impl Decodable for ApiVersionsResponse {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self::default();
-        this.decode_into(buf, version)?;
+        this.read_into(buf, version, false)?;
         Ok(this)
     }
 
     fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        self.read_into(buf, version, false)
+    }
+
+    fn decode_checked_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        self.read_into(buf, version, true)
+    }
+
+    fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 3;
+        let _ = flexible;
+        wire::skip(buf, 2)?;
+        for _ in 0..wire::get_array_len(buf, flexible)?.unwrap_or(0) {
+            ApiVersion::skip_checked(buf, version)?;
+        }
+        if version >= 1 {
+            wire::skip(buf, 4)?;
+        }
+        if flexible {
+            for _ in 0..wire::get_tag_count(buf)? {
+                let (_, hdr, size) = wire::peek_tag_header(buf)?;
+                wire::skip(buf, hdr + size)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl ApiVersionsResponse {
+    /// Reads every field into `self`; `checked`: the bytes were checked
+    /// before, so arrays kept encoded are walked instead of checked again.
+    #[inline(always)]
+    fn read_into(
+        &mut self,
+        buf: &mut Bytes,
+        version: i16,
+        checked: bool,
+    ) -> Result<(), DecodeError> {
+        let _ = checked;
         let flexible = version >= 3;
         let _ = flexible;
         self.error_code = wire::get_i16(buf)?;
         {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            self.api_keys
-                .decode_elements_into(buf, n, ApiVersion::MIN_WIRE_SIZE, version)?;
+            self.api_keys.decode_elements_into(
+                buf,
+                n,
+                ApiVersion::MIN_WIRE_SIZE,
+                version,
+                checked,
+            )?;
         }
         if version >= 1 {
             self.throttle_time_ms = wire::get_i32(buf)?;
@@ -227,6 +270,7 @@ impl Decodable for ApiVersionsResponse {
                                     n,
                                     SupportedFeatureKey::MIN_WIRE_SIZE,
                                     version,
+                                    checked,
                                 )?;
                             }
                             wire::expect_end(buf, end, tag)?;
@@ -248,6 +292,7 @@ impl Decodable for ApiVersionsResponse {
                                     n,
                                     FinalizedFeatureKey::MIN_WIRE_SIZE,
                                     version,
+                                    checked,
                                 )?;
                             }
                             wire::expect_end(buf, end, tag)?;
@@ -504,12 +549,46 @@ impl Decodable for ApiVersion {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self::default();
-        this.decode_into(buf, version)?;
+        this.read_into(buf, version, false)?;
         Ok(this)
     }
 
     #[inline]
     fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        self.read_into(buf, version, false)
+    }
+
+    fn decode_checked_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        self.read_into(buf, version, true)
+    }
+
+    fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 3;
+        let _ = flexible;
+        wire::skip(buf, 2)?;
+        wire::skip(buf, 2)?;
+        wire::skip(buf, 2)?;
+        if flexible {
+            for _ in 0..wire::get_tag_count(buf)? {
+                let (_, hdr, size) = wire::peek_tag_header(buf)?;
+                wire::skip(buf, hdr + size)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl ApiVersion {
+    /// Reads every field into `self`; `checked`: the bytes were checked
+    /// before, so arrays kept encoded are walked instead of checked again.
+    #[inline(always)]
+    fn read_into(
+        &mut self,
+        buf: &mut Bytes,
+        version: i16,
+        checked: bool,
+    ) -> Result<(), DecodeError> {
+        let _ = checked;
         let flexible = version >= 3;
         let _ = flexible;
         {
@@ -641,12 +720,46 @@ impl Decodable for SupportedFeatureKey {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self::default();
-        this.decode_into(buf, version)?;
+        this.read_into(buf, version, false)?;
         Ok(this)
     }
 
     #[inline]
     fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        self.read_into(buf, version, false)
+    }
+
+    fn decode_checked_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        self.read_into(buf, version, true)
+    }
+
+    fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        let flexible = true;
+        let _ = flexible;
+        wire::skip_string(buf, flexible)?;
+        wire::skip(buf, 2)?;
+        wire::skip(buf, 2)?;
+        if flexible {
+            for _ in 0..wire::get_tag_count(buf)? {
+                let (_, hdr, size) = wire::peek_tag_header(buf)?;
+                wire::skip(buf, hdr + size)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl SupportedFeatureKey {
+    /// Reads every field into `self`; `checked`: the bytes were checked
+    /// before, so arrays kept encoded are walked instead of checked again.
+    #[inline(always)]
+    fn read_into(
+        &mut self,
+        buf: &mut Bytes,
+        version: i16,
+        checked: bool,
+    ) -> Result<(), DecodeError> {
+        let _ = checked;
         let flexible = true;
         let _ = flexible;
         self.name = wire::get_string(buf, flexible)?;
@@ -781,12 +894,46 @@ impl Decodable for FinalizedFeatureKey {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self::default();
-        this.decode_into(buf, version)?;
+        this.read_into(buf, version, false)?;
         Ok(this)
     }
 
     #[inline]
     fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        self.read_into(buf, version, false)
+    }
+
+    fn decode_checked_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        self.read_into(buf, version, true)
+    }
+
+    fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        let flexible = true;
+        let _ = flexible;
+        wire::skip_string(buf, flexible)?;
+        wire::skip(buf, 2)?;
+        wire::skip(buf, 2)?;
+        if flexible {
+            for _ in 0..wire::get_tag_count(buf)? {
+                let (_, hdr, size) = wire::peek_tag_header(buf)?;
+                wire::skip(buf, hdr + size)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl FinalizedFeatureKey {
+    /// Reads every field into `self`; `checked`: the bytes were checked
+    /// before, so arrays kept encoded are walked instead of checked again.
+    #[inline(always)]
+    fn read_into(
+        &mut self,
+        buf: &mut Bytes,
+        version: i16,
+        checked: bool,
+    ) -> Result<(), DecodeError> {
+        let _ = checked;
         let flexible = true;
         let _ = flexible;
         self.name = wire::get_string(buf, flexible)?;

@@ -139,11 +139,54 @@ impl Encodable for DescribeQuorumResponse {
 impl Decodable for DescribeQuorumResponse {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self::default();
-        this.decode_into(buf, version)?;
+        this.read_into(buf, version, false)?;
         Ok(this)
     }
 
     fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        self.read_into(buf, version, false)
+    }
+
+    fn decode_checked_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        self.read_into(buf, version, true)
+    }
+
+    fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        let flexible = true;
+        let _ = flexible;
+        wire::skip(buf, 2)?;
+        if version >= 2 {
+            wire::skip_string(buf, flexible)?;
+        }
+        for _ in 0..wire::get_array_len(buf, flexible)?.unwrap_or(0) {
+            TopicData::skip_checked(buf, version)?;
+        }
+        if version >= 2 {
+            for _ in 0..wire::get_array_len(buf, flexible)?.unwrap_or(0) {
+                Node::skip_checked(buf, version)?;
+            }
+        }
+        if flexible {
+            for _ in 0..wire::get_tag_count(buf)? {
+                let (_, hdr, size) = wire::peek_tag_header(buf)?;
+                wire::skip(buf, hdr + size)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl DescribeQuorumResponse {
+    /// Reads every field into `self`; `checked`: the bytes were checked
+    /// before, so arrays kept encoded are walked instead of checked again.
+    #[inline(always)]
+    fn read_into(
+        &mut self,
+        buf: &mut Bytes,
+        version: i16,
+        checked: bool,
+    ) -> Result<(), DecodeError> {
+        let _ = checked;
         let flexible = true;
         let _ = flexible;
         self.error_code = wire::get_i16(buf)?;
@@ -159,13 +202,13 @@ impl Decodable for DescribeQuorumResponse {
         {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
             self.topics
-                .decode_elements_into(buf, n, TopicData::MIN_WIRE_SIZE, version)?;
+                .decode_elements_into(buf, n, TopicData::MIN_WIRE_SIZE, version, checked)?;
         }
         if version >= 2 {
             {
                 let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
                 self.nodes
-                    .decode_elements_into(buf, n, Node::MIN_WIRE_SIZE, version)?;
+                    .decode_elements_into(buf, n, Node::MIN_WIRE_SIZE, version, checked)?;
             }
         } else {
             self.nodes = List::new();
@@ -329,19 +372,59 @@ impl Decodable for TopicData {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self::default();
-        this.decode_into(buf, version)?;
+        this.read_into(buf, version, false)?;
         Ok(this)
     }
 
     #[inline]
     fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        self.read_into(buf, version, false)
+    }
+
+    fn decode_checked_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        self.read_into(buf, version, true)
+    }
+
+    fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        let flexible = true;
+        let _ = flexible;
+        wire::skip_string(buf, flexible)?;
+        for _ in 0..wire::get_array_len(buf, flexible)?.unwrap_or(0) {
+            PartitionData::skip_checked(buf, version)?;
+        }
+        if flexible {
+            for _ in 0..wire::get_tag_count(buf)? {
+                let (_, hdr, size) = wire::peek_tag_header(buf)?;
+                wire::skip(buf, hdr + size)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl TopicData {
+    /// Reads every field into `self`; `checked`: the bytes were checked
+    /// before, so arrays kept encoded are walked instead of checked again.
+    #[inline(always)]
+    fn read_into(
+        &mut self,
+        buf: &mut Bytes,
+        version: i16,
+        checked: bool,
+    ) -> Result<(), DecodeError> {
+        let _ = checked;
         let flexible = true;
         let _ = flexible;
         self.topic_name = wire::get_string(buf, flexible)?;
         {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            self.partitions
-                .decode_elements_into(buf, n, PartitionData::MIN_WIRE_SIZE, version)?;
+            self.partitions.decode_elements_into(
+                buf,
+                n,
+                PartitionData::MIN_WIRE_SIZE,
+                version,
+                checked,
+            )?;
         }
         self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
@@ -545,12 +628,62 @@ impl Decodable for PartitionData {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self::default();
-        this.decode_into(buf, version)?;
+        this.read_into(buf, version, false)?;
         Ok(this)
     }
 
     #[inline]
     fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        self.read_into(buf, version, false)
+    }
+
+    fn decode_checked_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        self.read_into(buf, version, true)
+    }
+
+    fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        let flexible = true;
+        let _ = flexible;
+        wire::skip(buf, 4)?;
+        wire::skip(buf, 2)?;
+        if version >= 2 {
+            wire::skip_string(buf, flexible)?;
+        }
+        wire::skip(buf, 4)?;
+        wire::skip(buf, 4)?;
+        wire::skip(buf, 8)?;
+        for _ in 0..wire::get_array_len(buf, flexible)?.unwrap_or(0) {
+            ReplicaState::skip_checked(buf, version)?;
+        }
+        if version >= 3 {
+            for _ in 0..wire::get_array_len(buf, flexible)?.unwrap_or(0) {
+                ReplicaState::skip_checked(buf, version)?;
+            }
+        }
+        for _ in 0..wire::get_array_len(buf, flexible)?.unwrap_or(0) {
+            ReplicaState::skip_checked(buf, version)?;
+        }
+        if flexible {
+            for _ in 0..wire::get_tag_count(buf)? {
+                let (_, hdr, size) = wire::peek_tag_header(buf)?;
+                wire::skip(buf, hdr + size)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl PartitionData {
+    /// Reads every field into `self`; `checked`: the bytes were checked
+    /// before, so arrays kept encoded are walked instead of checked again.
+    #[inline(always)]
+    fn read_into(
+        &mut self,
+        buf: &mut Bytes,
+        version: i16,
+        checked: bool,
+    ) -> Result<(), DecodeError> {
+        let _ = checked;
         let flexible = true;
         let _ = flexible;
         {
@@ -581,6 +714,7 @@ impl Decodable for PartitionData {
                 n,
                 ReplicaState::MIN_WIRE_SIZE,
                 version,
+                checked,
             )?;
         }
         if version >= 3 {
@@ -591,6 +725,7 @@ impl Decodable for PartitionData {
                     n,
                     ReplicaState::MIN_WIRE_SIZE,
                     version,
+                    checked,
                 )?;
             }
         } else {
@@ -598,8 +733,13 @@ impl Decodable for PartitionData {
         }
         {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            self.observers
-                .decode_elements_into(buf, n, ReplicaState::MIN_WIRE_SIZE, version)?;
+            self.observers.decode_elements_into(
+                buf,
+                n,
+                ReplicaState::MIN_WIRE_SIZE,
+                version,
+                checked,
+            )?;
         }
         self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
@@ -827,12 +967,54 @@ impl Decodable for ReplicaState {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self::default();
-        this.decode_into(buf, version)?;
+        this.read_into(buf, version, false)?;
         Ok(this)
     }
 
     #[inline]
     fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        self.read_into(buf, version, false)
+    }
+
+    fn decode_checked_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        self.read_into(buf, version, true)
+    }
+
+    fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        let flexible = true;
+        let _ = flexible;
+        wire::skip(buf, 4)?;
+        if version >= 2 {
+            wire::skip(buf, 16)?;
+        }
+        wire::skip(buf, 8)?;
+        if version >= 1 {
+            wire::skip(buf, 8)?;
+        }
+        if version >= 1 {
+            wire::skip(buf, 8)?;
+        }
+        if flexible {
+            for _ in 0..wire::get_tag_count(buf)? {
+                let (_, hdr, size) = wire::peek_tag_header(buf)?;
+                wire::skip(buf, hdr + size)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl ReplicaState {
+    /// Reads every field into `self`; `checked`: the bytes were checked
+    /// before, so arrays kept encoded are walked instead of checked again.
+    #[inline(always)]
+    fn read_into(
+        &mut self,
+        buf: &mut Bytes,
+        version: i16,
+        checked: bool,
+    ) -> Result<(), DecodeError> {
+        let _ = checked;
         let flexible = true;
         let _ = flexible;
         self.replica_id = wire::get_i32(buf)?;
@@ -996,19 +1178,59 @@ impl Decodable for Node {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self::default();
-        this.decode_into(buf, version)?;
+        this.read_into(buf, version, false)?;
         Ok(this)
     }
 
     #[inline]
     fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        self.read_into(buf, version, false)
+    }
+
+    fn decode_checked_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        self.read_into(buf, version, true)
+    }
+
+    fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        let flexible = true;
+        let _ = flexible;
+        wire::skip(buf, 4)?;
+        for _ in 0..wire::get_array_len(buf, flexible)?.unwrap_or(0) {
+            Listener::skip_checked(buf, version)?;
+        }
+        if flexible {
+            for _ in 0..wire::get_tag_count(buf)? {
+                let (_, hdr, size) = wire::peek_tag_header(buf)?;
+                wire::skip(buf, hdr + size)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Node {
+    /// Reads every field into `self`; `checked`: the bytes were checked
+    /// before, so arrays kept encoded are walked instead of checked again.
+    #[inline(always)]
+    fn read_into(
+        &mut self,
+        buf: &mut Bytes,
+        version: i16,
+        checked: bool,
+    ) -> Result<(), DecodeError> {
+        let _ = checked;
         let flexible = true;
         let _ = flexible;
         self.node_id = wire::get_i32(buf)?;
         {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            self.listeners
-                .decode_elements_into(buf, n, Listener::MIN_WIRE_SIZE, version)?;
+            self.listeners.decode_elements_into(
+                buf,
+                n,
+                Listener::MIN_WIRE_SIZE,
+                version,
+                checked,
+            )?;
         }
         self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
@@ -1136,12 +1358,46 @@ impl Decodable for Listener {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self::default();
-        this.decode_into(buf, version)?;
+        this.read_into(buf, version, false)?;
         Ok(this)
     }
 
     #[inline]
     fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        self.read_into(buf, version, false)
+    }
+
+    fn decode_checked_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        self.read_into(buf, version, true)
+    }
+
+    fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        let flexible = true;
+        let _ = flexible;
+        wire::skip_string(buf, flexible)?;
+        wire::skip_string(buf, flexible)?;
+        wire::skip(buf, 2)?;
+        if flexible {
+            for _ in 0..wire::get_tag_count(buf)? {
+                let (_, hdr, size) = wire::peek_tag_header(buf)?;
+                wire::skip(buf, hdr + size)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Listener {
+    /// Reads every field into `self`; `checked`: the bytes were checked
+    /// before, so arrays kept encoded are walked instead of checked again.
+    #[inline(always)]
+    fn read_into(
+        &mut self,
+        buf: &mut Bytes,
+        version: i16,
+        checked: bool,
+    ) -> Result<(), DecodeError> {
+        let _ = checked;
         let flexible = true;
         let _ = flexible;
         self.name = wire::get_string(buf, flexible)?;

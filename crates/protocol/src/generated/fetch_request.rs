@@ -244,11 +244,66 @@ impl Encodable for FetchRequest {
 impl Decodable for FetchRequest {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self::default();
-        this.decode_into(buf, version)?;
+        this.read_into(buf, version, false)?;
         Ok(this)
     }
 
     fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        self.read_into(buf, version, false)
+    }
+
+    fn decode_checked_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        self.read_into(buf, version, true)
+    }
+
+    fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 12;
+        let _ = flexible;
+        if version <= 14 {
+            wire::skip(buf, 4)?;
+        }
+        wire::skip(buf, 4)?;
+        wire::skip(buf, 4)?;
+        wire::skip(buf, 4)?;
+        wire::skip(buf, 1)?;
+        if version >= 7 {
+            wire::skip(buf, 4)?;
+        }
+        if version >= 7 {
+            wire::skip(buf, 4)?;
+        }
+        for _ in 0..wire::get_array_len(buf, flexible)?.unwrap_or(0) {
+            FetchTopic::skip_checked(buf, version)?;
+        }
+        if version >= 7 {
+            for _ in 0..wire::get_array_len(buf, flexible)?.unwrap_or(0) {
+                ForgottenTopic::skip_checked(buf, version)?;
+            }
+        }
+        if version >= 11 {
+            wire::skip_string(buf, flexible)?;
+        }
+        if flexible {
+            for _ in 0..wire::get_tag_count(buf)? {
+                let (_, hdr, size) = wire::peek_tag_header(buf)?;
+                wire::skip(buf, hdr + size)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl FetchRequest {
+    /// Reads every field into `self`; `checked`: the bytes were checked
+    /// before, so arrays kept encoded are walked instead of checked again.
+    #[inline(always)]
+    fn read_into(
+        &mut self,
+        buf: &mut Bytes,
+        version: i16,
+        checked: bool,
+    ) -> Result<(), DecodeError> {
+        let _ = checked;
         let flexible = version >= 12;
         let _ = flexible;
         self.cluster_id = None;
@@ -277,8 +332,13 @@ impl Decodable for FetchRequest {
         }
         {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            self.topics
-                .decode_elements_into(buf, n, FetchTopic::MIN_WIRE_SIZE, version)?;
+            self.topics.decode_elements_into(
+                buf,
+                n,
+                FetchTopic::MIN_WIRE_SIZE,
+                version,
+                checked,
+            )?;
         }
         if version >= 7 {
             {
@@ -288,6 +348,7 @@ impl Decodable for FetchRequest {
                     n,
                     ForgottenTopic::MIN_WIRE_SIZE,
                     version,
+                    checked,
                 )?;
             }
         } else {
@@ -319,7 +380,7 @@ impl Decodable for FetchRequest {
                         1 if version >= 15 => {
                             buf.advance(hdr);
                             let end = buf.remaining() - size;
-                            self.replica_state.decode_into(buf, version)?;
+                            self.replica_state.read_into(buf, version, checked)?;
                             wire::expect_end(buf, end, tag)?;
                         }
                         _ => unknown.push(buf.split_to(hdr + size)),
@@ -566,12 +627,45 @@ impl Decodable for ReplicaState {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self::default();
-        this.decode_into(buf, version)?;
+        this.read_into(buf, version, false)?;
         Ok(this)
     }
 
     #[inline]
     fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        self.read_into(buf, version, false)
+    }
+
+    fn decode_checked_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        self.read_into(buf, version, true)
+    }
+
+    fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        let flexible = true;
+        let _ = flexible;
+        wire::skip(buf, 4)?;
+        wire::skip(buf, 8)?;
+        if flexible {
+            for _ in 0..wire::get_tag_count(buf)? {
+                let (_, hdr, size) = wire::peek_tag_header(buf)?;
+                wire::skip(buf, hdr + size)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl ReplicaState {
+    /// Reads every field into `self`; `checked`: the bytes were checked
+    /// before, so arrays kept encoded are walked instead of checked again.
+    #[inline(always)]
+    fn read_into(
+        &mut self,
+        buf: &mut Bytes,
+        version: i16,
+        checked: bool,
+    ) -> Result<(), DecodeError> {
+        let _ = checked;
         let flexible = true;
         let _ = flexible;
         {
@@ -711,12 +805,52 @@ impl Decodable for FetchTopic {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self::default();
-        this.decode_into(buf, version)?;
+        this.read_into(buf, version, false)?;
         Ok(this)
     }
 
     #[inline]
     fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        self.read_into(buf, version, false)
+    }
+
+    fn decode_checked_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        self.read_into(buf, version, true)
+    }
+
+    fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 12;
+        let _ = flexible;
+        if version <= 12 {
+            wire::skip_string(buf, flexible)?;
+        }
+        if version >= 13 {
+            wire::skip(buf, 16)?;
+        }
+        for _ in 0..wire::get_array_len(buf, flexible)?.unwrap_or(0) {
+            FetchPartition::skip_checked(buf, version)?;
+        }
+        if flexible {
+            for _ in 0..wire::get_tag_count(buf)? {
+                let (_, hdr, size) = wire::peek_tag_header(buf)?;
+                wire::skip(buf, hdr + size)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl FetchTopic {
+    /// Reads every field into `self`; `checked`: the bytes were checked
+    /// before, so arrays kept encoded are walked instead of checked again.
+    #[inline(always)]
+    fn read_into(
+        &mut self,
+        buf: &mut Bytes,
+        version: i16,
+        checked: bool,
+    ) -> Result<(), DecodeError> {
+        let _ = checked;
         let flexible = version >= 12;
         let _ = flexible;
         if version <= 12 {
@@ -731,8 +865,13 @@ impl Decodable for FetchTopic {
         }
         {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            self.partitions
-                .decode_elements_into(buf, n, FetchPartition::MIN_WIRE_SIZE, version)?;
+            self.partitions.decode_elements_into(
+                buf,
+                n,
+                FetchPartition::MIN_WIRE_SIZE,
+                version,
+                checked,
+            )?;
         }
         self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
@@ -944,12 +1083,55 @@ impl Decodable for FetchPartition {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self::default();
-        this.decode_into(buf, version)?;
+        this.read_into(buf, version, false)?;
         Ok(this)
     }
 
     #[inline]
     fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        self.read_into(buf, version, false)
+    }
+
+    fn decode_checked_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        self.read_into(buf, version, true)
+    }
+
+    fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 12;
+        let _ = flexible;
+        wire::skip(buf, 4)?;
+        if version >= 9 {
+            wire::skip(buf, 4)?;
+        }
+        wire::skip(buf, 8)?;
+        if version >= 12 {
+            wire::skip(buf, 4)?;
+        }
+        if version >= 5 {
+            wire::skip(buf, 8)?;
+        }
+        wire::skip(buf, 4)?;
+        if flexible {
+            for _ in 0..wire::get_tag_count(buf)? {
+                let (_, hdr, size) = wire::peek_tag_header(buf)?;
+                wire::skip(buf, hdr + size)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl FetchPartition {
+    /// Reads every field into `self`; `checked`: the bytes were checked
+    /// before, so arrays kept encoded are walked instead of checked again.
+    #[inline(always)]
+    fn read_into(
+        &mut self,
+        buf: &mut Bytes,
+        version: i16,
+        checked: bool,
+    ) -> Result<(), DecodeError> {
+        let _ = checked;
         let flexible = version >= 12;
         let _ = flexible;
         self.partition = wire::get_i32(buf)?;
@@ -1201,12 +1383,52 @@ impl Decodable for ForgottenTopic {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self::default();
-        this.decode_into(buf, version)?;
+        this.read_into(buf, version, false)?;
         Ok(this)
     }
 
     #[inline]
     fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        self.read_into(buf, version, false)
+    }
+
+    fn decode_checked_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        self.read_into(buf, version, true)
+    }
+
+    fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 12;
+        let _ = flexible;
+        if version <= 12 {
+            wire::skip_string(buf, flexible)?;
+        }
+        if version >= 13 {
+            wire::skip(buf, 16)?;
+        }
+        for _ in 0..wire::get_array_len(buf, flexible)?.unwrap_or(0) {
+            wire::skip(buf, 4)?;
+        }
+        if flexible {
+            for _ in 0..wire::get_tag_count(buf)? {
+                let (_, hdr, size) = wire::peek_tag_header(buf)?;
+                wire::skip(buf, hdr + size)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl ForgottenTopic {
+    /// Reads every field into `self`; `checked`: the bytes were checked
+    /// before, so arrays kept encoded are walked instead of checked again.
+    #[inline(always)]
+    fn read_into(
+        &mut self,
+        buf: &mut Bytes,
+        version: i16,
+        checked: bool,
+    ) -> Result<(), DecodeError> {
+        let _ = checked;
         let flexible = version >= 12;
         let _ = flexible;
         if version <= 12 {

@@ -130,11 +130,47 @@ impl Encodable for FetchSnapshotResponse {
 impl Decodable for FetchSnapshotResponse {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self::default();
-        this.decode_into(buf, version)?;
+        this.read_into(buf, version, false)?;
         Ok(this)
     }
 
     fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        self.read_into(buf, version, false)
+    }
+
+    fn decode_checked_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        self.read_into(buf, version, true)
+    }
+
+    fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        let flexible = true;
+        let _ = flexible;
+        wire::skip(buf, 4)?;
+        wire::skip(buf, 2)?;
+        for _ in 0..wire::get_array_len(buf, flexible)?.unwrap_or(0) {
+            TopicSnapshot::skip_checked(buf, version)?;
+        }
+        if flexible {
+            for _ in 0..wire::get_tag_count(buf)? {
+                let (_, hdr, size) = wire::peek_tag_header(buf)?;
+                wire::skip(buf, hdr + size)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl FetchSnapshotResponse {
+    /// Reads every field into `self`; `checked`: the bytes were checked
+    /// before, so arrays kept encoded are walked instead of checked again.
+    #[inline(always)]
+    fn read_into(
+        &mut self,
+        buf: &mut Bytes,
+        version: i16,
+        checked: bool,
+    ) -> Result<(), DecodeError> {
+        let _ = checked;
         let flexible = true;
         let _ = flexible;
         {
@@ -144,8 +180,13 @@ impl Decodable for FetchSnapshotResponse {
         }
         {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            self.topics
-                .decode_elements_into(buf, n, TopicSnapshot::MIN_WIRE_SIZE, version)?;
+            self.topics.decode_elements_into(
+                buf,
+                n,
+                TopicSnapshot::MIN_WIRE_SIZE,
+                version,
+                checked,
+            )?;
         }
         self.node_endpoints = List::new();
         self.unknown_tagged_fields = RawTaggedFields::new();
@@ -167,6 +208,7 @@ impl Decodable for FetchSnapshotResponse {
                                     n,
                                     NodeEndpoint::MIN_WIRE_SIZE,
                                     version,
+                                    checked,
                                 )?;
                             }
                             wire::expect_end(buf, end, tag)?;
@@ -331,12 +373,47 @@ impl Decodable for TopicSnapshot {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self::default();
-        this.decode_into(buf, version)?;
+        this.read_into(buf, version, false)?;
         Ok(this)
     }
 
     #[inline]
     fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        self.read_into(buf, version, false)
+    }
+
+    fn decode_checked_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        self.read_into(buf, version, true)
+    }
+
+    fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        let flexible = true;
+        let _ = flexible;
+        wire::skip_string(buf, flexible)?;
+        for _ in 0..wire::get_array_len(buf, flexible)?.unwrap_or(0) {
+            PartitionSnapshot::skip_checked(buf, version)?;
+        }
+        if flexible {
+            for _ in 0..wire::get_tag_count(buf)? {
+                let (_, hdr, size) = wire::peek_tag_header(buf)?;
+                wire::skip(buf, hdr + size)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl TopicSnapshot {
+    /// Reads every field into `self`; `checked`: the bytes were checked
+    /// before, so arrays kept encoded are walked instead of checked again.
+    #[inline(always)]
+    fn read_into(
+        &mut self,
+        buf: &mut Bytes,
+        version: i16,
+        checked: bool,
+    ) -> Result<(), DecodeError> {
+        let _ = checked;
         let flexible = true;
         let _ = flexible;
         self.name = wire::get_string(buf, flexible)?;
@@ -347,6 +424,7 @@ impl Decodable for TopicSnapshot {
                 n,
                 PartitionSnapshot::MIN_WIRE_SIZE,
                 version,
+                checked,
             )?;
         }
         self.unknown_tagged_fields = if flexible {
@@ -513,12 +591,49 @@ impl Decodable for PartitionSnapshot {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self::default();
-        this.decode_into(buf, version)?;
+        this.read_into(buf, version, false)?;
         Ok(this)
     }
 
     #[inline]
     fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        self.read_into(buf, version, false)
+    }
+
+    fn decode_checked_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        self.read_into(buf, version, true)
+    }
+
+    fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        let flexible = true;
+        let _ = flexible;
+        wire::skip(buf, 4)?;
+        wire::skip(buf, 2)?;
+        SnapshotId::skip_checked(buf, version)?;
+        wire::skip(buf, 8)?;
+        wire::skip(buf, 8)?;
+        wire::skip_bytes(buf, flexible)?;
+        if flexible {
+            for _ in 0..wire::get_tag_count(buf)? {
+                let (_, hdr, size) = wire::peek_tag_header(buf)?;
+                wire::skip(buf, hdr + size)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl PartitionSnapshot {
+    /// Reads every field into `self`; `checked`: the bytes were checked
+    /// before, so arrays kept encoded are walked instead of checked again.
+    #[inline(always)]
+    fn read_into(
+        &mut self,
+        buf: &mut Bytes,
+        version: i16,
+        checked: bool,
+    ) -> Result<(), DecodeError> {
+        let _ = checked;
         let flexible = true;
         let _ = flexible;
         {
@@ -526,7 +641,7 @@ impl Decodable for PartitionSnapshot {
             self.index = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
             self.error_code = i16::from_be_bytes([b[4], b[5]]);
         }
-        self.snapshot_id.decode_into(buf, version)?;
+        self.snapshot_id.read_into(buf, version, checked)?;
         self.current_leader = LeaderIdAndEpoch::default();
         {
             let b = wire::get_fixed::<16>(buf)?;
@@ -546,7 +661,7 @@ impl Decodable for PartitionSnapshot {
                         0 => {
                             buf.advance(hdr);
                             let end = buf.remaining() - size;
-                            self.current_leader.decode_into(buf, version)?;
+                            self.current_leader.read_into(buf, version, checked)?;
                             wire::expect_end(buf, end, tag)?;
                         }
                         _ => unknown.push(buf.split_to(hdr + size)),
@@ -692,12 +807,45 @@ impl Decodable for SnapshotId {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self::default();
-        this.decode_into(buf, version)?;
+        this.read_into(buf, version, false)?;
         Ok(this)
     }
 
     #[inline]
     fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        self.read_into(buf, version, false)
+    }
+
+    fn decode_checked_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        self.read_into(buf, version, true)
+    }
+
+    fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        let flexible = true;
+        let _ = flexible;
+        wire::skip(buf, 8)?;
+        wire::skip(buf, 4)?;
+        if flexible {
+            for _ in 0..wire::get_tag_count(buf)? {
+                let (_, hdr, size) = wire::peek_tag_header(buf)?;
+                wire::skip(buf, hdr + size)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl SnapshotId {
+    /// Reads every field into `self`; `checked`: the bytes were checked
+    /// before, so arrays kept encoded are walked instead of checked again.
+    #[inline(always)]
+    fn read_into(
+        &mut self,
+        buf: &mut Bytes,
+        version: i16,
+        checked: bool,
+    ) -> Result<(), DecodeError> {
+        let _ = checked;
         let flexible = true;
         let _ = flexible;
         {
@@ -815,12 +963,45 @@ impl Decodable for LeaderIdAndEpoch {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self::default();
-        this.decode_into(buf, version)?;
+        this.read_into(buf, version, false)?;
         Ok(this)
     }
 
     #[inline]
     fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        self.read_into(buf, version, false)
+    }
+
+    fn decode_checked_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        self.read_into(buf, version, true)
+    }
+
+    fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        let flexible = true;
+        let _ = flexible;
+        wire::skip(buf, 4)?;
+        wire::skip(buf, 4)?;
+        if flexible {
+            for _ in 0..wire::get_tag_count(buf)? {
+                let (_, hdr, size) = wire::peek_tag_header(buf)?;
+                wire::skip(buf, hdr + size)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl LeaderIdAndEpoch {
+    /// Reads every field into `self`; `checked`: the bytes were checked
+    /// before, so arrays kept encoded are walked instead of checked again.
+    #[inline(always)]
+    fn read_into(
+        &mut self,
+        buf: &mut Bytes,
+        version: i16,
+        checked: bool,
+    ) -> Result<(), DecodeError> {
+        let _ = checked;
         let flexible = true;
         let _ = flexible;
         {
@@ -949,12 +1130,46 @@ impl Decodable for NodeEndpoint {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self::default();
-        this.decode_into(buf, version)?;
+        this.read_into(buf, version, false)?;
         Ok(this)
     }
 
     #[inline]
     fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        self.read_into(buf, version, false)
+    }
+
+    fn decode_checked_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        self.read_into(buf, version, true)
+    }
+
+    fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        let flexible = true;
+        let _ = flexible;
+        wire::skip(buf, 4)?;
+        wire::skip_string(buf, flexible)?;
+        wire::skip(buf, 2)?;
+        if flexible {
+            for _ in 0..wire::get_tag_count(buf)? {
+                let (_, hdr, size) = wire::peek_tag_header(buf)?;
+                wire::skip(buf, hdr + size)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl NodeEndpoint {
+    /// Reads every field into `self`; `checked`: the bytes were checked
+    /// before, so arrays kept encoded are walked instead of checked again.
+    #[inline(always)]
+    fn read_into(
+        &mut self,
+        buf: &mut Bytes,
+        version: i16,
+        checked: bool,
+    ) -> Result<(), DecodeError> {
+        let _ = checked;
         let flexible = true;
         let _ = flexible;
         self.node_id = wire::get_i32(buf)?;

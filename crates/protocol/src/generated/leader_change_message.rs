@@ -107,11 +107,50 @@ impl Encodable for LeaderChangeMessage {
 impl Decodable for LeaderChangeMessage {
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self::default();
-        this.decode_into(buf, version)?;
+        this.read_into(buf, version, false)?;
         Ok(this)
     }
 
     fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        self.read_into(buf, version, false)
+    }
+
+    fn decode_checked_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        self.read_into(buf, version, true)
+    }
+
+    fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        let flexible = true;
+        let _ = flexible;
+        wire::skip(buf, 2)?;
+        wire::skip(buf, 4)?;
+        for _ in 0..wire::get_array_len(buf, flexible)?.unwrap_or(0) {
+            Voter::skip_checked(buf, version)?;
+        }
+        for _ in 0..wire::get_array_len(buf, flexible)?.unwrap_or(0) {
+            Voter::skip_checked(buf, version)?;
+        }
+        if flexible {
+            for _ in 0..wire::get_tag_count(buf)? {
+                let (_, hdr, size) = wire::peek_tag_header(buf)?;
+                wire::skip(buf, hdr + size)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl LeaderChangeMessage {
+    /// Reads every field into `self`; `checked`: the bytes were checked
+    /// before, so arrays kept encoded are walked instead of checked again.
+    #[inline(always)]
+    fn read_into(
+        &mut self,
+        buf: &mut Bytes,
+        version: i16,
+        checked: bool,
+    ) -> Result<(), DecodeError> {
+        let _ = checked;
         let flexible = true;
         let _ = flexible;
         {
@@ -122,12 +161,17 @@ impl Decodable for LeaderChangeMessage {
         {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
             self.voters
-                .decode_elements_into(buf, n, Voter::MIN_WIRE_SIZE, version)?;
+                .decode_elements_into(buf, n, Voter::MIN_WIRE_SIZE, version, checked)?;
         }
         {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            self.granting_voters
-                .decode_elements_into(buf, n, Voter::MIN_WIRE_SIZE, version)?;
+            self.granting_voters.decode_elements_into(
+                buf,
+                n,
+                Voter::MIN_WIRE_SIZE,
+                version,
+                checked,
+            )?;
         }
         self.unknown_tagged_fields = if flexible {
             match wire::get_tag_count(buf)? {
@@ -272,12 +316,47 @@ impl Decodable for Voter {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self::default();
-        this.decode_into(buf, version)?;
+        this.read_into(buf, version, false)?;
         Ok(this)
     }
 
     #[inline]
     fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        self.read_into(buf, version, false)
+    }
+
+    fn decode_checked_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        self.read_into(buf, version, true)
+    }
+
+    fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        let flexible = true;
+        let _ = flexible;
+        wire::skip(buf, 4)?;
+        if version >= 1 {
+            wire::skip(buf, 16)?;
+        }
+        if flexible {
+            for _ in 0..wire::get_tag_count(buf)? {
+                let (_, hdr, size) = wire::peek_tag_header(buf)?;
+                wire::skip(buf, hdr + size)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Voter {
+    /// Reads every field into `self`; `checked`: the bytes were checked
+    /// before, so arrays kept encoded are walked instead of checked again.
+    #[inline(always)]
+    fn read_into(
+        &mut self,
+        buf: &mut Bytes,
+        version: i16,
+        checked: bool,
+    ) -> Result<(), DecodeError> {
+        let _ = checked;
         let flexible = true;
         let _ = flexible;
         self.voter_id = wire::get_i32(buf)?;
