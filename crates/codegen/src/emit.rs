@@ -328,6 +328,33 @@ fn gen_skip(ty: &FieldType, compact: &str, nullable: &str) -> String {
     }
 }
 
+/// Writes a run of fixed-width fields as one array of their total width.
+fn emit_fixed_write(out: &mut String, ind: &str, run: &[&Field]) {
+    let total: usize = run.iter().filter_map(|f| f.ty.fixed_width()).sum();
+    wl(out, ind, "{");
+    wl(out, ind, &format!("    let mut b = [0u8; {total}];"));
+    let mut at = 0usize;
+    for f in run {
+        let w = f.ty.fixed_width().unwrap_or(0);
+        let id = field_ident(&f.name);
+        let stmt = match f.ty {
+            FieldType::Bool => format!("b[{at}] = u8::from(self.{id});"),
+            FieldType::Int8 => format!("b[{at}] = self.{id} as u8;"),
+            FieldType::Uuid => {
+                format!("b[{at}..{}].copy_from_slice(self.{id}.as_bytes());", at + w)
+            }
+            _ => format!(
+                "b[{at}..{}].copy_from_slice(&self.{id}.to_be_bytes());",
+                at + w
+            ),
+        };
+        wl(out, ind, &format!("    {stmt}"));
+        at += w;
+    }
+    wl(out, ind, "    buf.put_slice(&b);");
+    wl(out, ind, "}");
+}
+
 /// Reads a run of fixed-width fields from one array of their total width.
 fn emit_fixed_run(out: &mut String, ind: &str, run: &[&Field]) {
     let total: usize = run.iter().filter_map(|f| f.ty.fixed_width()).sum();
@@ -621,6 +648,40 @@ impl Emitter<'_> {
     }
 
     /// Statements that write (or validate) one regular field.
+    /// The version condition of a fixed-width, non-nullable, untagged field
+    /// that can join a run of such fields read or written as one array.
+    fn fixed_run_cond(&self, s: &StructDef, f: &Field) -> Option<String> {
+        let (_, regular) = self.field_presence(s, f);
+        (regular != "false"
+            && f.tag.is_none()
+            && !f.is_nullable_anywhere()
+            && f.ty.fixed_width().is_some())
+        .then_some(regular)
+    }
+
+    /// Runs of two or more consecutive fields with the same
+    /// [`Emitter::fixed_run_cond`]: (index of the first, length, condition).
+    fn fixed_runs(&self, s: &StructDef) -> Vec<(usize, usize, String)> {
+        let mut runs = Vec::new();
+        let mut i = 0;
+        while i < s.fields.len() {
+            let Some(cond) = self.fixed_run_cond(s, &s.fields[i]) else {
+                i += 1;
+                continue;
+            };
+            let mut j = i + 1;
+            while j < s.fields.len() && self.fixed_run_cond(s, &s.fields[j]).as_ref() == Some(&cond)
+            {
+                j += 1;
+            }
+            if j - i > 1 {
+                runs.push((i, j - i, cond));
+            }
+            i = j;
+        }
+        runs
+    }
+
     fn field_presence(&self, s: &StructDef, f: &Field) -> (String, String) {
         let present = vcond(&f.versions, &s.versions);
         let regular = match f.tag {
@@ -720,7 +781,31 @@ impl Emitter<'_> {
             &format!("let flexible = {};", self.flexible_cond(s)),
         );
         wl(&mut out, ind, "let _ = flexible;");
-        for f in &s.fields {
+        // Consecutive fixed-width fields present in the same versions are
+        // written as one array.
+        let runs = self.fixed_runs(s);
+        let mut skip_to = 0;
+        for (i, f) in s.fields.iter().enumerate() {
+            if i < skip_to {
+                continue;
+            }
+            if let Some((_, len, cond)) = runs.iter().find(|r| r.0 == i) {
+                let run: Vec<&Field> = s.fields[i..i + len].iter().collect();
+                skip_to = i + len;
+                if cond == "true" {
+                    emit_fixed_write(&mut out, ind, &run);
+                } else {
+                    wl(&mut out, ind, &format!("if {cond} {{"));
+                    emit_fixed_write(&mut out, &format!("{ind}    "), &run);
+                    wl(&mut out, ind, "} else {");
+                    for g in run.iter().filter(|g| !g.ignorable) {
+                        let camel = camel_case(&g.name);
+                        wl(&mut out, ind, &format!("    if !({}) {{ return Err(EncodeError::NonDefaultField {{ field: {camel:?}, version }}); }}", is_default(g)));
+                    }
+                    wl(&mut out, ind, "}");
+                }
+                continue;
+            }
             let (present, regular) = self.field_presence(s, f);
             let compact = self.compact_expr(f);
             let camel = camel_case(&f.name);
@@ -1082,40 +1167,33 @@ impl Emitter<'_> {
         wl(&mut out, ind, "let _ = flexible;");
         // Consecutive fixed-width fields present in the same versions are
         // read from one array taken with a single bounds check.
-        let run_cond = |f: &Field| -> Option<String> {
-            let (_, regular) = self.field_presence(s, f);
-            (regular != "false" && !f.is_nullable_anywhere() && f.ty.fixed_width().is_some())
-                .then_some(regular)
-        };
-        let mut run: Vec<&Field> = Vec::new();
+        let runs = self.fixed_runs(s);
+        let mut skip_to = 0;
         for (i, f) in s.fields.iter().enumerate() {
+            if i < skip_to {
+                continue;
+            }
             let (_, regular) = self.field_presence(s, f);
-            if let Some(cond) = run_cond(f) {
-                run.push(f);
-                if s.fields.get(i + 1).and_then(run_cond).as_ref() == Some(&cond) {
-                    continue;
-                }
-                if run.len() > 1 {
-                    if cond == "true" {
-                        emit_fixed_run(&mut out, ind, &run);
-                    } else {
-                        wl(&mut out, ind, &format!("if {cond} {{"));
-                        emit_fixed_run(&mut out, &format!("{ind}    "), &run);
-                        wl(&mut out, ind, "} else {");
-                        for g in &run {
-                            let id = field_ident(&g.name);
-                            wl(
-                                &mut out,
-                                ind,
-                                &format!("    self.{id} = {};", default_expr(g)),
-                            );
-                        }
-                        wl(&mut out, ind, "}");
+            if let Some((_, len, cond)) = runs.iter().find(|r| r.0 == i) {
+                let run: Vec<&Field> = s.fields[i..i + len].iter().collect();
+                skip_to = i + len;
+                if cond == "true" {
+                    emit_fixed_run(&mut out, ind, &run);
+                } else {
+                    wl(&mut out, ind, &format!("if {cond} {{"));
+                    emit_fixed_run(&mut out, &format!("{ind}    "), &run);
+                    wl(&mut out, ind, "} else {");
+                    for g in &run {
+                        let id = field_ident(&g.name);
+                        wl(
+                            &mut out,
+                            ind,
+                            &format!("    self.{id} = {};", default_expr(g)),
+                        );
                     }
-                    run.clear();
-                    continue;
+                    wl(&mut out, ind, "}");
                 }
-                run.clear();
+                continue;
             }
             let id = field_ident(&f.name);
             let compact = self.compact_expr(f);

@@ -400,77 +400,53 @@ macro_rules! compare {
             case.name
         );
 
+        // The same closures feed criterion and the ratio table: decoding
+        // includes dropping what was decoded.
+        let mut decode_ours = || {
+            let m = <$ours>::decode(&mut black_box(case.frame.clone()), version);
+            black_box(&m);
+        };
+        let mut decode_theirs = || {
+            let m = <$theirs>::decode(&mut black_box(case.frame.clone()), version);
+            black_box(&m);
+        };
+        let mut read_ours = || {
+            let m = <$ours>::decode(&mut black_box(case.frame.clone()), version);
+            black_box(m.map(|m| $read_ours(&m)).ok());
+        };
+        let mut read_theirs = || {
+            let m = <$theirs>::decode(&mut black_box(case.frame.clone()), version);
+            black_box(m.map(|m| $read_theirs(&m)).ok());
+        };
         let mut g = $c.benchmark_group(case.name);
-        g.bench_function("decode/kraft-protocol", |bch| {
-            bch.iter(|| <$ours>::decode(&mut black_box(case.frame.clone()), version))
-        });
-        g.bench_function("decode/kafka-protocol", |bch| {
-            bch.iter(|| <$theirs>::decode(&mut black_box(case.frame.clone()), version))
-        });
-        g.bench_function("decode+read/kraft-protocol", |bch| {
-            bch.iter(|| {
-                <$ours>::decode(&mut black_box(case.frame.clone()), version).map(|m| $read_ours(&m))
-            })
-        });
+        g.bench_function("decode/kraft-protocol", |bch| bch.iter(&mut decode_ours));
+        g.bench_function("decode/kafka-protocol", |bch| bch.iter(&mut decode_theirs));
+        g.bench_function("decode+read/kraft-protocol", |bch| bch.iter(&mut read_ours));
         g.bench_function("decode+read/kafka-protocol", |bch| {
-            bch.iter(|| {
-                <$theirs>::decode(&mut black_box(case.frame.clone()), version)
-                    .map(|m| $read_theirs(&m))
-            })
+            bch.iter(&mut read_theirs)
         });
-        let mut out_ours = Vec::with_capacity(a.len());
-        g.bench_function("encode/kraft-protocol", |bch| {
-            bch.iter(|| {
-                out_ours.clear();
-                ours.encode(&mut out_ours, version)
-            })
-        });
-        let mut out_theirs = BytesMut::with_capacity(a.len());
-        g.bench_function("encode/kafka-protocol", |bch| {
-            bch.iter(|| {
-                out_theirs.clear();
-                theirs.encode(&mut out_theirs, version)
-            })
-        });
+        // Both encoders write into the same buffer, so that where it lies
+        // (the alignment a 64 KiB copy meets) is the same for both.
+        let out = std::cell::RefCell::new(Vec::<u8>::with_capacity(a.len()));
+        let mut encode_ours = || {
+            let mut o = out.borrow_mut();
+            o.clear();
+            black_box(ours.encode(&mut *o, version).ok());
+        };
+        let mut encode_theirs = || {
+            let mut o = out.borrow_mut();
+            o.clear();
+            black_box(theirs.encode(&mut *o, version).ok());
+        };
+        g.bench_function("encode/kraft-protocol", |bch| bch.iter(&mut encode_ours));
+        g.bench_function("encode/kafka-protocol", |bch| bch.iter(&mut encode_theirs));
         g.finish();
 
-        let ratio = |f_ours: &mut dyn FnMut(), f_theirs: &mut dyn FnMut()| ratio(f_ours, f_theirs);
-        let dec = ratio(
-            &mut || {
-                black_box(<$ours>::decode(&mut case.frame.clone(), version).ok());
-            },
-            &mut || {
-                black_box(<$theirs>::decode(&mut case.frame.clone(), version).ok());
-            },
-        );
-        let dec_read = ratio(
-            &mut || {
-                black_box(
-                    <$ours>::decode(&mut case.frame.clone(), version)
-                        .map(|m| $read_ours(&m))
-                        .ok(),
-                );
-            },
-            &mut || {
-                black_box(
-                    <$theirs>::decode(&mut case.frame.clone(), version)
-                        .map(|m| $read_theirs(&m))
-                        .ok(),
-                );
-            },
-        );
+        let dec = ratio(&mut decode_ours, &mut decode_theirs);
+        let dec_read = ratio(&mut read_ours, &mut read_theirs);
+        let enc = ratio(&mut encode_ours, &mut encode_theirs);
         let mut o1 = Vec::with_capacity(a.len());
         let mut o2 = BytesMut::with_capacity(a.len());
-        let enc = ratio(
-            &mut || {
-                o1.clear();
-                black_box(ours.encode(&mut o1, version).ok());
-            },
-            &mut || {
-                o2.clear();
-                black_box(theirs.encode(&mut o2, version).ok());
-            },
-        );
         let alloc_dec_ours = allocs_of(|| <$ours>::decode(&mut case.frame.clone(), version));
         let alloc_dec_theirs = allocs_of(|| <$theirs>::decode(&mut case.frame.clone(), version));
         let alloc_enc_ours = allocs_of(|| {

@@ -91,9 +91,13 @@ impl Encodable for AddRaftVoterRequest {
                 })
             }
         }
-        buf.put_i32(*(&self.timeout_ms));
-        buf.put_i32(*(&self.voter_id));
-        wire::put_uuid(buf, (&self.voter_directory_id));
+        {
+            let mut b = [0u8; 24];
+            b[0..4].copy_from_slice(&self.timeout_ms.to_be_bytes());
+            b[4..8].copy_from_slice(&self.voter_id.to_be_bytes());
+            b[8..24].copy_from_slice(self.voter_directory_id.as_bytes());
+            buf.put_slice(&b);
+        }
         wire::put_array_len(buf, Some((&self.listeners).len()), flexible);
         (&self.listeners).encode_elements(buf, version)?;
         if version >= 1 {

@@ -511,9 +511,13 @@ impl Encodable for ApiVersion {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = version >= 3;
         let _ = flexible;
-        buf.put_i16(*(&self.api_key));
-        buf.put_i16(*(&self.min_version));
-        buf.put_i16(*(&self.max_version));
+        {
+            let mut b = [0u8; 6];
+            b[0..2].copy_from_slice(&self.api_key.to_be_bytes());
+            b[2..4].copy_from_slice(&self.min_version.to_be_bytes());
+            b[4..6].copy_from_slice(&self.max_version.to_be_bytes());
+            buf.put_slice(&b);
+        }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
             let mut count = self.unknown_tagged_fields.count();
@@ -683,8 +687,12 @@ impl Encodable for SupportedFeatureKey {
         let _ = flexible;
         wire::check_string(&self.name, "name")?;
         wire::put_string(buf, (&self.name), flexible);
-        buf.put_i16(*(&self.min_version));
-        buf.put_i16(*(&self.max_version));
+        {
+            let mut b = [0u8; 4];
+            b[0..2].copy_from_slice(&self.min_version.to_be_bytes());
+            b[2..4].copy_from_slice(&self.max_version.to_be_bytes());
+            buf.put_slice(&b);
+        }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
             let mut count = self.unknown_tagged_fields.count();
@@ -857,8 +865,12 @@ impl Encodable for FinalizedFeatureKey {
         let _ = flexible;
         wire::check_string(&self.name, "name")?;
         wire::put_string(buf, (&self.name), flexible);
-        buf.put_i16(*(&self.max_version_level));
-        buf.put_i16(*(&self.min_version_level));
+        {
+            let mut b = [0u8; 4];
+            b[0..2].copy_from_slice(&self.max_version_level.to_be_bytes());
+            b[2..4].copy_from_slice(&self.min_version_level.to_be_bytes());
+            buf.put_slice(&b);
+        }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
             let mut count = self.unknown_tagged_fields.count();

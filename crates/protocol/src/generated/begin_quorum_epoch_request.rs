@@ -514,8 +514,12 @@ impl Encodable for PartitionData {
         if version >= 1 {
             wire::put_uuid(buf, (&self.voter_directory_id));
         }
-        buf.put_i32(*(&self.leader_id));
-        buf.put_i32(*(&self.leader_epoch));
+        {
+            let mut b = [0u8; 8];
+            b[0..4].copy_from_slice(&self.leader_id.to_be_bytes());
+            b[4..8].copy_from_slice(&self.leader_epoch.to_be_bytes());
+            buf.put_slice(&b);
+        }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
             let mut count = self.unknown_tagged_fields.count();

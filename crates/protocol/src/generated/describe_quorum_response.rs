@@ -545,8 +545,12 @@ impl Encodable for PartitionData {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let _ = flexible;
-        buf.put_i32(*(&self.partition_index));
-        buf.put_i16(*(&self.error_code));
+        {
+            let mut b = [0u8; 6];
+            b[0..4].copy_from_slice(&self.partition_index.to_be_bytes());
+            b[4..6].copy_from_slice(&self.error_code.to_be_bytes());
+            buf.put_slice(&b);
+        }
         if version >= 2 {
             if let Some(v) = &self.error_message {
                 wire::check_string(v, "errorMessage")?;
@@ -566,9 +570,13 @@ impl Encodable for PartitionData {
                 }
             }
         }
-        buf.put_i32(*(&self.leader_id));
-        buf.put_i32(*(&self.leader_epoch));
-        buf.put_i64(*(&self.high_watermark));
+        {
+            let mut b = [0u8; 16];
+            b[0..4].copy_from_slice(&self.leader_id.to_be_bytes());
+            b[4..8].copy_from_slice(&self.leader_epoch.to_be_bytes());
+            b[8..16].copy_from_slice(&self.high_watermark.to_be_bytes());
+            buf.put_slice(&b);
+        }
         wire::put_array_len(buf, Some((&self.current_voters).len()), flexible);
         (&self.current_voters).encode_elements(buf, version)?;
         if version >= 3 {
@@ -919,10 +927,13 @@ impl Encodable for ReplicaState {
         }
         buf.put_i64(*(&self.log_end_offset));
         if version >= 1 {
-            buf.put_i64(*(&self.last_fetch_timestamp));
-        }
-        if version >= 1 {
-            buf.put_i64(*(&self.last_caught_up_timestamp));
+            {
+                let mut b = [0u8; 16];
+                b[0..8].copy_from_slice(&self.last_fetch_timestamp.to_be_bytes());
+                b[8..16].copy_from_slice(&self.last_caught_up_timestamp.to_be_bytes());
+                buf.put_slice(&b);
+            }
+        } else {
         }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;

@@ -490,9 +490,13 @@ impl Encodable for PartitionData {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = version >= 1;
         let _ = flexible;
-        buf.put_i32(*(&self.partition_index));
-        buf.put_i32(*(&self.leader_id));
-        buf.put_i32(*(&self.leader_epoch));
+        {
+            let mut b = [0u8; 12];
+            b[0..4].copy_from_slice(&self.partition_index.to_be_bytes());
+            b[4..8].copy_from_slice(&self.leader_id.to_be_bytes());
+            b[8..12].copy_from_slice(&self.leader_epoch.to_be_bytes());
+            buf.put_slice(&b);
+        }
         if version <= 0 {
             wire::put_array_len(buf, Some((&self.preferred_successors).len()), flexible);
             for e in (&self.preferred_successors).iter() {
@@ -746,8 +750,12 @@ impl Encodable for ReplicaInfo {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let _ = flexible;
-        buf.put_i32(*(&self.candidate_id));
-        wire::put_uuid(buf, (&self.candidate_directory_id));
+        {
+            let mut b = [0u8; 20];
+            b[0..4].copy_from_slice(&self.candidate_id.to_be_bytes());
+            b[4..20].copy_from_slice(self.candidate_directory_id.as_bytes());
+            buf.put_slice(&b);
+        }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
             let mut count = self.unknown_tagged_fields.count();

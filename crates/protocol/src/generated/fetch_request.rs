@@ -118,15 +118,22 @@ impl Encodable for FetchRequest {
                 version,
             });
         }
-        buf.put_i32(*(&self.max_wait_ms));
-        buf.put_i32(*(&self.min_bytes));
-        buf.put_i32(*(&self.max_bytes));
-        buf.put_i8(*(&self.isolation_level));
-        if version >= 7 {
-            buf.put_i32(*(&self.session_id));
+        {
+            let mut b = [0u8; 13];
+            b[0..4].copy_from_slice(&self.max_wait_ms.to_be_bytes());
+            b[4..8].copy_from_slice(&self.min_bytes.to_be_bytes());
+            b[8..12].copy_from_slice(&self.max_bytes.to_be_bytes());
+            b[12] = self.isolation_level as u8;
+            buf.put_slice(&b);
         }
         if version >= 7 {
-            buf.put_i32(*(&self.session_epoch));
+            {
+                let mut b = [0u8; 8];
+                b[0..4].copy_from_slice(&self.session_id.to_be_bytes());
+                b[4..8].copy_from_slice(&self.session_epoch.to_be_bytes());
+                buf.put_slice(&b);
+            }
+        } else {
         }
         wire::put_array_len(buf, Some((&self.topics).len()), flexible);
         (&self.topics).encode_elements(buf, version)?;
@@ -591,8 +598,12 @@ impl Encodable for ReplicaState {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let _ = flexible;
-        buf.put_i32(*(&self.replica_id));
-        buf.put_i64(*(&self.replica_epoch));
+        {
+            let mut b = [0u8; 12];
+            b[0..4].copy_from_slice(&self.replica_id.to_be_bytes());
+            b[4..12].copy_from_slice(&self.replica_epoch.to_be_bytes());
+            buf.put_slice(&b);
+        }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
             let mut count = self.unknown_tagged_fields.count();

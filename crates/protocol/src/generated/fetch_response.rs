@@ -71,15 +71,19 @@ impl Encodable for FetchResponse {
         let _ = flexible;
         buf.put_i32(*(&self.throttle_time_ms));
         if version >= 7 {
-            buf.put_i16(*(&self.error_code));
-        }
-        if version >= 7 {
-            buf.put_i32(*(&self.session_id));
-        } else if !(*(&self.session_id) == 0) {
-            return Err(EncodeError::NonDefaultField {
-                field: "sessionId",
-                version,
-            });
+            {
+                let mut b = [0u8; 6];
+                b[0..2].copy_from_slice(&self.error_code.to_be_bytes());
+                b[2..6].copy_from_slice(&self.session_id.to_be_bytes());
+                buf.put_slice(&b);
+            }
+        } else {
+            if !(*(&self.session_id) == 0) {
+                return Err(EncodeError::NonDefaultField {
+                    field: "sessionId",
+                    version,
+                });
+            }
         }
         wire::put_array_len(buf, Some((&self.responses).len()), flexible);
         (&self.responses).encode_elements(buf, version)?;
@@ -642,10 +646,14 @@ impl Encodable for PartitionData {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = version >= 12;
         let _ = flexible;
-        buf.put_i32(*(&self.partition_index));
-        buf.put_i16(*(&self.error_code));
-        buf.put_i64(*(&self.high_watermark));
-        buf.put_i64(*(&self.last_stable_offset));
+        {
+            let mut b = [0u8; 22];
+            b[0..4].copy_from_slice(&self.partition_index.to_be_bytes());
+            b[4..6].copy_from_slice(&self.error_code.to_be_bytes());
+            b[6..14].copy_from_slice(&self.high_watermark.to_be_bytes());
+            b[14..22].copy_from_slice(&self.last_stable_offset.to_be_bytes());
+            buf.put_slice(&b);
+        }
         if version >= 5 {
             buf.put_i64(*(&self.log_start_offset));
         }
@@ -1109,8 +1117,12 @@ impl Encodable for EpochEndOffset {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let _ = flexible;
-        buf.put_i32(*(&self.epoch));
-        buf.put_i64(*(&self.end_offset));
+        {
+            let mut b = [0u8; 12];
+            b[0..4].copy_from_slice(&self.epoch.to_be_bytes());
+            b[4..12].copy_from_slice(&self.end_offset.to_be_bytes());
+            buf.put_slice(&b);
+        }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
             let mut count = self.unknown_tagged_fields.count();
@@ -1266,8 +1278,12 @@ impl Encodable for LeaderIdAndEpoch {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let _ = flexible;
-        buf.put_i32(*(&self.leader_id));
-        buf.put_i32(*(&self.leader_epoch));
+        {
+            let mut b = [0u8; 8];
+            b[0..4].copy_from_slice(&self.leader_id.to_be_bytes());
+            b[4..8].copy_from_slice(&self.leader_epoch.to_be_bytes());
+            buf.put_slice(&b);
+        }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
             let mut count = self.unknown_tagged_fields.count();
@@ -1425,8 +1441,12 @@ impl Encodable for SnapshotId {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let _ = flexible;
-        buf.put_i64(*(&self.end_offset));
-        buf.put_i32(*(&self.epoch));
+        {
+            let mut b = [0u8; 12];
+            b[0..8].copy_from_slice(&self.end_offset.to_be_bytes());
+            b[8..12].copy_from_slice(&self.epoch.to_be_bytes());
+            buf.put_slice(&b);
+        }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
             let mut count = self.unknown_tagged_fields.count();
@@ -1581,8 +1601,12 @@ impl Encodable for AbortedTransaction {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = version >= 12;
         let _ = flexible;
-        buf.put_i64(*(&self.producer_id));
-        buf.put_i64(*(&self.first_offset));
+        {
+            let mut b = [0u8; 16];
+            b[0..8].copy_from_slice(&self.producer_id.to_be_bytes());
+            b[8..16].copy_from_slice(&self.first_offset.to_be_bytes());
+            buf.put_slice(&b);
+        }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
             let mut count = self.unknown_tagged_fields.count();

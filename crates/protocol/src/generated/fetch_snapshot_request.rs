@@ -64,8 +64,12 @@ impl Encodable for FetchSnapshotRequest {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let _ = flexible;
-        buf.put_i32(*(&self.replica_id));
-        buf.put_i32(*(&self.max_bytes));
+        {
+            let mut b = [0u8; 8];
+            b[0..4].copy_from_slice(&self.replica_id.to_be_bytes());
+            b[4..8].copy_from_slice(&self.max_bytes.to_be_bytes());
+            buf.put_slice(&b);
+        }
         wire::put_array_len(buf, Some((&self.topics).len()), flexible);
         (&self.topics).encode_elements(buf, version)?;
         if flexible {
@@ -511,8 +515,12 @@ impl Encodable for PartitionSnapshot {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let _ = flexible;
-        buf.put_i32(*(&self.partition));
-        buf.put_i32(*(&self.current_leader_epoch));
+        {
+            let mut b = [0u8; 8];
+            b[0..4].copy_from_slice(&self.partition.to_be_bytes());
+            b[4..8].copy_from_slice(&self.current_leader_epoch.to_be_bytes());
+            buf.put_slice(&b);
+        }
         (&self.snapshot_id).encode(buf, version)?;
         buf.put_i64(*(&self.position));
         if flexible {
@@ -736,8 +744,12 @@ impl Encodable for SnapshotId {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let _ = flexible;
-        buf.put_i64(*(&self.end_offset));
-        buf.put_i32(*(&self.epoch));
+        {
+            let mut b = [0u8; 12];
+            b[0..8].copy_from_slice(&self.end_offset.to_be_bytes());
+            b[8..12].copy_from_slice(&self.epoch.to_be_bytes());
+            buf.put_slice(&b);
+        }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
             let mut count = self.unknown_tagged_fields.count();

@@ -64,8 +64,12 @@ impl Encodable for FetchSnapshotResponse {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let _ = flexible;
-        buf.put_i32(*(&self.throttle_time_ms));
-        buf.put_i16(*(&self.error_code));
+        {
+            let mut b = [0u8; 6];
+            b[0..4].copy_from_slice(&self.throttle_time_ms.to_be_bytes());
+            b[4..6].copy_from_slice(&self.error_code.to_be_bytes());
+            buf.put_slice(&b);
+        }
         wire::put_array_len(buf, Some((&self.topics).len()), flexible);
         (&self.topics).encode_elements(buf, version)?;
         if !(version >= 1) && !((&self.node_endpoints).is_empty()) {
@@ -536,11 +540,19 @@ impl Encodable for PartitionSnapshot {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let _ = flexible;
-        buf.put_i32(*(&self.index));
-        buf.put_i16(*(&self.error_code));
+        {
+            let mut b = [0u8; 6];
+            b[0..4].copy_from_slice(&self.index.to_be_bytes());
+            b[4..6].copy_from_slice(&self.error_code.to_be_bytes());
+            buf.put_slice(&b);
+        }
         (&self.snapshot_id).encode(buf, version)?;
-        buf.put_i64(*(&self.size));
-        buf.put_i64(*(&self.position));
+        {
+            let mut b = [0u8; 16];
+            b[0..8].copy_from_slice(&self.size.to_be_bytes());
+            b[8..16].copy_from_slice(&self.position.to_be_bytes());
+            buf.put_slice(&b);
+        }
         wire::put_bytes(buf, (&self.unaligned_records), flexible);
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[0])?;
@@ -771,8 +783,12 @@ impl Encodable for SnapshotId {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let _ = flexible;
-        buf.put_i64(*(&self.end_offset));
-        buf.put_i32(*(&self.epoch));
+        {
+            let mut b = [0u8; 12];
+            b[0..8].copy_from_slice(&self.end_offset.to_be_bytes());
+            b[8..12].copy_from_slice(&self.epoch.to_be_bytes());
+            buf.put_slice(&b);
+        }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
             let mut count = self.unknown_tagged_fields.count();
@@ -927,8 +943,12 @@ impl Encodable for LeaderIdAndEpoch {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let _ = flexible;
-        buf.put_i32(*(&self.leader_id));
-        buf.put_i32(*(&self.leader_epoch));
+        {
+            let mut b = [0u8; 8];
+            b[0..4].copy_from_slice(&self.leader_id.to_be_bytes());
+            b[4..8].copy_from_slice(&self.leader_epoch.to_be_bytes());
+            buf.put_slice(&b);
+        }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
             let mut count = self.unknown_tagged_fields.count();

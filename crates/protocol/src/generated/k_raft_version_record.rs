@@ -54,8 +54,12 @@ impl Encodable for KRaftVersionRecord {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let _ = flexible;
-        buf.put_i16(*(&self.version));
-        buf.put_i16(*(&self.k_raft_version));
+        {
+            let mut b = [0u8; 4];
+            b[0..2].copy_from_slice(&self.version.to_be_bytes());
+            b[2..4].copy_from_slice(&self.k_raft_version.to_be_bytes());
+            buf.put_slice(&b);
+        }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
             let mut count = self.unknown_tagged_fields.count();

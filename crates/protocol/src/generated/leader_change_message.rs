@@ -64,8 +64,12 @@ impl Encodable for LeaderChangeMessage {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let _ = flexible;
-        buf.put_i16(*(&self.version));
-        buf.put_i32(*(&self.leader_id));
+        {
+            let mut b = [0u8; 6];
+            b[0..2].copy_from_slice(&self.version.to_be_bytes());
+            b[2..6].copy_from_slice(&self.leader_id.to_be_bytes());
+            buf.put_slice(&b);
+        }
         wire::put_array_len(buf, Some((&self.voters).len()), flexible);
         (&self.voters).encode_elements(buf, version)?;
         wire::put_array_len(buf, Some((&self.granting_voters).len()), flexible);

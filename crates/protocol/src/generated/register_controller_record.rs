@@ -69,9 +69,13 @@ impl Encodable for RegisterControllerRecord {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let _ = flexible;
-        buf.put_i32(*(&self.controller_id));
-        wire::put_uuid(buf, (&self.incarnation_id));
-        wire::put_bool(buf, *(&self.zk_migration_ready));
+        {
+            let mut b = [0u8; 21];
+            b[0..4].copy_from_slice(&self.controller_id.to_be_bytes());
+            b[4..20].copy_from_slice(self.incarnation_id.as_bytes());
+            b[20] = u8::from(self.zk_migration_ready);
+            buf.put_slice(&b);
+        }
         wire::put_array_len(buf, Some((&self.end_points).len()), flexible);
         (&self.end_points).encode_elements(buf, version)?;
         wire::put_array_len(buf, Some((&self.features).len()), flexible);
@@ -310,8 +314,12 @@ impl Encodable for ControllerEndpoint {
         wire::put_string(buf, (&self.name), flexible);
         wire::check_string(&self.host, "host")?;
         wire::put_string(buf, (&self.host), flexible);
-        buf.put_u16(*(&self.port));
-        buf.put_i16(*(&self.security_protocol));
+        {
+            let mut b = [0u8; 4];
+            b[0..2].copy_from_slice(&self.port.to_be_bytes());
+            b[2..4].copy_from_slice(&self.security_protocol.to_be_bytes());
+            buf.put_slice(&b);
+        }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
             let mut count = self.unknown_tagged_fields.count();
@@ -489,8 +497,12 @@ impl Encodable for ControllerFeature {
         let _ = flexible;
         wire::check_string(&self.name, "name")?;
         wire::put_string(buf, (&self.name), flexible);
-        buf.put_i16(*(&self.min_supported_version));
-        buf.put_i16(*(&self.max_supported_version));
+        {
+            let mut b = [0u8; 4];
+            b[0..2].copy_from_slice(&self.min_supported_version.to_be_bytes());
+            b[2..4].copy_from_slice(&self.max_supported_version.to_be_bytes());
+            buf.put_slice(&b);
+        }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
             let mut count = self.unknown_tagged_fields.count();

@@ -76,8 +76,12 @@ impl Encodable for RemoveRaftVoterRequest {
                 })
             }
         }
-        buf.put_i32(*(&self.voter_id));
-        wire::put_uuid(buf, (&self.voter_directory_id));
+        {
+            let mut b = [0u8; 20];
+            b[0..4].copy_from_slice(&self.voter_id.to_be_bytes());
+            b[4..20].copy_from_slice(self.voter_directory_id.as_bytes());
+            buf.put_slice(&b);
+        }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
             let mut count = self.unknown_tagged_fields.count();

@@ -64,9 +64,13 @@ impl Encodable for RequestHeader {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = version >= 2;
         let _ = flexible;
-        buf.put_i16(*(&self.request_api_key));
-        buf.put_i16(*(&self.request_api_version));
-        buf.put_i32(*(&self.correlation_id));
+        {
+            let mut b = [0u8; 8];
+            b[0..2].copy_from_slice(&self.request_api_key.to_be_bytes());
+            b[2..4].copy_from_slice(&self.request_api_version.to_be_bytes());
+            b[4..8].copy_from_slice(&self.correlation_id.to_be_bytes());
+            buf.put_slice(&b);
+        }
         if let Some(v) = &self.client_id {
             wire::check_string(v, "clientId")?;
         }

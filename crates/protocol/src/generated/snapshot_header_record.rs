@@ -54,8 +54,12 @@ impl Encodable for SnapshotHeaderRecord {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let _ = flexible;
-        buf.put_i16(*(&self.version));
-        buf.put_i64(*(&self.last_contained_log_timestamp));
+        {
+            let mut b = [0u8; 10];
+            b[0..2].copy_from_slice(&self.version.to_be_bytes());
+            b[2..10].copy_from_slice(&self.last_contained_log_timestamp.to_be_bytes());
+            buf.put_slice(&b);
+        }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
             let mut count = self.unknown_tagged_fields.count();

@@ -59,8 +59,12 @@ impl Encodable for UnregisterControllerResponse {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let _ = flexible;
-        buf.put_i32(*(&self.throttle_time_ms));
-        buf.put_i16(*(&self.error_code));
+        {
+            let mut b = [0u8; 6];
+            b[0..4].copy_from_slice(&self.throttle_time_ms.to_be_bytes());
+            b[4..6].copy_from_slice(&self.error_code.to_be_bytes());
+            buf.put_slice(&b);
+        }
         if let Some(v) = &self.error_message {
             wire::check_string(v, "errorMessage")?;
         }

@@ -91,9 +91,13 @@ impl Encodable for UpdateRaftVoterRequest {
                 })
             }
         }
-        buf.put_i32(*(&self.current_leader_epoch));
-        buf.put_i32(*(&self.voter_id));
-        wire::put_uuid(buf, (&self.voter_directory_id));
+        {
+            let mut b = [0u8; 24];
+            b[0..4].copy_from_slice(&self.current_leader_epoch.to_be_bytes());
+            b[4..8].copy_from_slice(&self.voter_id.to_be_bytes());
+            b[8..24].copy_from_slice(self.voter_directory_id.as_bytes());
+            buf.put_slice(&b);
+        }
         wire::put_array_len(buf, Some((&self.listeners).len()), flexible);
         (&self.listeners).encode_elements(buf, version)?;
         (&self.k_raft_version_feature).encode(buf, version)?;
@@ -485,8 +489,12 @@ impl Encodable for KRaftVersionFeature {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let _ = flexible;
-        buf.put_i16(*(&self.min_supported_version));
-        buf.put_i16(*(&self.max_supported_version));
+        {
+            let mut b = [0u8; 4];
+            b[0..2].copy_from_slice(&self.min_supported_version.to_be_bytes());
+            b[2..4].copy_from_slice(&self.max_supported_version.to_be_bytes());
+            buf.put_slice(&b);
+        }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
             let mut count = self.unknown_tagged_fields.count();

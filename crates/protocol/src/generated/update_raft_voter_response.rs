@@ -59,8 +59,12 @@ impl Encodable for UpdateRaftVoterResponse {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let _ = flexible;
-        buf.put_i32(*(&self.throttle_time_ms));
-        buf.put_i16(*(&self.error_code));
+        {
+            let mut b = [0u8; 6];
+            b[0..4].copy_from_slice(&self.throttle_time_ms.to_be_bytes());
+            b[4..6].copy_from_slice(&self.error_code.to_be_bytes());
+            buf.put_slice(&b);
+        }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[0])?;
             let mut count = self.unknown_tagged_fields.count();
@@ -261,8 +265,12 @@ impl Encodable for CurrentLeader {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let _ = flexible;
-        buf.put_i32(*(&self.leader_id));
-        buf.put_i32(*(&self.leader_epoch));
+        {
+            let mut b = [0u8; 8];
+            b[0..4].copy_from_slice(&self.leader_id.to_be_bytes());
+            b[4..8].copy_from_slice(&self.leader_epoch.to_be_bytes());
+            buf.put_slice(&b);
+        }
         wire::check_string(&self.host, "host")?;
         wire::put_string(buf, (&self.host), flexible);
         buf.put_i32(*(&self.port));

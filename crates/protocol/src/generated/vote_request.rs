@@ -482,17 +482,28 @@ impl Encodable for PartitionData {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let _ = flexible;
-        buf.put_i32(*(&self.partition_index));
-        buf.put_i32(*(&self.replica_epoch));
-        buf.put_i32(*(&self.replica_id));
-        if version >= 1 {
-            wire::put_uuid(buf, (&self.replica_directory_id));
+        {
+            let mut b = [0u8; 12];
+            b[0..4].copy_from_slice(&self.partition_index.to_be_bytes());
+            b[4..8].copy_from_slice(&self.replica_epoch.to_be_bytes());
+            b[8..12].copy_from_slice(&self.replica_id.to_be_bytes());
+            buf.put_slice(&b);
         }
         if version >= 1 {
-            wire::put_uuid(buf, (&self.voter_directory_id));
+            {
+                let mut b = [0u8; 32];
+                b[0..16].copy_from_slice(self.replica_directory_id.as_bytes());
+                b[16..32].copy_from_slice(self.voter_directory_id.as_bytes());
+                buf.put_slice(&b);
+            }
+        } else {
         }
-        buf.put_i32(*(&self.last_offset_epoch));
-        buf.put_i64(*(&self.last_offset));
+        {
+            let mut b = [0u8; 12];
+            b[0..4].copy_from_slice(&self.last_offset_epoch.to_be_bytes());
+            b[4..12].copy_from_slice(&self.last_offset.to_be_bytes());
+            buf.put_slice(&b);
+        }
         if version >= 2 {
             wire::put_bool(buf, *(&self.pre_vote));
         } else if !(!*(&self.pre_vote)) {

@@ -230,8 +230,12 @@ impl Encodable for Voter {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let _ = flexible;
-        buf.put_i32(*(&self.voter_id));
-        wire::put_uuid(buf, (&self.voter_directory_id));
+        {
+            let mut b = [0u8; 20];
+            b[0..4].copy_from_slice(&self.voter_id.to_be_bytes());
+            b[4..20].copy_from_slice(self.voter_directory_id.as_bytes());
+            buf.put_slice(&b);
+        }
         wire::put_array_len(buf, Some((&self.endpoints).len()), flexible);
         (&self.endpoints).encode_elements(buf, version)?;
         (&self.k_raft_version_feature).encode(buf, version)?;
@@ -598,8 +602,12 @@ impl Encodable for KRaftVersionFeature {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let _ = flexible;
-        buf.put_i16(*(&self.min_supported_version));
-        buf.put_i16(*(&self.max_supported_version));
+        {
+            let mut b = [0u8; 4];
+            b[0..2].copy_from_slice(&self.min_supported_version.to_be_bytes());
+            b[2..4].copy_from_slice(&self.max_supported_version.to_be_bytes());
+            buf.put_slice(&b);
+        }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
             let mut count = self.unknown_tagged_fields.count();
