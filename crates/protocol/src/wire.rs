@@ -59,19 +59,31 @@ fn entry_at(b: &[u8]) -> Option<(u32, usize)> {
 /// kept as their encoding (tag, size and value of each, in the order read)
 /// so that they are re-emitted verbatim. Decoding shares the input buffer:
 /// no allocation, whatever the number of fields.
+///
+/// None is held as `None` (never an empty slice), so that the empty value
+/// every struct carries costs nothing to make, replace or drop.
 #[derive(Clone, Default, PartialEq, Eq, Hash)]
-pub struct RawTaggedFields(Bytes);
+pub struct RawTaggedFields(Option<Bytes>);
+
+/// The empty encoding, for [`RawTaggedFields::as_bytes`] of no field.
+static NO_BYTES: Bytes = Bytes::new();
 
 impl RawTaggedFields {
     /// No unknown tagged field.
     pub const fn new() -> Self {
-        RawTaggedFields(Bytes::new())
+        RawTaggedFields(None)
+    }
+
+    /// Fields from their encoding (empty: none).
+    #[inline]
+    fn of(bytes: Bytes) -> Self {
+        RawTaggedFields((!bytes.is_empty()).then_some(bytes))
     }
 
     /// Whether there is none.
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.0.is_none()
     }
 
     /// Number of fields.
@@ -83,38 +95,40 @@ impl RawTaggedFields {
     pub fn iter(&self) -> impl Iterator<Item = RawTaggedField> + '_ {
         let mut at = 0;
         std::iter::from_fn(move || {
-            let (tag, hdr, size) = entry_header_at(&self.0[at..])?;
+            let bytes = self.as_bytes();
+            let (tag, hdr, size) = entry_header_at(&bytes[at..])?;
             let start = at + hdr;
-            if self.0.len() - start < size {
+            if bytes.len() - start < size {
                 return None;
             }
             at = start + size;
             Some(RawTaggedField {
                 tag,
-                data: self.0.slice(start..at),
+                data: bytes.slice(start..at),
             })
         })
     }
 
     /// Appends a field; tags must ascend for the message to be encodable.
     pub fn push(&mut self, tag: u32, data: &[u8]) {
-        let mut v = Vec::with_capacity(self.0.len() + tagged_field_len(tag, data.len()));
-        v.extend_from_slice(&self.0);
+        let old = self.as_bytes();
+        let mut v = Vec::with_capacity(old.len() + tagged_field_len(tag, data.len()));
+        v.extend_from_slice(old);
         put_tag_header(&mut v, tag, data.len());
         v.extend_from_slice(data);
-        self.0 = Bytes::from(v);
+        *self = RawTaggedFields::of(Bytes::from(v));
     }
 
     /// The fields' encoding, without the count that precedes a tag section.
     pub fn as_bytes(&self) -> &Bytes {
-        &self.0
+        self.0.as_ref().unwrap_or(&NO_BYTES)
     }
 
     /// Number of fields, for the tag-section count (0 without parsing when
     /// empty).
     #[inline]
     pub fn count(&self) -> u32 {
-        if self.0.is_empty() {
+        if self.is_empty() {
             0
         } else {
             self.len() as u32
@@ -135,7 +149,7 @@ impl FromIterator<RawTaggedField> for RawTaggedFields {
             put_tag_header(&mut v, f.tag, f.data.len());
             v.extend_from_slice(&f.data);
         }
-        RawTaggedFields(Bytes::from(v))
+        RawTaggedFields::of(Bytes::from(v))
     }
 }
 
@@ -150,7 +164,7 @@ impl From<Vec<RawTaggedField>> for RawTaggedFields {
 /// adjacent to it (a known field between them) is copied.
 #[derive(Default)]
 pub struct RawTagsReader {
-    first: Bytes,
+    first: Option<Bytes>,
     more: Option<Vec<u8>>,
 }
 
@@ -158,24 +172,28 @@ impl RawTagsReader {
     /// Adds the encoding of one unknown field (header and value).
     #[inline]
     pub fn push(&mut self, entry: Bytes) {
-        if self.first.is_empty() && self.more.is_none() {
-            self.first = entry;
-        } else {
-            let more = self.more.get_or_insert_with(|| {
-                let mut v = Vec::with_capacity(2 * (self.first.len() + entry.len()));
-                v.extend_from_slice(&self.first);
-                v
-            });
+        if let Some(more) = &mut self.more {
             more.extend_from_slice(&entry);
+            return;
+        }
+        match &self.first {
+            None => self.first = Some(entry),
+            Some(first) => {
+                let mut v = Vec::with_capacity(2 * (first.len() + entry.len()));
+                v.extend_from_slice(first);
+                v.extend_from_slice(&entry);
+                self.more = Some(v);
+            }
         }
     }
 
     /// The collected fields.
     #[inline]
     pub fn finish(self) -> RawTaggedFields {
-        match self.more {
-            None => RawTaggedFields(self.first),
-            Some(v) => RawTaggedFields(Bytes::from(v)),
+        match (self.more, self.first) {
+            (Some(v), _) => RawTaggedFields::of(Bytes::from(v)),
+            (None, Some(first)) => RawTaggedFields::of(first),
+            (None, None) => RawTaggedFields::new(),
         }
     }
 }
@@ -252,7 +270,7 @@ pub fn get_raw_tag_section(buf: &mut Bytes, count: u32) -> Result<RawTaggedField
             }
         }
     }
-    Ok(RawTaggedFields(buf.split_to(at)))
+    Ok(RawTaggedFields::of(buf.split_to(at)))
 }
 
 #[inline]
