@@ -229,7 +229,7 @@ fn decode_allocations<M: Message>(m: &M, version: i16) -> usize {
 }
 
 #[test]
-fn single_partition_kraft_requests_decode_with_at_most_one_allocation() {
+fn kraft_requests_decode_without_allocating() {
     use kraft_protocol::List;
     let topic = || StrBytes::from_static("__cluster_metadata");
     let cluster = || Some(StrBytes::from_static("J8aAPcfLQt2bqs1JT_rMgQ"));
@@ -378,7 +378,48 @@ fn single_partition_kraft_requests_decode_with_at_most_one_allocation() {
     };
     counts.push(("DescribeQuorum", decode_allocations(&describe, 2)));
 
+    // Two or more elements stay in the frame too: EndQuorumEpoch with three
+    // preferred candidates and two leader endpoints, AddRaftVoter with two
+    // listeners.
+    let mut end_many = end.clone();
+    end_many.topics.as_mut_slice()[0].partitions.as_mut_slice()[0].preferred_candidates = (2..5)
+        .map(|id| end_quorum_epoch_request::ReplicaInfo {
+            candidate_id: id,
+            candidate_directory_id: Uuid::from_u64_pair(9, id as u64),
+            ..Default::default()
+        })
+        .collect();
+    end_many
+        .leader_endpoints
+        .push(end_many.leader_endpoints.to_vec()[0].clone());
+    counts.push((
+        "EndQuorumEpoch (3 candidates)",
+        decode_allocations(&end_many, 1),
+    ));
+    let mut add_many = add.clone();
+    add_many
+        .listeners
+        .push(add_many.listeners.to_vec()[0].clone());
+    counts.push((
+        "AddRaftVoter (2 listeners)",
+        decode_allocations(&add_many, 0),
+    ));
+
     for (name, count) in &counts {
-        assert!(*count <= 1, "{name}: {count} allocations ({counts:?})");
+        assert_eq!(*count, 0, "{name}: {count} allocations ({counts:?})");
     }
+
+    // Arrays of integers are a `Vec`: EndQuorumEpoch v0's preferred
+    // successors are its one allocation.
+    let mut end_v0 = end_quorum_epoch_request::EndQuorumEpochRequest {
+        cluster_id: cluster(),
+        topics: end.topics.clone(),
+        ..Default::default()
+    };
+    {
+        let p = &mut end_v0.topics.as_mut_slice()[0].partitions.as_mut_slice()[0];
+        p.preferred_candidates = List::new();
+        p.preferred_successors = vec![2, 3, 4];
+    }
+    assert_eq!(decode_allocations(&end_v0, 0), 1);
 }
