@@ -203,175 +203,111 @@ mod read {
         u.as_u64_pair().0 ^ u.as_u64_pair().1
     }
 
-    pub fn dq_ours(m: &ours::describe_quorum_response::DescribeQuorumResponse) -> u64 {
+    /// An id field: a plain `i32` here, a newtype in the `kafka-protocol` crate.
+    trait Id {
+        fn id(&self) -> u64;
+    }
+    impl Id for i32 {
+        fn id(&self) -> u64 {
+            *self as u64
+        }
+    }
+    impl Id for theirs::BrokerId {
+        fn id(&self) -> u64 {
+            self.0 as u64
+        }
+    }
+
+    /// A name field: `StrBytes` here, a newtype in the `kafka-protocol` crate.
+    trait Name {
+        fn name_len(&self) -> u64;
+    }
+    impl Name for kraft_protocol::StrBytes {
+        fn name_len(&self) -> u64 {
+            self.len() as u64
+        }
+    }
+    impl Name for kafka_protocol::protocol::StrBytes {
+        fn name_len(&self) -> u64 {
+            self.len() as u64
+        }
+    }
+    impl Name for theirs::TopicName {
+        fn name_len(&self) -> u64 {
+            self.0.len() as u64
+        }
+    }
+
+    /// One reader body per message, instantiated for both crates' types
+    /// (whose fields have the same names).
+    macro_rules! readers {
+        ($ours:ident: $o:ty, $theirs:ident: $t:ty, |$m:ident| $body:block) => {
+            pub fn $ours($m: &$o) -> u64 $body
+            pub fn $theirs($m: &$t) -> u64 $body
+        };
+    }
+
+    readers!(dq_ours: ours::describe_quorum_response::DescribeQuorumResponse,
+             dq_theirs: theirs::DescribeQuorumResponse, |m| {
         let mut acc = m.error_code as u64;
         for t in &m.topics {
-            acc = fold(acc, t.topic_name.len() as u64);
+            acc = fold(acc, t.topic_name.name_len());
             for p in &t.partitions {
-                acc = fold(
-                    acc,
-                    p.leader_id as u64 ^ p.leader_epoch as u64 ^ p.high_watermark as u64,
-                );
+                acc = fold(acc, p.leader_id.id() ^ p.leader_epoch as u64 ^ p.high_watermark as u64);
                 for r in p.current_voters.iter().chain(p.observers.iter()) {
-                    acc = fold(acc, r.replica_id as u64 ^ uuid(&r.replica_directory_id));
+                    acc = fold(acc, r.replica_id.id() ^ uuid(&r.replica_directory_id));
                     acc = fold(acc, r.log_end_offset as u64 ^ r.last_fetch_timestamp as u64);
                     acc = fold(acc, r.last_caught_up_timestamp as u64);
                 }
             }
         }
         for n in &m.nodes {
-            acc = fold(acc, n.node_id as u64);
+            acc = fold(acc, n.node_id.id());
             for l in &n.listeners {
-                acc = fold(
-                    acc,
-                    (l.name.len() + l.host.len()) as u64 ^ u64::from(l.port),
-                );
+                acc = fold(acc, (l.name.name_len() + l.host.name_len()) ^ u64::from(l.port));
             }
         }
         acc
-    }
+    });
 
-    pub fn dq_theirs(m: &theirs::DescribeQuorumResponse) -> u64 {
-        let mut acc = m.error_code as u64;
-        for t in &m.topics {
-            acc = fold(acc, t.topic_name.0.len() as u64);
-            for p in &t.partitions {
-                acc = fold(
-                    acc,
-                    p.leader_id.0 as u64 ^ p.leader_epoch as u64 ^ p.high_watermark as u64,
-                );
-                for r in p.current_voters.iter().chain(p.observers.iter()) {
-                    acc = fold(acc, r.replica_id.0 as u64 ^ uuid(&r.replica_directory_id));
-                    acc = fold(acc, r.log_end_offset as u64 ^ r.last_fetch_timestamp as u64);
-                    acc = fold(acc, r.last_caught_up_timestamp as u64);
-                }
-            }
-        }
-        for n in &m.nodes {
-            acc = fold(acc, n.node_id.0 as u64);
-            for l in &n.listeners {
-                acc = fold(
-                    acc,
-                    (l.name.len() + l.host.len()) as u64 ^ u64::from(l.port),
-                );
-            }
-        }
-        acc
-    }
-
-    pub fn av_ours(m: &ours::add_raft_voter_request::AddRaftVoterRequest) -> u64 {
-        let mut acc = m.cluster_id.as_ref().map_or(0, |c| c.len() as u64);
-        acc = fold(
-            acc,
-            m.timeout_ms as u64 ^ m.voter_id as u64 ^ uuid(&m.voter_directory_id),
-        );
+    readers!(av_ours: ours::add_raft_voter_request::AddRaftVoterRequest,
+             av_theirs: theirs::AddRaftVoterRequest, |m| {
+        let mut acc = m.cluster_id.as_ref().map_or(0, |c| c.name_len());
+        acc = fold(acc, m.timeout_ms as u64 ^ m.voter_id.id() ^ uuid(&m.voter_directory_id));
         for l in &m.listeners {
-            acc = fold(
-                acc,
-                (l.name.len() + l.host.len()) as u64 ^ u64::from(l.port),
-            );
+            acc = fold(acc, (l.name.name_len() + l.host.name_len()) ^ u64::from(l.port));
         }
         acc
-    }
+    });
 
-    pub fn av_theirs(m: &theirs::AddRaftVoterRequest) -> u64 {
-        let mut acc = m.cluster_id.as_ref().map_or(0, |c| c.len() as u64);
-        acc = fold(
-            acc,
-            m.timeout_ms as u64 ^ m.voter_id as u64 ^ uuid(&m.voter_directory_id),
-        );
-        for l in &m.listeners {
-            acc = fold(
-                acc,
-                (l.name.len() + l.host.len()) as u64 ^ u64::from(l.port),
-            );
-        }
-        acc
-    }
-
-    pub fn vote_ours(m: &ours::vote_request::VoteRequest) -> u64 {
-        let mut acc = m.cluster_id.as_ref().map_or(0, |c| c.len() as u64) ^ m.voter_id as u64;
+    readers!(vote_ours: ours::vote_request::VoteRequest,
+             vote_theirs: theirs::VoteRequest, |m| {
+        let mut acc = m.cluster_id.as_ref().map_or(0, |c| c.name_len()) ^ m.voter_id.id();
         for t in &m.topics {
-            acc = fold(acc, t.topic_name.len() as u64);
+            acc = fold(acc, t.topic_name.name_len());
             for p in &t.partitions {
-                acc = fold(acc, p.replica_epoch as u64 ^ p.replica_id as u64);
-                acc = fold(
-                    acc,
-                    uuid(&p.replica_directory_id) ^ uuid(&p.voter_directory_id),
-                );
-                acc = fold(
-                    acc,
-                    p.last_offset_epoch as u64 ^ p.last_offset as u64 ^ u64::from(p.pre_vote),
-                );
+                acc = fold(acc, p.replica_epoch as u64 ^ p.replica_id.id());
+                acc = fold(acc, uuid(&p.replica_directory_id) ^ uuid(&p.voter_directory_id));
+                acc = fold(acc, p.last_offset_epoch as u64 ^ p.last_offset as u64 ^ u64::from(p.pre_vote));
             }
         }
         acc
-    }
+    });
 
-    pub fn vote_theirs(m: &theirs::VoteRequest) -> u64 {
-        let mut acc = m.cluster_id.as_ref().map_or(0, |c| c.len() as u64) ^ m.voter_id.0 as u64;
-        for t in &m.topics {
-            acc = fold(acc, t.topic_name.0.len() as u64);
-            for p in &t.partitions {
-                acc = fold(acc, p.replica_epoch as u64 ^ p.replica_id.0 as u64);
-                acc = fold(
-                    acc,
-                    uuid(&p.replica_directory_id) ^ uuid(&p.voter_directory_id),
-                );
-                acc = fold(
-                    acc,
-                    p.last_offset_epoch as u64 ^ p.last_offset as u64 ^ u64::from(p.pre_vote),
-                );
-            }
-        }
-        acc
-    }
-
-    pub fn fetch_ours(m: &ours::fetch_response::FetchResponse) -> u64 {
+    readers!(fetch_ours: ours::fetch_response::FetchResponse,
+             fetch_theirs: theirs::FetchResponse, |m| {
         let mut acc = m.error_code as u64;
         for t in &m.responses {
             acc = fold(acc, uuid(&t.topic_id));
             for p in &t.partitions {
-                acc = fold(
-                    acc,
-                    p.partition_index as u64 ^ p.error_code as u64 ^ p.high_watermark as u64,
-                );
-                acc = fold(
-                    acc,
-                    p.log_start_offset as u64 ^ p.current_leader.leader_id as u64,
-                );
-                acc = fold(
-                    acc,
-                    p.current_leader.leader_epoch as u64 ^ p.diverging_epoch.end_offset as u64,
-                );
+                acc = fold(acc, p.partition_index as u64 ^ p.error_code as u64 ^ p.high_watermark as u64);
+                acc = fold(acc, p.log_start_offset as u64 ^ p.current_leader.leader_id.id());
+                acc = fold(acc, p.current_leader.leader_epoch as u64 ^ p.diverging_epoch.end_offset as u64);
                 acc = fold(acc, p.records.as_ref().map_or(0, |r| r.len() as u64));
             }
         }
         acc
-    }
-
-    pub fn fetch_theirs(m: &theirs::FetchResponse) -> u64 {
-        let mut acc = m.error_code as u64;
-        for t in &m.responses {
-            acc = fold(acc, uuid(&t.topic_id));
-            for p in &t.partitions {
-                acc = fold(
-                    acc,
-                    p.partition_index as u64 ^ p.error_code as u64 ^ p.high_watermark as u64,
-                );
-                acc = fold(
-                    acc,
-                    p.log_start_offset as u64 ^ p.current_leader.leader_id.0 as u64,
-                );
-                acc = fold(
-                    acc,
-                    p.current_leader.leader_epoch as u64 ^ p.diverging_epoch.end_offset as u64,
-                );
-                acc = fold(acc, p.records.as_ref().map_or(0, |r| r.len() as u64));
-            }
-        }
-        acc
-    }
+    });
 }
 
 struct Case {
