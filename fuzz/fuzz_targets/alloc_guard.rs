@@ -5,10 +5,11 @@
 // or more as the checked slice they arrived in), strings and unknown tagged
 // fields as slices of the input, and refuses a claimed count before reading
 // it when the bytes left cannot hold that many of the smallest element; what
-// remains on the heap is arrays of integers (no larger than their encoding)
-// and unknown tagged fields interleaved with known ones (a copy of their
-// bytes), plus the text of an error (a record batch's description of what is
-// wrong with it), for which a fixed 128 bytes are allowed. Targets make the
+// remains on the heap is arrays of integers (no larger than their encoding),
+// a struct's unknown tagged fields (a 32-byte handle for at least 3 bytes of
+// input; a copy of their bytes when interleaved with known ones), plus the
+// text of an error (a record batch's description of what is wrong with it),
+// for which a fixed 128 bytes are allowed. Targets make the
 // input a shared buffer before measuring, as the frame decoder hands it over:
 // the first clone of a `Bytes` made from a `Vec` allocates its shared header.
 

@@ -23,7 +23,7 @@ impl StrBytes {
     }
 
     /// Validates `bytes` as UTF-8 and wraps them without copying.
-    #[inline]
+    #[inline(always)]
     pub fn from_utf8(bytes: Bytes) -> Result<Self, DecodeError> {
         // Names, hosts and ids are ASCII: a word-at-a-time check is cheaper
         // than full UTF-8 validation for short strings.

@@ -42,7 +42,7 @@ fn uvarint_at(b: &[u8]) -> Option<(u32, usize)> {
 
 /// The tag and total length (header and value) of the tagged field at the
 /// front of `b`, if a whole one is there.
-#[inline]
+#[inline(always)]
 fn entry_header_at(b: &[u8]) -> Option<(u32, usize, usize)> {
     let (tag, n1) = uvarint_at(b)?;
     let (size, n2) = uvarint_at(&b[n1..])?;
@@ -57,13 +57,14 @@ fn entry_at(b: &[u8]) -> Option<(u32, usize)> {
 
 /// The tagged fields of a struct that this implementation does not know,
 /// kept as their encoding (tag, size and value of each, in the order read)
-/// so that they are re-emitted verbatim. Decoding shares the input buffer:
-/// no allocation, whatever the number of fields.
+/// so that they are re-emitted verbatim. Decoding shares the input buffer.
 ///
-/// None is held as `None` (never an empty slice), so that the empty value
-/// every struct carries costs nothing to make, replace or drop.
+/// Every struct carries one, nearly always empty: empty is `None` and the
+/// slice of the input is boxed otherwise, so the field takes 8 bytes and
+/// costs nothing to make, replace or drop when there is no unknown field
+/// (and one small allocation, whatever the number of fields, when there is).
 #[derive(Clone, Default, PartialEq, Eq, Hash)]
-pub struct RawTaggedFields(Option<Bytes>);
+pub struct RawTaggedFields(Option<Box<Bytes>>);
 
 /// The empty encoding, for [`RawTaggedFields::as_bytes`] of no field.
 static NO_BYTES: Bytes = Bytes::new();
@@ -77,11 +78,11 @@ impl RawTaggedFields {
     /// Fields from their encoding (empty: none).
     #[inline]
     fn of(bytes: Bytes) -> Self {
-        RawTaggedFields((!bytes.is_empty()).then_some(bytes))
+        RawTaggedFields((!bytes.is_empty()).then(|| Box::new(bytes)))
     }
 
     /// Whether there is none.
-    #[inline]
+    #[inline(always)]
     pub fn is_empty(&self) -> bool {
         self.0.is_none()
     }
@@ -121,12 +122,12 @@ impl RawTaggedFields {
 
     /// The fields' encoding, without the count that precedes a tag section.
     pub fn as_bytes(&self) -> &Bytes {
-        self.0.as_ref().unwrap_or(&NO_BYTES)
+        self.0.as_deref().unwrap_or(&NO_BYTES)
     }
 
     /// Number of fields, for the tag-section count (0 without parsing when
     /// empty).
-    #[inline]
+    #[inline(always)]
     pub fn count(&self) -> u32 {
         if self.is_empty() {
             0
@@ -218,7 +219,7 @@ pub fn get_tagged_entry(buf: &mut Bytes) -> Result<(u32, usize, Bytes), DecodeEr
 /// Reads the header of the tagged field at the front of `buf` without
 /// consuming anything: its tag, the header's length and the value's size,
 /// which is checked to be available.
-#[inline]
+#[inline(always)]
 pub fn peek_tag_header(buf: &Bytes) -> Result<(u32, usize, usize), DecodeError> {
     match entry_header_at(buf.chunk()) {
         Some((tag, hdr, size)) if buf.len() - hdr >= size => Ok((tag, hdr, size)),
@@ -238,7 +239,7 @@ pub fn peek_tag_header(buf: &Bytes) -> Result<(u32, usize, usize), DecodeError> 
 
 /// Fails unless a tagged field read in place ended exactly where its size
 /// said, `end` being the bytes that remain after it.
-#[inline]
+#[inline(always)]
 pub fn expect_end(buf: &Bytes, end: usize, tag: u32) -> Result<(), DecodeError> {
     if buf.remaining() == end {
         Ok(())
@@ -249,7 +250,7 @@ pub fn expect_end(buf: &Bytes, end: usize, tag: u32) -> Result<(), DecodeError> 
 
 /// Reads the `count` fields of a tag section in which no tag is known: the
 /// whole section is kept as one slice of the input.
-#[inline]
+#[inline(always)]
 pub fn get_raw_tag_section(buf: &mut Bytes, count: u32) -> Result<RawTaggedFields, DecodeError> {
     let mut at = 0usize;
     for _ in 0..count {
@@ -273,7 +274,7 @@ pub fn get_raw_tag_section(buf: &mut Bytes, count: u32) -> Result<RawTaggedField
     Ok(RawTaggedFields::of(buf.split_to(at)))
 }
 
-#[inline]
+#[inline(always)]
 fn need(buf: &Bytes, n: usize) -> Result<(), DecodeError> {
     if buf.remaining() < n {
         Err(DecodeError::UnexpectedEof {
@@ -286,41 +287,40 @@ fn need(buf: &Bytes, n: usize) -> Result<(), DecodeError> {
 }
 
 macro_rules! fixed_readers {
-    ($($(#[$doc:meta])* $name:ident => $ty:ty, $get:ident;)*) => {$(
+    ($($(#[$doc:meta])* $name:ident => $ty:ty;)*) => {$(
         $(#[$doc])*
-        #[inline]
+        #[inline(always)]
         pub fn $name(buf: &mut Bytes) -> Result<$ty, DecodeError> {
-            need(buf, std::mem::size_of::<$ty>())?;
-            Ok(buf.$get())
+            Ok(<$ty>::from_be_bytes(get_fixed::<{ std::mem::size_of::<$ty>() }>(buf)?))
         }
     )*};
 }
 
 fixed_readers! {
     /// Reads an `int8`.
-    get_i8 => i8, get_i8;
+    get_i8 => i8;
     /// Reads a big-endian `int16`.
-    get_i16 => i16, get_i16;
+    get_i16 => i16;
     /// Reads a big-endian `uint16`.
-    get_u16 => u16, get_u16;
+    get_u16 => u16;
     /// Reads a big-endian `int32`.
-    get_i32 => i32, get_i32;
+    get_i32 => i32;
     /// Reads a big-endian `uint32`.
-    get_u32 => u32, get_u32;
+    get_u32 => u32;
     /// Reads a big-endian `int64`.
-    get_i64 => i64, get_i64;
+    get_i64 => i64;
     /// Reads a big-endian IEEE-754 `float64`.
-    get_f64 => f64, get_f64;
+    get_f64 => f64;
 }
 
 /// Reads a `bool`; any non-zero byte is true, as Kafka's readers treat it.
-#[inline]
+#[inline(always)]
 pub fn get_bool(buf: &mut Bytes) -> Result<bool, DecodeError> {
     Ok(get_i8(buf)? != 0)
 }
 
 /// Advances past `n` bytes.
-#[inline]
+#[inline(always)]
 pub fn skip(buf: &mut Bytes, n: usize) -> Result<(), DecodeError> {
     need(buf, n)?;
     buf.advance(n);
@@ -328,7 +328,7 @@ pub fn skip(buf: &mut Bytes, n: usize) -> Result<(), DecodeError> {
 }
 
 /// Advances past a (nullable) string in compact or classic form.
-#[inline]
+#[inline(always)]
 pub fn skip_string(buf: &mut Bytes, compact: bool) -> Result<(), DecodeError> {
     match get_len(buf, compact, true)? {
         Some(n) => skip(buf, n),
@@ -337,7 +337,7 @@ pub fn skip_string(buf: &mut Bytes, compact: bool) -> Result<(), DecodeError> {
 }
 
 /// Advances past (nullable) bytes in compact or classic form.
-#[inline]
+#[inline(always)]
 pub fn skip_bytes(buf: &mut Bytes, compact: bool) -> Result<(), DecodeError> {
     match get_len(buf, compact, false)? {
         Some(n) => skip(buf, n),
@@ -361,14 +361,13 @@ pub fn get_fixed<const N: usize>(buf: &mut Bytes) -> Result<[u8; N], DecodeError
 }
 
 /// Reads a 16-byte UUID (most significant half first).
-#[inline]
+#[inline(always)]
 pub fn get_uuid(buf: &mut Bytes) -> Result<Uuid, DecodeError> {
-    need(buf, 16)?;
-    Ok(Uuid::from_u64_pair(buf.get_u64(), buf.get_u64()))
+    Ok(Uuid::from_bytes(get_fixed::<16>(buf)?))
 }
 
 /// Reads an unsigned base-128 varint of at most 5 bytes.
-#[inline]
+#[inline(always)]
 pub fn get_uvarint(buf: &mut Bytes) -> Result<u32, DecodeError> {
     // Lengths, counts and tags are almost always below 128: one byte.
     if let Some(&b) = buf.first() {
@@ -431,7 +430,7 @@ pub fn get_varlong(buf: &mut Bytes) -> Result<i64, DecodeError> {
 
 /// Reads a length prefix: compact (`uvarint` of length + 1, 0 = null) or
 /// classic (`int16`/`int32`, -1 = null). Returns `None` for null.
-#[inline]
+#[inline(always)]
 fn get_len(
     buf: &mut Bytes,
     compact: bool,
@@ -454,14 +453,14 @@ fn get_len(
     }
 }
 
-#[inline]
+#[inline(always)]
 fn take(buf: &mut Bytes, n: usize) -> Result<Bytes, DecodeError> {
     need(buf, n)?;
     Ok(buf.split_to(n))
 }
 
 /// Reads a nullable string in compact or classic form.
-#[inline]
+#[inline(always)]
 pub fn get_nullable_string(
     buf: &mut Bytes,
     compact: bool,
@@ -474,13 +473,13 @@ pub fn get_nullable_string(
 }
 
 /// Reads a non-nullable string; a null on the wire is an error.
-#[inline]
+#[inline(always)]
 pub fn get_string(buf: &mut Bytes, compact: bool) -> Result<StrBytes, DecodeError> {
     get_nullable_string(buf, compact)?.ok_or(DecodeError::UnexpectedNull)
 }
 
 /// Reads nullable bytes (also `records`) in compact or classic form.
-#[inline]
+#[inline(always)]
 pub fn get_nullable_bytes(buf: &mut Bytes, compact: bool) -> Result<Option<Bytes>, DecodeError> {
     match get_len(buf, compact, false)? {
         None => Ok(None),
@@ -489,14 +488,14 @@ pub fn get_nullable_bytes(buf: &mut Bytes, compact: bool) -> Result<Option<Bytes
 }
 
 /// Reads non-nullable bytes; a null on the wire is an error.
-#[inline]
+#[inline(always)]
 pub fn get_bytes(buf: &mut Bytes, compact: bool) -> Result<Bytes, DecodeError> {
     get_nullable_bytes(buf, compact)?.ok_or(DecodeError::UnexpectedNull)
 }
 
 /// Reads an array length (`None` = null). A count larger than the bytes that
 /// remain is rejected, since every element takes at least one byte.
-#[inline]
+#[inline(always)]
 pub fn get_array_len(buf: &mut Bytes, compact: bool) -> Result<Option<usize>, DecodeError> {
     let n = get_len(buf, compact, false)?;
     if let Some(n) = n {
@@ -521,7 +520,7 @@ pub fn bounded_capacity(count: usize, remaining: usize, min_wire_size: usize) ->
 /// Checks that `count` elements of at least `min_wire_size` bytes each can
 /// fit in the `remaining` input, so that a lying count is refused before any
 /// allocation; returns the count.
-#[inline]
+#[inline(always)]
 pub fn check_array_fits(
     count: usize,
     remaining: usize,
@@ -535,7 +534,7 @@ pub fn check_array_fits(
 }
 
 /// Reads the tagged-field section header: the number of tagged fields.
-#[inline]
+#[inline(always)]
 pub fn get_tag_count(buf: &mut Bytes) -> Result<u32, DecodeError> {
     get_uvarint(buf)
 }
@@ -759,11 +758,14 @@ pub fn tagged_field_len(tag: u32, size: usize) -> usize {
 /// Writes the unknown tagged fields of `raw` whose tags are below `below`,
 /// starting at byte offset `from` of its encoding and advancing it (they are
 /// merged in ascending tag order with the known ones).
-#[inline]
+#[inline(always)]
 pub fn put_raw_tags<B: BufMut>(buf: &mut B, raw: &RawTaggedFields, below: u32, from: &mut usize) {
-    if raw.is_empty() {
-        return;
+    if !raw.is_empty() {
+        put_some_raw_tags(buf, raw, below, from);
     }
+}
+
+fn put_some_raw_tags<B: BufMut>(buf: &mut B, raw: &RawTaggedFields, below: u32, from: &mut usize) {
     let bytes = raw.as_bytes();
     let start = *from;
     while let Some((tag, len)) = entry_at(&bytes[*from..]) {
@@ -783,11 +785,16 @@ pub fn raw_tags_len(raw: &RawTaggedFields) -> usize {
 
 /// Checks that unknown tagged fields are in strictly ascending tag order and
 /// do not reuse a known tag of this version, so that the encoding is valid.
-#[inline]
+#[inline(always)]
 pub fn check_raw_tags(raw: &RawTaggedFields, known: &[u32]) -> Result<(), EncodeError> {
     if raw.is_empty() {
-        return Ok(());
+        Ok(())
+    } else {
+        check_some_raw_tags(raw, known)
     }
+}
+
+fn check_some_raw_tags(raw: &RawTaggedFields, known: &[u32]) -> Result<(), EncodeError> {
     let mut prev: Option<u32> = None;
     for f in raw.iter() {
         if prev.is_some_and(|p| p >= f.tag) || known.contains(&f.tag) {

@@ -17,7 +17,7 @@ fn shared(bytes: &[u8]) -> Bytes {
 }
 
 #[test]
-fn unknown_tagged_fields_are_kept_without_allocating_and_reemitted_verbatim() {
+fn unknown_tagged_fields_share_the_input_and_are_reemitted_verbatim() {
     // VoteRequest v2: null cluster id, voter id, no topics, then 1000 empty
     // unknown tagged fields (tags 1000..2000, two bytes each, size 0).
     let mut input = vec![0x00, 0, 0, 0, 7, 0x01];
@@ -30,7 +30,13 @@ fn unknown_tagged_fields_are_kept_without_allocating_and_reemitted_verbatim() {
     let (decoded, count, bytes) =
         crate::alloc_count::measure(|| vote_request::VoteRequest::decode_exact(frame.clone(), 2));
     let decoded = decoded.expect("decodes");
-    assert_eq!((count, bytes), (0, 0), "decoding unknown tags allocated");
+    // However many fields: one small handle on the shared input (structs
+    // without unknown fields, nearly all, carry none).
+    assert_eq!(
+        (count, bytes),
+        (1, std::mem::size_of::<Bytes>()),
+        "decoding unknown tags copied them"
+    );
     assert_eq!(decoded.voter_id, 7);
     let tags: Vec<u32> = decoded
         .unknown_tagged_fields
