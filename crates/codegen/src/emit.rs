@@ -1034,6 +1034,22 @@ impl Emitter<'_> {
     /// `Result`), anything else is assigned.
     fn read_field_stmt(&self, f: &Field, s: &StructDef, compact: &str) -> String {
         let id = field_ident(&f.name);
+        if let FieldType::Array(inner) = &f.ty {
+            if is_list(inner) && f.is_nullable_anywhere() {
+                // A nullable array of structs: decoded in place too.
+                let nullable_now = vcond(&f.nullable_versions, &s.versions);
+                let count = format!("wire::get_array_len(buf, {compact})?");
+                let count = if nullable_now == "true" {
+                    count
+                } else {
+                    format!("{{ let n = {count}; if n.is_none() && !({nullable_now}) {{ return Err(DecodeError::UnexpectedNull); }} n }}")
+                };
+                return format!(
+                    "match {count} {{ None => self.{id} = None, Some(n) => self.{id}.get_or_insert_with(List::new).decode_elements_into(buf, n, {min}, version, checked)? }}",
+                    min = min_len_expr(inner)
+                );
+            }
+        }
         if !f.is_nullable_anywhere() {
             match &f.ty {
                 FieldType::Struct(_) => {

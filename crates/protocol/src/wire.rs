@@ -171,7 +171,7 @@ pub struct RawTagsReader {
 
 impl RawTagsReader {
     /// Adds the encoding of one unknown field (header and value).
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, entry: Bytes) {
         if let Some(more) = &mut self.more {
             more.extend_from_slice(&entry);
@@ -189,7 +189,7 @@ impl RawTagsReader {
     }
 
     /// The collected fields.
-    #[inline]
+    #[inline(always)]
     pub fn finish(self) -> RawTaggedFields {
         match (self.more, self.first) {
             (Some(v), _) => RawTaggedFields::of(Bytes::from(v)),
@@ -379,21 +379,28 @@ pub fn get_uvarint(buf: &mut Bytes) -> Result<u32, DecodeError> {
     get_uvarint_long(buf)
 }
 
-#[cold]
+/// The 2-5 byte case of [`get_uvarint`] (record set lengths, large counts).
+#[inline(never)]
 fn get_uvarint_long(buf: &mut Bytes) -> Result<u32, DecodeError> {
     let mut value: u32 = 0;
-    for i in 0..5 {
-        need(buf, 1)?;
-        let b = buf.get_u8();
+    for (i, &b) in buf.iter().take(5).enumerate() {
         if i == 4 && b > 0x0f {
             return Err(DecodeError::VarintTooLong);
         }
         value |= u32::from(b & 0x7f) << (7 * i);
         if b & 0x80 == 0 {
+            buf.advance(i + 1);
             return Ok(value);
         }
     }
-    Err(DecodeError::VarintTooLong)
+    if buf.len() < 5 {
+        Err(DecodeError::UnexpectedEof {
+            needed: 1,
+            remaining: 0,
+        })
+    } else {
+        Err(DecodeError::VarintTooLong)
+    }
 }
 
 /// Reads an unsigned base-128 varlong of at most 10 bytes.

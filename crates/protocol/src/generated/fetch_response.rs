@@ -865,13 +865,19 @@ impl PartitionData {
         self.diverging_epoch = EpochEndOffset::default();
         self.current_leader = LeaderIdAndEpoch::default();
         self.snapshot_id = SnapshotId::default();
-        self.aborted_transactions = match wire::get_array_len(buf, flexible)? {
-            None => None,
-            Some(n) => Some({
-                let n = n;
-                List::decode_elements(buf, n, AbortedTransaction::MIN_WIRE_SIZE, version)?
-            }),
-        };
+        match wire::get_array_len(buf, flexible)? {
+            None => self.aborted_transactions = None,
+            Some(n) => self
+                .aborted_transactions
+                .get_or_insert_with(List::new)
+                .decode_elements_into(
+                    buf,
+                    n,
+                    AbortedTransaction::MIN_WIRE_SIZE,
+                    version,
+                    checked,
+                )?,
+        }
         if version >= 11 {
             self.preferred_read_replica = wire::get_i32(buf)?;
         } else {
