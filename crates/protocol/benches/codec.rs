@@ -4,8 +4,11 @@
 //! Each message is built once with our types and encoded; both libraries then
 //! decode those bytes and encode what they decoded (the encodings are checked
 //! to be identical before timing). After criterion has run, a table prints
-//! the time ratios (ours / theirs) and the heap allocations per operation,
-//! counted by a counting global allocator.
+//! the time ratios (ours / theirs: the median of 301 alternating ~1 ms rounds)
+//! and the heap allocations per operation, counted by a counting global
+//! allocator. "decode+read" decodes and then reads every field a KRaft node
+//! uses. A filter that names no benchmark (`-- ratios-only`) skips criterion
+//! and prints the table alone.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
