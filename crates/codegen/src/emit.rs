@@ -1142,15 +1142,19 @@ impl Emitter<'_> {
             "    ",
             "fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {",
         );
+        wl(&mut out, ind, "*self = Self::default();");
         wl(&mut out, ind, "self.read_into(buf, version, false)");
         wl(&mut out, "    ", "}");
         wl(&mut out, "", "");
+        if nested {
+            wl(&mut out, "    ", "#[inline]");
+        }
         wl(
             &mut out,
             "    ",
-            "fn decode_checked_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {",
+            "fn read_default_into(&mut self, buf: &mut Bytes, version: i16, checked: bool) -> Result<(), DecodeError> {",
         );
-        wl(&mut out, ind, "self.read_into(buf, version, true)");
+        wl(&mut out, ind, "self.read_into(buf, version, checked)");
         wl(&mut out, "    ", "}");
         wl(&mut out, "", "");
         wl(
@@ -1166,7 +1170,7 @@ impl Emitter<'_> {
         wl(
             &mut out,
             "    ",
-            "/// Reads every field into `self`; `checked`: the bytes were checked\n    /// before, so arrays kept encoded are walked instead of checked again.",
+            "/// Reads every field into `self`, which holds the default value (fields\n    /// absent from `version` are left as they are); `checked`: the bytes were\n    /// checked before, so arrays kept encoded are walked, not checked again.",
         );
         wl(&mut out, "    ", "#[inline(always)]");
         wl(
@@ -1198,55 +1202,35 @@ impl Emitter<'_> {
                 } else {
                     wl(&mut out, ind, &format!("if {cond} {{"));
                     emit_fixed_run(&mut out, &format!("{ind}    "), &run);
-                    wl(&mut out, ind, "} else {");
-                    for g in &run {
-                        let id = field_ident(&g.name);
-                        wl(
-                            &mut out,
-                            ind,
-                            &format!("    self.{id} = {};", default_expr(g)),
-                        );
-                    }
                     wl(&mut out, ind, "}");
                 }
                 continue;
             }
-            let id = field_ident(&f.name);
             let compact = self.compact_expr(f);
             let read = self.read_field_stmt(f, s, &compact);
-            let default = format!("self.{id} = {};", default_expr(f));
+            // `self` starts as the default: a field absent from this
+            // version is left as it is.
             match regular.as_str() {
-                "false" => wl(&mut out, ind, &default),
+                "false" => {}
                 "true" => wl(&mut out, ind, &read),
-                cond => wl(
-                    &mut out,
-                    ind,
-                    &format!("if {cond} {{ {read} }} else {{ {default} }}"),
-                ),
+                cond => wl(&mut out, ind, &format!("if {cond} {{ {read} }}")),
             }
         }
         if flex {
             let tagged = self.tagged_fields(s);
             if tagged.is_empty() {
                 // No known tag: the whole section is kept as one slice.
-                wl(&mut out, ind, "self.unknown_tagged_fields = if flexible {");
-                wl(&mut out, ind, "    match wire::get_tag_count(buf)? {");
-                wl(&mut out, ind, "        0 => RawTaggedFields::new(),");
+                wl(&mut out, ind, "if flexible {");
+                wl(&mut out, ind, "    let count = wire::get_tag_count(buf)?;");
+                wl(&mut out, ind, "    if count > 0 {");
                 wl(
                     &mut out,
                     ind,
-                    "        count => wire::get_raw_tag_section(buf, count)?,",
+                    "        self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;",
                 );
                 wl(&mut out, ind, "    }");
-                wl(&mut out, ind, "} else {");
-                wl(&mut out, ind, "    RawTaggedFields::new()");
-                wl(&mut out, ind, "};");
+                wl(&mut out, ind, "}");
             } else {
-                wl(
-                    &mut out,
-                    ind,
-                    "self.unknown_tagged_fields = RawTaggedFields::new();",
-                );
                 wl(&mut out, ind, "if flexible {");
                 wl(&mut out, ind, "    let count = wire::get_tag_count(buf)?;");
                 wl(&mut out, ind, "    if count > 0 {");
@@ -1283,6 +1267,17 @@ impl Emitter<'_> {
                         ind,
                         "                    let end = buf.remaining() - size;",
                     );
+                    if matches!(f.ty, FieldType::Struct(_)) && !f.is_nullable_anywhere() {
+                        // A tag may repeat: the last one wins, whole.
+                        wl(
+                            &mut out,
+                            ind,
+                            &format!(
+                                "                    self.{} = Default::default();",
+                                field_ident(&f.name)
+                            ),
+                        );
+                    }
                     wl(
                         &mut out,
                         ind,

@@ -126,15 +126,9 @@ impl<T: Element> List<T> {
         match n {
             0 => *self = List::Empty,
             1 => {
-                if !matches!(self, List::One(_)) {
-                    *self = List::One(T::default());
-                }
+                *self = List::One(T::default());
                 if let List::One(v) = self {
-                    if checked {
-                        v.decode_checked_into(buf, version)?;
-                    } else {
-                        v.decode_into(buf, version)?;
-                    }
+                    v.read_default_into(buf, version, checked)?;
                 }
             }
             _ => *self = Self::decode_encoded(buf, n, version, checked)?,
@@ -401,18 +395,17 @@ impl<T: Element> Extend<T> for List<T> {
 /// reference count on the frame: the check costs no atomic operation.
 fn check_elements<T: Element>(buf: &Bytes, n: usize, version: i16) -> Result<usize, DecodeError> {
     let bytes: &[u8] = buf;
-    // SAFETY: `view` and everything decoded from it (`scratch`, declared
-    // after it and so dropped before it) live only in this function, while
+    // SAFETY: `view` and everything decoded from it (each `scratch`, dropped
+    // at the end of its iteration) live only in this function, while
     // `buf` keeps the bytes alive; a static `Bytes` never frees its memory,
     // and `DecodeError` holds no part of the input.
     #[allow(unsafe_code)]
     let mut view =
         Bytes::from_static(unsafe { std::mem::transmute::<&[u8], &'static [u8]>(bytes) });
-    let mut scratch = T::default();
     for _ in 0..n {
-        scratch.decode_into(&mut view, version)?;
+        let mut scratch = T::default();
+        scratch.read_default_into(&mut view, version, false)?;
     }
-    drop(scratch);
     Ok(bytes.len() - view.len())
 }
 
@@ -440,7 +433,7 @@ impl Decoding {
         }
         self.left -= 1;
         let mut v = T::default();
-        match v.decode_checked_into(&mut self.rest, self.version) {
+        match v.read_default_into(&mut self.rest, self.version, true) {
             Ok(()) => Some(v),
             Err(e) => {
                 // Unreachable: every element decoded when the list was made.

@@ -27,11 +27,20 @@ pub trait Decodable: Sized {
         Ok(())
     }
 
-    /// [`Decodable::decode_into`] for bytes that decoded before (elements a
-    /// [`crate::List`] kept encoded): nested arrays are walked to find their
-    /// end instead of being checked again.
-    fn decode_checked_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        self.decode_into(buf, version)
+    /// Reads a value into `self`, which must hold `Self::default()`: fields
+    /// absent from `version` are left as they are. `checked`: the bytes
+    /// decoded before (elements a [`crate::List`] kept encoded), so nested
+    /// arrays are walked to find their end instead of being checked again.
+    #[doc(hidden)]
+    fn read_default_into(
+        &mut self,
+        buf: &mut Bytes,
+        version: i16,
+        checked: bool,
+    ) -> Result<(), DecodeError> {
+        let _ = checked;
+        *self = Self::decode(buf, version)?;
+        Ok(())
     }
 
     /// Advances past one value that decoded before, building nothing.

@@ -156,11 +156,17 @@ impl Decodable for AddRaftVoterRequest {
     }
 
     fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        *self = Self::default();
         self.read_into(buf, version, false)
     }
 
-    fn decode_checked_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        self.read_into(buf, version, true)
+    fn read_default_into(
+        &mut self,
+        buf: &mut Bytes,
+        version: i16,
+        checked: bool,
+    ) -> Result<(), DecodeError> {
+        self.read_into(buf, version, checked)
     }
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
@@ -187,8 +193,9 @@ impl Decodable for AddRaftVoterRequest {
 }
 
 impl AddRaftVoterRequest {
-    /// Reads every field into `self`; `checked`: the bytes were checked
-    /// before, so arrays kept encoded are walked instead of checked again.
+    /// Reads every field into `self`, which holds the default value (fields
+    /// absent from `version` are left as they are); `checked`: the bytes were
+    /// checked before, so arrays kept encoded are walked, not checked again.
     #[inline(always)]
     fn read_into(
         &mut self,
@@ -221,17 +228,13 @@ impl AddRaftVoterRequest {
         }
         if version >= 1 {
             self.ack_when_committed = wire::get_bool(buf)?;
-        } else {
-            self.ack_when_committed = true;
         }
-        self.unknown_tagged_fields = if flexible {
-            match wire::get_tag_count(buf)? {
-                0 => RawTaggedFields::new(),
-                count => wire::get_raw_tag_section(buf, count)?,
+        if flexible {
+            let count = wire::get_tag_count(buf)?;
+            if count > 0 {
+                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
             }
-        } else {
-            RawTaggedFields::new()
-        };
+        }
         Ok(())
     }
 }
@@ -388,11 +391,18 @@ impl Decodable for Listener {
 
     #[inline]
     fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        *self = Self::default();
         self.read_into(buf, version, false)
     }
 
-    fn decode_checked_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        self.read_into(buf, version, true)
+    #[inline]
+    fn read_default_into(
+        &mut self,
+        buf: &mut Bytes,
+        version: i16,
+        checked: bool,
+    ) -> Result<(), DecodeError> {
+        self.read_into(buf, version, checked)
     }
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
@@ -412,8 +422,9 @@ impl Decodable for Listener {
 }
 
 impl Listener {
-    /// Reads every field into `self`; `checked`: the bytes were checked
-    /// before, so arrays kept encoded are walked instead of checked again.
+    /// Reads every field into `self`, which holds the default value (fields
+    /// absent from `version` are left as they are); `checked`: the bytes were
+    /// checked before, so arrays kept encoded are walked, not checked again.
     #[inline(always)]
     fn read_into(
         &mut self,
@@ -427,14 +438,12 @@ impl Listener {
         self.name = wire::get_string(buf, flexible)?;
         self.host = wire::get_string(buf, flexible)?;
         self.port = wire::get_u16(buf)?;
-        self.unknown_tagged_fields = if flexible {
-            match wire::get_tag_count(buf)? {
-                0 => RawTaggedFields::new(),
-                count => wire::get_raw_tag_section(buf, count)?,
+        if flexible {
+            let count = wire::get_tag_count(buf)?;
+            if count > 0 {
+                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
             }
-        } else {
-            RawTaggedFields::new()
-        };
+        }
         Ok(())
     }
 }

@@ -145,11 +145,17 @@ impl Decodable for ApiVersionsRequest {
     }
 
     fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        *self = Self::default();
         self.read_into(buf, version, false)
     }
 
-    fn decode_checked_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        self.read_into(buf, version, true)
+    fn read_default_into(
+        &mut self,
+        buf: &mut Bytes,
+        version: i16,
+        checked: bool,
+    ) -> Result<(), DecodeError> {
+        self.read_into(buf, version, checked)
     }
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
@@ -178,8 +184,9 @@ impl Decodable for ApiVersionsRequest {
 }
 
 impl ApiVersionsRequest {
-    /// Reads every field into `self`; `checked`: the bytes were checked
-    /// before, so arrays kept encoded are walked instead of checked again.
+    /// Reads every field into `self`, which holds the default value (fields
+    /// absent from `version` are left as they are); `checked`: the bytes were
+    /// checked before, so arrays kept encoded are walked, not checked again.
     #[inline(always)]
     fn read_into(
         &mut self,
@@ -192,13 +199,9 @@ impl ApiVersionsRequest {
         let _ = flexible;
         if version >= 3 {
             self.client_software_name = wire::get_string(buf, flexible)?;
-        } else {
-            self.client_software_name = StrBytes::new();
         }
         if version >= 3 {
             self.client_software_version = wire::get_string(buf, flexible)?;
-        } else {
-            self.client_software_version = StrBytes::new();
         }
         if version >= 5 {
             self.cluster_id = if version >= 5 {
@@ -206,22 +209,16 @@ impl ApiVersionsRequest {
             } else {
                 Some(wire::get_string(buf, flexible)?)
             };
-        } else {
-            self.cluster_id = None;
         }
         if version >= 5 {
             self.node_id = wire::get_i32(buf)?;
-        } else {
-            self.node_id = -1;
         }
-        self.unknown_tagged_fields = if flexible {
-            match wire::get_tag_count(buf)? {
-                0 => RawTaggedFields::new(),
-                count => wire::get_raw_tag_section(buf, count)?,
+        if flexible {
+            let count = wire::get_tag_count(buf)?;
+            if count > 0 {
+                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
             }
-        } else {
-            RawTaggedFields::new()
-        };
+        }
         Ok(())
     }
 }

@@ -256,11 +256,17 @@ impl Decodable for FetchRequest {
     }
 
     fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        *self = Self::default();
         self.read_into(buf, version, false)
     }
 
-    fn decode_checked_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        self.read_into(buf, version, true)
+    fn read_default_into(
+        &mut self,
+        buf: &mut Bytes,
+        version: i16,
+        checked: bool,
+    ) -> Result<(), DecodeError> {
+        self.read_into(buf, version, checked)
     }
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
@@ -301,8 +307,9 @@ impl Decodable for FetchRequest {
 }
 
 impl FetchRequest {
-    /// Reads every field into `self`; `checked`: the bytes were checked
-    /// before, so arrays kept encoded are walked instead of checked again.
+    /// Reads every field into `self`, which holds the default value (fields
+    /// absent from `version` are left as they are); `checked`: the bytes were
+    /// checked before, so arrays kept encoded are walked, not checked again.
     #[inline(always)]
     fn read_into(
         &mut self,
@@ -313,13 +320,9 @@ impl FetchRequest {
         let _ = checked;
         let flexible = version >= 12;
         let _ = flexible;
-        self.cluster_id = None;
         if version <= 14 {
             self.replica_id = wire::get_i32(buf)?;
-        } else {
-            self.replica_id = -1;
         }
-        self.replica_state = ReplicaState::default();
         {
             let b = wire::get_fixed::<13>(buf)?;
             self.max_wait_ms = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
@@ -333,9 +336,6 @@ impl FetchRequest {
                 self.session_id = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
                 self.session_epoch = i32::from_be_bytes([b[4], b[5], b[6], b[7]]);
             }
-        } else {
-            self.session_id = 0;
-            self.session_epoch = -1;
         }
         {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
@@ -358,15 +358,10 @@ impl FetchRequest {
                     checked,
                 )?;
             }
-        } else {
-            self.forgotten_topics_data = List::new();
         }
         if version >= 11 {
             self.rack_id = wire::get_string(buf, flexible)?;
-        } else {
-            self.rack_id = StrBytes::from_static("");
         }
-        self.unknown_tagged_fields = RawTaggedFields::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             if count > 0 {
@@ -387,6 +382,7 @@ impl FetchRequest {
                         1 if version >= 15 => {
                             buf.advance(hdr);
                             let end = buf.remaining() - size;
+                            self.replica_state = Default::default();
                             self.replica_state.read_into(buf, version, checked)?;
                             wire::expect_end(buf, end, tag)?;
                         }
@@ -644,11 +640,18 @@ impl Decodable for ReplicaState {
 
     #[inline]
     fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        *self = Self::default();
         self.read_into(buf, version, false)
     }
 
-    fn decode_checked_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        self.read_into(buf, version, true)
+    #[inline]
+    fn read_default_into(
+        &mut self,
+        buf: &mut Bytes,
+        version: i16,
+        checked: bool,
+    ) -> Result<(), DecodeError> {
+        self.read_into(buf, version, checked)
     }
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
@@ -667,8 +670,9 @@ impl Decodable for ReplicaState {
 }
 
 impl ReplicaState {
-    /// Reads every field into `self`; `checked`: the bytes were checked
-    /// before, so arrays kept encoded are walked instead of checked again.
+    /// Reads every field into `self`, which holds the default value (fields
+    /// absent from `version` are left as they are); `checked`: the bytes were
+    /// checked before, so arrays kept encoded are walked, not checked again.
     #[inline(always)]
     fn read_into(
         &mut self,
@@ -685,14 +689,12 @@ impl ReplicaState {
             self.replica_epoch =
                 i64::from_be_bytes([b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11]]);
         }
-        self.unknown_tagged_fields = if flexible {
-            match wire::get_tag_count(buf)? {
-                0 => RawTaggedFields::new(),
-                count => wire::get_raw_tag_section(buf, count)?,
+        if flexible {
+            let count = wire::get_tag_count(buf)?;
+            if count > 0 {
+                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
             }
-        } else {
-            RawTaggedFields::new()
-        };
+        }
         Ok(())
     }
 }
@@ -822,11 +824,18 @@ impl Decodable for FetchTopic {
 
     #[inline]
     fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        *self = Self::default();
         self.read_into(buf, version, false)
     }
 
-    fn decode_checked_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        self.read_into(buf, version, true)
+    #[inline]
+    fn read_default_into(
+        &mut self,
+        buf: &mut Bytes,
+        version: i16,
+        checked: bool,
+    ) -> Result<(), DecodeError> {
+        self.read_into(buf, version, checked)
     }
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
@@ -852,8 +861,9 @@ impl Decodable for FetchTopic {
 }
 
 impl FetchTopic {
-    /// Reads every field into `self`; `checked`: the bytes were checked
-    /// before, so arrays kept encoded are walked instead of checked again.
+    /// Reads every field into `self`, which holds the default value (fields
+    /// absent from `version` are left as they are); `checked`: the bytes were
+    /// checked before, so arrays kept encoded are walked, not checked again.
     #[inline(always)]
     fn read_into(
         &mut self,
@@ -866,13 +876,9 @@ impl FetchTopic {
         let _ = flexible;
         if version <= 12 {
             self.topic = wire::get_string(buf, flexible)?;
-        } else {
-            self.topic = StrBytes::new();
         }
         if version >= 13 {
             self.topic_id = wire::get_uuid(buf)?;
-        } else {
-            self.topic_id = Uuid::nil();
         }
         {
             let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
@@ -884,14 +890,12 @@ impl FetchTopic {
                 checked,
             )?;
         }
-        self.unknown_tagged_fields = if flexible {
-            match wire::get_tag_count(buf)? {
-                0 => RawTaggedFields::new(),
-                count => wire::get_raw_tag_section(buf, count)?,
+        if flexible {
+            let count = wire::get_tag_count(buf)?;
+            if count > 0 {
+                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
             }
-        } else {
-            RawTaggedFields::new()
-        };
+        }
         Ok(())
     }
 }
@@ -1100,11 +1104,18 @@ impl Decodable for FetchPartition {
 
     #[inline]
     fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        *self = Self::default();
         self.read_into(buf, version, false)
     }
 
-    fn decode_checked_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        self.read_into(buf, version, true)
+    #[inline]
+    fn read_default_into(
+        &mut self,
+        buf: &mut Bytes,
+        version: i16,
+        checked: bool,
+    ) -> Result<(), DecodeError> {
+        self.read_into(buf, version, checked)
     }
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
@@ -1133,8 +1144,9 @@ impl Decodable for FetchPartition {
 }
 
 impl FetchPartition {
-    /// Reads every field into `self`; `checked`: the bytes were checked
-    /// before, so arrays kept encoded are walked instead of checked again.
+    /// Reads every field into `self`, which holds the default value (fields
+    /// absent from `version` are left as they are); `checked`: the bytes were
+    /// checked before, so arrays kept encoded are walked, not checked again.
     #[inline(always)]
     fn read_into(
         &mut self,
@@ -1148,24 +1160,15 @@ impl FetchPartition {
         self.partition = wire::get_i32(buf)?;
         if version >= 9 {
             self.current_leader_epoch = wire::get_i32(buf)?;
-        } else {
-            self.current_leader_epoch = -1;
         }
         self.fetch_offset = wire::get_i64(buf)?;
         if version >= 12 {
             self.last_fetched_epoch = wire::get_i32(buf)?;
-        } else {
-            self.last_fetched_epoch = -1;
         }
         if version >= 5 {
             self.log_start_offset = wire::get_i64(buf)?;
-        } else {
-            self.log_start_offset = -1;
         }
         self.partition_max_bytes = wire::get_i32(buf)?;
-        self.replica_directory_id = Uuid::nil();
-        self.high_watermark = 9223372036854775807;
-        self.unknown_tagged_fields = RawTaggedFields::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             if count > 0 {
@@ -1400,11 +1403,18 @@ impl Decodable for ForgottenTopic {
 
     #[inline]
     fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        *self = Self::default();
         self.read_into(buf, version, false)
     }
 
-    fn decode_checked_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        self.read_into(buf, version, true)
+    #[inline]
+    fn read_default_into(
+        &mut self,
+        buf: &mut Bytes,
+        version: i16,
+        checked: bool,
+    ) -> Result<(), DecodeError> {
+        self.read_into(buf, version, checked)
     }
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
@@ -1430,8 +1440,9 @@ impl Decodable for ForgottenTopic {
 }
 
 impl ForgottenTopic {
-    /// Reads every field into `self`; `checked`: the bytes were checked
-    /// before, so arrays kept encoded are walked instead of checked again.
+    /// Reads every field into `self`, which holds the default value (fields
+    /// absent from `version` are left as they are); `checked`: the bytes were
+    /// checked before, so arrays kept encoded are walked, not checked again.
     #[inline(always)]
     fn read_into(
         &mut self,
@@ -1444,13 +1455,9 @@ impl ForgottenTopic {
         let _ = flexible;
         if version <= 12 {
             self.topic = wire::get_string(buf, flexible)?;
-        } else {
-            self.topic = StrBytes::new();
         }
         if version >= 13 {
             self.topic_id = wire::get_uuid(buf)?;
-        } else {
-            self.topic_id = Uuid::nil();
         }
         self.partitions = {
             let n = wire::check_array_fits(
@@ -1464,14 +1471,12 @@ impl ForgottenTopic {
             }
             out
         };
-        self.unknown_tagged_fields = if flexible {
-            match wire::get_tag_count(buf)? {
-                0 => RawTaggedFields::new(),
-                count => wire::get_raw_tag_section(buf, count)?,
+        if flexible {
+            let count = wire::get_tag_count(buf)?;
+            if count > 0 {
+                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
             }
-        } else {
-            RawTaggedFields::new()
-        };
+        }
         Ok(())
     }
 }

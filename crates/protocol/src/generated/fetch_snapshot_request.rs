@@ -149,11 +149,17 @@ impl Decodable for FetchSnapshotRequest {
     }
 
     fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        *self = Self::default();
         self.read_into(buf, version, false)
     }
 
-    fn decode_checked_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        self.read_into(buf, version, true)
+    fn read_default_into(
+        &mut self,
+        buf: &mut Bytes,
+        version: i16,
+        checked: bool,
+    ) -> Result<(), DecodeError> {
+        self.read_into(buf, version, checked)
     }
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
@@ -175,8 +181,9 @@ impl Decodable for FetchSnapshotRequest {
 }
 
 impl FetchSnapshotRequest {
-    /// Reads every field into `self`; `checked`: the bytes were checked
-    /// before, so arrays kept encoded are walked instead of checked again.
+    /// Reads every field into `self`, which holds the default value (fields
+    /// absent from `version` are left as they are); `checked`: the bytes were
+    /// checked before, so arrays kept encoded are walked, not checked again.
     #[inline(always)]
     fn read_into(
         &mut self,
@@ -187,7 +194,6 @@ impl FetchSnapshotRequest {
         let _ = checked;
         let flexible = true;
         let _ = flexible;
-        self.cluster_id = None;
         {
             let b = wire::get_fixed::<8>(buf)?;
             self.replica_id = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
@@ -203,7 +209,6 @@ impl FetchSnapshotRequest {
                 checked,
             )?;
         }
-        self.unknown_tagged_fields = RawTaggedFields::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             if count > 0 {
@@ -368,11 +373,18 @@ impl Decodable for TopicSnapshot {
 
     #[inline]
     fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        *self = Self::default();
         self.read_into(buf, version, false)
     }
 
-    fn decode_checked_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        self.read_into(buf, version, true)
+    #[inline]
+    fn read_default_into(
+        &mut self,
+        buf: &mut Bytes,
+        version: i16,
+        checked: bool,
+    ) -> Result<(), DecodeError> {
+        self.read_into(buf, version, checked)
     }
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
@@ -393,8 +405,9 @@ impl Decodable for TopicSnapshot {
 }
 
 impl TopicSnapshot {
-    /// Reads every field into `self`; `checked`: the bytes were checked
-    /// before, so arrays kept encoded are walked instead of checked again.
+    /// Reads every field into `self`, which holds the default value (fields
+    /// absent from `version` are left as they are); `checked`: the bytes were
+    /// checked before, so arrays kept encoded are walked, not checked again.
     #[inline(always)]
     fn read_into(
         &mut self,
@@ -416,14 +429,12 @@ impl TopicSnapshot {
                 checked,
             )?;
         }
-        self.unknown_tagged_fields = if flexible {
-            match wire::get_tag_count(buf)? {
-                0 => RawTaggedFields::new(),
-                count => wire::get_raw_tag_section(buf, count)?,
+        if flexible {
+            let count = wire::get_tag_count(buf)?;
+            if count > 0 {
+                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
             }
-        } else {
-            RawTaggedFields::new()
-        };
+        }
         Ok(())
     }
 }
@@ -576,11 +587,18 @@ impl Decodable for PartitionSnapshot {
 
     #[inline]
     fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        *self = Self::default();
         self.read_into(buf, version, false)
     }
 
-    fn decode_checked_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        self.read_into(buf, version, true)
+    #[inline]
+    fn read_default_into(
+        &mut self,
+        buf: &mut Bytes,
+        version: i16,
+        checked: bool,
+    ) -> Result<(), DecodeError> {
+        self.read_into(buf, version, checked)
     }
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
@@ -601,8 +619,9 @@ impl Decodable for PartitionSnapshot {
 }
 
 impl PartitionSnapshot {
-    /// Reads every field into `self`; `checked`: the bytes were checked
-    /// before, so arrays kept encoded are walked instead of checked again.
+    /// Reads every field into `self`, which holds the default value (fields
+    /// absent from `version` are left as they are); `checked`: the bytes were
+    /// checked before, so arrays kept encoded are walked, not checked again.
     #[inline(always)]
     fn read_into(
         &mut self,
@@ -620,8 +639,6 @@ impl PartitionSnapshot {
         }
         self.snapshot_id.read_into(buf, version, checked)?;
         self.position = wire::get_i64(buf)?;
-        self.replica_directory_id = Uuid::nil();
-        self.unknown_tagged_fields = RawTaggedFields::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             if count > 0 {
@@ -790,11 +807,18 @@ impl Decodable for SnapshotId {
 
     #[inline]
     fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        *self = Self::default();
         self.read_into(buf, version, false)
     }
 
-    fn decode_checked_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        self.read_into(buf, version, true)
+    #[inline]
+    fn read_default_into(
+        &mut self,
+        buf: &mut Bytes,
+        version: i16,
+        checked: bool,
+    ) -> Result<(), DecodeError> {
+        self.read_into(buf, version, checked)
     }
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
@@ -813,8 +837,9 @@ impl Decodable for SnapshotId {
 }
 
 impl SnapshotId {
-    /// Reads every field into `self`; `checked`: the bytes were checked
-    /// before, so arrays kept encoded are walked instead of checked again.
+    /// Reads every field into `self`, which holds the default value (fields
+    /// absent from `version` are left as they are); `checked`: the bytes were
+    /// checked before, so arrays kept encoded are walked, not checked again.
     #[inline(always)]
     fn read_into(
         &mut self,
@@ -830,14 +855,12 @@ impl SnapshotId {
             self.end_offset = i64::from_be_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
             self.epoch = i32::from_be_bytes([b[8], b[9], b[10], b[11]]);
         }
-        self.unknown_tagged_fields = if flexible {
-            match wire::get_tag_count(buf)? {
-                0 => RawTaggedFields::new(),
-                count => wire::get_raw_tag_section(buf, count)?,
+        if flexible {
+            let count = wire::get_tag_count(buf)?;
+            if count > 0 {
+                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
             }
-        } else {
-            RawTaggedFields::new()
-        };
+        }
         Ok(())
     }
 }

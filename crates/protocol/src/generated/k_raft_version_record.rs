@@ -98,11 +98,17 @@ impl Decodable for KRaftVersionRecord {
     }
 
     fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        *self = Self::default();
         self.read_into(buf, version, false)
     }
 
-    fn decode_checked_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        self.read_into(buf, version, true)
+    fn read_default_into(
+        &mut self,
+        buf: &mut Bytes,
+        version: i16,
+        checked: bool,
+    ) -> Result<(), DecodeError> {
+        self.read_into(buf, version, checked)
     }
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
@@ -121,8 +127,9 @@ impl Decodable for KRaftVersionRecord {
 }
 
 impl KRaftVersionRecord {
-    /// Reads every field into `self`; `checked`: the bytes were checked
-    /// before, so arrays kept encoded are walked instead of checked again.
+    /// Reads every field into `self`, which holds the default value (fields
+    /// absent from `version` are left as they are); `checked`: the bytes were
+    /// checked before, so arrays kept encoded are walked, not checked again.
     #[inline(always)]
     fn read_into(
         &mut self,
@@ -138,14 +145,12 @@ impl KRaftVersionRecord {
             self.version = i16::from_be_bytes([b[0], b[1]]);
             self.k_raft_version = i16::from_be_bytes([b[2], b[3]]);
         }
-        self.unknown_tagged_fields = if flexible {
-            match wire::get_tag_count(buf)? {
-                0 => RawTaggedFields::new(),
-                count => wire::get_raw_tag_section(buf, count)?,
+        if flexible {
+            let count = wire::get_tag_count(buf)?;
+            if count > 0 {
+                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
             }
-        } else {
-            RawTaggedFields::new()
-        };
+        }
         Ok(())
     }
 }

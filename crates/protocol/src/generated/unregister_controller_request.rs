@@ -87,11 +87,17 @@ impl Decodable for UnregisterControllerRequest {
     }
 
     fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        *self = Self::default();
         self.read_into(buf, version, false)
     }
 
-    fn decode_checked_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        self.read_into(buf, version, true)
+    fn read_default_into(
+        &mut self,
+        buf: &mut Bytes,
+        version: i16,
+        checked: bool,
+    ) -> Result<(), DecodeError> {
+        self.read_into(buf, version, checked)
     }
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
@@ -109,8 +115,9 @@ impl Decodable for UnregisterControllerRequest {
 }
 
 impl UnregisterControllerRequest {
-    /// Reads every field into `self`; `checked`: the bytes were checked
-    /// before, so arrays kept encoded are walked instead of checked again.
+    /// Reads every field into `self`, which holds the default value (fields
+    /// absent from `version` are left as they are); `checked`: the bytes were
+    /// checked before, so arrays kept encoded are walked, not checked again.
     #[inline(always)]
     fn read_into(
         &mut self,
@@ -122,14 +129,12 @@ impl UnregisterControllerRequest {
         let flexible = true;
         let _ = flexible;
         self.controller_id = wire::get_i32(buf)?;
-        self.unknown_tagged_fields = if flexible {
-            match wire::get_tag_count(buf)? {
-                0 => RawTaggedFields::new(),
-                count => wire::get_raw_tag_section(buf, count)?,
+        if flexible {
+            let count = wire::get_tag_count(buf)?;
+            if count > 0 {
+                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
             }
-        } else {
-            RawTaggedFields::new()
-        };
+        }
         Ok(())
     }
 }

@@ -114,11 +114,17 @@ impl Decodable for UpdateRaftVoterResponse {
     }
 
     fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        *self = Self::default();
         self.read_into(buf, version, false)
     }
 
-    fn decode_checked_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        self.read_into(buf, version, true)
+    fn read_default_into(
+        &mut self,
+        buf: &mut Bytes,
+        version: i16,
+        checked: bool,
+    ) -> Result<(), DecodeError> {
+        self.read_into(buf, version, checked)
     }
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
@@ -137,8 +143,9 @@ impl Decodable for UpdateRaftVoterResponse {
 }
 
 impl UpdateRaftVoterResponse {
-    /// Reads every field into `self`; `checked`: the bytes were checked
-    /// before, so arrays kept encoded are walked instead of checked again.
+    /// Reads every field into `self`, which holds the default value (fields
+    /// absent from `version` are left as they are); `checked`: the bytes were
+    /// checked before, so arrays kept encoded are walked, not checked again.
     #[inline(always)]
     fn read_into(
         &mut self,
@@ -154,8 +161,6 @@ impl UpdateRaftVoterResponse {
             self.throttle_time_ms = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
             self.error_code = i16::from_be_bytes([b[4], b[5]]);
         }
-        self.current_leader = CurrentLeader::default();
-        self.unknown_tagged_fields = RawTaggedFields::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             if count > 0 {
@@ -166,6 +171,7 @@ impl UpdateRaftVoterResponse {
                         0 => {
                             buf.advance(hdr);
                             let end = buf.remaining() - size;
+                            self.current_leader = Default::default();
                             self.current_leader.read_into(buf, version, checked)?;
                             wire::expect_end(buf, end, tag)?;
                         }
@@ -316,11 +322,18 @@ impl Decodable for CurrentLeader {
 
     #[inline]
     fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        *self = Self::default();
         self.read_into(buf, version, false)
     }
 
-    fn decode_checked_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        self.read_into(buf, version, true)
+    #[inline]
+    fn read_default_into(
+        &mut self,
+        buf: &mut Bytes,
+        version: i16,
+        checked: bool,
+    ) -> Result<(), DecodeError> {
+        self.read_into(buf, version, checked)
     }
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
@@ -341,8 +354,9 @@ impl Decodable for CurrentLeader {
 }
 
 impl CurrentLeader {
-    /// Reads every field into `self`; `checked`: the bytes were checked
-    /// before, so arrays kept encoded are walked instead of checked again.
+    /// Reads every field into `self`, which holds the default value (fields
+    /// absent from `version` are left as they are); `checked`: the bytes were
+    /// checked before, so arrays kept encoded are walked, not checked again.
     #[inline(always)]
     fn read_into(
         &mut self,
@@ -360,14 +374,12 @@ impl CurrentLeader {
         }
         self.host = wire::get_string(buf, flexible)?;
         self.port = wire::get_i32(buf)?;
-        self.unknown_tagged_fields = if flexible {
-            match wire::get_tag_count(buf)? {
-                0 => RawTaggedFields::new(),
-                count => wire::get_raw_tag_section(buf, count)?,
+        if flexible {
+            let count = wire::get_tag_count(buf)?;
+            if count > 0 {
+                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
             }
-        } else {
-            RawTaggedFields::new()
-        };
+        }
         Ok(())
     }
 }

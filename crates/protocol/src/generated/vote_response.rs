@@ -128,11 +128,17 @@ impl Decodable for VoteResponse {
     }
 
     fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        *self = Self::default();
         self.read_into(buf, version, false)
     }
 
-    fn decode_checked_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        self.read_into(buf, version, true)
+    fn read_default_into(
+        &mut self,
+        buf: &mut Bytes,
+        version: i16,
+        checked: bool,
+    ) -> Result<(), DecodeError> {
+        self.read_into(buf, version, checked)
     }
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
@@ -153,8 +159,9 @@ impl Decodable for VoteResponse {
 }
 
 impl VoteResponse {
-    /// Reads every field into `self`; `checked`: the bytes were checked
-    /// before, so arrays kept encoded are walked instead of checked again.
+    /// Reads every field into `self`, which holds the default value (fields
+    /// absent from `version` are left as they are); `checked`: the bytes were
+    /// checked before, so arrays kept encoded are walked, not checked again.
     #[inline(always)]
     fn read_into(
         &mut self,
@@ -171,8 +178,6 @@ impl VoteResponse {
             self.topics
                 .decode_elements_into(buf, n, TopicData::MIN_WIRE_SIZE, version, checked)?;
         }
-        self.node_endpoints = List::new();
-        self.unknown_tagged_fields = RawTaggedFields::new();
         if flexible {
             let count = wire::get_tag_count(buf)?;
             if count > 0 {
@@ -357,11 +362,18 @@ impl Decodable for TopicData {
 
     #[inline]
     fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        *self = Self::default();
         self.read_into(buf, version, false)
     }
 
-    fn decode_checked_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        self.read_into(buf, version, true)
+    #[inline]
+    fn read_default_into(
+        &mut self,
+        buf: &mut Bytes,
+        version: i16,
+        checked: bool,
+    ) -> Result<(), DecodeError> {
+        self.read_into(buf, version, checked)
     }
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
@@ -382,8 +394,9 @@ impl Decodable for TopicData {
 }
 
 impl TopicData {
-    /// Reads every field into `self`; `checked`: the bytes were checked
-    /// before, so arrays kept encoded are walked instead of checked again.
+    /// Reads every field into `self`, which holds the default value (fields
+    /// absent from `version` are left as they are); `checked`: the bytes were
+    /// checked before, so arrays kept encoded are walked, not checked again.
     #[inline(always)]
     fn read_into(
         &mut self,
@@ -405,14 +418,12 @@ impl TopicData {
                 checked,
             )?;
         }
-        self.unknown_tagged_fields = if flexible {
-            match wire::get_tag_count(buf)? {
-                0 => RawTaggedFields::new(),
-                count => wire::get_raw_tag_section(buf, count)?,
+        if flexible {
+            let count = wire::get_tag_count(buf)?;
+            if count > 0 {
+                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
             }
-        } else {
-            RawTaggedFields::new()
-        };
+        }
         Ok(())
     }
 }
@@ -556,11 +567,18 @@ impl Decodable for PartitionData {
 
     #[inline]
     fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        *self = Self::default();
         self.read_into(buf, version, false)
     }
 
-    fn decode_checked_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        self.read_into(buf, version, true)
+    #[inline]
+    fn read_default_into(
+        &mut self,
+        buf: &mut Bytes,
+        version: i16,
+        checked: bool,
+    ) -> Result<(), DecodeError> {
+        self.read_into(buf, version, checked)
     }
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
@@ -582,8 +600,9 @@ impl Decodable for PartitionData {
 }
 
 impl PartitionData {
-    /// Reads every field into `self`; `checked`: the bytes were checked
-    /// before, so arrays kept encoded are walked instead of checked again.
+    /// Reads every field into `self`, which holds the default value (fields
+    /// absent from `version` are left as they are); `checked`: the bytes were
+    /// checked before, so arrays kept encoded are walked, not checked again.
     #[inline(always)]
     fn read_into(
         &mut self,
@@ -602,14 +621,12 @@ impl PartitionData {
             self.leader_epoch = i32::from_be_bytes([b[10], b[11], b[12], b[13]]);
             self.vote_granted = b[14] != 0;
         }
-        self.unknown_tagged_fields = if flexible {
-            match wire::get_tag_count(buf)? {
-                0 => RawTaggedFields::new(),
-                count => wire::get_raw_tag_section(buf, count)?,
+        if flexible {
+            let count = wire::get_tag_count(buf)?;
+            if count > 0 {
+                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
             }
-        } else {
-            RawTaggedFields::new()
-        };
+        }
         Ok(())
     }
 }
@@ -744,11 +761,18 @@ impl Decodable for NodeEndpoint {
 
     #[inline]
     fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
+        *self = Self::default();
         self.read_into(buf, version, false)
     }
 
-    fn decode_checked_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        self.read_into(buf, version, true)
+    #[inline]
+    fn read_default_into(
+        &mut self,
+        buf: &mut Bytes,
+        version: i16,
+        checked: bool,
+    ) -> Result<(), DecodeError> {
+        self.read_into(buf, version, checked)
     }
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
@@ -768,8 +792,9 @@ impl Decodable for NodeEndpoint {
 }
 
 impl NodeEndpoint {
-    /// Reads every field into `self`; `checked`: the bytes were checked
-    /// before, so arrays kept encoded are walked instead of checked again.
+    /// Reads every field into `self`, which holds the default value (fields
+    /// absent from `version` are left as they are); `checked`: the bytes were
+    /// checked before, so arrays kept encoded are walked, not checked again.
     #[inline(always)]
     fn read_into(
         &mut self,
@@ -783,14 +808,12 @@ impl NodeEndpoint {
         self.node_id = wire::get_i32(buf)?;
         self.host = wire::get_string(buf, flexible)?;
         self.port = wire::get_u16(buf)?;
-        self.unknown_tagged_fields = if flexible {
-            match wire::get_tag_count(buf)? {
-                0 => RawTaggedFields::new(),
-                count => wire::get_raw_tag_section(buf, count)?,
+        if flexible {
+            let count = wire::get_tag_count(buf)?;
+            if count > 0 {
+                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
             }
-        } else {
-            RawTaggedFields::new()
-        };
+        }
         Ok(())
     }
 }
