@@ -1121,9 +1121,9 @@ impl Emitter<'_> {
         let ind = "        ";
         let nested = s.name != self.spec.top().name;
         wl(&mut out, "", &format!("impl Decodable for {} {{", s.name));
-        if nested {
-            wl(&mut out, "    ", "#[inline]");
-        }
+        // Inlined into the caller, the value is built where the caller
+        // keeps it.
+        wl(&mut out, "    ", "#[inline]");
         wl(
             &mut out,
             "    ",

@@ -149,6 +149,7 @@ impl Encodable for AddRaftVoterRequest {
 }
 
 impl Decodable for AddRaftVoterRequest {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self::default();
         this.read_into(buf, version, false)?;

@@ -117,6 +117,7 @@ impl Encodable for AddRaftVoterResponse {
 }
 
 impl Decodable for AddRaftVoterResponse {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self::default();
         this.read_into(buf, version, false)?;

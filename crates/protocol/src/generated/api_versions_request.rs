@@ -138,6 +138,7 @@ impl Encodable for ApiVersionsRequest {
 }
 
 impl Decodable for ApiVersionsRequest {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self::default();
         this.read_into(buf, version, false)?;

@@ -184,6 +184,7 @@ impl Encodable for ApiVersionsResponse {
 }
 
 impl Decodable for ApiVersionsResponse {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self::default();
         this.read_into(buf, version, false)?;

@@ -117,6 +117,7 @@ impl Encodable for ControllerRegistrationResponse {
 }
 
 impl Decodable for ControllerRegistrationResponse {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self::default();
         this.read_into(buf, version, false)?;

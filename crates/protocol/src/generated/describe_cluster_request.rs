@@ -112,6 +112,7 @@ impl Encodable for DescribeClusterRequest {
 }
 
 impl Decodable for DescribeClusterRequest {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self::default();
         this.read_into(buf, version, false)?;

@@ -164,6 +164,7 @@ impl Encodable for DescribeClusterResponse {
 }
 
 impl Decodable for DescribeClusterResponse {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self::default();
         this.read_into(buf, version, false)?;

@@ -82,6 +82,7 @@ impl Encodable for DescribeQuorumRequest {
 }
 
 impl Decodable for DescribeQuorumRequest {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self::default();
         this.read_into(buf, version, false)?;

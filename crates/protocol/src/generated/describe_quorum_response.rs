@@ -137,6 +137,7 @@ impl Encodable for DescribeQuorumResponse {
 }
 
 impl Decodable for DescribeQuorumResponse {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self::default();
         this.read_into(buf, version, false)?;

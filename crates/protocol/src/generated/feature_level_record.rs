@@ -88,6 +88,7 @@ impl Encodable for FeatureLevelRecord {
 }
 
 impl Decodable for FeatureLevelRecord {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self::default();
         this.read_into(buf, version, false)?;

@@ -249,6 +249,7 @@ impl Encodable for FetchRequest {
 }
 
 impl Decodable for FetchRequest {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self::default();
         this.read_into(buf, version, false)?;

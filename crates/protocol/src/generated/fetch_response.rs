@@ -152,6 +152,7 @@ impl Encodable for FetchResponse {
 }
 
 impl Decodable for FetchResponse {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self::default();
         this.read_into(buf, version, false)?;

@@ -142,6 +142,7 @@ impl Encodable for FetchSnapshotRequest {
 }
 
 impl Decodable for FetchSnapshotRequest {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self::default();
         this.read_into(buf, version, false)?;

@@ -132,6 +132,7 @@ impl Encodable for FetchSnapshotResponse {
 }
 
 impl Decodable for FetchSnapshotResponse {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self::default();
         this.read_into(buf, version, false)?;

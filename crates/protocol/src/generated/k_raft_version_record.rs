@@ -91,6 +91,7 @@ impl Encodable for KRaftVersionRecord {
 }
 
 impl Decodable for KRaftVersionRecord {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self::default();
         this.read_into(buf, version, false)?;

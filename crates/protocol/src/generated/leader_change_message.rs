@@ -109,6 +109,7 @@ impl Encodable for LeaderChangeMessage {
 }
 
 impl Decodable for LeaderChangeMessage {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self::default();
         this.read_into(buf, version, false)?;

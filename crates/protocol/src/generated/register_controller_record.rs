@@ -116,6 +116,7 @@ impl Encodable for RegisterControllerRecord {
 }
 
 impl Decodable for RegisterControllerRecord {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self::default();
         this.read_into(buf, version, false)?;

@@ -124,6 +124,7 @@ impl Encodable for RequestHeader {
 }
 
 impl Decodable for RequestHeader {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self::default();
         this.read_into(buf, version, false)?;

@@ -80,6 +80,7 @@ impl Encodable for ResponseHeader {
 }
 
 impl Decodable for ResponseHeader {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self::default();
         this.read_into(buf, version, false)?;

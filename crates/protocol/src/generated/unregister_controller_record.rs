@@ -80,6 +80,7 @@ impl Encodable for UnregisterControllerRecord {
 }
 
 impl Decodable for UnregisterControllerRecord {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self::default();
         this.read_into(buf, version, false)?;

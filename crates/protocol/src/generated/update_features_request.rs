@@ -105,6 +105,7 @@ impl Encodable for UpdateFeaturesRequest {
 }
 
 impl Decodable for UpdateFeaturesRequest {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self::default();
         this.read_into(buf, version, false)?;

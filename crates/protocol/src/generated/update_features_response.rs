@@ -130,6 +130,7 @@ impl Encodable for UpdateFeaturesResponse {
 }
 
 impl Decodable for UpdateFeaturesResponse {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self::default();
         this.read_into(buf, version, false)?;

@@ -140,6 +140,7 @@ impl Encodable for UpdateRaftVoterRequest {
 }
 
 impl Decodable for UpdateRaftVoterRequest {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self::default();
         this.read_into(buf, version, false)?;

@@ -107,6 +107,7 @@ impl Encodable for UpdateRaftVoterResponse {
 }
 
 impl Decodable for UpdateRaftVoterResponse {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self::default();
         this.read_into(buf, version, false)?;

@@ -119,6 +119,7 @@ impl Encodable for VoteRequest {
 }
 
 impl Decodable for VoteRequest {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self::default();
         this.read_into(buf, version, false)?;

@@ -121,6 +121,7 @@ impl Encodable for VoteResponse {
 }
 
 impl Decodable for VoteResponse {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self::default();
         this.read_into(buf, version, false)?;

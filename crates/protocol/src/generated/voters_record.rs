@@ -89,6 +89,7 @@ impl Encodable for VotersRecord {
 }
 
 impl Decodable for VotersRecord {
+    #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self::default();
         this.read_into(buf, version, false)?;
