@@ -14,7 +14,7 @@ static GLOBAL: alloc_guard::Counting = alloc_guard::Counting;
 fuzz_target!(|data: &[u8]| {
     let input = Bytes::copy_from_slice(data);
     drop(input.clone()); // shared, as the frame decoder hands frames over
-    alloc_guard::bounded(data.len(), || {
+    alloc_guard::bounded_plus(data.len(), 128, || {
         for batch in batches(input.clone()) {
             let Ok(batch) = batch else { break };
             if let Ok(records) = batch.records() {
