@@ -1123,40 +1123,38 @@ impl Emitter<'_> {
         wl(&mut out, "", &format!("impl Decodable for {} {{", s.name));
         // Inlined into the caller, the value is built where the caller
         // keeps it.
-        wl(&mut out, "    ", "#[inline]");
-        wl(
-            &mut out,
-            "    ",
-            "fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {",
-        );
-        wl(&mut out, ind, "let mut this = Self::default();");
-        wl(&mut out, ind, "this.read_into(buf, version, false)?;");
-        wl(&mut out, ind, "Ok(this)");
-        wl(&mut out, "    ", "}");
-        wl(&mut out, "", "");
-        if nested {
-            wl(&mut out, "    ", "#[inline]");
+        let entry_points: [(bool, &str, &[&str]); 3] = [
+            (
+                true,
+                "fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {",
+                &[
+                    "let mut this = Self::default();",
+                    "this.read_into(buf, version, false)?;",
+                    "Ok(this)",
+                ],
+            ),
+            (
+                nested,
+                "fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {",
+                &["*self = Self::default();", "self.read_into(buf, version, false)"],
+            ),
+            (
+                nested,
+                "fn read_default_into(&mut self, buf: &mut Bytes, version: i16, checked: bool) -> Result<(), DecodeError> {",
+                &["self.read_into(buf, version, checked)"],
+            ),
+        ];
+        for (inline, signature, body) in entry_points {
+            if inline {
+                wl(&mut out, "    ", "#[inline]");
+            }
+            wl(&mut out, "    ", signature);
+            for line in body {
+                wl(&mut out, ind, line);
+            }
+            wl(&mut out, "    ", "}");
+            wl(&mut out, "", "");
         }
-        wl(
-            &mut out,
-            "    ",
-            "fn decode_into(&mut self, buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {",
-        );
-        wl(&mut out, ind, "*self = Self::default();");
-        wl(&mut out, ind, "self.read_into(buf, version, false)");
-        wl(&mut out, "    ", "}");
-        wl(&mut out, "", "");
-        if nested {
-            wl(&mut out, "    ", "#[inline]");
-        }
-        wl(
-            &mut out,
-            "    ",
-            "fn read_default_into(&mut self, buf: &mut Bytes, version: i16, checked: bool) -> Result<(), DecodeError> {",
-        );
-        wl(&mut out, ind, "self.read_into(buf, version, checked)");
-        wl(&mut out, "    ", "}");
-        wl(&mut out, "", "");
         wl(
             &mut out,
             "    ",

@@ -9,8 +9,6 @@
 //! or partition-level `UNKNOWN_TOPIC_OR_PARTITION` for DescribeQuorum and
 //! FetchSnapshot).
 
-use std::borrow::Cow;
-
 use bytes::Bytes;
 use kraft_protocol::messages::*;
 use kraft_protocol::{Element, List, RequestBody, ResponseBody, StrBytes, Uuid};
@@ -927,16 +925,23 @@ pub enum ResponseError {
     Unexpected,
 }
 
+/// The first partition of the first topic of a response, moved out of it.
+fn first_partition<T: Element, P: Element>(
+    topics: List<T>,
+    partitions: impl FnOnce(T) -> List<P>,
+) -> Option<P> {
+    topics
+        .into_iter()
+        .next()
+        .and_then(|t| partitions(t).into_iter().next())
+}
+
 /// The shared shape of BeginQuorumEpoch and EndQuorumEpoch responses (two
 /// generated types with the same fields).
 macro_rules! quorum_epoch_response {
     ($r:expr) => {{
         let r = $r;
-        let p = r
-            .topics
-            .first()
-            .and_then(|t| t.partitions.first().map(Cow::into_owned))
-            .unwrap_or_default();
+        let p = first_partition(r.topics, |t| t.partitions).unwrap_or_default();
         m::QuorumEpochResponse {
             error_code: err(r.error_code),
             partition_error: err(p.error_code),
@@ -956,11 +961,7 @@ macro_rules! quorum_epoch_response {
 pub fn inbound_response(body: ResponseBody) -> Result<m::Response, ResponseError> {
     Ok(match body {
         ResponseBody::Vote(r) => {
-            let p = r
-                .topics
-                .first()
-                .and_then(|t| t.partitions.first().map(Cow::into_owned))
-                .unwrap_or_default();
+            let p = first_partition(r.topics, |t| t.partitions).unwrap_or_default();
             m::Response::Vote(m::VoteResponse {
                 error_code: err(r.error_code),
                 partition_error: err(p.error_code),
@@ -979,10 +980,7 @@ pub fn inbound_response(body: ResponseBody) -> Result<m::Response, ResponseError
         }
         ResponseBody::EndQuorumEpoch(r) => m::Response::EndQuorumEpoch(quorum_epoch_response!(r)),
         ResponseBody::Fetch(r) => {
-            let p = r
-                .responses
-                .first()
-                .and_then(|t| t.partitions.first().map(Cow::into_owned));
+            let p = first_partition(r.responses, |t| t.partitions);
             let Some(p) = p else {
                 return Ok(m::Response::error(m::Api::Fetch, err(r.error_code)));
             };
@@ -1018,10 +1016,7 @@ pub fn inbound_response(body: ResponseBody) -> Result<m::Response, ResponseError
             })
         }
         ResponseBody::FetchSnapshot(r) => {
-            let p = r
-                .topics
-                .first()
-                .and_then(|t| t.partitions.first().map(Cow::into_owned));
+            let p = first_partition(r.topics, |t| t.partitions);
             let Some(p) = p else {
                 return Ok(m::Response::error(m::Api::FetchSnapshot, err(r.error_code)));
             };
