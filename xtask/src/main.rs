@@ -9,6 +9,8 @@
 //! * `interop` — `golden-verify`; our CLI against a real Kafka 4.4 quorum; real
 //!   Kafka 4.4 clients and tools against ours; a kraft-rs controller in a Java quorum.
 //! * `soak --seeds N` — run the raft simulator over N seeds (release build).
+//! * `soak-restarts [SECONDS]` — the rolling SIGKILL restart end-to-end test
+//!   (real processes, feature changes throughout) for SECONDS (default 120).
 //! * `mutants [SEEDS]` — build the raft core with each rule deliberately broken
 //!   and show which simulator invariant catches it.
 //! * `modelcheck` — the raft core's bounded model check with the large bound
@@ -43,6 +45,7 @@ fn main() -> ExitCode {
         Some("golden-verify") => golden_verify(),
         Some("interop") => interop(),
         Some("soak") => soak(&args[1..]),
+        Some("soak-restarts") => soak_restarts(args.get(1).map(String::as_str)),
         Some("mutants") => {
             let seeds = args.get(1).cloned().unwrap_or_else(|| "300".into());
             run("bash", &["crates/raft/tests/mutants.sh", &seeds])
@@ -52,7 +55,7 @@ fn main() -> ExitCode {
         Some("readme") => readme::readme(),
         Some("dist") => dist(),
         _ => Err(
-            "usage: cargo xtask <codegen [--check] | ci | golden | golden-verify | interop | soak --seeds N | mutants [SEEDS] | modelcheck | bench | readme | dist>"
+            "usage: cargo xtask <codegen [--check] | ci | golden | golden-verify | interop | soak --seeds N | soak-restarts [SECONDS] | mutants [SEEDS] | modelcheck | bench | readme | dist>"
                 .to_string(),
         ),
     };
@@ -277,6 +280,31 @@ fn soak(args: &[String]) -> Result<()> {
             "simulation",
         ],
         &[("SIM_SEEDS", seeds.as_str())],
+    )
+}
+
+/// The rolling-restart end-to-end test (`e2e::rolling_restarts`) with its
+/// client loop running for `seconds` (default 120) instead of the CI length.
+fn soak_restarts(seconds: Option<&str>) -> Result<()> {
+    let seconds = seconds.unwrap_or("120");
+    if seconds.parse::<u64>().map_or(true, |s| s == 0) {
+        return Err(format!(
+            "soak-restarts: SECONDS must be a positive whole number, not {seconds:?}"
+        ));
+    }
+    run_with_env(
+        "cargo",
+        &[
+            "test",
+            "-p",
+            "kraft-cli",
+            "--test",
+            "cli",
+            "e2e::rolling_restarts",
+            "--",
+            "--nocapture",
+        ],
+        &[("KRAFT_ROLLING_RESTARTS_SECS", seconds)],
     )
 }
 

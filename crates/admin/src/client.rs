@@ -43,7 +43,11 @@ pub const CLUSTER_METADATA_TOPIC: &str = "__cluster_metadata";
 /// * With [`Bootstrap::Controllers`] every call goes to the **active
 ///   controller**, learned from DescribeCluster (EndpointType 2) sent to the
 ///   bootstrap controllers; `NOT_CONTROLLER` (and `NOT_LEADER_OR_FOLLOWER`)
-///   answers make the client forget it, rediscover and retry.
+///   answers make the client forget it, rediscover and retry. A bootstrap
+///   controller that cannot answer yet (unreachable, a retriable error, or
+///   a restarted one without a loaded image) makes discovery ask the next
+///   one; an error ends the call only when every controller that answered
+///   refused for good.
 /// * With [`Bootstrap::Servers`] calls go to a reachable bootstrap broker,
 ///   which forwards controller requests to the active controller.
 ///
@@ -378,7 +382,11 @@ impl Admin {
                 }
             }
         }
+        // The last error of a controller that may answer later, and the
+        // first final answer: a final answer from one controller does not
+        // end the call while another may still name the active controller.
         let mut last: Option<AdminError> = None;
+        let mut fatal: Option<AdminError> = None;
         for addr in &candidates {
             let conn = match self.connection(addr, retry).await {
                 Ok(c) => c,
@@ -391,11 +399,16 @@ impl Admin {
             };
             let response = match self.send_describe_cluster(&conn, retry, false).await {
                 Ok(r) => r,
-                Err(e) if e.is_retriable() => {
+                Err(e) if not_ready_yet(&e) => {
+                    tracing::debug!(addr = %addr, error = %e, "controller cannot answer yet");
                     last = Some(e);
                     continue;
                 }
-                Err(e) => return Err(Failure::fatal(e)),
+                Err(e) => {
+                    tracing::debug!(addr = %addr, error = %e, "controller refused DescribeCluster");
+                    fatal.get_or_insert(e);
+                    continue;
+                }
             };
             let description = cluster_description(&response);
             let mut meta = self.meta();
@@ -429,9 +442,15 @@ impl Admin {
             let mut meta = self.meta();
             meta.next_bootstrap = meta.next_bootstrap.wrapping_add(1);
         }
-        Err(last
-            .unwrap_or_else(|| AdminError::Config("no bootstrap controllers".into()))
-            .into())
+        match (last, fatal) {
+            // Every controller that answered refused for good.
+            (None, Some(e)) => Err(Failure::fatal(e)),
+            // Some controller may answer later: retry within the deadline.
+            (Some(e), _) => Err(Failure::retry(e)),
+            (None, None) => Err(Failure::fatal(AdminError::Config(
+                "no bootstrap controllers".into(),
+            ))),
+        }
     }
 
     async fn send_describe_cluster(
@@ -532,7 +551,12 @@ impl Admin {
                     .send_describe_cluster(&conn, &retry, options.include_fenced_brokers)
                     .await
                     .map_err(|e| match e {
-                        // Kafka fails the call on any error code in the response.
+                        // A controller that cannot answer yet (restarting):
+                        // ask the active one again, or another.
+                        AdminError::Api(_) if self.using_controllers() && not_ready_yet(&e) => {
+                            Failure::retry(e)
+                        }
+                        // Kafka fails the call on any other error code in the response.
                         AdminError::Api(_) => Failure::fatal(e),
                         other => other.into(),
                     })?;
@@ -1217,6 +1241,22 @@ impl Admin {
     }
 }
 
+/// Whether a DescribeCluster failure from one controller only says that it
+/// cannot answer yet, so that another controller (or the same one later)
+/// should be asked: any retriable error, and the `UNSUPPORTED_VERSION`
+/// "There is no finalized MetadataVersion, ..." a Kafka 4.4 controller
+/// answers while its image is not loaded (it restarted moments ago; every
+/// KRaft cluster has a finalized metadata.version).
+fn not_ready_yet(e: &AdminError) -> bool {
+    match e {
+        AdminError::Api(a) if a.code == ErrorCode::UnsupportedVersion => a
+            .message
+            .as_deref()
+            .is_some_and(|m| m.starts_with("There is no finalized MetadataVersion")),
+        other => other.is_retriable(),
+    }
+}
+
 fn replica_state(r: &describe_quorum_response::ReplicaState) -> ReplicaState {
     ReplicaState {
         replica_id: r.replica_id,
@@ -1352,4 +1392,142 @@ fn listener_of_connection(cluster: &ClusterDescription, quorum: &QuorumInfo) -> 
         return all.into_iter().next();
     }
     None
+}
+
+#[cfg(all(test, feature = "test-util"))]
+mod tests {
+    use kraft_protocol::messages::describe_cluster_response::DescribeClusterBroker;
+    use kraft_protocol::messages::update_features_response::UpdateFeaturesResponse;
+    use kraft_protocol::{RequestBody, ResponseBody};
+
+    use super::*;
+    use crate::testing::{kraft_rs_versions, FakeNode, Reply};
+
+    const NO_MV: &str =
+        "There is no finalized MetadataVersion, so direct-to-controller communication is not supported.";
+
+    fn refusal(code: ErrorCode, message: &str) -> Reply {
+        Reply::Respond(ResponseBody::DescribeCluster(DescribeClusterResponse {
+            error_code: code.code(),
+            error_message: Some(StrBytes::from(message.to_string())),
+            endpoint_type: 2,
+            ..Default::default()
+        }))
+    }
+
+    /// A controller (id 2) that names itself active and accepts UpdateFeatures.
+    async fn active() -> FakeNode {
+        let node = FakeNode::start(kraft_rs_versions(), |_| Reply::Close).await;
+        let port = i32::from(node.port());
+        node.set_handler(move |r| match &r.body {
+            RequestBody::DescribeCluster(_) => {
+                Reply::Respond(ResponseBody::DescribeCluster(DescribeClusterResponse {
+                    endpoint_type: 2,
+                    cluster_id: StrBytes::from_static("MkU3OEVBNTcwNTJENDM2Qg"),
+                    controller_id: 2,
+                    brokers: vec![DescribeClusterBroker {
+                        broker_id: 2,
+                        host: StrBytes::from_static("127.0.0.1"),
+                        port,
+                        ..Default::default()
+                    }]
+                    .into(),
+                    ..Default::default()
+                }))
+            }
+            RequestBody::UpdateFeatures(_) => Reply::Respond(ResponseBody::UpdateFeatures(
+                UpdateFeaturesResponse::default(),
+            )),
+            _ => Reply::Close,
+        });
+        node
+    }
+
+    fn config(nodes: &[&FakeNode]) -> AdminConfig {
+        let list: Vec<String> = nodes.iter().map(|n| n.address()).collect();
+        let mut c = AdminConfig::bootstrap_controllers(&list.join(",")).expect("config");
+        c.default_api_timeout = Duration::from_secs(5);
+        c.retry_backoff = Duration::from_millis(10);
+        c.retry_backoff_max = Duration::from_millis(50);
+        c
+    }
+
+    fn group_version(level: i16) -> BTreeMap<String, FeatureUpdate> {
+        BTreeMap::from([(
+            "group.version".to_string(),
+            FeatureUpdate {
+                max_version_level: level,
+                upgrade_type: UpgradeType::Upgrade,
+            },
+        )])
+    }
+
+    #[tokio::test]
+    async fn a_bootstrap_controller_that_cannot_answer_yet_is_skipped() {
+        let good = active().await;
+        for (code, message) in [
+            (ErrorCode::UnsupportedVersion, NO_MV),
+            (ErrorCode::NotController, "not loaded yet"),
+        ] {
+            let starting = FakeNode::start(kraft_rs_versions(), move |r| match &r.body {
+                RequestBody::DescribeCluster(_) => refusal(code, message),
+                _ => Reply::Close,
+            })
+            .await;
+            let admin = Admin::new(config(&[&starting, &good]));
+            let results = admin
+                .update_features(&group_version(1), UpdateFeaturesOptions::default())
+                .await
+                .expect("the other controller answers");
+            assert!(results.values().all(|r| r.is_ok()), "{results:?}");
+            assert_eq!(starting.received_of(ApiKey::DescribeCluster).len(), 1);
+            // DescribeCluster on the active controller works the same way.
+            let admin = Admin::new(config(&[&starting, &good]));
+            let d = admin.describe_cluster().await.expect("described");
+            assert_eq!(d.controller.map(|c| c.id), Some(2));
+        }
+    }
+
+    #[tokio::test]
+    async fn the_call_waits_while_no_controller_can_answer_yet() {
+        let starting = FakeNode::start(kraft_rs_versions(), |r| match &r.body {
+            RequestBody::DescribeCluster(_) => refusal(ErrorCode::UnsupportedVersion, NO_MV),
+            _ => Reply::Close,
+        })
+        .await;
+        let mut c = config(&[&starting]);
+        c.default_api_timeout = Duration::from_millis(400);
+        let e = Admin::new(c)
+            .update_features(&group_version(1), UpdateFeaturesOptions::default())
+            .await
+            .expect_err("nobody answers");
+        assert!(matches!(e, AdminError::Timeout { .. }), "{e}");
+        assert!(starting.received_of(ApiKey::DescribeCluster).len() > 1);
+    }
+
+    #[tokio::test]
+    async fn a_final_refusal_ends_the_call_once_every_controller_refused() {
+        let old =
+            "Direct-to-controller communication is not supported with the current MetadataVersion.";
+        let a = FakeNode::start(kraft_rs_versions(), move |r| match &r.body {
+            RequestBody::DescribeCluster(_) => refusal(ErrorCode::UnsupportedVersion, old),
+            _ => Reply::Close,
+        })
+        .await;
+        let b = FakeNode::start(kraft_rs_versions(), move |r| match &r.body {
+            RequestBody::DescribeCluster(_) => refusal(ErrorCode::UnsupportedVersion, old),
+            _ => Reply::Close,
+        })
+        .await;
+        let e = Admin::new(config(&[&a, &b]))
+            .update_features(&group_version(1), UpdateFeaturesOptions::default())
+            .await
+            .expect_err("refused");
+        assert!(
+            matches!(&e, AdminError::Api(api) if api.code == ErrorCode::UnsupportedVersion && api.message.as_deref() == Some(old)),
+            "{e}"
+        );
+        assert_eq!(a.received_of(ApiKey::DescribeCluster).len(), 1);
+        assert_eq!(b.received_of(ApiKey::DescribeCluster).len(), 1);
+    }
 }

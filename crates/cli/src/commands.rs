@@ -67,9 +67,6 @@ pub fn describe_admin_error(e: &AdminError) -> String {
         AdminError::Api(api) if api.code == ErrorCode::MismatchedEndpointType => format!(
             "{e} (does --bootstrap-controller name a broker, or --bootstrap-server a controller?)"
         ),
-        AdminError::CannotDerive { .. } => format!(
-            "{e}. Alternatively run add-controller with --command-config <the new controller's server.properties> instead of --controller-id."
-        ),
         other => other.to_string(),
     }
 }
@@ -288,18 +285,55 @@ async fn add_controller(
             ))
         }
     };
-    let (dir, endpoints) = if args.dry_run {
-        match (options.voter_directory_id, options.endpoints.is_empty()) {
-            (Some(d), false) => (Some(d), options.endpoints.clone()),
-            // Show what would be sent: derive the missing values (read-only).
-            _ => {
-                let (d, e) = admin.derive_raft_voter(id, &options).await?;
-                (Some(d), e)
-            }
+    let add_advice = |e: AdminError| {
+        match e {
+        AdminError::CannotDerive { .. } => CliError::new(format!(
+            "{}. Alternatively run add-controller with --command-config <the new controller's server.properties> instead of --controller-id.",
+            describe_admin_error(&e)
+        )),
+        other => other.into(),
+    }
+    };
+    if args.dry_run {
+        let given = options
+            .voter_directory_id
+            .zip((!options.endpoints.is_empty()).then_some(()));
+        let (dir, endpoints) = match given {
+            Some((d, ())) => (d, options.endpoints.clone()),
+            // Nothing is sent: show what the active controller would derive.
+            None => admin
+                .derive_raft_voter(id, &options)
+                .await
+                .map_err(add_advice)?,
+        };
+        writeln!(
+            out,
+            "{verb} controller {id} with directory id {} and endpoints: {}",
+            kafka_uuid::to_string(&dir),
+            endpoints_text(&endpoints)
+        )?;
+        if given.is_none() {
+            writeln!(
+                out,
+                "(this client derived the directory id and endpoints from DescribeQuorum and DescribeCluster as the active controller would; nothing was sent)"
+            )?;
         }
-    } else {
-        let r = admin.add_raft_voter(id, options).await?;
-        (r.voter_directory_id, r.endpoints)
+        return Ok(());
+    }
+    let added = admin
+        .add_raft_voter(id, options)
+        .await
+        .map_err(add_advice)?;
+    let (dir, endpoints) = match (added.voter_directory_id, added.endpoints.is_empty()) {
+        (Some(d), false) => (Some(d), added.endpoints),
+        // The active controller derived them: read the new voter back.
+        _ => match admin.describe_metadata_quorum().await {
+            Ok(quorum) => voter_key_and_endpoints(&quorum, id),
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot read the new voter back");
+                (None, Vec::new())
+            }
+        },
     };
     match dir {
         Some(d) if !endpoints.is_empty() => writeln!(
@@ -310,10 +344,36 @@ async fn add_controller(
         )?,
         _ => writeln!(
             out,
-            "{verb} controller {id} (the active controller derived its directory id and endpoints)"
+            "{verb} controller {id} (its directory id and endpoints could not be read back; see `kraft metadata-quorum describe --status`)"
         )?,
     }
     Ok(())
+}
+
+/// Voter `id`'s directory id and endpoints as DescribeQuorum reports them.
+fn voter_key_and_endpoints(
+    quorum: &kraft_admin::QuorumInfo,
+    id: i32,
+) -> (Option<Uuid>, Vec<RaftVoterEndpoint>) {
+    let dir = quorum
+        .voters
+        .iter()
+        .find(|v| v.replica_id == id)
+        .map(|v| v.replica_directory_id)
+        .filter(|d| !d.is_nil());
+    let endpoints = quorum
+        .nodes
+        .get(&id)
+        .map(|n| n.endpoints.clone())
+        .unwrap_or_default();
+    (dir, endpoints)
+}
+
+/// Whether a removal was refused because the quorum is static
+/// (`kraft.version` 0): the voter is still there and must not be unregistered.
+fn kraft_version_0(e: &AdminError) -> bool {
+    e.error_code() == Some(ErrorCode::UnsupportedVersion)
+        && e.message().contains("kraft.version feature is 0")
 }
 
 fn guidance(id: i32) -> String {
@@ -339,36 +399,58 @@ async fn remove_controller(
             CliError::new(format!("Failed to parse --controller-directory-id: {e}"))
         })?),
     };
-    let removed_dir = if args.dry_run {
-        match dir {
-            Some(d) => Some(d),
-            None => {
-                let quorum = admin.describe_metadata_quorum().await?;
-                match quorum.voters.iter().find(|v| v.replica_id == id) {
-                    Some(v) if !v.replica_directory_id.is_nil() => Some(v.replica_directory_id),
-                    Some(_) => None,
-                    None => {
-                        return Err(CliError::new(format!(
-                            "Controller {id} is not in the set of voters [{}]",
-                            quorum
-                                .voters
-                                .iter()
-                                .map(|v| v.replica_id.to_string())
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        )))
-                    }
+    let remove_advice = |e: AdminError| {
+        match e {
+        AdminError::CannotDerive { .. } => CliError::new(format!(
+            "{}. Pass --controller-directory-id <its directory id> (shown by `kraft metadata-quorum describe --replication`).",
+            describe_admin_error(&e)
+        )),
+        other => other.into(),
+    }
+    };
+    // The directory id the active controller will take (KIP-1141), read
+    // from the current voter set so the output can name it as Kafka's does.
+    let current_dir = match dir {
+        Some(d) => Some(d),
+        None => {
+            let quorum = admin
+                .describe_metadata_quorum()
+                .await
+                .map_err(remove_advice)?;
+            match quorum.voters.iter().find(|v| v.replica_id == id) {
+                Some(v) => Some(v.replica_directory_id).filter(|d| !d.is_nil()),
+                None if args.dry_run => {
+                    return Err(CliError::new(format!(
+                        "Controller {id} is not in the set of voters [{}]",
+                        quorum
+                            .voters
+                            .iter()
+                            .map(|v| v.replica_id.to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )))
                 }
+                // Let the controller answer VOTER_NOT_FOUND itself.
+                None => None,
             }
         }
+    };
+    let removed_dir = if args.dry_run {
+        current_dir
     } else {
         let options = RemoveRaftVoterOptions {
             voter_directory_id: dir,
             ..Default::default()
         };
         match admin.remove_raft_voter(id, options).await {
-            Ok(r) => r.voter_directory_id,
+            Ok(r) => r.voter_directory_id.or(current_dir),
             Err(e) => {
+                if args.unregister && kraft_version_0(&e) {
+                    return Err(CliError::new(format!(
+                        "Failed to remove KRaft voter {id}: {}. Controller {id} is still a voter of this static quorum: upgrade it to kraft.version 1 first (`kraft features upgrade --feature kraft.version=1`), then remove the voter; do not unregister a running voter.",
+                        e.message()
+                    )));
+                }
                 if args.unregister
                     && (e.is_unsupported_version()
                         || e.error_code() == Some(ErrorCode::VoterNotFound))
@@ -379,7 +461,7 @@ async fn remove_controller(
                         guidance(id)
                     )));
                 }
-                return Err(e.into());
+                return Err(remove_advice(e));
             }
         }
     };

@@ -58,7 +58,9 @@ fn replica(id: i32, dir: &str, leo: i64, ts: i64) -> ReplicaState {
 
 /// The handler answers of a fake active controller 1 on `port`, with voters
 /// 1 and 2, observer 4 and registrations 1, 2 and 4.
-fn quorum_response(port: u16) -> DescribeQuorumResponse {
+/// The fake's quorum: voters 1 and 2, observer 4 — or, once an
+/// AddRaftVoter was answered (`added`), 4 as a voter with its endpoint.
+fn quorum_response(port: u16, added: bool) -> DescribeQuorumResponse {
     let node = |id: i32, p: u16| Node {
         node_id: id,
         listeners: vec![Listener {
@@ -78,19 +80,30 @@ fn quorum_response(port: u16) -> DescribeQuorumResponse {
                 leader_id: 1,
                 leader_epoch: 3,
                 high_watermark: 90,
-                current_voters: vec![
+                current_voters: [
                     replica(1, DIR1, 95, 1_700_000_000_500),
                     replica(2, DIR2, 90, 1_700_000_000_000),
                 ]
+                .into_iter()
+                .chain(added.then(|| replica(4, DIR4, 95, 1_700_000_000_400)))
+                .collect::<Vec<_>>()
                 .into(),
-                observers: vec![replica(4, DIR4, 95, 1_700_000_000_400)].into(),
+                observers: (!added)
+                    .then(|| replica(4, DIR4, 95, 1_700_000_000_400))
+                    .into_iter()
+                    .collect::<Vec<_>>()
+                    .into(),
                 ..Default::default()
             }]
             .into(),
             ..Default::default()
         }]
         .into(),
-        nodes: vec![node(1, port), node(2, 19_002)].into(),
+        nodes: [node(1, port), node(2, 19_002)]
+            .into_iter()
+            .chain(added.then(|| node(4, 19_004)))
+            .collect::<Vec<_>>()
+            .into(),
         ..Default::default()
     }
 }
@@ -136,12 +149,18 @@ fn fake(
         .expect("runtime");
     let node = rt.block_on(FakeNode::start(versions, |_| Reply::Close));
     let port = node.port();
+    let mut added = false;
     node.set_handler(move |r| match &r.body {
         RequestBody::DescribeCluster(_) => {
             Reply::Respond(ResponseBody::DescribeCluster(cluster_response(port)))
         }
         RequestBody::DescribeQuorum(_) => {
-            Reply::Respond(ResponseBody::DescribeQuorum(quorum_response(port)))
+            Reply::Respond(ResponseBody::DescribeQuorum(quorum_response(port, added)))
+        }
+        RequestBody::AddRaftVoter(_) => {
+            let reply = extra(r);
+            added = true;
+            reply
         }
         _ => extra(r),
     });
@@ -349,7 +368,7 @@ fn add_controller_by_id_against_kafka_4_4() {
         "--dry-run",
     ]);
     assert_eq!(dry.code, 0, "{}", dry.stderr);
-    assert_eq!(dry.stdout, format!("DRY RUN of adding controller 4 with directory id {DIR4} and endpoints: CONTROLLER://127.0.0.1:19004\n"));
+    assert_eq!(dry.stdout, format!("DRY RUN of adding controller 4 with directory id {DIR4} and endpoints: CONTROLLER://127.0.0.1:19004\n(this client derived the directory id and endpoints from DescribeQuorum and DescribeCluster as the active controller would; nothing was sent)\n"));
     assert!(f.node.received_of(ApiKey::AddRaftVoter).is_empty());
     let r = kraft(&[
         "metadata-quorum",
@@ -380,7 +399,8 @@ fn add_controller_by_id_against_kraft_rs() {
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert_eq!(
         r.stdout,
-        "Added controller 4 (the active controller derived its directory id and endpoints)\n"
+        format!("Added controller 4 with directory id {DIR4} and endpoints: CONTROLLER://127.0.0.1:19004\n"),
+        "the derived key read back from DescribeQuorum"
     );
     assert_eq!(f.node.received_of(ApiKey::AddRaftVoter)[0].version(), 2);
 }

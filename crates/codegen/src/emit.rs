@@ -1164,6 +1164,13 @@ impl Emitter<'_> {
         wl(&mut out, "    ", "}");
         wl(&mut out, "", "}");
         wl(&mut out, "", "");
+        // Only generated structs may be `List` elements (see `crate::list`).
+        wl(
+            &mut out,
+            "",
+            &format!("impl crate::list::sealed::Sealed for {} {{}}", s.name),
+        );
+        wl(&mut out, "", "");
         wl(&mut out, "", &format!("impl {} {{", s.name));
         wl(
             &mut out,

@@ -12,15 +12,19 @@
 //! * **DescribeCluster** (§2.8): the registered controllers with an endpoint
 //!   on the request's listener; the raft leader as ControllerId (or -1 when
 //!   it is not in the list).
+//! * Until the image is loaded (a starting controller has not replayed its
+//!   committed snapshot and log, [`SharedImage::is_loaded`]) nothing is
+//!   answered from it: DescribeCluster and the writes answer the retriable
+//!   `NOT_CONTROLLER`, ApiVersions finalizes no feature.
 //! * **ControllerRegistration** (§2.9) and **UnregisterController** (§7.4):
 //!   write one record and answer after it commits.
 //! * **UpdateFeatures**: metadata.version and the other features (via
 //!   FeatureLevelRecord), kraft.version (via the raft layer); refused while a
 //!   registered controller does not support the target level (KIP-1312's
 //!   stale-registration case) or a static voter has not registered.
-//! * the raft RPCs are passed to [`RaftQuorum::handle_raft_request`]; for
-//!   AddRaftVoter v2 / RemoveRaftVoter v1 (KIP-1141) the raft layer calls
-//!   [`resolve_add_voter`] / [`resolve_remove_voter`].
+//! * the raft RPCs are passed to [`RaftQuorum::handle_raft_request`]; the
+//!   raft layer answers AddRaftVoter v2 / RemoveRaftVoter v1 (KIP-1141) in
+//!   Kafka's check order, reading controller registrations from the image.
 //!
 //! Write operations are serialised: each holds a lock from validation until
 //! its records are committed and applied, so every validation sees the
@@ -32,7 +36,6 @@ use std::fmt;
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use kraft_protocol::messages::add_raft_voter_request::AddRaftVoterRequest;
 use kraft_protocol::messages::api_versions_request::ApiVersionsRequest;
 use kraft_protocol::messages::api_versions_response::{
     ApiVersion, ApiVersionsResponse, FinalizedFeatureKey, SupportedFeatureKey,
@@ -46,7 +49,6 @@ use kraft_protocol::messages::describe_cluster_response::{
 use kraft_protocol::messages::register_controller_record::{
     ControllerEndpoint, ControllerFeature, RegisterControllerRecord,
 };
-use kraft_protocol::messages::remove_raft_voter_request::RemoveRaftVoterRequest;
 use kraft_protocol::messages::unregister_controller_record::UnregisterControllerRecord;
 use kraft_protocol::messages::unregister_controller_request::UnregisterControllerRequest;
 use kraft_protocol::messages::unregister_controller_response::UnregisterControllerResponse;
@@ -63,7 +65,7 @@ use crate::features::{
     KRAFT_VERSION, METADATA_VERSION,
 };
 use crate::image::{ClusterImage, MetadataRecord, SharedImage};
-use crate::java::{uuid_to_text, JavaHashMap};
+use crate::java::JavaHashMap;
 use crate::server::{ApiRange, CloseConnection, RequestContext, RequestHandler};
 
 /// An error code with the message Kafka would put next to it.
@@ -178,6 +180,12 @@ pub trait RaftQuorum: Send + Sync + 'static {
         records: Vec<MetadataRecord>,
     ) -> Result<i64, AppendError>;
 
+    /// The ids of the latest (possibly uncommitted) voter set, read now
+    /// rather than from the cached [`facts`](Self::facts).
+    async fn latest_voter_ids(&self) -> Vec<i32> {
+        self.facts().voters.iter().map(|v| v.key.id).collect()
+    }
+
     /// Upgrades (or, with `validate_only`, checks an upgrade of)
     /// kraft.version (Kafka's `KafkaRaftClient.upgradeKRaftVersion`).
     async fn upgrade_kraft_version(
@@ -196,16 +204,13 @@ pub trait RaftQuorum: Send + Sync + 'static {
         Vec::new()
     }
 
-    /// Handles a raft RPC. `image` gives access to the controller
-    /// registrations (for KIP-1141 endpoint derivation, see
-    /// [`resolve_add_voter`]).
+    /// Handles a raft RPC.
     async fn handle_raft_request(
         &self,
         ctx: &RequestContext,
-        image: &SharedImage,
         request: RequestBody,
     ) -> Result<ResponseBody, CloseConnection> {
-        let _ = (image, request);
+        let _ = request;
         Err(CloseConnection(format!(
             "{} is not served by this raft layer",
             ctx.api_key.kafka_name()
@@ -445,7 +450,10 @@ impl Controller {
         // hold its own state while it writes the image).
         let kraft = self.quorum.facts().kraft_version;
         let image = self.image.read();
-        let (finalized_features, epoch) = match image.metadata_version() {
+        // An image that is not loaded yet finalizes nothing (Kafka: the
+        // features are unknown until the MetadataLoader publishes).
+        let mv = image.metadata_version().filter(|_| self.image.is_loaded());
+        let (finalized_features, epoch) = match mv {
             None => (Vec::new(), -1),
             Some(mv) => {
                 let levels = finalized_feature_order(&image, mv, kraft);
@@ -488,6 +496,19 @@ impl Controller {
             error_message: Some(message.into()),
             ..Default::default()
         };
+        if !self.image.is_loaded() {
+            // A starting controller has not replayed its committed snapshot
+            // and log yet: a retriable answer, so that the client asks
+            // another controller or again, rather than Kafka's final
+            // "no finalized MetadataVersion" below.
+            return error(
+                ErrorCode::NotController,
+                format!(
+                    "Controller {} has not loaded the committed metadata yet.",
+                    self.settings.node_id
+                ),
+            );
+        }
         match image.metadata_version() {
             None => {
                 return error(
@@ -621,7 +642,7 @@ impl Controller {
     ) -> Result<(), ApiError> {
         let _guard = self.write_lock.lock().await;
         let facts = self.quorum.facts();
-        if !facts.is_active_controller {
+        if !facts.is_active_controller || !self.image.is_loaded() {
             return Err(not_controller(facts.leader_id));
         }
         let mv = self.image.read().metadata_version();
@@ -707,13 +728,26 @@ impl Controller {
     async fn unregister(&self, controller_id: i32) -> Result<(), ApiError> {
         let _guard = self.write_lock.lock().await;
         let facts = self.quorum.facts();
-        if !facts.is_active_controller {
+        if !facts.is_active_controller || !self.image.is_loaded() {
             return Err(not_controller(facts.leader_id));
         }
         if controller_id == self.settings.node_id {
             return Err(ApiError::new(
                 ErrorCode::InvalidRequest,
                 "Controller cannot unregister itself while it is active.",
+            ));
+        }
+        // Kafka trunk (KAFKA-20865): a voter of the latest set, committed or
+        // not, keeps its registration (it would re-register anyway).
+        if self
+            .quorum
+            .latest_voter_ids()
+            .await
+            .contains(&controller_id)
+        {
+            return Err(ApiError::new(
+                ErrorCode::InvalidRequest,
+                format!("Cannot unregister controller {controller_id} because it is part of the voter set."),
             ));
         }
         {
@@ -806,7 +840,7 @@ impl Controller {
     ) -> Result<(), UpdateFailure> {
         let _guard = self.write_lock.lock().await;
         let facts = self.quorum.facts();
-        if !facts.is_active_controller {
+        if !facts.is_active_controller || !self.image.is_loaded() {
             return Err(UpdateFailure::Request(not_controller(facts.leader_id)));
         }
         let image = self.image.snapshot();
@@ -897,7 +931,7 @@ impl Controller {
                 "A feature version cannot be less than 0.",
             ));
         }
-        if let Some(reason) = self.reason_not_supported(image, mv, name, level) {
+        if let Some(reason) = self.reason_not_supported(image, facts, mv, name, level) {
             return Err(invalid_update_version(name, level, &reason));
         }
         if level < current {
@@ -988,10 +1022,13 @@ impl Controller {
 
     /// `FeatureControlManager.reasonNotSupported`: the local controller,
     /// then every other registered controller (when metadata.version has
-    /// registrations), then every static voter must be registered.
+    /// registrations), then every voter must be registered — the static
+    /// voters, and (as on Kafka trunk, KAFKA-20865) every id of the latest
+    /// voter set.
     fn reason_not_supported(
         &self,
         image: &ClusterImage,
+        facts: &QuorumFacts,
         mv: MetadataVersion,
         name: &str,
         level: i16,
@@ -1023,7 +1060,8 @@ impl Controller {
                 }
                 found.push(*id);
             }
-            for id in &self.settings.static_voter_ids {
+            let voters = facts.voters.iter().map(|v| &v.key.id);
+            for id in self.settings.static_voter_ids.iter().chain(voters) {
                 if !found.contains(id) {
                     return Some(format!(
                         "controller {id} has not registered, and may not support this feature"
@@ -1104,167 +1142,8 @@ impl RequestHandler for Controller {
             RequestBody::UpdateFeatures(r) => {
                 ResponseBody::UpdateFeatures(self.update_features(v, &r).await)
             }
-            other => {
-                return self
-                    .quorum
-                    .handle_raft_request(&ctx, &self.image, other)
-                    .await
-            }
+            other => return self.quorum.handle_raft_request(&ctx, other).await,
         })
-    }
-}
-
-/// An AddRaftVoter request with nothing left to derive.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ResolvedAddVoter {
-    /// The voter.
-    pub voter: ReplicaKey,
-    /// Its listeners.
-    pub listeners: Vec<VoterEndpoint>,
-}
-
-/// KIP-1141 (AddRaftVoter v2+): fills in a missing directory id and/or
-/// missing listeners. Call it after the 4.4 checks up to and including
-/// DUPLICATE_VOTER (spec §7.2 step 3) and before the default-listener check.
-///
-/// * Versions 0-1: nothing is derived (the 4.4 checks reject UUID0 / a
-///   missing default listener themselves).
-/// * A UUID0 directory id is taken from the one observer with that node id
-///   and a known directory id. None → `INVALID_REQUEST` saying no observer
-///   with that id is replicating; several → `INVALID_REQUEST` naming the id
-///   and the conflicting directory ids (project decision, spec §11).
-/// * Empty listeners are taken from that controller's registration (name,
-///   host, port; the security protocol is dropped). No registration →
-///   `INVALID_REQUEST`.
-/// * Explicit values are used as given.
-pub fn resolve_add_voter(
-    version: i16,
-    request: &AddRaftVoterRequest,
-    observers: &[ReplicaKey],
-    image: &ClusterImage,
-) -> Result<ResolvedAddVoter, ApiError> {
-    let explicit: Vec<VoterEndpoint> = request
-        .listeners
-        .iter()
-        .map(|l| VoterEndpoint {
-            name: l.name.to_string(),
-            host: l.host.to_string(),
-            port: l.port,
-        })
-        .collect();
-    let id = request.voter_id;
-    if version < 2 {
-        return Ok(ResolvedAddVoter {
-            voter: ReplicaKey::of(id, request.voter_directory_id),
-            listeners: explicit,
-        });
-    }
-    let directory_id = if request.voter_directory_id.is_nil() {
-        derive_directory_id(id, observers)?
-    } else {
-        request.voter_directory_id
-    };
-    let listeners = if explicit.is_empty() {
-        derive_listeners(id, image)?
-    } else {
-        explicit
-    };
-    Ok(ResolvedAddVoter {
-        voter: ReplicaKey::of(id, directory_id),
-        listeners,
-    })
-}
-
-/// The directory id of the single observer with node id `id` (KIP-1141).
-pub fn derive_directory_id(id: i32, observers: &[ReplicaKey]) -> Result<Uuid, ApiError> {
-    let mut candidates: Vec<Uuid> = observers
-        .iter()
-        .filter(|o| o.id == id)
-        .filter_map(|o| o.directory_id)
-        .collect();
-    candidates.sort_unstable();
-    candidates.dedup();
-    match candidates.as_slice() {
-        [one] => Ok(*one),
-        [] => Err(ApiError::new(
-            ErrorCode::InvalidRequest,
-            format!(
-                "Cannot derive the directory id of voter {id}: no observer with node id {id} is replicating \
-                 the metadata log. Start the controller first, or give its directory id explicitly."
-            ),
-        )),
-        many => {
-            let ids: Vec<String> = many.iter().map(uuid_to_text).collect();
-            Err(ApiError::new(
-                ErrorCode::InvalidRequest,
-                format!(
-                    "Cannot derive the directory id of voter {id}: more than one observer with node id {id} is \
-                     replicating the metadata log (directory ids {}). Stop the duplicates or give the directory \
-                     id explicitly.",
-                    ids.join(", ")
-                ),
-            ))
-        }
-    }
-}
-
-/// The registered endpoints of controller `id` (KIP-1141).
-pub fn derive_listeners(id: i32, image: &ClusterImage) -> Result<Vec<VoterEndpoint>, ApiError> {
-    let reg = image.controller(id).ok_or_else(|| {
-        ApiError::new(
-            ErrorCode::InvalidRequest,
-            format!(
-                "Cannot derive the endpoints of voter {id}: controller {id} is not registered. Give its \
-                 endpoints explicitly."
-            ),
-        )
-    })?;
-    Ok(reg
-        .endpoints
-        .iter()
-        .map(|e| VoterEndpoint {
-            name: e.name.clone(),
-            host: e.host.clone(),
-            port: e.port,
-        })
-        .collect())
-}
-
-fn voter_set_text(voters: &[QuorumVoter]) -> String {
-    let keys: Vec<String> = voters.iter().map(|v| v.key.to_string()).collect();
-    format!("[{}]", keys.join(", "))
-}
-
-/// KIP-1141 (RemoveRaftVoter v1+): a UUID0 directory id means the directory
-/// id of the voter with that node id in the latest voter set. No such voter,
-/// or one without a directory id → `VOTER_NOT_FOUND` with Kafka's
-/// "Cannot remove voter ..." text. Version 0 and explicit directory ids are
-/// returned unchanged (the 4.4 checks apply).
-pub fn resolve_remove_voter(
-    version: i16,
-    request: &RemoveRaftVoterRequest,
-    voters: &[QuorumVoter],
-) -> Result<ReplicaKey, ApiError> {
-    let asked = ReplicaKey::of(request.voter_id, request.voter_directory_id);
-    if version < 1 || !request.voter_directory_id.is_nil() {
-        return Ok(asked);
-    }
-    match voters.iter().find(|v| v.key.id == request.voter_id) {
-        Some(QuorumVoter {
-            key:
-                key @ ReplicaKey {
-                    directory_id: Some(_),
-                    ..
-                },
-            ..
-        }) => Ok(*key),
-        _ => Err(ApiError::new(
-            ErrorCode::VoterNotFound,
-            format!(
-                "Cannot remove voter {asked} from the set of voters {}",
-                voter_set_text(voters)
-            ),
-        )),
     }
 }
 

@@ -52,6 +52,17 @@ impl FakeQuorum {
     fn log(&self) -> Vec<MetadataRecord> {
         self.log.lock().unwrap().clone()
     }
+
+    /// Makes `ids` the latest voter set.
+    fn set_voters(&self, ids: &[i32]) {
+        self.facts.lock().unwrap().voters = ids
+            .iter()
+            .map(|id| QuorumVoter {
+                key: ReplicaKey::of(*id, Uuid::from_u64_pair(7, *id as u64)),
+                endpoints: Vec::new(),
+            })
+            .collect();
+    }
 }
 
 #[async_trait]
@@ -756,6 +767,39 @@ async fn upgrade_succeeds_after_the_stale_registration_is_removed() {
 }
 
 #[tokio::test]
+async fn every_voter_of_the_latest_set_must_be_registered() {
+    // Kafka trunk (KAFKA-20865): dynamic voters count, not only static ones.
+    let s = setup(30, &[registration(3, 33, "CONTROLLER")]);
+    s.quorum.set_voters(&[1, 3, 4]);
+    let r = update_features(&s, 2, vec![update("metadata.version", 33, 1)], false).await;
+    assert_eq!(
+        r.error_message.as_deref().map(|m| m.trim_start_matches(FAILED)),
+        Some(
+            "Invalid update version 33 for feature metadata.version. controller 4 has not registered, and may not support this feature"
+        )
+    );
+    s.quorum.set_voters(&[1, 3]);
+    let r = update_features(&s, 2, vec![update("metadata.version", 33, 1)], false).await;
+    assert_eq!(r.error_code, 0, "{:?}", r.error_message);
+}
+
+#[tokio::test]
+async fn unregister_refuses_a_voter_of_the_latest_set() {
+    let s = setup(33, &[registration(5, 33, "CONTROLLER")]);
+    s.quorum.set_voters(&[1, 5]);
+    assert_eq!(
+        unregister(&s, 5).await,
+        (
+            42,
+            Some("Cannot unregister controller 5 because it is part of the voter set.".to_string())
+        )
+    );
+    assert!(s.quorum.log().is_empty(), "nothing written");
+    s.quorum.set_voters(&[1]);
+    assert_eq!(unregister(&s, 5).await.0, 0);
+}
+
+#[tokio::test]
 async fn static_voters_must_be_registered() {
     let s = setup_with(30, &[registration(3, 33, "CONTROLLER")], vec![1, 2, 3]);
     let r = update_features(&s, 2, vec![update("metadata.version", 33, 1)], false).await;
@@ -933,163 +977,6 @@ async fn update_features_not_controller() {
     assert!(r.results.is_empty());
 }
 
-// ---- KIP-1141 derivation (spec §7.2) ----
-
-fn dir(n: u64) -> Uuid {
-    Uuid::from_u64_pair(0x1234, n)
-}
-
-fn add_req(id: i32, directory_id: Uuid, listeners: Vec<(&str, &str, u16)>) -> AddRaftVoterRequest {
-    AddRaftVoterRequest {
-        voter_id: id,
-        voter_directory_id: directory_id,
-        listeners: listeners
-            .into_iter()
-            .map(
-                |(n, h, p)| kraft_protocol::messages::add_raft_voter_request::Listener {
-                    name: n.into(),
-                    host: h.into(),
-                    port: p,
-                    ..Default::default()
-                },
-            )
-            .collect(),
-        ..Default::default()
-    }
-}
-
-#[test]
-fn add_voter_v2_derives_directory_id_from_the_single_observer() {
-    let mut image = ClusterImage::new();
-    image
-        .replay(&MetadataRecord::feature_level("metadata.version", 33))
-        .unwrap();
-    image.replay(&registration(4, 33, "CONTROLLER")).unwrap();
-    let observers = [
-        ReplicaKey::of(4, dir(1)),
-        ReplicaKey::of(5, dir(2)),
-        ReplicaKey::of(6, Uuid::nil()),
-    ];
-    let r = resolve_add_voter(2, &add_req(4, Uuid::nil(), vec![]), &observers, &image).unwrap();
-    assert_eq!(r.voter, ReplicaKey::of(4, dir(1)));
-    assert_eq!(
-        r.listeners,
-        [VoterEndpoint {
-            name: "CONTROLLER".to_string(),
-            host: "ctl-4".to_string(),
-            port: 9093
-        }]
-    );
-    // explicit values win
-    let r = resolve_add_voter(
-        2,
-        &add_req(4, dir(9), vec![("CONTROLLER", "other", 1)]),
-        &observers,
-        &image,
-    )
-    .unwrap();
-    assert_eq!(r.voter, ReplicaKey::of(4, dir(9)));
-    assert_eq!(r.listeners[0].host, "other");
-    // v0/v1 derive nothing
-    let r = resolve_add_voter(1, &add_req(4, Uuid::nil(), vec![]), &observers, &image).unwrap();
-    assert_eq!(r.voter.directory_id, None);
-    assert!(r.listeners.is_empty());
-}
-
-#[test]
-fn add_voter_v2_derivation_errors() {
-    let mut image = ClusterImage::new();
-    image
-        .replay(&MetadataRecord::feature_level("metadata.version", 33))
-        .unwrap();
-    let observers = [
-        ReplicaKey::of(4, dir(1)),
-        ReplicaKey::of(4, dir(2)),
-        ReplicaKey::of(6, Uuid::nil()),
-    ];
-    let e = resolve_add_voter(
-        2,
-        &add_req(4, Uuid::nil(), vec![("CONTROLLER", "h", 1)]),
-        &observers,
-        &image,
-    )
-    .unwrap_err();
-    assert_eq!(e.code, ErrorCode::InvalidRequest);
-    let m = e.message.unwrap();
-    assert!(m.contains("more than one observer with node id 4"), "{m}");
-    assert!(
-        m.contains(&uuid_to_text(&dir(1))) && m.contains(&uuid_to_text(&dir(2))),
-        "{m}"
-    );
-    // an observer without a directory id does not count
-    let e = resolve_add_voter(
-        2,
-        &add_req(6, Uuid::nil(), vec![("CONTROLLER", "h", 1)]),
-        &observers,
-        &image,
-    )
-    .unwrap_err();
-    assert_eq!(e.code, ErrorCode::InvalidRequest);
-    assert!(e
-        .message
-        .unwrap()
-        .contains("no observer with node id 6 is replicating"));
-    // no registration to take endpoints from
-    let e = resolve_add_voter(2, &add_req(4, dir(1), vec![]), &observers, &image).unwrap_err();
-    assert_eq!(e.code, ErrorCode::InvalidRequest);
-    assert!(e
-        .message
-        .unwrap()
-        .contains("controller 4 is not registered"));
-}
-
-#[test]
-fn remove_voter_v1_takes_the_directory_id_from_the_voter_set() {
-    let voters = vec![
-        QuorumVoter {
-            key: ReplicaKey::of(1, dir(1)),
-            endpoints: vec![],
-        },
-        QuorumVoter {
-            key: ReplicaKey::of(2, Uuid::nil()),
-            endpoints: vec![],
-        },
-    ];
-    let req = |id: i32, d: Uuid| RemoveRaftVoterRequest {
-        voter_id: id,
-        voter_directory_id: d,
-        ..Default::default()
-    };
-    assert_eq!(
-        resolve_remove_voter(1, &req(1, Uuid::nil()), &voters),
-        Ok(ReplicaKey::of(1, dir(1)))
-    );
-    assert_eq!(
-        resolve_remove_voter(1, &req(1, dir(7)), &voters),
-        Ok(ReplicaKey::of(1, dir(7)))
-    );
-    assert_eq!(
-        resolve_remove_voter(0, &req(1, Uuid::nil()), &voters),
-        Ok(ReplicaKey::of(1, Uuid::nil()))
-    );
-    let e = resolve_remove_voter(1, &req(3, Uuid::nil()), &voters).unwrap_err();
-    assert_eq!(e.code, ErrorCode::VoterNotFound);
-    assert_eq!(
-        e.message.as_deref(),
-        Some(&*format!(
-            "Cannot remove voter ReplicaKey(id=3, directoryId=<undefined>) from the set of voters \
-             [ReplicaKey(id=1, directoryId={}), ReplicaKey(id=2, directoryId=<undefined>)]",
-            uuid_to_text(&dir(1))
-        ))
-    );
-    assert_eq!(
-        resolve_remove_voter(1, &req(2, Uuid::nil()), &voters)
-            .unwrap_err()
-            .code,
-        ErrorCode::VoterNotFound
-    );
-}
-
 #[test]
 fn decoded_requests_dispatch() {
     // The generated decoders are used by the server; a sanity check that the
@@ -1103,4 +990,62 @@ fn decoded_requests_dispatch() {
     let mut b = Bytes::from(body);
     let r = UnregisterControllerRequest::decode(&mut b, 0).unwrap();
     assert_eq!(r.controller_id, 5);
+}
+
+// ---- A controller whose image is not loaded yet (restarted) ----
+
+/// Node 1, active in the raft layer, with an image holding metadata.version
+/// `mv` that is not marked loaded.
+fn setup_unloaded(mv: i16) -> Setup {
+    let s = setup(mv, &[]);
+    let image = SharedImage::unloaded();
+    image.update(|i| *i = s.controller.image().snapshot());
+    let quorum = FakeQuorum::new(image.clone());
+    let controller = Controller::new(s.controller.settings().clone(), image, quorum.clone());
+    Setup { controller, quorum }
+}
+
+#[tokio::test]
+async fn nothing_is_answered_from_an_image_that_is_not_loaded() {
+    let s = setup_unloaded(33);
+    // DescribeCluster: retriable NOT_CONTROLLER, not the final UNSUPPORTED_VERSION.
+    let r = describe(&s, 1, 2, false);
+    assert_eq!(r.error_code, ErrorCode::NotController.code());
+    assert_eq!(
+        r.error_message.as_deref(),
+        Some("Controller 1 has not loaded the committed metadata yet.")
+    );
+    // ApiVersions: no finalized feature, epoch -1 (the APIs are listed).
+    let r = api_versions(&s, 3, java_request());
+    assert_eq!(r.error_code, 0);
+    assert!(r.finalized_features.is_empty());
+    assert_eq!(r.finalized_features_epoch, -1);
+    assert!(!r.api_keys.is_empty());
+    // UpdateFeatures: NOT_CONTROLLER, nothing appended.
+    let update = UpdateFeaturesRequest {
+        feature_updates: vec![FeatureUpdateKey {
+            feature: "group.version".into(),
+            max_version_level: 0,
+            upgrade_type: 2,
+            ..Default::default()
+        }]
+        .into(),
+        ..Default::default()
+    };
+    let r = s.controller.update_features(1, &update).await;
+    assert_eq!(r.error_code, ErrorCode::NotController.code());
+    assert!(s.quorum.log().is_empty());
+
+    // Once loaded, the same image answers.
+    s.controller.image().mark_loaded();
+    let r = describe(&s, 1, 2, false);
+    assert_eq!(r.error_code, 0);
+    let r = api_versions(&s, 3, java_request());
+    assert!(r
+        .finalized_features
+        .iter()
+        .any(|f| f.name.as_str() == "metadata.version" && f.max_version_level == 33));
+    let r = s.controller.update_features(1, &update).await;
+    assert_eq!(r.error_code, 0, "{:?}", r.error_message);
+    assert_eq!(s.quorum.log().len(), 1);
 }

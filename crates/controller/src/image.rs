@@ -13,6 +13,7 @@
 //! ([`ClusterImage::from_records`]), which is what raft snapshots need.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard};
 
 use bytes::{Buf, Bytes};
@@ -488,25 +489,68 @@ impl ClusterImage {
 
 /// The image shared between the raft driver (which applies committed
 /// records) and the request handlers (which read it). Cloning shares it.
-#[derive(Debug, Clone, Default)]
-pub struct SharedImage(Arc<RwLock<ClusterImage>>);
+///
+/// It also carries whether the image is **loaded**: a started controller's
+/// image is empty until the committed part of its snapshot and log has been
+/// replayed (Kafka's `MetadataLoader` has not published yet), and requests
+/// answered from the image must not be answered from an image that is not
+/// loaded. [`SharedImage::new`] and [`SharedImage::from_image`] are loaded
+/// (they hold what they hold); [`SharedImage::unloaded`] is not, until
+/// [`SharedImage::mark_loaded`].
+#[derive(Debug, Clone)]
+pub struct SharedImage {
+    image: Arc<RwLock<ClusterImage>>,
+    loaded: Arc<AtomicBool>,
+}
+
+impl Default for SharedImage {
+    fn default() -> Self {
+        SharedImage::new()
+    }
+}
 
 impl SharedImage {
-    /// A shared empty image.
+    /// A shared empty image, marked loaded.
     pub fn new() -> Self {
-        SharedImage(Arc::new(RwLock::new(ClusterImage::new())))
+        SharedImage::from_image(ClusterImage::new())
     }
 
-    /// Shares `image`.
+    /// Shares `image`, marked loaded.
     pub fn from_image(image: ClusterImage) -> Self {
-        SharedImage(Arc::new(RwLock::new(image)))
+        SharedImage {
+            image: Arc::new(RwLock::new(image)),
+            loaded: Arc::new(AtomicBool::new(true)),
+        }
+    }
+
+    /// A shared empty image that is not loaded yet: what a controller
+    /// starts with before it has replayed its committed snapshot and log.
+    pub fn unloaded() -> Self {
+        SharedImage {
+            image: Arc::new(RwLock::new(ClusterImage::new())),
+            loaded: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    /// Whether the image holds the committed state this node knew of when
+    /// it started (see [`SharedImage::mark_loaded`]).
+    pub fn is_loaded(&self) -> bool {
+        self.loaded.load(Ordering::Acquire)
+    }
+
+    /// Marks the image loaded: everything committed up to the first high
+    /// watermark the raft layer learned since start-up has been applied.
+    /// It stays loaded from then on (a follower that trails the leader by a
+    /// few records answers from its image, as a Kafka controller does).
+    pub fn mark_loaded(&self) {
+        self.loaded.store(true, Ordering::Release);
     }
 
     /// Read access. (A panic while the lock was held cannot leave the image
     /// half-updated in a way that matters more than losing it, so a
     /// poisoned lock is used as is.)
     pub fn read(&self) -> RwLockReadGuard<'_, ClusterImage> {
-        self.0.read().unwrap_or_else(PoisonError::into_inner)
+        self.image.read().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// A copy of the current image.
@@ -516,7 +560,7 @@ impl SharedImage {
 
     /// Runs `f` with write access.
     pub fn update<R>(&self, f: impl FnOnce(&mut ClusterImage) -> R) -> R {
-        let mut guard = self.0.write().unwrap_or_else(PoisonError::into_inner);
+        let mut guard = self.image.write().unwrap_or_else(PoisonError::into_inner);
         f(&mut guard)
     }
 
@@ -553,6 +597,20 @@ impl SharedImage {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_an_unloaded_image_waits_for_mark_loaded_and_clones_share_it() {
+        assert!(SharedImage::new().is_loaded());
+        assert!(SharedImage::default().is_loaded());
+        assert!(SharedImage::from_image(ClusterImage::new()).is_loaded());
+        let image = SharedImage::unloaded();
+        let clone = image.clone();
+        assert!(!image.is_loaded() && !clone.is_loaded());
+        clone.mark_loaded();
+        assert!(image.is_loaded());
+        clone.mark_loaded();
+        assert!(image.is_loaded());
+    }
 
     fn registration(id: i32, mv_max: i16) -> RegisterControllerRecord {
         RegisterControllerRecord {

@@ -10,7 +10,7 @@ use async_trait::async_trait;
 use bytes::Bytes;
 use kraft_protocol::messages::controller_registration_request::ControllerRegistrationRequest;
 use kraft_protocol::messages::controller_registration_response::ControllerRegistrationResponse;
-use kraft_protocol::{ApiKey, RequestBody, ResponseBody, StrBytes, Uuid};
+use kraft_protocol::{ApiKey, RequestBody, ResponseBody, Uuid};
 use kraft_raft::core::record::{ControlRecord, Record};
 use kraft_raft::core::types::{Address, Endpoint, Endpoints, KRaftVersionRange};
 use kraft_raft::core::voters::{VoterNode, VoterSet};
@@ -24,8 +24,8 @@ use tokio::sync::watch;
 use crate::config::ControllerConfig;
 use crate::format::MetaProperties;
 use crate::handlers::{
-    resolve_add_voter, resolve_remove_voter, ApiError, AppendError, Controller, ControllerSettings,
-    QuorumFacts, QuorumVoter, RaftQuorum, ReplicaKey, VoterEndpoint,
+    ApiError, AppendError, Controller, ControllerSettings, QuorumFacts, QuorumVoter, RaftQuorum,
+    ReplicaKey, VoterEndpoint,
 };
 use crate::image::{MetadataRecord, SharedImage};
 use crate::server::{ApiRange, CloseConnection, ControllerServer, RequestContext, ServerConfig};
@@ -114,6 +114,42 @@ fn driver_apply_events(
                 }
             }
         }
+    })
+}
+
+/// Marks the image loaded once it holds everything committed up to the
+/// first high watermark the raft layer learns after start-up (from the
+/// leader's Fetch response, or as the leader from its own commit): the
+/// latest snapshot and the local log below it, as the raft core delivers
+/// them. Until then the handlers answer nothing from the image, so a
+/// restarted controller never presents an empty or stale image as final.
+/// A high watermark of 0 commits nothing (a new replica that has not
+/// fetched yet) and is not a target.
+fn mark_image_loaded(
+    raft: RaftHandle,
+    mut applied: watch::Receiver<i64>,
+    image: SharedImage,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut status = raft.watch_status();
+        let target = loop {
+            let hw = status.borrow_and_update().high_watermark;
+            if let Some(hw) = hw.filter(|hw| *hw > 0) {
+                break hw;
+            }
+            tokio::select! {
+                changed = status.changed() => if changed.is_err() { return },
+                _ = tokio::time::sleep(Duration::from_millis(100)) => {}
+            }
+        };
+        if applied.wait_for(|a| *a + 1 >= target).await.is_err() {
+            return;
+        }
+        image.mark_loaded();
+        tracing::info!(
+            high_watermark = target,
+            "the metadata image is loaded; serving requests that read it"
+        );
     })
 }
 
@@ -251,6 +287,13 @@ impl RaftQuorum for RaftBridge {
         }
     }
 
+    async fn latest_voter_ids(&self) -> Vec<i32> {
+        match self.handle.inspect().await {
+            Ok(inspection) => inspection.voters.iter().map(|(id, _, _)| *id).collect(),
+            Err(_) => self.facts().voters.iter().map(|v| v.key.id).collect(),
+        }
+    }
+
     async fn upgrade_kraft_version(
         &self,
         epoch: i32,
@@ -299,68 +342,22 @@ impl RaftQuorum for RaftBridge {
     async fn handle_raft_request(
         &self,
         ctx: &RequestContext,
-        image: &SharedImage,
         request: RequestBody,
     ) -> Result<ResponseBody, CloseConnection> {
-        let version = ctx.api_version;
-        let request = match request {
-            // KIP-1141: the leader derives what a v2 request leaves empty.
-            RequestBody::AddRaftVoter(mut r) if version >= 2 => {
-                let observers = self.facts().observers;
-                let resolved = {
-                    let img = image.read();
-                    resolve_add_voter(version, &r, &observers, &img)
-                };
-                match resolved {
-                    Ok(v) => {
-                        r.voter_directory_id = v.voter.directory_id.unwrap_or_default();
-                        r.listeners = v
-                            .listeners
-                            .iter()
-                            .map(
-                                |l| kraft_protocol::messages::add_raft_voter_request::Listener {
-                                    name: StrBytes::from(l.name.as_str()),
-                                    host: StrBytes::from(l.host.as_str()),
-                                    port: l.port,
-                                    ..Default::default()
-                                },
-                            )
-                            .collect();
-                        RequestBody::AddRaftVoter(r)
-                    }
-                    Err(e) => return Ok(ResponseBody::AddRaftVoter(
-                        kraft_protocol::messages::add_raft_voter_response::AddRaftVoterResponse {
-                            error_code: e.code.code(),
-                            error_message: Some(StrBytes::from(e.message_or_default())),
-                            ..Default::default()
-                        },
-                    )),
-                }
-            }
-            RequestBody::RemoveRaftVoter(mut r) if version >= 1 => {
-                let voters = self.facts().voters;
-                match resolve_remove_voter(version, &r, &voters) {
-                    Ok(key) => {
-                        r.voter_directory_id = key.directory_id.unwrap_or_default();
-                        RequestBody::RemoveRaftVoter(r)
-                    }
-                    Err(e) => {
-                        return Ok(ResponseBody::RemoveRaftVoter(
-                            kraft_protocol::messages::remove_raft_voter_response::RemoveRaftVoterResponse {
-                                error_code: e.code.code(),
-                                error_message: Some(StrBytes::from(e.message_or_default())),
-                                ..Default::default()
-                            },
-                        ))
-                    }
-                }
-            }
-            other => other,
-        };
         self.handle
-            .handle_request(request, version)
+            .handle_request(request, ctx.api_version)
             .await
             .map_err(|e| CloseConnection(e.to_string()))
+    }
+}
+
+impl driver::ControllerRegistrations for SharedImage {
+    fn registered_endpoints(&self, id: i32) -> Option<Endpoints> {
+        let image = self.read();
+        let registration = image.controller(id)?;
+        Some(Endpoints::new(registration.endpoints.iter().map(|e| {
+            Endpoint::new(e.name.clone(), e.host.clone(), e.port)
+        })))
     }
 }
 
@@ -485,7 +482,9 @@ impl ControllerNode {
         let (raft, events) =
             driver::start(cfg, log, persisted, store, format!("raft-client-{node_id}"))
                 .map_err(|e| NodeError::Raft(e.to_string()))?;
-        let image = SharedImage::new();
+        // Not loaded until the committed snapshot and log are replayed.
+        let image = SharedImage::unloaded();
+        raft.set_controller_registrations(Arc::new(image.clone()));
         let (applied_tx, applied_rx) = watch::channel(-1i64);
         let (trigger, snapshot_task) = SnapshotTrigger::start(
             SnapshotPolicy::from_config(&config.metadata_log),
@@ -494,6 +493,7 @@ impl ControllerNode {
         let mut tasks = vec![
             driver_apply_events(events, image.clone(), applied_tx, log_dir, trigger),
             snapshot_task,
+            mark_image_loaded(raft.clone(), applied_rx.clone(), image.clone()),
         ];
         let bridge = RaftBridge {
             handle: raft.clone(),

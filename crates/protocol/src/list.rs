@@ -19,10 +19,63 @@ use bytes::{BufMut, Bytes};
 
 use crate::{wire, Decodable, DecodeError, Encodable, EncodeError};
 
-/// A struct that can be an element of a [`List`]: every generated struct.
-pub trait Element: Decodable + Encodable + Clone + Default {}
+/// A struct that can be an element of a [`List`]: every generated struct,
+/// and nothing else.
+///
+/// Checking a decoded list reads its elements from a borrowed view of the
+/// frame (see `check_elements`), which is sound only because the element's
+/// decoder is generated code that keeps nothing of its input beyond the
+/// value it builds and drops. The trait is therefore sealed: a type of
+/// another crate cannot be an element, even with working `Decodable` and
+/// `Encodable` impls.
+///
+/// ```compile_fail
+/// use bytes::{BufMut, Bytes};
+/// use kraft_protocol::{Decodable, DecodeError, Encodable, EncodeError, List};
+///
+/// #[derive(Clone, Default)]
+/// struct Foreign;
+///
+/// impl Decodable for Foreign {
+///     fn decode(_: &mut Bytes, _: i16) -> Result<Self, DecodeError> {
+///         Ok(Foreign)
+///     }
+/// }
+///
+/// impl Encodable for Foreign {
+///     fn encode<B: BufMut>(&self, _: &mut B, _: i16) -> Result<(), EncodeError> {
+///         Ok(())
+///     }
+///     fn encoded_len(&self, _: i16) -> usize {
+///         0
+///     }
+/// }
+///
+/// // error: `Foreign` does not implement the sealed supertrait of `Element`.
+/// let mut frame = Bytes::from_static(&[0, 0]);
+/// let _ = List::<Foreign>::decode_elements(&mut frame, 2, 0, 0);
+/// ```
+///
+/// The same call with a generated struct compiles (and refuses the two
+/// bytes, which hold no topic):
+///
+/// ```
+/// use bytes::Bytes;
+/// use kraft_protocol::List;
+/// use kraft_protocol::messages::vote_request::TopicData;
+///
+/// let mut frame = Bytes::from_static(&[0, 0]);
+/// assert!(List::<TopicData>::decode_elements(&mut frame, 2, 0, 0).is_err());
+/// ```
+pub trait Element: sealed::Sealed + Decodable + Encodable + Clone + Default {}
 
-impl<T: Decodable + Encodable + Clone + Default> Element for T {}
+impl<T: sealed::Sealed + Decodable + Encodable + Clone + Default> Element for T {}
+
+pub(crate) mod sealed {
+    /// Implemented by every generated struct and by no other type: the
+    /// module is private, so the trait cannot be named outside this crate.
+    pub trait Sealed {}
+}
 
 /// A sequence of structs: zero, one or many held in memory, or two or more
 /// still in their wire encoding (see the [module documentation](self)).

@@ -7,6 +7,7 @@
 //! channels, so the core stays single-threaded and deterministic.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
@@ -18,7 +19,7 @@ use crate::core::memlog::MemoryLog;
 use crate::core::message::{self as m, Api};
 use crate::core::record::Batch;
 use crate::core::rng::SplitMix64;
-use crate::core::types::{LeaderAndEpoch, NodeId, SnapshotId};
+use crate::core::types::{Endpoints, LeaderAndEpoch, NodeId, SnapshotId};
 use crate::core::{
     Action, ElectionState, ErrorCode, RaftConfig, RaftCore, RaftError, RaftLog, UpgradeError,
 };
@@ -106,6 +107,15 @@ impl ElectionStore for NoElectionStore {
     }
 }
 
+/// Read access to the controller registrations the layer above keeps in its
+/// metadata image: a KIP-1141 AddRaftVoter (v2+) without listeners takes the
+/// voter's registered endpoints (name, host, port).
+pub trait ControllerRegistrations: Send + Sync + 'static {
+    /// The registered endpoints of controller `id`, or `None` when it is not
+    /// registered.
+    fn registered_endpoints(&self, id: NodeId) -> Option<Endpoints>;
+}
+
 /// Something the layer above learns from the quorum, in log order.
 #[derive(Debug, Clone, PartialEq)]
 pub enum RaftEvent {
@@ -186,6 +196,9 @@ enum Command {
     },
     Shutdown {
         reply: oneshot::Sender<()>,
+    },
+    SetRegistrations {
+        registrations: Arc<dyn ControllerRegistrations>,
     },
 }
 
@@ -314,6 +327,15 @@ impl RaftHandle {
             .await?
     }
 
+    /// Gives the driver read access to the controller registrations, so the
+    /// leader can derive a new voter's endpoints (KIP-1141). Without it such
+    /// a request is refused as not registered.
+    pub fn set_controller_registrations(&self, registrations: Arc<dyn ControllerRegistrations>) {
+        let _ = self
+            .commands
+            .send(Command::SetRegistrations { registrations });
+    }
+
     /// Stops the driver after flushing the log.
     pub async fn shutdown(&self) {
         let _ = self.call(|reply| Command::Shutdown { reply }).await;
@@ -348,6 +370,7 @@ struct Driver<L: DurableLog, S: ElectionStore> {
     events: mpsc::UnboundedSender<RaftEvent>,
     status: watch::Sender<RaftStatus>,
     outcomes_tx: mpsc::UnboundedSender<Outcome>,
+    registrations: Option<Arc<dyn ControllerRegistrations>>,
 }
 
 /// Starts a driver for `core` and returns its handle and the event stream.
@@ -385,6 +408,7 @@ pub fn start<L: DurableLog, S: ElectionStore>(
         events: events_tx,
         status: status_tx,
         outcomes_tx,
+        registrations: None,
     };
     tokio::spawn(driver.run(commands_rx, outcomes_rx));
     Ok((
@@ -470,7 +494,8 @@ impl<L: DurableLog, S: ElectionStore> Driver<L, S> {
                 version,
                 reply,
             } => match wire::inbound_request(&body, version, &self.cluster_id) {
-                Some(Ok(request)) => {
+                Some(Ok(mut request)) => {
+                    self.attach_registration(&mut request);
                     let id = self.inbound_next;
                     self.inbound_next += 1;
                     self.inbound.insert(id, (reply, version));
@@ -549,8 +574,26 @@ impl<L: DurableLog, S: ElectionStore> Driver<L, S> {
                 let _ = reply.send(result);
             }
             Command::Shutdown { reply } => return Some(reply),
+            Command::SetRegistrations { registrations } => {
+                self.registrations = Some(registrations);
+            }
         }
         None
+    }
+
+    /// Looks up the registration a KIP-1141 AddRaftVoter may derive its
+    /// listeners from; the core decides whether and when to use it.
+    fn attach_registration(&self, request: &mut m::Request) {
+        if let m::Request::AddRaftVoter(r) = request {
+            if let (Some(derivation), Some(registrations)) =
+                (&mut r.derivation, &self.registrations)
+            {
+                if r.listeners.is_empty() {
+                    derivation.registered_listeners =
+                        registrations.registered_endpoints(r.voter_id);
+                }
+            }
+        }
     }
 
     fn create_snapshot(

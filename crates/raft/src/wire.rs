@@ -190,13 +190,10 @@ pub fn inbound_request(
                     ..Default::default()
                 })));
             }
-            let topic_ok = |t: &fetch_request::FetchTopic| {
-                if version >= 13 {
-                    t.topic_id == METADATA_TOPIC_ID
-                } else {
-                    t.topic.as_str() == METADATA_TOPIC
-                }
-            };
+            // Kafka matches the metadata partition by topic id only, which
+            // Fetch has from v13: older versions get INVALID_REQUEST.
+            let topic_ok =
+                |t: &fetch_request::FetchTopic| version >= 13 && t.topic_id == METADATA_TOPIC_ID;
             let partition = r
                 .topics
                 .single()
@@ -275,12 +272,15 @@ pub fn inbound_request(
             voter_directory_id: r.voter_directory_id,
             listeners: endpoints_of(&r.listeners, |e| (&e.name, &e.host, e.port)),
             ack_when_committed: r.ack_when_committed,
+            // KIP-1141: the version alone switches derivation on.
+            derivation: (version >= 2).then(m::AddVoterDerivation::default),
         })),
         RequestBody::RemoveRaftVoter(r) => {
             Ok(m::Request::RemoveRaftVoter(m::RemoveRaftVoterRequest {
                 cluster_id: opt_string(&r.cluster_id),
                 voter_id: r.voter_id,
                 voter_directory_id: r.voter_directory_id,
+                derive_directory_id: version >= 1,
             }))
         }
         RequestBody::UpdateRaftVoter(r) => {
@@ -364,7 +364,7 @@ fn single<'a, T: Element, P: Element>(
         .filter(|p| name == METADATA_TOPIC && index(p) == 0)
 }
 
-fn vote_endpoints(e: &Option<NodeEndpoint>) -> Vec<vote_response::NodeEndpoint> {
+fn vote_endpoints(e: Option<&NodeEndpoint>) -> Vec<vote_response::NodeEndpoint> {
     e.iter()
         .map(|e| vote_response::NodeEndpoint {
             node_id: e.node_id,
@@ -376,7 +376,7 @@ fn vote_endpoints(e: &Option<NodeEndpoint>) -> Vec<vote_response::NodeEndpoint> 
 }
 
 fn address_endpoints<T>(
-    e: &Option<NodeEndpoint>,
+    e: Option<&NodeEndpoint>,
     make: impl Fn(i32, StrBytes, u16) -> T,
 ) -> Vec<T> {
     e.iter()
@@ -384,11 +384,20 @@ fn address_endpoints<T>(
         .collect()
 }
 
-fn replica_states(list: &[m::ReplicaDescription]) -> Vec<describe_quorum_response::ReplicaState> {
+/// `ReplicaState`s for a DescribeQuorum response at `version`: the
+/// directory id only from v2, which has it (as Kafka fills it).
+fn replica_states(
+    list: &[m::ReplicaDescription],
+    version: i16,
+) -> Vec<describe_quorum_response::ReplicaState> {
     list.iter()
         .map(|r| describe_quorum_response::ReplicaState {
             replica_id: r.replica_id,
-            replica_directory_id: r.replica_directory_id,
+            replica_directory_id: if version >= 2 {
+                r.replica_directory_id
+            } else {
+                Uuid::nil()
+            },
             log_end_offset: r.log_end_offset,
             last_fetch_timestamp: r.last_fetch_timestamp,
             last_caught_up_timestamp: r.last_caught_up_timestamp,
@@ -416,7 +425,8 @@ pub fn outbound_response(resp: &m::Response, version: i16) -> ResponseBody {
                 ..Default::default()
             }]
             .into(),
-            node_endpoints: vote_endpoints(&r.leader_endpoint).into(),
+            node_endpoints: vote_endpoints(r.leader_endpoint.as_ref().filter(|_| version >= 1))
+                .into(),
             ..Default::default()
         }),
         m::Response::BeginQuorumEpoch(r) => {
@@ -434,14 +444,15 @@ pub fn outbound_response(resp: &m::Response, version: i16) -> ResponseBody {
                     ..Default::default()
                 }]
                 .into(),
-                node_endpoints: address_endpoints(&r.leader_endpoint, |node_id, host, port| {
-                    begin_quorum_epoch_response::NodeEndpoint {
+                node_endpoints: address_endpoints(
+                    r.leader_endpoint.as_ref().filter(|_| version >= 1),
+                    |node_id, host, port| begin_quorum_epoch_response::NodeEndpoint {
                         node_id,
                         host,
                         port,
                         ..Default::default()
-                    }
-                })
+                    },
+                )
                 .into(),
                 ..Default::default()
             })
@@ -461,14 +472,15 @@ pub fn outbound_response(resp: &m::Response, version: i16) -> ResponseBody {
                     ..Default::default()
                 }]
                 .into(),
-                node_endpoints: address_endpoints(&r.leader_endpoint, |node_id, host, port| {
-                    end_quorum_epoch_response::NodeEndpoint {
+                node_endpoints: address_endpoints(
+                    r.leader_endpoint.as_ref().filter(|_| version >= 1),
+                    |node_id, host, port| end_quorum_epoch_response::NodeEndpoint {
                         node_id,
                         host,
                         port,
                         ..Default::default()
-                    }
-                })
+                    },
+                )
                 .into(),
                 ..Default::default()
             })
@@ -559,14 +571,15 @@ pub fn outbound_response(resp: &m::Response, version: i16) -> ResponseBody {
                 } else {
                     Vec::new().into()
                 },
-                node_endpoints: address_endpoints(&r.leader_endpoint, |node_id, host, port| {
-                    fetch_snapshot_response::NodeEndpoint {
+                node_endpoints: address_endpoints(
+                    r.leader_endpoint.as_ref().filter(|_| version >= 1),
+                    |node_id, host, port| fetch_snapshot_response::NodeEndpoint {
                         node_id,
                         host,
                         port,
                         ..Default::default()
-                    }
-                })
+                    },
+                )
                 .into(),
                 ..Default::default()
             })
@@ -607,7 +620,9 @@ pub fn outbound_response(resp: &m::Response, version: i16) -> ResponseBody {
             })
         }
         m::Response::DescribeQuorum(r) => {
-            let ok = r.partition_error == ErrorCode::None;
+            // Nodes exists from v2 (and is not ignorable): Kafka fills it
+            // only there.
+            let ok = r.partition_error == ErrorCode::None && version >= 2;
             ResponseBody::DescribeQuorum(describe_quorum_response::DescribeQuorumResponse {
                 topics: vec![describe_quorum_response::TopicData {
                     topic_name: topic(),
@@ -618,9 +633,9 @@ pub fn outbound_response(resp: &m::Response, version: i16) -> ResponseBody {
                         leader_id: r.leader_id,
                         leader_epoch: r.leader_epoch,
                         high_watermark: r.high_watermark,
-                        current_voters: List::from(replica_states(&r.current_voters)),
-                        committed_voters: List::from(replica_states(&r.committed_voters)),
-                        observers: List::from(replica_states(&r.observers)),
+                        current_voters: List::from(replica_states(&r.current_voters, version)),
+                        committed_voters: List::from(replica_states(&r.committed_voters, version)),
+                        observers: List::from(replica_states(&r.observers, version)),
                         ..Default::default()
                     }]),
                     ..Default::default()
@@ -1079,5 +1094,147 @@ pub fn fetch_records(body: &ResponseBody) -> Option<Bytes> {
     match body {
         ResponseBody::Fetch(r) => r.responses.first()?.partitions.first()?.records.clone(),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod describe_quorum_tests {
+    use bytes::Bytes;
+    use kraft_protocol::messages::describe_quorum_response::DescribeQuorumResponse;
+    use kraft_protocol::{ApiKey, Decodable, ResponseBody, Uuid};
+
+    use super::outbound_response;
+    use crate::core::error::ErrorCode;
+    use crate::core::message as m;
+    use crate::core::types::{Endpoint, Endpoints};
+
+    fn replica(id: i32) -> m::ReplicaDescription {
+        m::ReplicaDescription {
+            replica_id: id,
+            replica_directory_id: Uuid::from_u64_pair(7, id as u64),
+            log_end_offset: 42,
+            last_fetch_timestamp: 1_700_000_000_000,
+            last_caught_up_timestamp: 1_700_000_000_001,
+        }
+    }
+
+    fn leader_answer() -> m::Response {
+        m::Response::DescribeQuorum(m::DescribeQuorumResponse {
+            partition_error: ErrorCode::None,
+            error_message: None,
+            leader_id: 1,
+            leader_epoch: 3,
+            high_watermark: 42,
+            current_voters: vec![replica(1), replica(2)],
+            committed_voters: vec![replica(1)],
+            observers: vec![replica(9)],
+            nodes: vec![
+                (
+                    1,
+                    Endpoints::new([Endpoint::new("CONTROLLER", "127.0.0.1", 9093)]),
+                ),
+                (
+                    2,
+                    Endpoints::new([Endpoint::new("CONTROLLER", "127.0.0.1", 9094)]),
+                ),
+            ],
+        })
+    }
+
+    fn encode_decode(resp: &m::Response, version: i16) -> DescribeQuorumResponse {
+        let body = outbound_response(resp, version);
+        let mut out = Vec::new();
+        body.encode(&mut out, version)
+            .unwrap_or_else(|e| panic!("DescribeQuorum v{version} does not encode: {e}"));
+        let mut buf = Bytes::from(out);
+        DescribeQuorumResponse::decode(&mut buf, version)
+            .unwrap_or_else(|e| panic!("DescribeQuorum v{version} does not decode: {e}"))
+    }
+
+    /// Every version the API has encodes, with the fields of that version
+    /// only (Kafka sets ReplicaDirectoryId and Nodes from v2).
+    #[test]
+    fn the_leader_answer_encodes_at_every_version() {
+        let (lo, hi) = ApiKey::DescribeQuorum.versions();
+        for version in lo..=hi {
+            let r = encode_decode(&leader_answer(), version);
+            let p = r.topics.first().expect("one topic");
+            let p = p.partitions.first().expect("one partition").into_owned();
+            assert_eq!((p.leader_id, p.leader_epoch, p.high_watermark), (1, 3, 42));
+            let voters: Vec<_> = p.current_voters.iter().map(|v| v.into_owned()).collect();
+            assert_eq!(voters.len(), 2, "v{version}");
+            assert_eq!(p.observers.len(), 1, "v{version}");
+            for v in &voters {
+                assert_eq!(v.log_end_offset, 42);
+                let dir = if version >= 2 {
+                    Uuid::from_u64_pair(7, v.replica_id as u64)
+                } else {
+                    Uuid::nil()
+                };
+                assert_eq!(v.replica_directory_id, dir, "v{version}");
+                let ts = if version >= 1 { 1_700_000_000_000 } else { -1 };
+                assert_eq!(v.last_fetch_timestamp, ts, "v{version}");
+            }
+            assert_eq!(
+                r.nodes.len(),
+                if version >= 2 { 2 } else { 0 },
+                "v{version}"
+            );
+            assert_eq!(
+                p.committed_voters.len(),
+                if version >= 3 { 1 } else { 0 },
+                "v{version}"
+            );
+        }
+    }
+
+    /// A follower's answer (no voters, an error) encodes at every version too.
+    #[test]
+    fn the_not_leader_answer_encodes_at_every_version() {
+        let resp = m::Response::DescribeQuorum(m::DescribeQuorumResponse {
+            partition_error: ErrorCode::NotLeaderOrFollower,
+            error_message: Some(ErrorCode::NotLeaderOrFollower.default_message().into()),
+            leader_id: 1,
+            leader_epoch: 3,
+            high_watermark: -1,
+            current_voters: Vec::new(),
+            committed_voters: Vec::new(),
+            observers: Vec::new(),
+            nodes: Vec::new(),
+        });
+        let (lo, hi) = ApiKey::DescribeQuorum.versions();
+        for version in lo..=hi {
+            let r = encode_decode(&resp, version);
+            let p = r.topics.first().expect("one topic");
+            let p = p.partitions.first().expect("one partition").into_owned();
+            assert_eq!(p.error_code, ErrorCode::NotLeaderOrFollower.code());
+        }
+    }
+
+    /// The adapter's own answer for a wrong partition encodes at every version.
+    #[test]
+    fn the_unknown_partition_answer_encodes_at_every_version() {
+        use kraft_protocol::messages::describe_quorum_request as q;
+        let request = q::DescribeQuorumRequest {
+            topics: vec![q::TopicData {
+                topic_name: "other".into(),
+                partitions: vec![q::PartitionData {
+                    partition_index: 3,
+                    ..Default::default()
+                }]
+                .into(),
+                ..Default::default()
+            }]
+            .into(),
+            ..Default::default()
+        };
+        let (lo, hi) = ApiKey::DescribeQuorum.versions();
+        for version in lo..=hi {
+            let body =
+                ResponseBody::DescribeQuorum(super::describe_quorum_unknown_partitions(&request));
+            let mut out = Vec::new();
+            body.encode(&mut out, version)
+                .unwrap_or_else(|e| panic!("v{version} does not encode: {e}"));
+        }
     }
 }

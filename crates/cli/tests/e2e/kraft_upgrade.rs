@@ -78,6 +78,54 @@ fn static_quorum_upgrades_to_kraft_version_1() {
     ]);
     assert_ne!(code, 0);
     assert!(err.contains("kraft.version"), "{err}");
+    // By id alone (RemoveRaftVoter v1, KIP-1141) the kraft.version check
+    // still comes first, and with --unregister the tool does not advise
+    // unregistering a running static voter.
+    let unsupported =
+        "Cluster doesn't support removing voter because the kraft.version feature is 0";
+    let leader_addr = c.controller(status["leaderId"].as_i64().unwrap_or(1) as usize);
+    let remove_v1 = || {
+        super::voter_change_order::ask(
+            &leader_addr,
+            1,
+            super::voter_change_order::remove_by_id(&cluster_id, 3),
+        )
+    };
+    let mut answer = remove_v1();
+    // Right after an election the HW may be unknown (REQUEST_TIMED_OUT).
+    for _ in 0..40 {
+        if answer.0 != kraft_protocol::ErrorCode::RequestTimedOut {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(250));
+        answer = remove_v1();
+    }
+    assert_eq!(
+        answer,
+        (
+            kraft_protocol::ErrorCode::UnsupportedVersion,
+            unsupported.to_string()
+        )
+    );
+    for extra in [&[][..], &["--unregister"][..]] {
+        let mut args = vec![
+            "metadata-quorum",
+            "--bootstrap-controller",
+            &leader_addr,
+            "remove-controller",
+            "--controller-id",
+            "3",
+        ];
+        args.extend_from_slice(extra);
+        let (code, out, err) = kraft(&args);
+        assert_ne!(code, 0, "{out}");
+        assert!(err.contains(unsupported), "{err}");
+        assert!(!out.contains("Unregistered"), "{out}");
+        if !extra.is_empty() {
+            assert!(err.contains("kraft.version=1"), "{err}");
+            assert!(!err.contains("unregister-controller --id"), "{err}");
+        }
+    }
 
     // Every controller registers first (a feature upgrade is checked
     // against the registrations, as in Kafka).

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+mod rolling_restarts;
 mod snapshots;
 mod stale_registration;
 
@@ -142,6 +143,17 @@ impl Cluster {
             }
             std::thread::sleep(Duration::from_millis(50));
         }
+    }
+
+    /// The directory id `kraft storage format` wrote for controller `id`.
+    fn directory_id(&self, id: usize) -> String {
+        let meta = std::fs::read_to_string(self.data_dir(id).join("meta.properties"))
+            .expect("meta.properties");
+        meta.lines()
+            .find_map(|l| l.strip_prefix("directory.id="))
+            .expect("a directory.id")
+            .trim()
+            .to_string()
     }
 
     fn controller(&self, id: usize) -> String {
@@ -334,6 +346,15 @@ fn real_processes_form_a_quorum_change_voters_and_survive_restarts() {
         "4",
     ]);
     assert_eq!(code, 0, "add-controller: {out}{err}");
+    // Kafka's format, with what the active controller derived read back.
+    assert_eq!(
+        out,
+        format!(
+            "Added controller 4 with directory id {} and endpoints: CONTROLLER://{}\n",
+            c.directory_id(4),
+            c.controller(4)
+        )
+    );
     let status = wait_for("4 is a committed voter", Duration::from_secs(60), || {
         c.status(1)
             .filter(|s| ids(s, "committedVoters") == [1, 2, 3, 4])
@@ -381,6 +402,13 @@ fn real_processes_form_a_quorum_change_voters_and_survive_restarts() {
         &leader.to_string(),
     ]);
     assert_eq!(code, 0, "remove-controller: {out}{err}");
+    assert_eq!(
+        out,
+        format!(
+            "Removed KRaft controller {leader} with directory id {}\n",
+            c.directory_id(leader)
+        )
+    );
     let status = wait_for(
         "a new leader without the old one",
         Duration::from_secs(60),
@@ -491,3 +519,7 @@ fn quickstart_walks_through_add_by_id_and_remove_with_unregister() {
 }
 
 mod kraft_upgrade;
+mod voter_change_order;
+
+/// The live protocol sweep (shared with interop_kafka.rs).
+mod protocol_sweep;

@@ -193,6 +193,8 @@ impl Decodable for AddRaftVoterRequest {
     }
 }
 
+impl crate::list::sealed::Sealed for AddRaftVoterRequest {}
+
 impl AddRaftVoterRequest {
     /// Reads every field into `self`, which holds the default value (fields
     /// absent from `version` are left as they are); `checked`: the bytes were
@@ -421,6 +423,8 @@ impl Decodable for Listener {
         Ok(())
     }
 }
+
+impl crate::list::sealed::Sealed for Listener {}
 
 impl Listener {
     /// Reads every field into `self`, which holds the default value (fields

@@ -184,6 +184,8 @@ impl Decodable for ApiVersionsRequest {
     }
 }
 
+impl crate::list::sealed::Sealed for ApiVersionsRequest {}
+
 impl ApiVersionsRequest {
     /// Reads every field into `self`, which holds the default value (fields
     /// absent from `version` are left as they are); `checked`: the bytes were

@@ -225,6 +225,8 @@ impl Decodable for ApiVersionsResponse {
     }
 }
 
+impl crate::list::sealed::Sealed for ApiVersionsResponse {}
+
 impl ApiVersionsResponse {
     /// Reads every field into `self`, which holds the default value (fields
     /// absent from `version` are left as they are); `checked`: the bytes were
@@ -590,6 +592,8 @@ impl Decodable for ApiVersion {
     }
 }
 
+impl crate::list::sealed::Sealed for ApiVersion {}
+
 impl ApiVersion {
     /// Reads every field into `self`, which holds the default value (fields
     /// absent from `version` are left as they are); `checked`: the bytes were
@@ -770,6 +774,8 @@ impl Decodable for SupportedFeatureKey {
         Ok(())
     }
 }
+
+impl crate::list::sealed::Sealed for SupportedFeatureKey {}
 
 impl SupportedFeatureKey {
     /// Reads every field into `self`, which holds the default value (fields
@@ -954,6 +960,8 @@ impl Decodable for FinalizedFeatureKey {
         Ok(())
     }
 }
+
+impl crate::list::sealed::Sealed for FinalizedFeatureKey {}
 
 impl FinalizedFeatureKey {
     /// Reads every field into `self`, which holds the default value (fields

@@ -178,6 +178,8 @@ impl Decodable for BeginQuorumEpochRequest {
     }
 }
 
+impl crate::list::sealed::Sealed for BeginQuorumEpochRequest {}
+
 impl BeginQuorumEpochRequest {
     /// Reads every field into `self`, which holds the default value (fields
     /// absent from `version` are left as they are); `checked`: the bytes were
@@ -401,6 +403,8 @@ impl Decodable for TopicData {
     }
 }
 
+impl crate::list::sealed::Sealed for TopicData {}
+
 impl TopicData {
     /// Reads every field into `self`, which holds the default value (fields
     /// absent from `version` are left as they are); `checked`: the bytes were
@@ -605,6 +609,8 @@ impl Decodable for PartitionData {
     }
 }
 
+impl crate::list::sealed::Sealed for PartitionData {}
+
 impl PartitionData {
     /// Reads every field into `self`, which holds the default value (fields
     /// absent from `version` are left as they are); `checked`: the bytes were
@@ -797,6 +803,8 @@ impl Decodable for LeaderEndpoint {
         Ok(())
     }
 }
+
+impl crate::list::sealed::Sealed for LeaderEndpoint {}
 
 impl LeaderEndpoint {
     /// Reads every field into `self`, which holds the default value (fields

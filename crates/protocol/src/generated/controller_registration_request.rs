@@ -159,6 +159,8 @@ impl Decodable for ControllerRegistrationRequest {
     }
 }
 
+impl crate::list::sealed::Sealed for ControllerRegistrationRequest {}
+
 impl ControllerRegistrationRequest {
     /// Reads every field into `self`, which holds the default value (fields
     /// absent from `version` are left as they are); `checked`: the bytes were
@@ -394,6 +396,8 @@ impl Decodable for Listener {
     }
 }
 
+impl crate::list::sealed::Sealed for Listener {}
+
 impl Listener {
     /// Reads every field into `self`, which holds the default value (fields
     /// absent from `version` are left as they are); `checked`: the bytes were
@@ -580,6 +584,8 @@ impl Decodable for Feature {
         Ok(())
     }
 }
+
+impl crate::list::sealed::Sealed for Feature {}
 
 impl Feature {
     /// Reads every field into `self`, which holds the default value (fields

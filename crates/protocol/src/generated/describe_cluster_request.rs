@@ -153,6 +153,8 @@ impl Decodable for DescribeClusterRequest {
     }
 }
 
+impl crate::list::sealed::Sealed for DescribeClusterRequest {}
+
 impl DescribeClusterRequest {
     /// Reads every field into `self`, which holds the default value (fields
     /// absent from `version` are left as they are); `checked`: the bytes were

@@ -210,6 +210,8 @@ impl Decodable for DescribeClusterResponse {
     }
 }
 
+impl crate::list::sealed::Sealed for DescribeClusterResponse {}
+
 impl DescribeClusterResponse {
     /// Reads every field into `self`, which holds the default value (fields
     /// absent from `version` are left as they are); `checked`: the bytes were
@@ -498,6 +500,8 @@ impl Decodable for DescribeClusterBroker {
         Ok(())
     }
 }
+
+impl crate::list::sealed::Sealed for DescribeClusterBroker {}
 
 impl DescribeClusterBroker {
     /// Reads every field into `self`, which holds the default value (fields

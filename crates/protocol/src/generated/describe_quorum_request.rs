@@ -119,6 +119,8 @@ impl Decodable for DescribeQuorumRequest {
     }
 }
 
+impl crate::list::sealed::Sealed for DescribeQuorumRequest {}
+
 impl DescribeQuorumRequest {
     /// Reads every field into `self`, which holds the default value (fields
     /// absent from `version` are left as they are); `checked`: the bytes were
@@ -291,6 +293,8 @@ impl Decodable for TopicData {
     }
 }
 
+impl crate::list::sealed::Sealed for TopicData {}
+
 impl TopicData {
     /// Reads every field into `self`, which holds the default value (fields
     /// absent from `version` are left as they are); `checked`: the bytes were
@@ -460,6 +464,8 @@ impl Decodable for PartitionData {
         Ok(())
     }
 }
+
+impl crate::list::sealed::Sealed for PartitionData {}
 
 impl PartitionData {
     /// Reads every field into `self`, which holds the default value (fields

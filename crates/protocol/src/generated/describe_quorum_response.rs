@@ -183,6 +183,8 @@ impl Decodable for DescribeQuorumResponse {
     }
 }
 
+impl crate::list::sealed::Sealed for DescribeQuorumResponse {}
+
 impl DescribeQuorumResponse {
     /// Reads every field into `self`, which holds the default value (fields
     /// absent from `version` are left as they are); `checked`: the bytes were
@@ -410,6 +412,8 @@ impl Decodable for TopicData {
         Ok(())
     }
 }
+
+impl crate::list::sealed::Sealed for TopicData {}
 
 impl TopicData {
     /// Reads every field into `self`, which holds the default value (fields
@@ -695,6 +699,8 @@ impl Decodable for PartitionData {
         Ok(())
     }
 }
+
+impl crate::list::sealed::Sealed for PartitionData {}
 
 impl PartitionData {
     /// Reads every field into `self`, which holds the default value (fields
@@ -1032,6 +1038,8 @@ impl Decodable for ReplicaState {
     }
 }
 
+impl crate::list::sealed::Sealed for ReplicaState {}
+
 impl ReplicaState {
     /// Reads every field into `self`, which holds the default value (fields
     /// absent from `version` are left as they are); `checked`: the bytes were
@@ -1237,6 +1245,8 @@ impl Decodable for Node {
     }
 }
 
+impl crate::list::sealed::Sealed for Node {}
+
 impl Node {
     /// Reads every field into `self`, which holds the default value (fields
     /// absent from `version` are left as they are); `checked`: the bytes were
@@ -1421,6 +1431,8 @@ impl Decodable for Listener {
         Ok(())
     }
 }
+
+impl crate::list::sealed::Sealed for Listener {}
 
 impl Listener {
     /// Reads every field into `self`, which holds the default value (fields

@@ -164,6 +164,8 @@ impl Decodable for EndQuorumEpochRequest {
     }
 }
 
+impl crate::list::sealed::Sealed for EndQuorumEpochRequest {}
+
 impl EndQuorumEpochRequest {
     /// Reads every field into `self`, which holds the default value (fields
     /// absent from `version` are left as they are); `checked`: the bytes were
@@ -377,6 +379,8 @@ impl Decodable for TopicData {
         Ok(())
     }
 }
+
+impl crate::list::sealed::Sealed for TopicData {}
 
 impl TopicData {
     /// Reads every field into `self`, which holds the default value (fields
@@ -605,6 +609,8 @@ impl Decodable for PartitionData {
         Ok(())
     }
 }
+
+impl crate::list::sealed::Sealed for PartitionData {}
 
 impl PartitionData {
     /// Reads every field into `self`, which holds the default value (fields
@@ -837,6 +843,8 @@ impl Decodable for ReplicaInfo {
     }
 }
 
+impl crate::list::sealed::Sealed for ReplicaInfo {}
+
 impl ReplicaInfo {
     /// Reads every field into `self`, which holds the default value (fields
     /// absent from `version` are left as they are); `checked`: the bytes were
@@ -1014,6 +1022,8 @@ impl Decodable for LeaderEndpoint {
         Ok(())
     }
 }
+
+impl crate::list::sealed::Sealed for LeaderEndpoint {}
 
 impl LeaderEndpoint {
     /// Reads every field into `self`, which holds the default value (fields

@@ -124,6 +124,8 @@ impl Decodable for FeatureLevelRecord {
     }
 }
 
+impl crate::list::sealed::Sealed for FeatureLevelRecord {}
+
 impl FeatureLevelRecord {
     /// Reads every field into `self`, which holds the default value (fields
     /// absent from `version` are left as they are); `checked`: the bytes were

@@ -307,6 +307,8 @@ impl Decodable for FetchRequest {
     }
 }
 
+impl crate::list::sealed::Sealed for FetchRequest {}
+
 impl FetchRequest {
     /// Reads every field into `self`, which holds the default value (fields
     /// absent from `version` are left as they are); `checked`: the bytes were
@@ -670,6 +672,8 @@ impl Decodable for ReplicaState {
     }
 }
 
+impl crate::list::sealed::Sealed for ReplicaState {}
+
 impl ReplicaState {
     /// Reads every field into `self`, which holds the default value (fields
     /// absent from `version` are left as they are); `checked`: the bytes were
@@ -860,6 +864,8 @@ impl Decodable for FetchTopic {
         Ok(())
     }
 }
+
+impl crate::list::sealed::Sealed for FetchTopic {}
 
 impl FetchTopic {
     /// Reads every field into `self`, which holds the default value (fields
@@ -1143,6 +1149,8 @@ impl Decodable for FetchPartition {
         Ok(())
     }
 }
+
+impl crate::list::sealed::Sealed for FetchPartition {}
 
 impl FetchPartition {
     /// Reads every field into `self`, which holds the default value (fields
@@ -1439,6 +1447,8 @@ impl Decodable for ForgottenTopic {
         Ok(())
     }
 }
+
+impl crate::list::sealed::Sealed for ForgottenTopic {}
 
 impl ForgottenTopic {
     /// Reads every field into `self`, which holds the default value (fields

@@ -196,6 +196,8 @@ impl Decodable for FetchResponse {
     }
 }
 
+impl crate::list::sealed::Sealed for FetchResponse {}
+
 impl FetchResponse {
     /// Reads every field into `self`, which holds the default value (fields
     /// absent from `version` are left as they are); `checked`: the bytes were
@@ -480,6 +482,8 @@ impl Decodable for FetchableTopicResponse {
         Ok(())
     }
 }
+
+impl crate::list::sealed::Sealed for FetchableTopicResponse {}
 
 impl FetchableTopicResponse {
     /// Reads every field into `self`, which holds the default value (fields
@@ -847,6 +851,8 @@ impl Decodable for PartitionData {
     }
 }
 
+impl crate::list::sealed::Sealed for PartitionData {}
+
 impl PartitionData {
     /// Reads every field into `self`, which holds the default value (fields
     /// absent from `version` are left as they are); `checked`: the bytes were
@@ -1206,6 +1212,8 @@ impl Decodable for EpochEndOffset {
     }
 }
 
+impl crate::list::sealed::Sealed for EpochEndOffset {}
+
 impl EpochEndOffset {
     /// Reads every field into `self`, which holds the default value (fields
     /// absent from `version` are left as they are); `checked`: the bytes were
@@ -1372,6 +1380,8 @@ impl Decodable for LeaderIdAndEpoch {
         Ok(())
     }
 }
+
+impl crate::list::sealed::Sealed for LeaderIdAndEpoch {}
 
 impl LeaderIdAndEpoch {
     /// Reads every field into `self`, which holds the default value (fields
@@ -1542,6 +1552,8 @@ impl Decodable for SnapshotId {
     }
 }
 
+impl crate::list::sealed::Sealed for SnapshotId {}
+
 impl SnapshotId {
     /// Reads every field into `self`, which holds the default value (fields
     /// absent from `version` are left as they are); `checked`: the bytes were
@@ -1707,6 +1719,8 @@ impl Decodable for AbortedTransaction {
         Ok(())
     }
 }
+
+impl crate::list::sealed::Sealed for AbortedTransaction {}
 
 impl AbortedTransaction {
     /// Reads every field into `self`, which holds the default value (fields
@@ -1909,6 +1923,8 @@ impl Decodable for NodeEndpoint {
         Ok(())
     }
 }
+
+impl crate::list::sealed::Sealed for NodeEndpoint {}
 
 impl NodeEndpoint {
     /// Reads every field into `self`, which holds the default value (fields

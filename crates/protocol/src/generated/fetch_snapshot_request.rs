@@ -181,6 +181,8 @@ impl Decodable for FetchSnapshotRequest {
     }
 }
 
+impl crate::list::sealed::Sealed for FetchSnapshotRequest {}
+
 impl FetchSnapshotRequest {
     /// Reads every field into `self`, which holds the default value (fields
     /// absent from `version` are left as they are); `checked`: the bytes were
@@ -405,6 +407,8 @@ impl Decodable for TopicSnapshot {
     }
 }
 
+impl crate::list::sealed::Sealed for TopicSnapshot {}
+
 impl TopicSnapshot {
     /// Reads every field into `self`, which holds the default value (fields
     /// absent from `version` are left as they are); `checked`: the bytes were
@@ -618,6 +622,8 @@ impl Decodable for PartitionSnapshot {
         Ok(())
     }
 }
+
+impl crate::list::sealed::Sealed for PartitionSnapshot {}
 
 impl PartitionSnapshot {
     /// Reads every field into `self`, which holds the default value (fields
@@ -836,6 +842,8 @@ impl Decodable for SnapshotId {
         Ok(())
     }
 }
+
+impl crate::list::sealed::Sealed for SnapshotId {}
 
 impl SnapshotId {
     /// Reads every field into `self`, which holds the default value (fields

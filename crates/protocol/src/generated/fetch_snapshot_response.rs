@@ -171,6 +171,8 @@ impl Decodable for FetchSnapshotResponse {
     }
 }
 
+impl crate::list::sealed::Sealed for FetchSnapshotResponse {}
+
 impl FetchSnapshotResponse {
     /// Reads every field into `self`, which holds the default value (fields
     /// absent from `version` are left as they are); `checked`: the bytes were
@@ -420,6 +422,8 @@ impl Decodable for TopicSnapshot {
     }
 }
 
+impl crate::list::sealed::Sealed for TopicSnapshot {}
+
 impl TopicSnapshot {
     /// Reads every field into `self`, which holds the default value (fields
     /// absent from `version` are left as they are); `checked`: the bytes were
@@ -654,6 +658,8 @@ impl Decodable for PartitionSnapshot {
     }
 }
 
+impl crate::list::sealed::Sealed for PartitionSnapshot {}
+
 impl PartitionSnapshot {
     /// Reads every field into `self`, which holds the default value (fields
     /// absent from `version` are left as they are); `checked`: the bytes were
@@ -877,6 +883,8 @@ impl Decodable for SnapshotId {
     }
 }
 
+impl crate::list::sealed::Sealed for SnapshotId {}
+
 impl SnapshotId {
     /// Reads every field into `self`, which holds the default value (fields
     /// absent from `version` are left as they are); `checked`: the bytes were
@@ -1042,6 +1050,8 @@ impl Decodable for LeaderIdAndEpoch {
         Ok(())
     }
 }
+
+impl crate::list::sealed::Sealed for LeaderIdAndEpoch {}
 
 impl LeaderIdAndEpoch {
     /// Reads every field into `self`, which holds the default value (fields
@@ -1216,6 +1226,8 @@ impl Decodable for NodeEndpoint {
         Ok(())
     }
 }
+
+impl crate::list::sealed::Sealed for NodeEndpoint {}
 
 impl NodeEndpoint {
     /// Reads every field into `self`, which holds the default value (fields

@@ -151,6 +151,8 @@ impl Decodable for LeaderChangeMessage {
     }
 }
 
+impl crate::list::sealed::Sealed for LeaderChangeMessage {}
+
 impl LeaderChangeMessage {
     /// Reads every field into `self`, which holds the default value (fields
     /// absent from `version` are left as they are); `checked`: the bytes were
@@ -362,6 +364,8 @@ impl Decodable for Voter {
         Ok(())
     }
 }
+
+impl crate::list::sealed::Sealed for Voter {}
 
 impl Voter {
     /// Reads every field into `self`, which holds the default value (fields

@@ -159,6 +159,8 @@ impl Decodable for RegisterControllerRecord {
     }
 }
 
+impl crate::list::sealed::Sealed for RegisterControllerRecord {}
+
 impl RegisterControllerRecord {
     /// Reads every field into `self`, which holds the default value (fields
     /// absent from `version` are left as they are); `checked`: the bytes were
@@ -399,6 +401,8 @@ impl Decodable for ControllerEndpoint {
     }
 }
 
+impl crate::list::sealed::Sealed for ControllerEndpoint {}
+
 impl ControllerEndpoint {
     /// Reads every field into `self`, which holds the default value (fields
     /// absent from `version` are left as they are); `checked`: the bytes were
@@ -585,6 +589,8 @@ impl Decodable for ControllerFeature {
         Ok(())
     }
 }
+
+impl crate::list::sealed::Sealed for ControllerFeature {}
 
 impl ControllerFeature {
     /// Reads every field into `self`, which holds the default value (fields

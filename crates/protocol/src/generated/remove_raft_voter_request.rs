@@ -154,6 +154,8 @@ impl Decodable for RemoveRaftVoterRequest {
     }
 }
 
+impl crate::list::sealed::Sealed for RemoveRaftVoterRequest {}
+
 impl RemoveRaftVoterRequest {
     /// Reads every field into `self`, which holds the default value (fields
     /// absent from `version` are left as they are); `checked`: the bytes were

@@ -154,6 +154,8 @@ impl Decodable for RemoveRaftVoterResponse {
     }
 }
 
+impl crate::list::sealed::Sealed for RemoveRaftVoterResponse {}
+
 impl RemoveRaftVoterResponse {
     /// Reads every field into `self`, which holds the default value (fields
     /// absent from `version` are left as they are); `checked`: the bytes were

@@ -162,6 +162,8 @@ impl Decodable for RequestHeader {
     }
 }
 
+impl crate::list::sealed::Sealed for RequestHeader {}
+
 impl RequestHeader {
     /// Reads every field into `self`, which holds the default value (fields
     /// absent from `version` are left as they are); `checked`: the bytes were

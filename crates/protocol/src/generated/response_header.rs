@@ -115,6 +115,8 @@ impl Decodable for ResponseHeader {
     }
 }
 
+impl crate::list::sealed::Sealed for ResponseHeader {}
+
 impl ResponseHeader {
     /// Reads every field into `self`, which holds the default value (fields
     /// absent from `version` are left as they are); `checked`: the bytes were

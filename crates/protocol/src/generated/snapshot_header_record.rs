@@ -127,6 +127,8 @@ impl Decodable for SnapshotHeaderRecord {
     }
 }
 
+impl crate::list::sealed::Sealed for SnapshotHeaderRecord {}
+
 impl SnapshotHeaderRecord {
     /// Reads every field into `self`, which holds the default value (fields
     /// absent from `version` are left as they are); `checked`: the bytes were

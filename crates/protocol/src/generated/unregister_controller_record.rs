@@ -115,6 +115,8 @@ impl Decodable for UnregisterControllerRecord {
     }
 }
 
+impl crate::list::sealed::Sealed for UnregisterControllerRecord {}
+
 impl UnregisterControllerRecord {
     /// Reads every field into `self`, which holds the default value (fields
     /// absent from `version` are left as they are); `checked`: the bytes were

@@ -115,6 +115,8 @@ impl Decodable for UnregisterControllerRequest {
     }
 }
 
+impl crate::list::sealed::Sealed for UnregisterControllerRequest {}
+
 impl UnregisterControllerRequest {
     /// Reads every field into `self`, which holds the default value (fields
     /// absent from `version` are left as they are); `checked`: the bytes were

@@ -154,6 +154,8 @@ impl Decodable for UnregisterControllerResponse {
     }
 }
 
+impl crate::list::sealed::Sealed for UnregisterControllerResponse {}
+
 impl UnregisterControllerResponse {
     /// Reads every field into `self`, which holds the default value (fields
     /// absent from `version` are left as they are); `checked`: the bytes were

@@ -146,6 +146,8 @@ impl Decodable for UpdateFeaturesRequest {
     }
 }
 
+impl crate::list::sealed::Sealed for UpdateFeaturesRequest {}
+
 impl UpdateFeaturesRequest {
     /// Reads every field into `self`, which holds the default value (fields
     /// absent from `version` are left as they are); `checked`: the bytes were
@@ -374,6 +376,8 @@ impl Decodable for FeatureUpdateKey {
         Ok(())
     }
 }
+
+impl crate::list::sealed::Sealed for FeatureUpdateKey {}
 
 impl FeatureUpdateKey {
     /// Reads every field into `self`, which holds the default value (fields

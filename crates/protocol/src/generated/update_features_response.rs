@@ -172,6 +172,8 @@ impl Decodable for UpdateFeaturesResponse {
     }
 }
 
+impl crate::list::sealed::Sealed for UpdateFeaturesResponse {}
+
 impl UpdateFeaturesResponse {
     /// Reads every field into `self`, which holds the default value (fields
     /// absent from `version` are left as they are); `checked`: the bytes were
@@ -409,6 +411,8 @@ impl Decodable for UpdatableFeatureResult {
         Ok(())
     }
 }
+
+impl crate::list::sealed::Sealed for UpdatableFeatureResult {}
 
 impl UpdatableFeatureResult {
     /// Reads every field into `self`, which holds the default value (fields

@@ -182,6 +182,8 @@ impl Decodable for UpdateRaftVoterRequest {
     }
 }
 
+impl crate::list::sealed::Sealed for UpdateRaftVoterRequest {}
+
 impl UpdateRaftVoterRequest {
     /// Reads every field into `self`, which holds the default value (fields
     /// absent from `version` are left as they are); `checked`: the bytes were
@@ -407,6 +409,8 @@ impl Decodable for Listener {
     }
 }
 
+impl crate::list::sealed::Sealed for Listener {}
+
 impl Listener {
     /// Reads every field into `self`, which holds the default value (fields
     /// absent from `version` are left as they are); `checked`: the bytes were
@@ -575,6 +579,8 @@ impl Decodable for KRaftVersionFeature {
         Ok(())
     }
 }
+
+impl crate::list::sealed::Sealed for KRaftVersionFeature {}
 
 impl KRaftVersionFeature {
     /// Reads every field into `self`, which holds the default value (fields

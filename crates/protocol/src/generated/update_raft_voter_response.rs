@@ -143,6 +143,8 @@ impl Decodable for UpdateRaftVoterResponse {
     }
 }
 
+impl crate::list::sealed::Sealed for UpdateRaftVoterResponse {}
+
 impl UpdateRaftVoterResponse {
     /// Reads every field into `self`, which holds the default value (fields
     /// absent from `version` are left as they are); `checked`: the bytes were
@@ -353,6 +355,8 @@ impl Decodable for CurrentLeader {
         Ok(())
     }
 }
+
+impl crate::list::sealed::Sealed for CurrentLeader {}
 
 impl CurrentLeader {
     /// Reads every field into `self`, which holds the default value (fields

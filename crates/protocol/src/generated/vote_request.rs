@@ -160,6 +160,8 @@ impl Decodable for VoteRequest {
     }
 }
 
+impl crate::list::sealed::Sealed for VoteRequest {}
+
 impl VoteRequest {
     /// Reads every field into `self`, which holds the default value (fields
     /// absent from `version` are left as they are); `checked`: the bytes were
@@ -354,6 +356,8 @@ impl Decodable for TopicData {
         Ok(())
     }
 }
+
+impl crate::list::sealed::Sealed for TopicData {}
 
 impl TopicData {
     /// Reads every field into `self`, which holds the default value (fields
@@ -614,6 +618,8 @@ impl Decodable for PartitionData {
         Ok(())
     }
 }
+
+impl crate::list::sealed::Sealed for PartitionData {}
 
 impl PartitionData {
     /// Reads every field into `self`, which holds the default value (fields

@@ -159,6 +159,8 @@ impl Decodable for VoteResponse {
     }
 }
 
+impl crate::list::sealed::Sealed for VoteResponse {}
+
 impl VoteResponse {
     /// Reads every field into `self`, which holds the default value (fields
     /// absent from `version` are left as they are); `checked`: the bytes were
@@ -394,6 +396,8 @@ impl Decodable for TopicData {
     }
 }
 
+impl crate::list::sealed::Sealed for TopicData {}
+
 impl TopicData {
     /// Reads every field into `self`, which holds the default value (fields
     /// absent from `version` are left as they are); `checked`: the bytes were
@@ -600,6 +604,8 @@ impl Decodable for PartitionData {
     }
 }
 
+impl crate::list::sealed::Sealed for PartitionData {}
+
 impl PartitionData {
     /// Reads every field into `self`, which holds the default value (fields
     /// absent from `version` are left as they are); `checked`: the bytes were
@@ -791,6 +797,8 @@ impl Decodable for NodeEndpoint {
         Ok(())
     }
 }
+
+impl crate::list::sealed::Sealed for NodeEndpoint {}
 
 impl NodeEndpoint {
     /// Reads every field into `self`, which holds the default value (fields

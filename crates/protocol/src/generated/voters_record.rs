@@ -127,6 +127,8 @@ impl Decodable for VotersRecord {
     }
 }
 
+impl crate::list::sealed::Sealed for VotersRecord {}
+
 impl VotersRecord {
     /// Reads every field into `self`, which holds the default value (fields
     /// absent from `version` are left as they are); `checked`: the bytes were
@@ -320,6 +322,8 @@ impl Decodable for Voter {
         Ok(())
     }
 }
+
+impl crate::list::sealed::Sealed for Voter {}
 
 impl Voter {
     /// Reads every field into `self`, which holds the default value (fields
@@ -526,6 +530,8 @@ impl Decodable for Endpoint {
     }
 }
 
+impl crate::list::sealed::Sealed for Endpoint {}
+
 impl Endpoint {
     /// Reads every field into `self`, which holds the default value (fields
     /// absent from `version` are left as they are); `checked`: the bytes were
@@ -694,6 +700,8 @@ impl Decodable for KRaftVersionFeature {
         Ok(())
     }
 }
+
+impl crate::list::sealed::Sealed for KRaftVersionFeature {}
 
 impl KRaftVersionFeature {
     /// Reads every field into `self`, which holds the default value (fields

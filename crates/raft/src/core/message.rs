@@ -218,6 +218,21 @@ pub struct AddRaftVoterRequest {
     pub listeners: Endpoints,
     /// `AckWhenCommitted` (v1+, default true).
     pub ack_when_committed: bool,
+    /// KIP-1141 (v2+): what the leader may derive; `None` for v0-v1, whose
+    /// zero directory id or missing default listener is refused as in 4.4.
+    pub derivation: Option<AddVoterDerivation>,
+}
+
+/// What an AddRaftVoter v2+ request lets the leader derive (KIP-1141), after
+/// every 4.4 check up to `DUPLICATE_VOTER`: a zero `VoterDirectoryId` from
+/// the one observer with that id, empty `Listeners` from the voter's
+/// controller registration.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AddVoterDerivation {
+    /// The endpoints of `VoterId`'s controller registration in the metadata
+    /// image (name, host, port), looked up when the request was received;
+    /// `None` when it is not registered or the listeners were given.
+    pub registered_listeners: Option<Endpoints>,
 }
 
 /// Response shape shared by AddRaftVoter and RemoveRaftVoter.
@@ -256,6 +271,9 @@ pub struct RemoveRaftVoterRequest {
     pub voter_id: NodeId,
     /// `VoterDirectoryId`.
     pub voter_directory_id: Uuid,
+    /// KIP-1141 (v1+): a zero directory id means the directory id of the
+    /// voter with `VoterId` in the latest voter set.
+    pub derive_directory_id: bool,
 }
 
 /// UpdateRaftVoter (82).

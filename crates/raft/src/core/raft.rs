@@ -415,9 +415,44 @@ impl<L: RaftLog> RaftCore<L> {
             Response::UpdateRaftVoter(r) => self.handle_update_voter_response(r, now),
             Response::DescribeQuorum(_) => false,
         };
-        self.requests
-            .on_response_result(source, correlation_id, ok, now);
+        if ok && self.must_wait_before_asking_again(api, source, correlation_id) {
+            self.requests.back_off(source, correlation_id, now);
+        } else {
+            self.requests
+                .on_response_result(source, correlation_id, ok, now);
+        }
         self.poll(now);
+    }
+
+    /// Whether `source`, whose response to a request of `api` was just
+    /// handled, must still wait `retry.backoff.ms` before it is asked again.
+    /// In Kafka 4.4 a handled response makes the node ready at once, so a
+    /// replica whose bootstrap servers all answer "no leader" (or whose
+    /// voters answer INVALID_VOTER_KEY) re-sends as fast as the answers
+    /// arrive; here it waits the backoff instead:
+    /// * Fetch / FetchSnapshot: unless this replica now follows `source` as
+    ///   its leader (a bootstrap server that named the leader is not needed
+    ///   again: the next Fetch goes to the leader);
+    /// * Vote: when, in the same election, `source`'s vote is still not
+    ///   recorded (the request would be sent again).
+    fn must_wait_before_asking_again(&self, api: Api, source: NodeId, correlation_id: u64) -> bool {
+        match api {
+            Api::Fetch | Api::FetchSnapshot => {
+                !matches!(&self.state, State::Follower(f) if f.leader == source)
+            }
+            Api::Vote => {
+                self.requests
+                    .expected_response(source, correlation_id)
+                    .is_some()
+                    && match &self.state {
+                        State::Prospective(s) | State::Candidate(s) => {
+                            s.election.unrecorded().iter().any(|k| k.id == source)
+                        }
+                        _ => false,
+                    }
+            }
+            _ => false,
+        }
     }
 
     /// Reports that a request sent with [`Action::Send`] failed in transport
@@ -1667,6 +1702,7 @@ impl<L: RaftLog> RaftCore<L> {
                         cluster_id: Some(self.cfg.cluster_id.clone()),
                         voter_id: old.id,
                         voter_directory_id: old.wire_directory_id(),
+                        derive_directory_id: false,
                     })
                 }
                 Some(k) => Request::AddRaftVoter(AddRaftVoterRequest {
@@ -1676,6 +1712,7 @@ impl<L: RaftLog> RaftCore<L> {
                     voter_directory_id: k.wire_directory_id(),
                     listeners: self.cfg.listeners.clone(),
                     ack_when_committed: false,
+                    derivation: None,
                 }),
                 None => return self.send_fetch_to_best_node(now),
             };
@@ -2475,81 +2512,172 @@ impl<L: RaftLog> RaftCore<L> {
         None
     }
 
-    fn handle_add_voter(
-        &mut self,
-        inbound: InboundId,
-        r: AddRaftVoterRequest,
-        now: i64,
+    /// Steps 1-2 of AddRaftVoter and RemoveRaftVoter: the cluster id, then
+    /// the leader-only check (no epoch in the request: the local one).
+    fn check_voter_change_target(
+        &self,
+        cluster_id: &Option<String>,
     ) -> Option<VoterChangeResponse> {
-        if !self.has_valid_cluster_id(&r.cluster_id) {
+        if !self.has_valid_cluster_id(cluster_id) {
             return Some(VoterChangeResponse::new(
                 ErrorCode::InconsistentClusterId,
                 format!(
                     "The given id \"{}\" doesn't match the cluster id \"{}\"",
-                    r.cluster_id.unwrap_or_default(),
+                    cluster_id.as_deref().unwrap_or_default(),
                     self.cfg.cluster_id
                 ),
             ));
         }
-        if let Some(e) = self.validate_leader_only(self.epoch()) {
-            return Some(VoterChangeResponse::new(e, ""));
+        self.validate_leader_only(self.epoch())
+            .map(|e| VoterChangeResponse::new(e, ""))
+    }
+
+    /// The checks add and remove share after the request's own: no pending
+    /// change, a known HW, `kraft.version` >= 1 and a committed latest voter
+    /// set, which is returned. `verb` is "adding" or "removing".
+    fn committed_voters_for_change(
+        &mut self,
+        verb: &str,
+        now: i64,
+    ) -> Result<VoterSet, VoterChangeResponse> {
+        if let Some((code, msg)) = self.check_common_voter_change(now) {
+            return Err(VoterChangeResponse::new(code, msg));
         }
-        let key = ReplicaKey::of(r.voter_id, r.voter_directory_id);
-        if r.voter_id < 0 || key.directory_id.is_none() {
+        let hw = self.high_watermark().unwrap_or(-1);
+        let kraft = self.control.last_kraft_version();
+        if kraft < 1 && !cfg!(feature = "mutate-skip-kraft-version-check") {
+            return Err(VoterChangeResponse::new(
+                ErrorCode::UnsupportedVersion,
+                format!("Cluster doesn't support {verb} voter because the kraft.version feature is {kraft}"),
+            ));
+        }
+        let skip = cfg!(feature = "mutate-skip-one-change-check");
+        match self.control.last_voter_set_entry() {
+            Some((offset, voters)) if offset < hw || skip => Ok(voters.clone()),
+            other => Err(VoterChangeResponse::new(
+                ErrorCode::RequestTimedOut,
+                format!(
+                    "Request timed out waiting for voters to commit the latest voter change at {} with HWM {hw}",
+                    match other {
+                        Some((o, _)) => format!("Optional[{o}]"),
+                        None => "Optional.empty".into(),
+                    }
+                ),
+            )),
+        }
+    }
+
+    /// KIP-1141: the directory id of the one observer with node id `id`
+    /// that the leader currently tracks (the DescribeQuorum observers).
+    fn derive_observer_directory_id(
+        &mut self,
+        id: NodeId,
+        now: i64,
+    ) -> Result<Uuid, VoterChangeResponse> {
+        let State::Leader(l) = &mut self.state else {
+            return Err(VoterChangeResponse::new(ErrorCode::NotLeaderOrFollower, ""));
+        };
+        l.clear_inactive_observers(now);
+        let found: Vec<Uuid> = l
+            .observers
+            .keys()
+            .filter(|k| k.id == id)
+            .filter_map(|k| k.directory_id)
+            .collect();
+        match found.as_slice() {
+            [one] => Ok(*one),
+            [] => Err(VoterChangeResponse::new(
+                ErrorCode::InvalidRequest,
+                format!(
+                    "Cannot derive the directory id of voter {id}: no observer with node id {id} is replicating \
+                     the metadata log. Start the controller first, or give its directory id explicitly."
+                ),
+            )),
+            many => {
+                let ids: Vec<String> = many.iter().map(kraft_protocol::kafka_uuid::to_string).collect();
+                Err(VoterChangeResponse::new(
+                    ErrorCode::InvalidRequest,
+                    format!(
+                        "Cannot derive the directory id of voter {id}: more than one observer with node id {id} is \
+                         replicating the metadata log (directory ids {}). Stop the duplicates or give the directory \
+                         id explicitly.",
+                        ids.join(", ")
+                    ),
+                ))
+            }
+        }
+    }
+
+    fn handle_add_voter(
+        &mut self,
+        inbound: InboundId,
+        mut r: AddRaftVoterRequest,
+        now: i64,
+    ) -> Option<VoterChangeResponse> {
+        if let Some(refused) = self.check_voter_change_target(&r.cluster_id) {
+            return Some(refused);
+        }
+        let derivation = r.derivation.take();
+        // Versions 0-1 need the complete key; v2 derives a zero directory id.
+        if r.voter_id < 0 || (derivation.is_none() && r.voter_directory_id.is_nil()) {
             return Some(VoterChangeResponse::new(
                 ErrorCode::InvalidRequest,
                 "Add voter request didn't include a valid voter",
             ));
         }
-        let Some(address) = r.listeners.address(&self.cfg.default_listener) else {
-            return Some(VoterChangeResponse::new(
+        let missing_listener = |r: &AddRaftVoterRequest, default: &str| {
+            VoterChangeResponse::new(
                 ErrorCode::InvalidRequest,
                 format!(
-                    "Add voter request didn't include the endpoint ({}) for the default listener {}",
-                    r.listeners, self.cfg.default_listener
+                    "Add voter request didn't include the endpoint ({}) for the default listener {default}",
+                    r.listeners
                 ),
-            ));
+            )
         };
-        if let Some((code, msg)) = self.check_common_voter_change(now) {
-            return Some(VoterChangeResponse::new(code, msg));
+        if derivation.is_none() && r.listeners.address(&self.cfg.default_listener).is_none() {
+            return Some(missing_listener(&r, &self.cfg.default_listener));
         }
-        let hw = self.high_watermark().unwrap_or(-1);
-        let kraft = self.control.last_kraft_version();
-        if kraft < 1 && !cfg!(feature = "mutate-skip-kraft-version-check") {
-            return Some(VoterChangeResponse::new(
-                ErrorCode::UnsupportedVersion,
-                format!("Cluster doesn't support adding voter because the kraft.version feature is {kraft}"),
-            ));
-        }
-        let entry = self
-            .control
-            .last_voter_set_entry()
-            .map(|(o, v)| (o, v.clone()));
-        let skip = cfg!(feature = "mutate-skip-one-change-check");
-        let voters = match entry {
-            Some((offset, voters)) if offset < hw || skip => voters,
-            other => {
-                return Some(VoterChangeResponse::new(
-                    ErrorCode::RequestTimedOut,
-                    format!(
-                        "Request timed out waiting for voters to commit the latest voter change at {} with HWM {hw}",
-                        match other {
-                            Some((o, _)) => format!("Optional[{o}]"),
-                            None => "Optional.empty".into(),
-                        }
-                    ),
-                ));
-            }
+        let voters = match self.committed_voters_for_change("adding", now) {
+            Ok(voters) => voters,
+            Err(refused) => return Some(refused),
         };
-        if voters.contains_id(key.id) {
+        if voters.contains_id(r.voter_id) {
             return Some(VoterChangeResponse::new(
                 ErrorCode::DuplicateVoter,
                 format!(
-                    "The voter id for {key} is already part of the set of voters {}.",
+                    "The voter id for {} is already part of the set of voters {}.",
+                    ReplicaKey::of(r.voter_id, r.voter_directory_id),
                     voters.keys_display()
                 ),
             ));
         }
+        if let Some(derivation) = derivation {
+            if r.voter_directory_id.is_nil() {
+                match self.derive_observer_directory_id(r.voter_id, now) {
+                    Ok(dir) => r.voter_directory_id = dir,
+                    Err(refused) => return Some(refused),
+                }
+            }
+            if r.listeners.is_empty() {
+                let id = r.voter_id;
+                match derivation.registered_listeners {
+                    Some(registered) => r.listeners = registered,
+                    None => {
+                        return Some(VoterChangeResponse::new(
+                            ErrorCode::InvalidRequest,
+                            format!(
+                                "Cannot derive the endpoints of voter {id}: controller {id} is not registered. \
+                                 Give its endpoints explicitly."
+                            ),
+                        ))
+                    }
+                }
+            }
+        }
+        let key = ReplicaKey::of(r.voter_id, r.voter_directory_id);
+        let Some(address) = r.listeners.address(&self.cfg.default_listener) else {
+            return Some(missing_listener(&r, &self.cfg.default_listener));
+        };
         let (sent, _) = self.send_request(now, key.id, Some(address), Request::ApiVersions);
         if !sent {
             return Some(VoterChangeResponse::new(
@@ -2713,62 +2841,36 @@ impl<L: RaftLog> RaftCore<L> {
         r: RemoveRaftVoterRequest,
         now: i64,
     ) -> Option<VoterChangeResponse> {
-        if !self.has_valid_cluster_id(&r.cluster_id) {
-            return Some(VoterChangeResponse::new(
-                ErrorCode::InconsistentClusterId,
-                format!(
-                    "The given id \"{}\" doesn't match the cluster id \"{}\"",
-                    r.cluster_id.unwrap_or_default(),
-                    self.cfg.cluster_id
-                ),
-            ));
+        if let Some(refused) = self.check_voter_change_target(&r.cluster_id) {
+            return Some(refused);
         }
-        if let Some(e) = self.validate_leader_only(self.epoch()) {
-            return Some(VoterChangeResponse::new(e, ""));
-        }
-        let key = ReplicaKey::of(r.voter_id, r.voter_directory_id);
-        if r.voter_id < 0 || key.directory_id.is_none() {
+        // Version 0 needs the complete key; v1 derives a zero directory id.
+        if r.voter_id < 0 || (!r.derive_directory_id && r.voter_directory_id.is_nil()) {
             return Some(VoterChangeResponse::new(
                 ErrorCode::InvalidRequest,
                 "Remove voter request didn't include a valid voter",
             ));
         }
-        if let Some((code, msg)) = self.check_common_voter_change(now) {
-            return Some(VoterChangeResponse::new(code, msg));
-        }
-        let hw = self.high_watermark().unwrap_or(-1);
-        let kraft = self.control.last_kraft_version();
-        if kraft < 1 && !cfg!(feature = "mutate-skip-kraft-version-check") {
-            return Some(VoterChangeResponse::new(
-                ErrorCode::UnsupportedVersion,
-                format!("Cluster doesn't support removing voter because the kraft.version feature is {kraft}"),
-            ));
-        }
-        let entry = self
-            .control
-            .last_voter_set_entry()
-            .map(|(o, v)| (o, v.clone()));
-        let skip = cfg!(feature = "mutate-skip-one-change-check");
-        let voters = match entry {
-            Some((offset, voters)) if offset < hw || skip => voters,
-            other => {
-                return Some(VoterChangeResponse::new(
-                    ErrorCode::RequestTimedOut,
-                    format!(
-                        "Request timed out waiting for voters to commit the latest voter change at {} with HWM {hw}",
-                        match other {
-                            Some((o, _)) => format!("Optional[{o}]"),
-                            None => "Optional.empty".into(),
-                        }
-                    ),
-                ));
-            }
+        let voters = match self.committed_voters_for_change("removing", now) {
+            Ok(voters) => voters,
+            Err(refused) => return Some(refused),
         };
-        let Some(new_voters) = voters.remove_voter(&key) else {
+        let asked = ReplicaKey::of(r.voter_id, r.voter_directory_id);
+        // KIP-1141: the latest voter set's directory id for that node id.
+        let key = if asked.directory_id.is_none() {
+            voters
+                .get(r.voter_id)
+                .map(|v| v.key)
+                .filter(|k| k.directory_id.is_some())
+        } else {
+            Some(asked)
+        };
+        let Some(new_voters) = key.and_then(|k| voters.remove_voter(&k)) else {
             return Some(VoterChangeResponse::new(
                 ErrorCode::VoterNotFound,
                 format!(
-                    "Cannot remove voter {key} from the set of voters {}",
+                    "Cannot remove voter {} from the set of voters {}",
+                    key.unwrap_or(asked),
                     voters.keys_display()
                 ),
             ));

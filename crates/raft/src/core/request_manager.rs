@@ -187,6 +187,27 @@ impl RequestManager {
         }
     }
 
+    /// Puts `id` into backoff after the response to `correlation_id`, even
+    /// when that response was handled: used when `id` answered without
+    /// leading this replica to a leader, so that asking it again waits
+    /// `retry_backoff_ms`. The connection may have been reset by a state
+    /// change while the response was handled; it is then backed off anew.
+    /// A different request in flight to `id` is left alone.
+    pub(crate) fn back_off(&mut self, id: NodeId, correlation_id: u64, now: i64) {
+        let c = self.conns.entry(id).or_insert(Conn {
+            state: ConnState::Ready,
+            last_send: now,
+            last_fail: now,
+            inflight: None,
+        });
+        if c.inflight.is_some_and(|(corr, _)| corr != correlation_id) {
+            return;
+        }
+        c.last_fail = now;
+        c.state = ConnState::BackingOff;
+        c.inflight = None;
+    }
+
     pub(crate) fn on_request_sent(&mut self, id: NodeId, correlation_id: u64, api: Api, now: i64) {
         let c = self.conns.entry(id).or_insert(Conn {
             state: ConnState::Ready,

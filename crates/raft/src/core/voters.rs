@@ -320,10 +320,13 @@ impl ControlState {
             .unwrap_or(0)
     }
 
-    /// The committed voter set for high watermark `hw` (§7.3): the voter set
-    /// in effect at `hw - 1`.
+    /// The committed voter set for high watermark `hw` (DescribeQuorum v3
+    /// `CommittedVoters`): the voter set in effect at `hw - 1`. Before the
+    /// first history entry commits — a static quorum whose `kraft.version`
+    /// 0 -> 1 upgrade is still uncommitted — that is the static set.
     pub fn committed_voter_set(&self, hw: i64) -> Option<&VoterSet> {
         self.voter_set_at(hw - 1)
+            .or_else(|| (!self.static_voters.is_empty()).then_some(&self.static_voters))
     }
 
     /// Records a voter set at `offset`.

@@ -293,6 +293,7 @@ impl Ctx {
             voter_directory_id: dir(id),
             listeners: eps,
             ack_when_committed,
+            derivation: None,
         })
     }
 
@@ -301,6 +302,7 @@ impl Ctx {
             cluster_id: Some(CLUSTER.into()),
             voter_id: k.id,
             voter_directory_id: k.wire_directory_id(),
+            derive_directory_id: false,
         })
     }
 

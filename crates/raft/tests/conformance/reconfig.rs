@@ -176,6 +176,7 @@ fn add_voter_with_missing_directory_id() {
         voter_directory_id: Uuid::nil(),
         listeners: endpoints(3),
         ack_when_committed: true,
+        derivation: None,
     });
     let id = ctx.deliver(req);
     assert_eq!(code(&ctx, id), ErrorCode::InvalidRequest);
@@ -399,6 +400,7 @@ fn remove_voter_invalid_cluster_id() {
         cluster_id: Some("".into()),
         voter_id: 2,
         voter_directory_id: dir(2),
+        derive_directory_id: false,
     }));
     assert_eq!(code(&ctx, id), ErrorCode::InconsistentClusterId);
 }
@@ -968,6 +970,21 @@ fn kraft_upgrade_appends_version_and_learned_voters() {
     let keys: Vec<ReplicaKey> = voters.keys().collect();
     assert_eq!(keys, vec![key(1), key(2)], "directory ids learned");
     assert_eq!(ctx.core.kraft_version(), 1);
+    // While the upgrade's VotersRecord is uncommitted the committed voters
+    // are the static ones (ids without directory ids), not an empty list.
+    let committed = |ctx: &mut Ctx| -> Vec<(i32, Uuid)> {
+        let now = ctx.now;
+        ctx.core
+            .describe_quorum(now)
+            .committed_voters
+            .iter()
+            .map(|r| (r.replica_id, r.replica_directory_id))
+            .collect()
+    };
+    assert_eq!(
+        committed(&mut ctx),
+        vec![(1, Uuid::nil()), (2, Uuid::nil())]
+    );
 
     // Asking again is a no-op; a downgrade is refused.
     assert_eq!(
@@ -988,6 +1005,15 @@ fn kraft_upgrade_appends_version_and_learned_voters() {
     let end = ctx.leo();
     ctx.fetch_at(key(2), end, epoch);
     assert!(ctx.core.high_watermark().is_some_and(|hw| hw >= end));
+    let learned: Vec<(i32, Uuid)> = [key(1), key(2)]
+        .iter()
+        .map(|k| (k.id, k.directory_id.unwrap_or_default()))
+        .collect();
+    assert_eq!(
+        committed(&mut ctx),
+        learned,
+        "the learned set once committed"
+    );
     let id = ctx.deliver(ctx.remove_voter_request(key(2)));
     ctx.drain();
     assert_ne!(

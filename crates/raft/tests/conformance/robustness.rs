@@ -141,11 +141,15 @@ impl Gen {
                 voter_directory_id: self.uuid(),
                 listeners: self.endpoints(),
                 ack_when_committed: self.bool(),
+                derivation: self.bool().then(|| AddVoterDerivation {
+                    registered_listeners: self.bool().then(|| self.endpoints()),
+                }),
             }),
             6 => Request::RemoveRaftVoter(RemoveRaftVoterRequest {
                 cluster_id: self.cluster(),
                 voter_id: self.id(),
                 voter_directory_id: self.uuid(),
+                derive_directory_id: self.bool(),
             }),
             7 => Request::UpdateRaftVoter(UpdateRaftVoterRequest {
                 cluster_id: self.cluster(),

@@ -733,12 +733,14 @@ impl World {
                         voter_directory_id: o.directory_id,
                         listeners: o.listeners.clone(),
                         ack_when_committed: true,
+                        derivation: None,
                     })
                 } else {
                     Request::RemoveRaftVoter(RemoveRaftVoterRequest {
                         cluster_id: Some(CLUSTER_ID.into()),
                         voter_id: REMOVED,
                         voter_directory_id: dir_id(REMOVED),
+                        derive_directory_id: false,
                     })
                 };
                 let text = format!("admin asks leader {id}: {:?}", request.api());

@@ -983,6 +983,7 @@ impl Sim {
                 voter_directory_id: node.cfg.directory_id,
                 listeners: node.cfg.listeners.clone(),
                 ack_when_committed: self.rng.below(3) != 0,
+                derivation: None,
             })
         } else {
             // Never remove a voter while another voter key is stale (its disk
@@ -1017,6 +1018,7 @@ impl Sim {
                 cluster_id: Some(CLUSTER_ID.into()),
                 voter_id: key.id,
                 voter_directory_id: dir,
+                derive_directory_id: false,
             })
         };
         let Some(node) = self.nodes.get_mut(&target) else {

@@ -1,0 +1,881 @@
+//! A live protocol sweep over raw TCP with Kafka framing.
+//!
+//! For every API a controller advertises in its ApiVersions response, every
+//! version in the advertised range and each request case below, one request
+//! is sent on a fresh connection to the leader and to a follower; the answer
+//! must be a response frame with the request's correlation id that decodes at
+//! that version. Each answer is reduced to its top-level and partition-level
+//! error codes, so that two implementations can be compared.
+//!
+//! The cases never change the quorum: where a body must name cluster-specific
+//! values the request carries a wrong cluster id, a leader epoch of 0 (older
+//! than any elected leader's), or ids no node has, so that every conforming
+//! implementation answers with the same errors whatever its state. The one
+//! change they make is to the controller registrations: ControllerRegistration
+//! registers controller 1000 (both Kafka 4.4 and kraft-rs accept it) and the
+//! UnregisterController case, swept after it, removes it again.
+//!
+//! Shared by the e2e test (`e2e/protocol_sweep.rs`, a kraft-rs quorum) and
+//! `interop_kafka.rs` (kraft-rs compared with Kafka 4.4); each uses a part.
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use kraft_protocol::header::{decode_response, encode_request_frame};
+use kraft_protocol::messages::request_header::RequestHeader;
+use kraft_protocol::messages::*;
+use kraft_protocol::{ApiKey, List, RequestBody, ResponseBody, StrBytes, Uuid};
+
+/// The metadata topic and its fixed id (`Uuid.ONE_UUID`).
+const METADATA_TOPIC: &str = "__cluster_metadata";
+const METADATA_TOPIC_ID: Uuid = Uuid::from_u64_pair(0, 1);
+/// A cluster id no cluster has (22 characters of base64, like a real one).
+const WRONG_CLUSTER_ID: &str = "c3dlZXAtd3JvbmctY2x1cw";
+/// A node id no node of the swept quorums has.
+const NO_SUCH_NODE: i32 = 1000;
+/// A directory id no node has.
+const NO_SUCH_DIRECTORY: Uuid = Uuid::from_u64_pair(0x5157_4545_5000_0000, 0x1000);
+/// How long one request may take.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// A node of the swept quorum.
+#[derive(Clone, Debug)]
+pub struct Target {
+    /// `leader` or `follower`.
+    pub role: &'static str,
+    /// `host:port`.
+    pub addr: String,
+}
+
+/// One request case: a name and the body for a version (`None` where the
+/// case cannot be expressed at that version, e.g. a cluster id before the
+/// version that has one).
+pub struct Case {
+    /// The API.
+    pub api: ApiKey,
+    /// Short name printed in the table.
+    pub name: &'static str,
+    body: fn(i16) -> Option<RequestBody>,
+}
+
+/// The reduced answer to one request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Answer {
+    /// A well-formed response: its top-level and partition-level error codes.
+    Codes { top: i16, partitions: Vec<i16> },
+    /// No well-formed response, and why.
+    Failed(String),
+}
+
+impl std::fmt::Display for Answer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Answer::Codes { top, partitions } if partitions.is_empty() => write!(f, "{top}"),
+            Answer::Codes { top, partitions } => {
+                let p: Vec<String> = partitions.iter().map(i16::to_string).collect();
+                write!(f, "{top} [{}]", p.join(","))
+            }
+            Answer::Failed(why) => write!(f, "FAILED ({why})"),
+        }
+    }
+}
+
+/// (api key, case, version, role).
+pub type Key = (i16, &'static str, i16, &'static str);
+
+/// The outcome of one sweep.
+pub struct Sweep {
+    /// Who was swept (printed in the table).
+    pub name: String,
+    /// Advertised ranges per API key, as the leader's ApiVersions lists them.
+    pub advertised: BTreeMap<i16, (i16, i16)>,
+    /// Every answer.
+    pub answers: BTreeMap<Key, Answer>,
+}
+
+fn s(v: &str) -> StrBytes {
+    StrBytes::from(v)
+}
+
+/// Names of the APIs a Kafka 4.4 controller advertises that have no schema
+/// here (Appendix B of the protocol digest), for the report.
+const OTHER_APIS: &[(i16, &str)] = &[
+    (17, "SASL_HANDSHAKE"),
+    (19, "CREATE_TOPICS"),
+    (20, "DELETE_TOPICS"),
+    (29, "DESCRIBE_ACLS"),
+    (30, "CREATE_ACLS"),
+    (31, "DELETE_ACLS"),
+    (32, "DESCRIBE_CONFIGS"),
+    (33, "ALTER_CONFIGS"),
+    (36, "SASL_AUTHENTICATE"),
+    (37, "CREATE_PARTITIONS"),
+    (38, "CREATE_DELEGATION_TOKEN"),
+    (39, "RENEW_DELEGATION_TOKEN"),
+    (40, "EXPIRE_DELEGATION_TOKEN"),
+    (41, "DESCRIBE_DELEGATION_TOKEN"),
+    (43, "ELECT_LEADERS"),
+    (44, "INCREMENTAL_ALTER_CONFIGS"),
+    (45, "ALTER_PARTITION_REASSIGNMENTS"),
+    (46, "LIST_PARTITION_REASSIGNMENTS"),
+    (49, "ALTER_CLIENT_QUOTAS"),
+    (50, "DESCRIBE_USER_SCRAM_CREDENTIALS"),
+    (51, "ALTER_USER_SCRAM_CREDENTIALS"),
+    (56, "ALTER_PARTITION"),
+    (58, "ENVELOPE"),
+    (62, "BROKER_REGISTRATION"),
+    (63, "BROKER_HEARTBEAT"),
+    (64, "UNREGISTER_BROKER"),
+    (67, "ALLOCATE_PRODUCER_IDS"),
+    (73, "ASSIGN_REPLICAS_TO_DIRS"),
+];
+
+fn api_name(key: i16) -> String {
+    match ApiKey::from_i16(key) {
+        Some(k) => format!("{}({key})", k.kafka_name()),
+        None => match OTHER_APIS.iter().find(|(k, _)| *k == key) {
+            Some((_, name)) => format!("{name}({key})"),
+            None => format!("api {key}"),
+        },
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Request bodies.
+
+fn vote(version: i16, cluster_id: Option<&str>) -> RequestBody {
+    RequestBody::Vote(vote_request::VoteRequest {
+        cluster_id: cluster_id.map(s),
+        voter_id: if version >= 1 { 1 } else { -1 },
+        topics: vec![vote_request::TopicData {
+            topic_name: s(METADATA_TOPIC),
+            partitions: List::from([vote_request::PartitionData {
+                partition_index: 0,
+                replica_epoch: 0,
+                replica_id: NO_SUCH_NODE,
+                last_offset_epoch: 0,
+                last_offset: 0,
+                ..Default::default()
+            }]),
+            ..Default::default()
+        }]
+        .into(),
+        ..Default::default()
+    })
+}
+
+fn begin_quorum_epoch(cluster_id: Option<&str>) -> RequestBody {
+    use begin_quorum_epoch_request as q;
+    RequestBody::BeginQuorumEpoch(q::BeginQuorumEpochRequest {
+        cluster_id: cluster_id.map(s),
+        voter_id: -1,
+        topics: vec![q::TopicData {
+            topic_name: s(METADATA_TOPIC),
+            partitions: List::from([q::PartitionData {
+                partition_index: 0,
+                leader_id: 1,
+                leader_epoch: 0,
+                ..Default::default()
+            }]),
+            ..Default::default()
+        }]
+        .into(),
+        ..Default::default()
+    })
+}
+
+fn end_quorum_epoch(cluster_id: Option<&str>) -> RequestBody {
+    use end_quorum_epoch_request as q;
+    RequestBody::EndQuorumEpoch(q::EndQuorumEpochRequest {
+        cluster_id: cluster_id.map(s),
+        topics: vec![q::TopicData {
+            topic_name: s(METADATA_TOPIC),
+            partitions: List::from([q::PartitionData {
+                partition_index: 0,
+                leader_id: 1,
+                leader_epoch: 0,
+                ..Default::default()
+            }]),
+            ..Default::default()
+        }]
+        .into(),
+        ..Default::default()
+    })
+}
+
+fn fetch(version: i16, cluster_id: Option<&str>) -> RequestBody {
+    use fetch_request as q;
+    RequestBody::Fetch(q::FetchRequest {
+        cluster_id: cluster_id.map(s),
+        replica_id: if version <= 14 { NO_SUCH_NODE } else { -1 },
+        replica_state: q::ReplicaState {
+            replica_id: if version >= 15 { NO_SUCH_NODE } else { -1 },
+            replica_epoch: -1,
+            ..Default::default()
+        },
+        max_wait_ms: 0,
+        min_bytes: 0,
+        max_bytes: 1 << 20,
+        session_epoch: -1,
+        topics: vec![q::FetchTopic {
+            topic: if version <= 12 {
+                s(METADATA_TOPIC)
+            } else {
+                StrBytes::default()
+            },
+            topic_id: if version >= 13 {
+                METADATA_TOPIC_ID
+            } else {
+                Uuid::nil()
+            },
+            partitions: List::from([q::FetchPartition {
+                partition: 0,
+                current_leader_epoch: if version >= 9 { 0 } else { -1 },
+                fetch_offset: 0,
+                last_fetched_epoch: if version >= 12 { 0 } else { -1 },
+                log_start_offset: -1,
+                partition_max_bytes: 1 << 20,
+                ..Default::default()
+            }]),
+            ..Default::default()
+        }]
+        .into(),
+        ..Default::default()
+    })
+}
+
+fn fetch_snapshot(cluster_id: Option<&str>) -> RequestBody {
+    use fetch_snapshot_request as q;
+    RequestBody::FetchSnapshot(q::FetchSnapshotRequest {
+        cluster_id: cluster_id.map(s),
+        replica_id: NO_SUCH_NODE,
+        max_bytes: 1 << 20,
+        topics: vec![q::TopicSnapshot {
+            name: s(METADATA_TOPIC),
+            partitions: List::from([q::PartitionSnapshot {
+                partition: 0,
+                current_leader_epoch: 0,
+                snapshot_id: q::SnapshotId {
+                    end_offset: 0,
+                    epoch: 0,
+                    ..Default::default()
+                },
+                position: 0,
+                ..Default::default()
+            }]),
+            ..Default::default()
+        }]
+        .into(),
+        ..Default::default()
+    })
+}
+
+fn describe_quorum(partition: i32) -> RequestBody {
+    use describe_quorum_request as q;
+    RequestBody::DescribeQuorum(q::DescribeQuorumRequest {
+        topics: vec![q::TopicData {
+            topic_name: s(METADATA_TOPIC),
+            partitions: List::from([q::PartitionData {
+                partition_index: partition,
+                ..Default::default()
+            }]),
+            ..Default::default()
+        }]
+        .into(),
+        ..Default::default()
+    })
+}
+
+fn add_raft_voter(cluster_id: Option<&str>) -> RequestBody {
+    use add_raft_voter_request as q;
+    RequestBody::AddRaftVoter(q::AddRaftVoterRequest {
+        cluster_id: cluster_id.map(s),
+        timeout_ms: 5000,
+        voter_id: NO_SUCH_NODE,
+        voter_directory_id: NO_SUCH_DIRECTORY,
+        listeners: List::from([q::Listener {
+            name: s("CONTROLLER"),
+            host: s("127.0.0.1"),
+            port: 1,
+            ..Default::default()
+        }]),
+        ack_when_committed: true,
+        ..Default::default()
+    })
+}
+
+fn remove_raft_voter(cluster_id: Option<&str>) -> RequestBody {
+    RequestBody::RemoveRaftVoter(remove_raft_voter_request::RemoveRaftVoterRequest {
+        cluster_id: cluster_id.map(s),
+        voter_id: NO_SUCH_NODE,
+        voter_directory_id: NO_SUCH_DIRECTORY,
+        ..Default::default()
+    })
+}
+
+fn update_raft_voter(cluster_id: Option<&str>) -> RequestBody {
+    use update_raft_voter_request as q;
+    RequestBody::UpdateRaftVoter(q::UpdateRaftVoterRequest {
+        cluster_id: cluster_id.map(s),
+        current_leader_epoch: 0,
+        voter_id: NO_SUCH_NODE,
+        voter_directory_id: NO_SUCH_DIRECTORY,
+        listeners: List::from([q::Listener {
+            name: s("CONTROLLER"),
+            host: s("127.0.0.1"),
+            port: 1,
+            ..Default::default()
+        }]),
+        k_raft_version_feature: q::KRaftVersionFeature {
+            min_supported_version: 0,
+            max_supported_version: 1,
+            ..Default::default()
+        },
+        ..Default::default()
+    })
+}
+
+/// Every case, in API key order.
+pub fn cases() -> Vec<Case> {
+    vec![
+        Case {
+            api: ApiKey::Fetch,
+            name: "wrong-cluster",
+            body: |v| (v >= 12).then(|| fetch(v, Some(WRONG_CLUSTER_ID))),
+        },
+        Case {
+            api: ApiKey::Fetch,
+            name: "epoch-0",
+            body: |v| Some(fetch(v, None)),
+        },
+        Case {
+            api: ApiKey::ApiVersions,
+            name: "plain",
+            body: |v| {
+                Some(RequestBody::ApiVersions(
+                    api_versions_request::ApiVersionsRequest {
+                        client_software_name: if v >= 3 { s("kraft-sweep") } else { s("") },
+                        client_software_version: if v >= 3 { s("1.0") } else { s("") },
+                        node_id: -1,
+                        ..Default::default()
+                    },
+                ))
+            },
+        },
+        Case {
+            api: ApiKey::Vote,
+            name: "wrong-cluster",
+            body: |v| Some(vote(v, Some(WRONG_CLUSTER_ID))),
+        },
+        Case {
+            api: ApiKey::Vote,
+            name: "epoch-0",
+            body: |v| Some(vote(v, None)),
+        },
+        Case {
+            api: ApiKey::BeginQuorumEpoch,
+            name: "wrong-cluster",
+            body: |_| Some(begin_quorum_epoch(Some(WRONG_CLUSTER_ID))),
+        },
+        Case {
+            api: ApiKey::BeginQuorumEpoch,
+            name: "epoch-0",
+            body: |_| Some(begin_quorum_epoch(None)),
+        },
+        Case {
+            api: ApiKey::EndQuorumEpoch,
+            name: "wrong-cluster",
+            body: |_| Some(end_quorum_epoch(Some(WRONG_CLUSTER_ID))),
+        },
+        Case {
+            api: ApiKey::EndQuorumEpoch,
+            name: "epoch-0",
+            body: |_| Some(end_quorum_epoch(None)),
+        },
+        Case {
+            api: ApiKey::DescribeQuorum,
+            name: "metadata-0",
+            body: |_| Some(describe_quorum(0)),
+        },
+        Case {
+            api: ApiKey::DescribeQuorum,
+            name: "partition-1",
+            body: |_| Some(describe_quorum(1)),
+        },
+        Case {
+            api: ApiKey::UpdateFeatures,
+            name: "empty-validate",
+            body: |v| {
+                Some(RequestBody::UpdateFeatures(
+                    update_features_request::UpdateFeaturesRequest {
+                        timeout_ms: 5000,
+                        validate_only: v >= 1,
+                        ..Default::default()
+                    },
+                ))
+            },
+        },
+        Case {
+            api: ApiKey::FetchSnapshot,
+            name: "wrong-cluster",
+            body: |_| Some(fetch_snapshot(Some(WRONG_CLUSTER_ID))),
+        },
+        Case {
+            api: ApiKey::FetchSnapshot,
+            name: "epoch-0",
+            body: |_| Some(fetch_snapshot(None)),
+        },
+        Case {
+            api: ApiKey::DescribeCluster,
+            name: "controllers",
+            body: |v| {
+                Some(RequestBody::DescribeCluster(
+                    describe_cluster_request::DescribeClusterRequest {
+                        include_cluster_authorized_operations: false,
+                        endpoint_type: if v >= 1 { 2 } else { 1 },
+                        include_fenced_brokers: false,
+                        ..Default::default()
+                    },
+                ))
+            },
+        },
+        Case {
+            api: ApiKey::ControllerRegistration,
+            name: "id-1000",
+            body: |_| {
+                use controller_registration_request as q;
+                Some(RequestBody::ControllerRegistration(
+                    q::ControllerRegistrationRequest {
+                        controller_id: NO_SUCH_NODE,
+                        incarnation_id: NO_SUCH_DIRECTORY,
+                        zk_migration_ready: false,
+                        listeners: List::from([q::Listener {
+                            name: s("CONTROLLER"),
+                            host: s("127.0.0.1"),
+                            port: 1,
+                            security_protocol: 0,
+                            ..Default::default()
+                        }]),
+                        // Claims metadata.version 1 (3.0-IV1) only; Kafka
+                        // 4.4 does not check it and accepts the registration.
+                        features: List::from([q::Feature {
+                            name: s("metadata.version"),
+                            min_supported_version: 1,
+                            max_supported_version: 1,
+                            ..Default::default()
+                        }]),
+                        ..Default::default()
+                    },
+                ))
+            },
+        },
+        Case {
+            api: ApiKey::AddRaftVoter,
+            name: "wrong-cluster",
+            body: |_| Some(add_raft_voter(Some(WRONG_CLUSTER_ID))),
+        },
+        Case {
+            api: ApiKey::RemoveRaftVoter,
+            name: "wrong-cluster",
+            body: |_| Some(remove_raft_voter(Some(WRONG_CLUSTER_ID))),
+        },
+        Case {
+            api: ApiKey::RemoveRaftVoter,
+            name: "unknown-voter",
+            body: |_| Some(remove_raft_voter(None)),
+        },
+        Case {
+            api: ApiKey::UpdateRaftVoter,
+            name: "wrong-cluster",
+            body: |_| Some(update_raft_voter(Some(WRONG_CLUSTER_ID))),
+        },
+        Case {
+            api: ApiKey::UpdateRaftVoter,
+            name: "epoch-0",
+            body: |_| Some(update_raft_voter(None)),
+        },
+        Case {
+            api: ApiKey::UnregisterController,
+            name: "id-1000",
+            body: |_| {
+                Some(RequestBody::UnregisterController(
+                    unregister_controller_request::UnregisterControllerRequest {
+                        controller_id: NO_SUCH_NODE,
+                        ..Default::default()
+                    },
+                ))
+            },
+        },
+    ]
+}
+
+// ---------------------------------------------------------------------------
+// Transport: one request per connection, Kafka framing.
+
+/// Sends one request on a fresh connection and reads the answer; an error
+/// says why there is no well-formed answer.
+pub fn exchange(
+    addr: &str,
+    api: ApiKey,
+    version: i16,
+    correlation_id: i32,
+    body: &RequestBody,
+) -> Result<ResponseBody, String> {
+    let header = RequestHeader {
+        request_api_key: api.id(),
+        request_api_version: version,
+        correlation_id,
+        client_id: Some(s("kraft-sweep")),
+        ..Default::default()
+    };
+    let mut frame = Vec::new();
+    encode_request_frame(&mut frame, &header, body)
+        .map_err(|e| format!("the sweep cannot encode its request: {e}"))?;
+    let mut stream = TcpStream::connect(addr).map_err(|e| format!("connect: {e}"))?;
+    stream
+        .set_read_timeout(Some(REQUEST_TIMEOUT))
+        .and_then(|()| stream.set_write_timeout(Some(REQUEST_TIMEOUT)))
+        .map_err(|e| format!("socket: {e}"))?;
+    stream
+        .write_all(&frame)
+        .map_err(|e| format!("write: {e}"))?;
+    let mut size = [0u8; 4];
+    read_exact(&mut stream, &mut size, "the response size")?;
+    let size = i32::from_be_bytes(size);
+    if !(4..=64 << 20).contains(&size) {
+        return Err(format!("implausible response size {size}"));
+    }
+    let mut response = vec![0u8; size as usize];
+    read_exact(&mut stream, &mut response, "the response")?;
+    let (correlation, body) = decode_response(Bytes::from(response), api, version)
+        .map_err(|e| format!("the response does not decode at v{version}: {e}"))?;
+    if correlation != correlation_id {
+        return Err(format!(
+            "correlation id {correlation}, expected {correlation_id}"
+        ));
+    }
+    Ok(body)
+}
+
+fn read_exact(stream: &mut TcpStream, buf: &mut [u8], what: &str) -> Result<(), String> {
+    stream.read_exact(buf).map_err(|e| match e.kind() {
+        std::io::ErrorKind::UnexpectedEof => format!("connection closed before {what}"),
+        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => {
+            format!("no answer within {REQUEST_TIMEOUT:?}")
+        }
+        _ => format!("reading {what}: {e}"),
+    })
+}
+
+/// The top-level and partition-level error codes of a response.
+pub fn codes(body: &ResponseBody) -> Answer {
+    fn of<T: Clone>(topics: impl Iterator<Item = T>, parts: impl Fn(&T) -> Vec<i16>) -> Vec<i16> {
+        topics.flat_map(|t| parts(&t)).collect()
+    }
+    let (top, partitions) = match body {
+        ResponseBody::Fetch(r) => (
+            r.error_code,
+            of(r.responses.iter(), |t| {
+                t.partitions.iter().map(|p| p.error_code).collect()
+            }),
+        ),
+        ResponseBody::ApiVersions(r) => (r.error_code, Vec::new()),
+        ResponseBody::Vote(r) => (
+            r.error_code,
+            of(r.topics.iter(), |t| {
+                t.partitions.iter().map(|p| p.error_code).collect()
+            }),
+        ),
+        ResponseBody::BeginQuorumEpoch(r) => (
+            r.error_code,
+            of(r.topics.iter(), |t| {
+                t.partitions.iter().map(|p| p.error_code).collect()
+            }),
+        ),
+        ResponseBody::EndQuorumEpoch(r) => (
+            r.error_code,
+            of(r.topics.iter(), |t| {
+                t.partitions.iter().map(|p| p.error_code).collect()
+            }),
+        ),
+        ResponseBody::DescribeQuorum(r) => (
+            r.error_code,
+            of(r.topics.iter(), |t| {
+                t.partitions.iter().map(|p| p.error_code).collect()
+            }),
+        ),
+        ResponseBody::UpdateFeatures(r) => (
+            r.error_code,
+            r.results.iter().map(|p| p.error_code).collect(),
+        ),
+        ResponseBody::FetchSnapshot(r) => (
+            r.error_code,
+            of(r.topics.iter(), |t| {
+                t.partitions.iter().map(|p| p.error_code).collect()
+            }),
+        ),
+        ResponseBody::DescribeCluster(r) => (r.error_code, Vec::new()),
+        ResponseBody::ControllerRegistration(r) => (r.error_code, Vec::new()),
+        ResponseBody::AddRaftVoter(r) => (r.error_code, Vec::new()),
+        ResponseBody::RemoveRaftVoter(r) => (r.error_code, Vec::new()),
+        ResponseBody::UpdateRaftVoter(r) => (r.error_code, Vec::new()),
+        ResponseBody::UnregisterController(r) => (r.error_code, Vec::new()),
+    };
+    Answer::Codes { top, partitions }
+}
+
+/// The API version ranges `addr` advertises (ApiVersions v3).
+pub fn advertised(addr: &str) -> Result<BTreeMap<i16, (i16, i16)>, String> {
+    let request = RequestBody::ApiVersions(api_versions_request::ApiVersionsRequest {
+        client_software_name: s("kraft-sweep"),
+        client_software_version: s("1.0"),
+        ..Default::default()
+    });
+    match exchange(addr, ApiKey::ApiVersions, 3, 1, &request)? {
+        ResponseBody::ApiVersions(r) if r.error_code == 0 => Ok(r
+            .api_keys
+            .iter()
+            .map(|k| (k.api_key, (k.min_version, k.max_version)))
+            .collect()),
+        ResponseBody::ApiVersions(r) => Err(format!("ApiVersions error {}", r.error_code)),
+        other => Err(format!(
+            "not an ApiVersions response: {:?}",
+            other.api_key()
+        )),
+    }
+}
+
+/// The leader id `addr` reports in DescribeQuorum v2, once one is known.
+pub fn leader_id(addr: &str) -> Option<i32> {
+    match exchange(addr, ApiKey::DescribeQuorum, 2, 1, &describe_quorum(0)).ok()? {
+        ResponseBody::DescribeQuorum(r) => {
+            let t = r.topics.first()?;
+            let p = t.partitions.first()?;
+            (p.leader_id >= 0).then_some(p.leader_id)
+        }
+        _ => None,
+    }
+}
+
+/// Waits (bounded) until one of `nodes` (id, address) names a leader that
+/// answers DescribeQuorum without error; returns (leader, a follower).
+pub fn leader_and_follower(nodes: &[(i32, String)], limit: Duration) -> (Target, Target) {
+    let deadline = Instant::now() + limit;
+    loop {
+        for (_, addr) in nodes {
+            let Some(leader) = leader_id(addr) else {
+                continue;
+            };
+            let by_id = |id: i32| nodes.iter().find(|(n, _)| *n == id).map(|(_, a)| a);
+            let (Some(l), Some((_, f))) = (by_id(leader), nodes.iter().find(|(n, _)| *n != leader))
+            else {
+                continue;
+            };
+            if leader_id(l) == Some(leader) {
+                return (
+                    Target {
+                        role: "leader",
+                        addr: l.clone(),
+                    },
+                    Target {
+                        role: "follower",
+                        addr: f.clone(),
+                    },
+                );
+            }
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no leader among {nodes:?} within {limit:?}"
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    }
+}
+
+/// Sweeps every case of every API `targets` advertise (the leader's
+/// ApiVersions, checked equal on every target), at every advertised version.
+/// APIs this implementation has no schema for are listed, not sent.
+pub fn run(name: &str, targets: &[Target]) -> Sweep {
+    let mut advertised_by = Vec::new();
+    for t in targets {
+        let a = advertised(&t.addr)
+            .unwrap_or_else(|e| panic!("{name}: ApiVersions from the {} failed: {e}", t.role));
+        advertised_by.push(a);
+    }
+    let advertised = advertised_by[0].clone();
+    for (t, a) in targets.iter().zip(&advertised_by) {
+        assert_eq!(
+            a, &advertised,
+            "{name}: the {} advertises other API versions than the {}",
+            t.role, targets[0].role
+        );
+    }
+    let cases = cases();
+    let mut answers = BTreeMap::new();
+    let mut correlation = 100;
+    for (&key, &(lo, hi)) in &advertised {
+        let Some(api) = ApiKey::from_i16(key) else {
+            continue;
+        };
+        let mine: Vec<&Case> = cases.iter().filter(|c| c.api == api).collect();
+        assert!(
+            !mine.is_empty(),
+            "{name} advertises {} but the sweep has no case for it",
+            api_name(key)
+        );
+        for version in lo..=hi {
+            for case in &mine {
+                let Some(body) = (case.body)(version) else {
+                    continue;
+                };
+                for t in targets {
+                    correlation += 1;
+                    let answer = if api.is_valid_version(version) {
+                        match exchange(&t.addr, api, version, correlation, &body) {
+                            Ok(r) => codes(&r),
+                            Err(why) => Answer::Failed(why),
+                        }
+                    } else {
+                        Answer::Failed(format!("v{version} is beyond the sweep's schema"))
+                    };
+                    answers.insert((key, case.name, version, t.role), answer);
+                }
+            }
+        }
+    }
+    Sweep {
+        name: name.to_owned(),
+        advertised,
+        answers,
+    }
+}
+
+impl Sweep {
+    /// A compact table: one line per (api, case, version), one column per role.
+    pub fn table(&self) -> String {
+        let mut out = format!(
+            "protocol sweep of {}: top-level error [partition errors] per role\n",
+            self.name
+        );
+        let mut rows: BTreeMap<(i16, &str, i16), Vec<String>> = BTreeMap::new();
+        for (&(api, case, version, role), answer) in &self.answers {
+            rows.entry((api, case, version))
+                .or_default()
+                .push(format!("{role}: {answer}"));
+        }
+        for ((api, case, version), cells) in rows {
+            let _ = writeln!(
+                out,
+                "  {:<28} {:<15} v{:<3} {}",
+                api_name(api),
+                case,
+                version,
+                cells.join("  ")
+            );
+        }
+        let unswept: Vec<String> = self
+            .advertised
+            .iter()
+            .filter(|(k, _)| ApiKey::from_i16(**k).is_none())
+            .map(|(k, (lo, hi))| format!("{} {lo}-{hi}", api_name(*k)))
+            .collect();
+        if !unswept.is_empty() {
+            let _ = writeln!(
+                out,
+                "  advertised, not swept (no schema here): {}",
+                unswept.join(", ")
+            );
+        }
+        out
+    }
+
+    /// Every (api, case, version, role) without a well-formed answer.
+    pub fn failures(&self) -> Vec<String> {
+        self.answers
+            .iter()
+            .filter_map(|(&(api, case, version, role), a)| match a {
+                Answer::Failed(why) => Some(format!(
+                    "{} v{version} ({case}) to the {role}: {why}",
+                    api_name(api)
+                )),
+                Answer::Codes { .. } => None,
+            })
+            .collect()
+    }
+}
+
+/// Where two sweeps' advertised ranges differ, one line each.
+pub fn range_differences(a: &Sweep, b: &Sweep) -> Vec<String> {
+    let keys: std::collections::BTreeSet<i16> = a
+        .advertised
+        .keys()
+        .chain(b.advertised.keys())
+        .copied()
+        .collect();
+    keys.into_iter()
+        .filter_map(|k| {
+            let (x, y) = (a.advertised.get(&k), b.advertised.get(&k));
+            (x != y).then(|| {
+                let show = |r: Option<&(i16, i16)>| match r {
+                    Some((lo, hi)) => format!("{lo}-{hi}"),
+                    None => "-".to_owned(),
+                };
+                format!(
+                    "{}: {} {}, {} {}",
+                    api_name(k),
+                    a.name,
+                    show(x),
+                    b.name,
+                    show(y)
+                )
+            })
+        })
+        .collect()
+}
+
+/// Every (api, case, version, role) both sweeps sent where the answers'
+/// error codes differ (or one side has no well-formed answer).
+pub fn code_differences(a: &Sweep, b: &Sweep) -> Vec<(Key, Answer, Answer)> {
+    a.answers
+        .iter()
+        .filter_map(|(k, x)| {
+            let y = b.answers.get(k)?;
+            (x != y).then(|| (*k, x.clone(), y.clone()))
+        })
+        .collect()
+}
+
+/// Both sweeps side by side for the (api, case, version, role) both sent.
+pub fn side_by_side(a: &Sweep, b: &Sweep) -> String {
+    let mut out = format!(
+        "protocol sweep, {} | {}: top-level error [partition errors]\n",
+        a.name, b.name
+    );
+    for (k @ &(api, case, version, role), x) in &a.answers {
+        let Some(y) = b.answers.get(k) else {
+            continue;
+        };
+        let mark = if x == y { "" } else { "   <-- differs" };
+        let _ = writeln!(
+            out,
+            "  {:<28} {:<15} v{:<3} {:<8} {:<22} | {y}{mark}",
+            api_name(api),
+            case,
+            version,
+            role,
+            x.to_string()
+        );
+    }
+    out
+}
+
+/// A key rendered for messages.
+pub fn key_text(k: &Key) -> String {
+    let (api, case, version, role) = k;
+    format!("{} v{version} ({case}) to the {role}", api_name(*api))
+}
