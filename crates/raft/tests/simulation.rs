@@ -98,9 +98,9 @@ fn model_check() {
     // product does not fit a CI budget at a useful depth.
     let scenarios = [
         // Elections: followers of an elected leader time out, pre-votes and
-        // votes race. (From a cold start, leaderless replicas ping-pong
-        // bootstrap fetches without time passing, which spends the depth
-        // bound on interleavings of those.)
+        // votes race. (A cold start is not explored: leaderless replicas
+        // spend the depth bound on bootstrap fetches, one per
+        // retry.backoff.ms per node, before anything else can happen.)
         model::ModelOptions {
             name: "election",
             warm: true,
