@@ -3,7 +3,7 @@
 //! * `codegen [--check]` — regenerate `crates/protocol/src/generated/` from
 //!   `schemas/*.json`; with `--check`, fail if the checked-in code is stale.
 //! * `ci` — what CI runs: fmt check, clippy `-D warnings`, `codegen --check`,
-//!   every test.
+//!   every test, the release dry run (without `dist`), `readme`, `interop`.
 //! * `golden` — regenerate `tests/golden/` with real Kafka 4.4 classes (JDK + Maven).
 //! * `golden-verify` — have real Kafka decode frames written by our encoder.
 //! * `interop` — `golden-verify`; our CLI against a real Kafka 4.4 quorum; real
@@ -20,8 +20,14 @@
 //!   clone (part of `ci`).
 //! * `dist` — build the release `kraft` binary and package it under
 //!   `target/dist/`.
+//! * `release [--dry-run]` — check CHANGELOG.md and the crate versions,
+//!   package and verify every publishable crate (`cargo publish --dry-run
+//!   --workspace`), run `dist` and write `target/dist/SHA256SUMS`; without
+//!   `--dry-run`, publish to crates.io in dependency order (needs
+//!   `CARGO_REGISTRY_TOKEN`). See [`release`].
 
 mod readme;
+mod release;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -53,9 +59,10 @@ fn main() -> ExitCode {
         Some("modelcheck") => modelcheck(),
         Some("bench") => run("cargo", &["bench", "--workspace"]),
         Some("readme") => readme::readme(),
-        Some("dist") => dist(),
+        Some("dist") => dist().map(|_| ()),
+        Some("release") => release::release(&args[1..]),
         _ => Err(
-            "usage: cargo xtask <codegen [--check] | ci | golden | golden-verify | interop | soak --seeds N | soak-restarts [SECONDS] | mutants [SEEDS] | modelcheck | bench | readme | dist>"
+            "usage: cargo xtask <codegen [--check] | ci | golden | golden-verify | interop | soak --seeds N | soak-restarts [SECONDS] | mutants [SEEDS] | modelcheck | bench | readme | dist | release [--dry-run]>"
                 .to_string(),
         ),
     };
@@ -181,6 +188,8 @@ fn ci() -> Result<()> {
     )?;
     codegen(true)?;
     run("cargo", &["test", "--workspace"])?;
+    // Every publishable crate packaged and built from its package.
+    release::ci()?;
     // The README's set-up section, followed word for word on a fresh clone.
     readme::readme()?;
     // Real Kafka 4.4 on the other side of the wire (JDK 17 + Maven).
@@ -309,8 +318,9 @@ fn soak_restarts(seconds: Option<&str>) -> Result<()> {
 }
 
 /// Builds the release `kraft` binary and packages it with the README and the
-/// docs as `target/dist/kraft-<version>-<os>-<arch>.tar.gz`.
-fn dist() -> Result<()> {
+/// docs as `target/dist/kraft-<version>-<os>-<arch>.tar.gz`, and returns the
+/// archive's path.
+fn dist() -> Result<PathBuf> {
     run(
         "cargo",
         &["build", "--release", "--locked", "--bin", "kraft"],
@@ -336,5 +346,5 @@ fn dist() -> Result<()> {
     let archive = format!("target/dist/{name}.tar.gz");
     run("tar", &["-czf", &archive, "-C", "target/dist", &name])?;
     eprintln!("dist: wrote {archive}");
-    Ok(())
+    Ok(root.join(archive))
 }

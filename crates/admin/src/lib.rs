@@ -24,6 +24,7 @@
 //! * [`features`]: `metadata.version` names and levels, feature types.
 //!
 //! The library logs with `tracing` and never prints.
+#![cfg_attr(doctest, doc = include_str!("../README.md"))]
 
 mod client;
 mod config;

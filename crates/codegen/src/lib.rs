@@ -2,6 +2,7 @@
 //! ([`model`]) and generates the Rust codec of `kraft-protocol` ([`emit`]).
 //!
 //! Used by `cargo xtask codegen`; never at run time.
+#![cfg_attr(doctest, doc = include_str!("../README.md"))]
 
 pub mod emit;
 pub mod model;
@@ -13,6 +14,7 @@ pub use model::{parse_schema, MessageSpec};
 
 /// A schema that cannot be used, or a file that cannot be read.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum SchemaError {
     /// The schema breaks a rule of the format.
     #[error("{file}: {field}: {message}")]

@@ -27,6 +27,7 @@
 //! let server = ControllerServer::start(ServerConfig::from_controller_config(&config), Arc::new(controller)).await?;
 //! // ... server.shutdown().await on exit
 //! ```
+#![cfg_attr(doctest, doc = include_str!("../README.md"))]
 
 pub mod config;
 pub mod features;

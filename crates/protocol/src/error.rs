@@ -77,6 +77,7 @@ pub enum DecodeError {
 
 /// Why a value could not be encoded at the requested version.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum EncodeError {
     /// A non-ignorable field holds a non-default value but the version lacks it.
     #[error("Attempted to write a non-default {field} at version {version}")]

@@ -5,6 +5,7 @@
 //! * [`messages`]: every request, response, header and record, generated from
 //!   `schemas/*.json` by `cargo xtask codegen` (never edited by hand).
 //! * [`ApiKey`]: API keys with the version ranges this implementation supports.
+#![cfg_attr(doctest, doc = include_str!("../README.md"))]
 
 pub mod error;
 pub mod error_code;

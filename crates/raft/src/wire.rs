@@ -931,6 +931,7 @@ fn endpoint_from(node_id: i32, host: &StrBytes, port: u16) -> NodeEndpoint {
 
 /// Why an inbound response could not be used.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ResponseError {
     /// The records of a Fetch response did not decode.
     #[error("bad records in fetch response: {0}")]

@@ -107,6 +107,21 @@ fn static_quorum_upgrades_to_kraft_version_1() {
             unsupported.to_string()
         )
     );
+    // Adding by id alone (AddRaftVoter v2): kraft.version 0 is reported
+    // before the id is found to be a voter already or derivation is tried.
+    let add_v2 = super::voter_change_order::ask(
+        &leader_addr,
+        2,
+        super::voter_change_order::add_by_id(&cluster_id, 3),
+    );
+    assert_eq!(
+        add_v2,
+        (
+            kraft_protocol::ErrorCode::UnsupportedVersion,
+            "Cluster doesn't support adding voter because the kraft.version feature is 0"
+                .to_string()
+        )
+    );
     for extra in [&[][..], &["--unregister"][..]] {
         let mut args = vec![
             "metadata-quorum",

@@ -31,7 +31,7 @@ pub(super) fn ask(addr: &str, version: i16, body: RequestBody) -> (ErrorCode, St
 }
 
 /// `add-controller --controller-id id` at `version`: zero directory id, no listeners.
-fn add_by_id(cluster_id: &str, id: i32) -> RequestBody {
+pub(super) fn add_by_id(cluster_id: &str, id: i32) -> RequestBody {
     RequestBody::AddRaftVoter(AddRaftVoterRequest {
         cluster_id: Some(StrBytes::from(cluster_id)),
         timeout_ms: 10_000,

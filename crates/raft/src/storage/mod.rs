@@ -46,6 +46,7 @@ pub use crate::core::types::SnapshotId;
 
 /// Why a storage operation failed.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum StorageError {
     /// An operating-system I/O error on a file or directory.
     #[error("I/O error on {path}: {source}")]

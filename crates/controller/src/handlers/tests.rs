@@ -10,12 +10,26 @@
 use std::sync::Mutex as StdMutex;
 
 use bytes::Bytes;
-use kraft_protocol::messages::controller_registration_request::{Feature, Listener};
-use kraft_protocol::messages::register_controller_record::{ControllerEndpoint, ControllerFeature};
-use kraft_protocol::messages::update_features_request::FeatureUpdateKey;
-use kraft_protocol::{Decodable, Message};
+use kraft_protocol::messages::api_versions_request::ApiVersionsRequest;
+use kraft_protocol::messages::api_versions_response::ApiVersionsResponse;
+use kraft_protocol::messages::controller_registration_request::{
+    ControllerRegistrationRequest, Feature, Listener,
+};
+use kraft_protocol::messages::describe_cluster_request::DescribeClusterRequest;
+use kraft_protocol::messages::describe_cluster_response::DescribeClusterResponse;
+use kraft_protocol::messages::register_controller_record::{
+    ControllerEndpoint, ControllerFeature, RegisterControllerRecord,
+};
+use kraft_protocol::messages::unregister_controller_record::UnregisterControllerRecord;
+use kraft_protocol::messages::unregister_controller_request::UnregisterControllerRequest;
+use kraft_protocol::messages::update_features_request::{FeatureUpdateKey, UpdateFeaturesRequest};
+use kraft_protocol::messages::update_features_response::UpdateFeaturesResponse;
+use kraft_protocol::{Decodable, Message, Uuid};
 
+use super::cluster::valid_software_token;
 use super::*;
+use crate::config::SecurityProtocol;
+use crate::image::{ClusterImage, MetadataRecord};
 
 /// A test double of the raft layer: an in-memory log that commits at once.
 struct FakeQuorum {

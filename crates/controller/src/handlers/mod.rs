@@ -1,0 +1,244 @@
+//! The controller's request handlers (Kafka's `ControllerApis` and
+//! `QuorumController`) over the [`ClusterImage`](crate::image::ClusterImage),
+//! and the [`RaftQuorum`] trait through which they reach the raft layer.
+//!
+//! The handlers follow Kafka 4.4's `ControllerApis` / `QuorumController`:
+//!
+//! * **ApiVersions** (spec §2.1): the served APIs, supported features (at
+//!   versions below 4 the features whose minimum is 0 are omitted, KAFKA-17492)
+//!   and finalized features (non-zero levels, as point ranges; kraft.version
+//!   from the raft layer), in the order Kafka's hash maps produce them;
+//!   `INVALID_REQUEST` for v3+ requests with malformed client software
+//!   name/version or a v5 request setting only one of ClusterId/NodeId.
+//! * **DescribeCluster** (§2.8): the registered controllers with an endpoint
+//!   on the request's listener; the raft leader as ControllerId (or -1 when
+//!   it is not in the list).
+//! * Until the image is loaded (a starting controller has not replayed its
+//!   committed snapshot and log, [`SharedImage::is_loaded`]) nothing is
+//!   answered from it: DescribeCluster and the writes answer the retriable
+//!   `NOT_CONTROLLER`, ApiVersions finalizes no feature.
+//! * **ControllerRegistration** (§2.9) and **UnregisterController** (§7.4):
+//!   write one record and answer after it commits.
+//! * **UpdateFeatures**: metadata.version and the other features (via
+//!   FeatureLevelRecord), kraft.version (via the raft layer); refused while a
+//!   registered controller does not support the target level (KIP-1312's
+//!   stale-registration case) or a static voter has not registered.
+//! * the raft RPCs are passed to [`RaftQuorum::handle_raft_request`]; the
+//!   raft layer answers AddRaftVoter v2 / RemoveRaftVoter v1 (KIP-1141) in
+//!   Kafka's check order, reading controller registrations from the image.
+//!
+//! Write operations are serialised: each holds a lock from validation until
+//! its records are committed and applied, so every validation sees the
+//! effect of the previous write (Kafka validates against its uncommitted
+//! in-memory state instead; the observable results are the same).
+//!
+//! The handlers are split along Kafka's control-manager seams:
+//!
+//! * `quorum`: the [`RaftQuorum`] port and the facts it reports;
+//! * `cluster`: ApiVersions and DescribeCluster (`ControllerApis`);
+//! * `registration`: ControllerRegistration and UnregisterController
+//!   (`ClusterControlManager`);
+//! * `features`: UpdateFeatures (`FeatureControlManager`).
+
+use std::fmt;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use kraft_protocol::{ApiKey, ErrorCode, RequestBody, ResponseBody};
+use tokio::sync::Mutex;
+
+use crate::config::ControllerConfig;
+use crate::features::{supported_features, VersionRange};
+use crate::image::SharedImage;
+use crate::server::{ApiRange, CloseConnection, RequestContext, RequestHandler};
+
+mod cluster;
+mod features;
+mod quorum;
+mod registration;
+
+pub use cluster::ALL_CLUSTER_OPERATIONS;
+pub use quorum::{
+    ApiError, AppendError, QuorumFacts, QuorumVoter, RaftQuorum, ReplicaKey, VoterEndpoint,
+};
+
+/// The facts the handlers need from the configuration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ControllerSettings {
+    /// This node's id.
+    pub node_id: i32,
+    /// The cluster id (from meta.properties).
+    pub cluster_id: String,
+    /// Ids of the static voters (`controller.quorum.voters`); every one must
+    /// be registered before a feature can be upgraded.
+    pub static_voter_ids: Vec<i32>,
+    /// `unstable.feature.versions.enable`
+    pub unstable_feature_versions: bool,
+    /// `unstable.api.versions.enable`
+    pub unstable_api_versions: bool,
+}
+
+impl ControllerSettings {
+    /// Settings from a configuration and the cluster id.
+    pub fn from_config(config: &ControllerConfig, cluster_id: impl Into<String>) -> Self {
+        ControllerSettings {
+            node_id: config.node_id,
+            cluster_id: cluster_id.into(),
+            static_voter_ids: config.static_voter_ids(),
+            unstable_feature_versions: config.unstable_feature_versions_enable,
+            unstable_api_versions: config.unstable_api_versions_enable,
+        }
+    }
+}
+
+/// The controller APIs served by [`Controller`] itself.
+pub const CONTROLLER_APIS: &[ApiKey] = &[
+    ApiKey::ApiVersions,
+    ApiKey::UpdateFeatures,
+    ApiKey::DescribeCluster,
+    ApiKey::ControllerRegistration,
+    ApiKey::UnregisterController,
+];
+/// The controller: request handlers over the shared image and the quorum.
+pub struct Controller {
+    settings: ControllerSettings,
+    image: SharedImage,
+    quorum: Arc<dyn RaftQuorum>,
+    write_lock: Mutex<()>,
+}
+
+impl fmt::Debug for Controller {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Controller")
+            .field("settings", &self.settings)
+            .finish_non_exhaustive()
+    }
+}
+
+fn not_controller(leader_id: Option<i32>) -> ApiError {
+    match leader_id {
+        Some(id) => ApiError::new(
+            ErrorCode::NotController,
+            format!("The active controller appears to be node {id}."),
+        ),
+        None => ApiError::new(
+            ErrorCode::NotController,
+            "No controller appears to be active.",
+        ),
+    }
+}
+
+fn append_error(e: AppendError) -> ApiError {
+    match e {
+        AppendError::NotController { leader_id } => not_controller(leader_id),
+        AppendError::Timeout => ApiError {
+            code: ErrorCode::RequestTimedOut,
+            message: None,
+        },
+        AppendError::Failed(m) => {
+            tracing::error!("metadata append failed: {m}");
+            ApiError {
+                code: ErrorCode::UnknownServerError,
+                message: None,
+            }
+        }
+    }
+}
+impl Controller {
+    /// A controller over `image` and `quorum`.
+    pub fn new(
+        settings: ControllerSettings,
+        image: SharedImage,
+        quorum: Arc<dyn RaftQuorum>,
+    ) -> Self {
+        Controller {
+            settings,
+            image,
+            quorum,
+            write_lock: Mutex::new(()),
+        }
+    }
+
+    /// The settings.
+    pub fn settings(&self) -> &ControllerSettings {
+        &self.settings
+    }
+
+    /// The shared image.
+    pub fn image(&self) -> &SharedImage {
+        &self.image
+    }
+
+    /// The features this controller supports (what it registers and
+    /// advertises): Kafka 4.4.0's `QuorumFeatures.defaultSupportedFeatureMap`.
+    pub fn supported_features(&self) -> Vec<(&'static str, VersionRange)> {
+        supported_features(self.settings.unstable_feature_versions)
+    }
+
+    fn local_range(&self, feature: &str) -> VersionRange {
+        self.supported_features()
+            .into_iter()
+            .find(|(n, _)| *n == feature)
+            .map_or(VersionRange::DISABLED, |(_, r)| r)
+    }
+
+    /// The APIs served, in key order: this controller's own plus the raft
+    /// layer's.
+    pub fn served_apis(&self) -> Vec<ApiRange> {
+        let mut out: Vec<ApiRange> = CONTROLLER_APIS
+            .iter()
+            .map(|k| {
+                let (min, mut max) = k.versions();
+                if k.latest_version_unstable() && !self.settings.unstable_api_versions {
+                    max -= 1;
+                }
+                ApiRange {
+                    api_key: *k,
+                    min_version: min,
+                    max_version: max,
+                }
+            })
+            .collect();
+        for r in self.quorum.raft_apis() {
+            if !out.iter().any(|o| o.api_key == r.api_key) {
+                out.push(r);
+            }
+        }
+        out.sort_by_key(|r| r.api_key.id());
+        out
+    }
+}
+
+#[async_trait]
+impl RequestHandler for Controller {
+    fn supported_apis(&self) -> Vec<ApiRange> {
+        self.served_apis()
+    }
+
+    async fn handle(
+        &self,
+        ctx: RequestContext,
+        request: RequestBody,
+    ) -> Result<ResponseBody, CloseConnection> {
+        let v = ctx.api_version;
+        Ok(match request {
+            RequestBody::ApiVersions(r) => ResponseBody::ApiVersions(self.api_versions(v, &r)),
+            RequestBody::DescribeCluster(r) => {
+                ResponseBody::DescribeCluster(self.describe_cluster(v, &ctx.listener_name, &r))
+            }
+            RequestBody::ControllerRegistration(r) => {
+                ResponseBody::ControllerRegistration(self.controller_registration(&r).await)
+            }
+            RequestBody::UnregisterController(r) => {
+                ResponseBody::UnregisterController(self.unregister_controller(&r).await)
+            }
+            RequestBody::UpdateFeatures(r) => {
+                ResponseBody::UpdateFeatures(self.update_features(v, &r).await)
+            }
+            other => return self.quorum.handle_raft_request(&ctx, other).await,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests;
