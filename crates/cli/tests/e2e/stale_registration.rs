@@ -102,6 +102,25 @@ fn a_stale_registration_blocks_a_feature_upgrade_until_unregistered() {
         "--id",
         "4",
     ]);
+    // Every voter must be registered for an upgrade (as on Kafka trunk,
+    // KAFKA-20865): wait for 1-3, which register on their own schedule.
+    wait_for(
+        "controllers 1-3 are registered",
+        Duration::from_secs(60),
+        || {
+            let (code, out, _) = kraft(&[
+                "cluster",
+                "list-endpoints",
+                "--bootstrap-controller",
+                &c.controller(1),
+            ]);
+            let ids: Vec<&str> = out
+                .lines()
+                .filter_map(|l| l.split_whitespace().next())
+                .collect();
+            (code == 0 && ["1", "2", "3"].iter().all(|id| ids.contains(id))).then_some(())
+        },
+    );
     let out = kraft_ok(&upgrade);
     assert!(out.contains("metadata.version was upgraded to 34"), "{out}");
     let after = kraft_ok(&describe);
