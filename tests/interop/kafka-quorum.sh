@@ -78,10 +78,12 @@ base_port() {
     fi
     local base=${KQ_BASE_PORT:-}
     if [[ -z $base ]]; then
-        # Find 10 consecutive free ports.
+        # Find 10 consecutive free ports, below the kernel's ephemeral range
+        # (32768+ by default): a port there can be taken as the source port
+        # of a connection between the time it is checked and the bind.
         local try
         for _ in $(seq 1 50); do
-            try=$((20000 + RANDOM % 30000))
+            try=$((20000 + RANDOM % 12000))
             local free=1
             for i in $(seq 0 9); do
                 if (exec 3<>"/dev/tcp/127.0.0.1/$((try + i))") 2>/dev/null; then free=0; break; fi

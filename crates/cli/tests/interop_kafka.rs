@@ -468,7 +468,10 @@ fn against_real_kafka_4_4() {
     );
     assert_eq!(
         dry,
-        format!("DRY RUN of adding{}", &added_line["Added".len()..])
+        format!(
+            "DRY RUN of adding{}(this client derived the directory id and endpoints from DescribeQuorum and DescribeCluster as the active controller would; nothing was sent)\n",
+            &added_line["Added".len()..]
+        )
     );
     let mut add_id = qc(&["add-controller", "--controller-id", "4"]);
     for _ in 0..10 {
