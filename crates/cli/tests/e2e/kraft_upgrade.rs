@@ -148,17 +148,9 @@ fn static_quorum_upgrades_to_kraft_version_1() {
         "controllers 1-3 registered",
         Duration::from_secs(30),
         || {
-            let (code, out, _) = kraft(&[
-                "cluster",
-                "list-endpoints",
-                "--bootstrap-controller",
-                &c.controller(1),
-            ]);
-            let registered = out
-                .lines()
-                .filter(|l| l.split_whitespace().last() == Some("controller"))
-                .count();
-            (code == 0 && registered == 3).then_some(())
+            c.registered_controllers(1)
+                .filter(|ids| ids.len() == 3)
+                .map(drop)
         },
     );
 

@@ -145,6 +145,23 @@ impl Cluster {
         }
     }
 
+    /// The ids `cluster list-endpoints` lists as registered controllers,
+    /// asked through controller `via`; `None` when it does not answer.
+    fn registered_controllers(&self, via: usize) -> Option<Vec<i32>> {
+        let (code, out, _) = kraft(&[
+            "cluster",
+            "list-endpoints",
+            "--bootstrap-controller",
+            &self.controller(via),
+        ]);
+        (code == 0).then(|| {
+            out.lines()
+                .filter(|l| l.split_whitespace().last() == Some("controller"))
+                .filter_map(|l| l.split_whitespace().next()?.parse().ok())
+                .collect()
+        })
+    }
+
     /// The directory id `kraft storage format` wrote for controller `id`.
     fn directory_id(&self, id: usize) -> String {
         let meta = std::fs::read_to_string(self.data_dir(id).join("meta.properties"))

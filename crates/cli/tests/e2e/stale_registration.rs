@@ -23,13 +23,8 @@ fn a_stale_registration_blocks_a_feature_upgrade_until_unregistered() {
     format(&c, 4, &cluster_id, &["--no-initial-controllers"]);
     c.start(4);
     let registered = |c: &Cluster| {
-        let (code, out, _) = kraft(&[
-            "cluster",
-            "list-endpoints",
-            "--bootstrap-controller",
-            &c.controller(1),
-        ]);
-        code == 0 && out.lines().any(|l| l.starts_with("4 "))
+        c.registered_controllers(1)
+            .is_some_and(|ids| ids.contains(&4))
     };
     wait_for("4 is registered", Duration::from_secs(60), || {
         registered(&c).then_some(())
@@ -108,17 +103,9 @@ fn a_stale_registration_blocks_a_feature_upgrade_until_unregistered() {
         "controllers 1-3 are registered",
         Duration::from_secs(60),
         || {
-            let (code, out, _) = kraft(&[
-                "cluster",
-                "list-endpoints",
-                "--bootstrap-controller",
-                &c.controller(1),
-            ]);
-            let ids: Vec<&str> = out
-                .lines()
-                .filter_map(|l| l.split_whitespace().next())
-                .collect();
-            (code == 0 && ["1", "2", "3"].iter().all(|id| ids.contains(id))).then_some(())
+            c.registered_controllers(1)
+                .filter(|ids| [1, 2, 3].iter().all(|id| ids.contains(id)))
+                .map(drop)
         },
     );
     let out = kraft_ok(&upgrade);
