@@ -145,6 +145,20 @@ impl Cluster {
         }
     }
 
+    /// `features describe` as controller `id` itself answers it (ApiVersions
+    /// to that node: its own image's finalized levels and epoch).
+    fn own_features(&self, id: usize) -> Option<String> {
+        let (code, out, _) = kraft(&[
+            "features",
+            "--bootstrap-server",
+            &self.controller(id),
+            "--command-config",
+            self.fast_client().to_str().unwrap_or_default(),
+            "describe",
+        ]);
+        (code == 0 && !out.is_empty()).then_some(out)
+    }
+
     /// The ids `cluster list-endpoints` lists as registered controllers,
     /// asked through controller `via`; `None` when it does not answer.
     fn registered_controllers(&self, via: usize) -> Option<Vec<i32>> {

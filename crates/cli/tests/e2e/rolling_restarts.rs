@@ -65,17 +65,7 @@ fn update_for(level: i16) -> BTreeMap<String, FeatureUpdate> {
 /// `features describe` (ApiVersions to that node); the epoch is `None`
 /// while the node finalizes nothing.
 fn level_of(c: &Cluster, id: usize) -> Option<(i64, Option<i64>)> {
-    let (code, out, _) = kraft(&[
-        "features",
-        "--bootstrap-server",
-        &c.controller(id),
-        "--command-config",
-        c.fast_client().to_str().unwrap_or_default(),
-        "describe",
-    ]);
-    if code != 0 {
-        return None;
-    }
+    let out = c.own_features(id)?;
     let line = out.lines().find(|l| {
         l.strip_prefix("Feature: ")
             .is_some_and(|r| r.split_whitespace().next() == Some(FEATURE))

@@ -41,20 +41,6 @@ fn first_segment(log_dir: &Path) -> Option<i64> {
         .min()
 }
 
-/// `features describe` as controller `id` itself answers it (ApiVersions
-/// to that node: its own image's finalized levels and epoch).
-fn features_of(c: &Cluster, id: usize) -> Option<String> {
-    let (code, out, _) = kraft(&[
-        "features",
-        "--bootstrap-server",
-        &c.controller(id),
-        "--command-config",
-        c.fast_client().to_str().unwrap_or_default(),
-        "describe",
-    ]);
-    (code == 0 && !out.is_empty()).then_some(out)
-}
-
 #[test]
 fn every_controller_snapshots_and_new_ones_catch_up_from_a_snapshot() {
     let mut c = Cluster::new("snapshots", 4);
@@ -100,7 +86,7 @@ fn every_controller_snapshots_and_new_ones_catch_up_from_a_snapshot() {
         assert!(written >= 2, "controller {id} wrote {written} snapshots");
         assert!(start <= snaps[0].0);
     }
-    let leader_features = || features_of(&c, leader);
+    let leader_features = || c.own_features(leader);
     let expected = wait_for(
         "the leader describes its features",
         Duration::from_secs(30),
@@ -120,8 +106,8 @@ fn every_controller_snapshots_and_new_ones_catch_up_from_a_snapshot() {
         "the restarted follower has the leader's state",
         Duration::from_secs(30),
         || {
-            let theirs = features_of(&c, follower)?;
-            (Some(&theirs) == features_of(&c, leader).as_ref()).then_some(())
+            let theirs = c.own_features(follower)?;
+            (Some(&theirs) == c.own_features(leader).as_ref()).then_some(())
         },
     );
     assert!(
@@ -142,8 +128,8 @@ fn every_controller_snapshots_and_new_ones_catch_up_from_a_snapshot() {
         "the new observer has the leader's state",
         Duration::from_secs(30),
         || {
-            let theirs = features_of(&c, 4)?;
-            (Some(&theirs) == features_of(&c, leader).as_ref()).then_some(())
+            let theirs = c.own_features(4)?;
+            (Some(&theirs) == c.own_features(leader).as_ref()).then_some(())
         },
     );
     let log4 = c.server_log(4);
