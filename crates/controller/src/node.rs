@@ -221,11 +221,6 @@ impl RaftBridge {
                         .iter()
                         .map(|(id, dir, eps)| quorum_voter(*id, *dir, eps))
                         .collect(),
-                    observers: inspection
-                        .observers
-                        .iter()
-                        .map(|(id, dir)| ReplicaKey::of(*id, *dir))
-                        .collect(),
                     kraft_version: s.kraft_version.max(image.read().kraft_version()),
                 };
                 if let Ok(mut f) = facts.lock() {

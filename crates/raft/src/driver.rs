@@ -202,14 +202,12 @@ enum Command {
     },
 }
 
-/// Facts about the quorum read from the core for the layer above (KIP-1141
-/// derivation and DescribeCluster).
+/// Facts about the quorum read from the core for the layer above (the
+/// controller's voter checks and DescribeCluster).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Inspection {
     /// The latest voter set: (id, directory id, endpoints).
     pub voters: Vec<(NodeId, Option<uuid::Uuid>, crate::core::types::Endpoints)>,
-    /// Observers the leader knows: (id, directory id).
-    pub observers: Vec<(NodeId, uuid::Uuid)>,
     /// Status.
     pub status: RaftStatus,
 }
@@ -521,21 +519,14 @@ impl<L: DurableLog, S: ElectionStore> Driver<L, S> {
                 let _ = reply.send(self.core.describe_quorum(now));
             }
             Command::Inspect { reply } => {
-                let describe = self.core.describe_quorum(now);
                 let voters = self
                     .core
                     .voters()
                     .nodes()
                     .map(|v| (v.key.id, v.key.directory_id, v.endpoints.clone()))
                     .collect();
-                let observers = describe
-                    .observers
-                    .iter()
-                    .map(|o| (o.replica_id, o.replica_directory_id))
-                    .collect();
                 let _ = reply.send(Inspection {
                     voters,
-                    observers,
                     status: status_of(&self.core),
                 });
             }

@@ -82,9 +82,6 @@ pub struct QuorumFacts {
     pub is_active_controller: bool,
     /// The latest (possibly uncommitted) voter set.
     pub voters: Vec<QuorumVoter>,
-    /// Observers the leader currently sees replicating (the DescribeQuorum
-    /// `Observers` table, after its expiry), with their directory ids.
-    pub observers: Vec<ReplicaKey>,
     /// The finalized kraft.version.
     pub kraft_version: i16,
 }
