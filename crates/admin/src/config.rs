@@ -4,7 +4,8 @@
 use std::time::Duration;
 
 use crate::error::{AdminError, Result};
-use crate::properties::Properties;
+pub use kraft_protocol::text::HostPort;
+use kraft_protocol::text::Properties;
 
 /// How the client finds the cluster (`bootstrap.servers` or `bootstrap.controllers`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,67 +29,6 @@ impl Bootstrap {
     /// Whether these are controllers.
     pub fn is_controllers(&self) -> bool {
         matches!(self, Bootstrap::Controllers(_))
-    }
-}
-
-/// A `host:port` address as written in a bootstrap list (IPv6 hosts in brackets).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct HostPort {
-    /// Host name or IP address (without brackets).
-    pub host: String,
-    /// TCP port.
-    pub port: u16,
-}
-
-impl HostPort {
-    /// Parses `host:port` or `[v6]:port`.
-    pub fn parse(s: &str) -> Option<HostPort> {
-        let s = s.trim();
-        let (host, port) = if let Some(rest) = s.strip_prefix('[') {
-            let (h, p) = rest.split_once("]:")?;
-            (h, p)
-        } else {
-            s.rsplit_once(':')?
-        };
-        if host.is_empty() || host.contains(['[', ']']) {
-            return None;
-        }
-        let port: u16 = port.parse().ok()?;
-        Some(HostPort {
-            host: host.to_owned(),
-            port,
-        })
-    }
-
-    /// Parses a comma-separated list; empty entries are skipped.
-    pub fn parse_list(list: &str, config_name: &str) -> Result<Vec<HostPort>> {
-        let mut out = Vec::new();
-        for entry in list.split(',').map(str::trim).filter(|e| !e.is_empty()) {
-            match HostPort::parse(entry) {
-                Some(hp) => out.push(hp),
-                None => {
-                    return Err(AdminError::Config(format!(
-                        "Invalid url in {config_name}: {entry}"
-                    )))
-                }
-            }
-        }
-        if out.is_empty() {
-            return Err(AdminError::Config(format!(
-                "No resolvable bootstrap urls given in {config_name}"
-            )));
-        }
-        Ok(out)
-    }
-}
-
-impl std::fmt::Display for HostPort {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.host.contains(':') {
-            write!(f, "[{}]:{}", self.host, self.port)
-        } else {
-            write!(f, "{}:{}", self.host, self.port)
-        }
     }
 }
 
@@ -128,14 +68,14 @@ impl AdminConfig {
     /// A configuration bootstrapping from brokers (`bootstrap.servers`), e.g. `"b1:9092,b2:9092"`.
     pub fn bootstrap_servers(list: &str) -> Result<Self> {
         Ok(Self::with_bootstrap(Bootstrap::Servers(
-            HostPort::parse_list(list, "bootstrap.servers")?,
+            parse_address_list(list, "bootstrap.servers")?,
         )))
     }
 
     /// A configuration bootstrapping from controllers (`bootstrap.controllers`), e.g. `"c1:9093"`.
     pub fn bootstrap_controllers(list: &str) -> Result<Self> {
         Ok(Self::with_bootstrap(Bootstrap::Controllers(
-            HostPort::parse_list(list, "bootstrap.controllers")?,
+            parse_address_list(list, "bootstrap.controllers")?,
         )))
     }
 
@@ -176,7 +116,7 @@ impl AdminConfig {
             }
         }
         if let Some(id) = props.get("client.id") {
-            config.client_id = id.clone();
+            config.client_id = id.to_owned();
         }
         let ms = |key: &str| -> Result<Option<Duration>> {
             match props.get(key) {
@@ -227,10 +167,35 @@ impl AdminConfig {
     }
 }
 
+/// Parses a comma-separated `host:port` list (Kafka's
+/// `ClientUtils.parseAndValidateAddresses`); empty entries are skipped.
+fn parse_address_list(list: &str, config_name: &str) -> Result<Vec<HostPort>> {
+    let mut out = Vec::new();
+    for entry in list.split(',').map(str::trim).filter(|e| !e.is_empty()) {
+        match HostPort::parse(entry) {
+            Some(hp) => out.push(hp),
+            None => {
+                return Err(AdminError::Config(format!(
+                    "Invalid url in {config_name}: {entry}"
+                )))
+            }
+        }
+    }
+    if out.is_empty() {
+        return Err(AdminError::Config(format!(
+            "No resolvable bootstrap urls given in {config_name}"
+        )));
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::properties::parse;
+
+    fn parse(text: &str) -> Properties {
+        Properties::parse(text).expect("valid properties")
+    }
 
     #[test]
     fn host_port_forms() {
@@ -247,8 +212,8 @@ mod tests {
         assert_eq!(HostPort::parse("nohost"), None);
         assert_eq!(HostPort::parse(":9093"), None);
         assert_eq!(HostPort::parse("h:99999"), None);
-        assert!(HostPort::parse_list(" a:1, b:2 ,", "bootstrap.servers").is_ok());
-        let err = HostPort::parse_list("a:1,bad", "bootstrap.servers").expect_err("fails");
+        assert!(parse_address_list(" a:1, b:2 ,", "bootstrap.servers").is_ok());
+        let err = parse_address_list("a:1,bad", "bootstrap.servers").expect_err("fails");
         assert_eq!(
             err.to_string(),
             "invalid configuration: Invalid url in bootstrap.servers: bad"

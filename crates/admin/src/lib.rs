@@ -32,7 +32,7 @@ mod connection;
 mod error;
 pub mod features;
 pub mod kafka_uuid;
-pub mod properties;
+
 #[cfg(feature = "test-util")]
 pub mod testing;
 mod types;

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::time::Duration;
 
+use kraft_protocol::text::address;
 use uuid::Uuid;
 
 /// An endpoint of a quorum voter: listener name, host and port.
@@ -42,17 +43,8 @@ impl RaftVoterEndpoint {
 
     /// Parses `LISTENER://host:port` (IPv6 host in brackets).
     pub fn parse(s: &str) -> Result<Self, String> {
-        let (listener, rest) = s.split_once("://").ok_or_else(|| {
-            format!("Unable to parse {s} as an endpoint: expected LISTENER://host:port")
-        })?;
-        let (host, port) = if let Some(r) = rest.strip_prefix('[') {
-            r.split_once("]:").ok_or_else(|| {
-                format!("Unable to parse {s} as an endpoint: unterminated IPv6 address")
-            })?
-        } else {
-            rest.rsplit_once(':')
-                .ok_or_else(|| format!("Unable to parse {s} as an endpoint: missing port"))?
-        };
+        let bad = || format!("Unable to parse {s} as an endpoint: expected LISTENER://host:port");
+        let (listener, host, port) = address::split_listener(s).ok_or_else(bad)?;
         let port: u16 = port
             .parse()
             .map_err(|_| format!("Unable to parse {s} as an endpoint: invalid port {port}"))?;

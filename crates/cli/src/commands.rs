@@ -5,12 +5,12 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
-use kraft_admin::properties::{self, Properties};
 use kraft_admin::{
     kafka_uuid, AddRaftVoterOptions, Admin, AdminConfig, AdminError, DescribeClusterOptions,
     DescribeFeaturesOptions, ErrorCode, FeatureUpdate, MetadataVersion, RaftVoterEndpoint,
     RemoveRaftVoterOptions, UpdateFeaturesOptions, UpgradeType, Uuid,
 };
+use kraft_protocol::text::Properties;
 
 use crate::cli::{
     AddControllerArgs, ClusterArgs, ClusterCommand, Command, DescribeArgs, FeaturesArgs,
@@ -95,8 +95,7 @@ fn load_properties(path: Option<&Path>) -> Result<Properties, CliError> {
                     p.display()
                 )));
             }
-            properties::load(p)
-                .map_err(|e| CliError::new(format!("Cannot read {}: {e}", p.display())))
+            Properties::load(p).map_err(|e| CliError::new(e.to_string()))
         }
     }
 }
@@ -115,12 +114,12 @@ fn admin_from(
             ))
         }
         (Some(s), None) => {
-            props.insert("bootstrap.servers".into(), s.into());
+            props.set("bootstrap.servers", s);
             props.remove("bootstrap.controllers");
         }
         (None, Some(c)) => {
             props.remove("bootstrap.servers");
-            props.insert("bootstrap.controllers".into(), c.into());
+            props.set("bootstrap.controllers", c);
         }
         (None, None) => {
             return Err(CliError::new(

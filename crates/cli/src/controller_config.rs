@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use kraft_admin::properties::{self, Properties};
 use kraft_admin::{kafka_uuid, RaftVoterEndpoint, Uuid};
+use kraft_protocol::text::{address, Properties};
 
 /// The node id from `node.id`; `process.roles` must contain `controller`.
 pub fn controller_id(props: &Properties) -> Result<i32, String> {
@@ -35,7 +35,7 @@ pub fn controller_id(props: &Properties) -> Result<i32, String> {
 /// The metadata log directory: `metadata.log.dir`, else the first of `log.dirs`.
 pub fn metadata_directory(props: &Properties) -> Result<String, String> {
     if let Some(d) = props.get("metadata.log.dir") {
-        return Ok(d.clone());
+        return Ok(d.to_owned());
     }
     if let Some(dirs) = props.get("log.dirs") {
         if let Some(first) = dirs.trim().split(',').next() {
@@ -48,7 +48,7 @@ pub fn metadata_directory(props: &Properties) -> Result<String, String> {
 /// The `directory.id` in `<dir>/meta.properties`.
 pub fn metadata_directory_id(dir: &str) -> Result<Uuid, String> {
     let path = Path::new(dir).join("meta.properties");
-    let meta = properties::load(&path)
+    let meta = Properties::load(&path)
         .map_err(|_| format!("Unable to read meta.properties from {dir}"))?;
     let id = meta
         .get("directory.id")
@@ -61,16 +61,8 @@ pub fn metadata_directory_id(dir: &str) -> Result<Uuid, String> {
 fn listener_list(value: &str) -> Result<BTreeMap<String, (Option<String>, u16)>, String> {
     let mut out = BTreeMap::new();
     for entry in value.split(',').map(str::trim).filter(|e| !e.is_empty()) {
-        let (name, rest) = entry
-            .split_once("://")
+        let (name, host, port) = address::split_listener(entry)
             .ok_or_else(|| format!("Unable to parse {entry} to a broker endpoint"))?;
-        let (host, port) = if let Some(r) = rest.strip_prefix('[') {
-            r.split_once("]:")
-                .ok_or_else(|| format!("Unable to parse {entry} to a broker endpoint"))?
-        } else {
-            rest.rsplit_once(':')
-                .ok_or_else(|| format!("Unable to parse {entry} to a broker endpoint"))?
-        };
         let port: u16 = port
             .parse()
             .map_err(|_| format!("Unable to parse {entry} to a broker endpoint"))?;
@@ -83,12 +75,9 @@ fn listener_list(value: &str) -> Result<BTreeMap<String, (Option<String>, u16)>,
 /// The endpoints of every `controller.listener.names` entry, from
 /// `advertised.listeners` over `listeners`; an empty host becomes `localhost`.
 pub fn controller_endpoints(props: &Properties) -> Result<Vec<RaftVoterEndpoint>, String> {
-    let mut listeners = listener_list(props.get("listeners").map(String::as_str).unwrap_or(""))?;
+    let mut listeners = listener_list(props.get("listeners").unwrap_or(""))?;
     listeners.extend(listener_list(
-        props
-            .get("advertised.listeners")
-            .map(String::as_str)
-            .unwrap_or(""),
+        props.get("advertised.listeners").unwrap_or(""),
     )?);
     let names = props.get("controller.listener.names").ok_or_else(|| {
         "controller.listener.names was not found. Is this a valid controller configuration file?"
@@ -111,7 +100,10 @@ pub fn controller_endpoints(props: &Properties) -> Result<Vec<RaftVoterEndpoint>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kraft_admin::properties::parse;
+
+    fn parse(text: &str) -> Properties {
+        Properties::parse(text).expect("valid properties")
+    }
 
     #[test]
     fn reads_a_controller_configuration() {

@@ -21,6 +21,7 @@ use kraft_protocol::messages::remove_raft_voter_response::RemoveRaftVoterRespons
 use kraft_protocol::messages::unregister_controller_response::UnregisterControllerResponse;
 use kraft_protocol::messages::update_features_response::UpdateFeaturesResponse;
 use kraft_protocol::{RequestBody, ResponseBody, StrBytes};
+use kraft_testkit::TempDir;
 
 const DIR1: &str = "J8aAPcfLQt2bqs1JT_rMgQ";
 const DIR2: &str = "ILZ5MPTeRWakmJu99uBJCA";
@@ -193,23 +194,18 @@ fn ok_everything(r: &Received) -> Reply {
     }
 }
 
-fn temp_dir(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("kraft-cli-test-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("temp dir");
-    d
-}
-
-/// A command config that gives up quickly.
-fn quick_config(name: &str) -> String {
-    let d = temp_dir(name);
+/// A command config that gives up quickly, in a directory that lives as long
+/// as the returned [`TempDir`].
+fn quick_config(name: &str) -> (TempDir, String) {
+    let d = TempDir::new(&format!("cli-{name}"));
     let p = d.join("admin.properties");
     std::fs::write(
         &p,
         "request.timeout.ms=400\ndefault.api.timeout.ms=1200\nretry.backoff.ms=20\nretry.backoff.max.ms=100\n",
     )
     .expect("write");
-    p.display().to_string()
+    let path = p.display().to_string();
+    (d, path)
 }
 
 #[test]
@@ -449,7 +445,7 @@ fn add_controller_errors() {
 #[test]
 fn add_controller_from_its_configuration() {
     let f = fake(kafka_4_4_controller_versions(), ok_everything);
-    let d = temp_dir("add-config");
+    let d = TempDir::new("cli-add-config");
     let data = d.join("data");
     std::fs::create_dir_all(&data).expect("mkdir");
     std::fs::write(
@@ -834,7 +830,7 @@ fn connection_refused_is_one_clear_line() {
         let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
         l.local_addr().expect("addr").port()
     };
-    let cfg = quick_config("refused");
+    let (_dir, cfg) = quick_config("refused");
     let started = std::time::Instant::now();
     let r = kraft(&[
         "metadata-quorum",
@@ -863,7 +859,7 @@ fn a_silent_controller_times_out() {
         }
         _ => Reply::Silence,
     });
-    let cfg = quick_config("silent");
+    let (_dir, cfg) = quick_config("silent");
     let r = kraft(&[
         "cluster",
         "unregister-controller",

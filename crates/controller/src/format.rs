@@ -46,7 +46,7 @@ use crate::java::{
     is_reserved_directory_id, java_date_string_utc, random_directory_id, random_uuid,
     uuid_from_text, uuid_to_text, JavaHashMap,
 };
-use crate::properties::Properties;
+use kraft_protocol::text::Properties;
 
 /// Name of the properties file in every log directory.
 pub const META_PROPERTIES: &str = "meta.properties";

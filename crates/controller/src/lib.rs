@@ -36,6 +36,5 @@ pub mod handlers;
 pub mod image;
 pub mod java;
 pub mod node;
-pub mod properties;
 pub mod server;
 pub mod snapshots;

@@ -21,6 +21,7 @@ pub mod records;
 #[cfg(feature = "sample")]
 pub mod sample;
 pub mod str_bytes;
+pub mod text;
 pub mod wire;
 
 #[allow(clippy::all)]

@@ -181,12 +181,10 @@ fn our_vectors<M: Message + Sample + ToKafkaJson>(out: &Path) {
 fn write_our_vectors_for_kafka_when_asked() {
     let Ok(out) = std::env::var("KRAFT_GOLDEN_OUT") else {
         // Still exercise the writer so that it cannot rot.
-        let tmp = std::env::temp_dir().join(format!("kraft-golden-{}", std::process::id()));
-        std::fs::create_dir_all(&tmp).expect("tmp");
-        our_vectors::<vote_request::VoteRequest>(&tmp);
+        let tmp = kraft_testkit::TempDir::new("golden");
+        our_vectors::<vote_request::VoteRequest>(tmp.path());
         let text = std::fs::read_to_string(tmp.join("VoteRequest.json")).expect("written");
         assert!(text.contains("\"version\": 2"));
-        let _ = std::fs::remove_dir_all(&tmp);
         return;
     };
     let out = PathBuf::from(out);

@@ -216,5 +216,4 @@ fn static_quorum_upgrades_to_kraft_version_1() {
     for id in 1..=3 {
         assert_eq!(c.signal(id, "-TERM"), Some(0), "controller {id} exits 0");
     }
-    cleanup(&c.dir);
 }

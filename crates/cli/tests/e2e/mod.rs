@@ -8,10 +8,11 @@
 //! registration is dropped with `cluster unregister-controller`; every process
 //! stops on SIGTERM with exit 0; after a restart the voter set is unchanged.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use kraft_testkit::TempDir;
 use serde_json::Value;
 
 mod rolling_restarts;
@@ -21,7 +22,8 @@ mod stale_registration;
 const KRAFT: &str = env!("CARGO_BIN_EXE_kraft");
 
 struct Cluster {
-    dir: PathBuf,
+    /// Kept when a test fails, for its logs.
+    dir: TempDir,
     ports: Vec<u16>,
     children: Vec<Option<Child>>,
 }
@@ -57,11 +59,8 @@ fn kraft(args: &[&str]) -> (i32, String, String) {
 
 impl Cluster {
     fn new(name: &str, nodes: usize) -> Cluster {
-        let dir = std::env::temp_dir().join(format!("kraft-e2e-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("temp dir");
         Cluster {
-            dir,
+            dir: TempDir::new(&format!("e2e-{name}")),
             ports: (0..nodes).map(|_| free_port()).collect(),
             children: (0..nodes).map(|_| None).collect(),
         }
@@ -316,10 +315,6 @@ fn start_three(c: &mut Cluster, cluster_id: &str, extra: &str, release_version: 
     wait_for_three_voters(c)
 }
 
-fn cleanup(dir: &Path) {
-    let _ = std::fs::remove_dir_all(dir);
-}
-
 #[test]
 fn real_processes_form_a_quorum_change_voters_and_survive_restarts() {
     let mut c = Cluster::new("quorum", 4);
@@ -497,15 +492,13 @@ fn real_processes_form_a_quorum_change_voters_and_survive_restarts() {
         })
     });
     assert_eq!(ids(&status, "committedVoters"), remaining);
-    let dir = c.dir.clone();
     drop(c);
-    cleanup(&dir);
 }
 
 #[test]
 fn quickstart_walks_through_add_by_id_and_remove_with_unregister() {
-    let dir = std::env::temp_dir().join(format!("kraft-e2e-quickstart-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let tmp = TempDir::new("e2e-quickstart");
+    let dir = tmp.join("quickstart");
     let out = Command::new(KRAFT)
         .args(["quickstart", "--exit", "--dir"])
         .arg(&dir)
@@ -546,7 +539,6 @@ fn quickstart_walks_through_add_by_id_and_remove_with_unregister() {
                 .count()
         });
     assert_eq!(voters_after_add, Some(4), "{stdout}");
-    cleanup(&dir);
 }
 
 mod kraft_upgrade;

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use super::{cleanup, kraft, start_three, Cluster};
+use super::{kraft, start_three, Cluster};
 
 #[path = "../protocol_sweep/mod.rs"]
 pub(super) mod sweep;
@@ -29,7 +29,6 @@ fn every_advertised_api_and_version_gets_a_well_formed_answer() {
             format!("controller {id}:\n{}\n", errors.join("\n"))
         })
         .collect();
-    let dir = c.dir.clone();
     drop(c);
     assert!(
         failures.is_empty(),
@@ -37,5 +36,4 @@ fn every_advertised_api_and_version_gets_a_well_formed_answer() {
         failures.len(),
         failures.join("\n  ")
     );
-    cleanup(&dir);
 }

@@ -249,5 +249,4 @@ fn rolling_sigkill_restarts_lose_no_acknowledged_change_and_fail_no_call() {
     for id in 1..=3 {
         c.signal(id, "-KILL");
     }
-    super::cleanup(&c.dir.clone());
 }

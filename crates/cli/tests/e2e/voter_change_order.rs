@@ -12,7 +12,7 @@ use kraft_protocol::messages::remove_raft_voter_request::RemoveRaftVoterRequest;
 use kraft_protocol::{ErrorCode, RequestBody, ResponseBody, StrBytes, Uuid};
 
 use super::protocol_sweep::sweep;
-use super::{cleanup, kraft, start_three, Cluster};
+use super::{kraft, start_three, Cluster};
 
 /// Sends one AddRaftVoter / RemoveRaftVoter and returns (code, message).
 pub(super) fn ask(addr: &str, version: i16, body: RequestBody) -> (ErrorCode, String) {
@@ -130,5 +130,4 @@ fn derivation_comes_after_every_4_4_check() {
             "Remove voter request didn't include a valid voter"
         )
     );
-    cleanup(&c.dir);
 }

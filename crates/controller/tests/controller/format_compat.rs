@@ -16,10 +16,10 @@ use kraft_controller::format::{
     format, info, DirectoryKind, FormatError, FormatOptions, InitialQuorum, MetaProperties,
     BOOTSTRAP_CHECKPOINT, CLUSTER_METADATA_DIR, META_PROPERTIES,
 };
-use kraft_controller::properties::Properties;
 use kraft_protocol::messages::snapshot_header_record::SnapshotHeaderRecord;
 use kraft_protocol::messages::voters_record::VotersRecord;
 use kraft_protocol::records::{batches, ControlRecordType, NewRecord, RecordBatchBuilder};
+use kraft_protocol::text::Properties;
 use kraft_protocol::{Message, Uuid};
 
 use crate::common::{data_dir, files_below, TempDir};

@@ -10,6 +10,7 @@
 //! ISO-8859-1 for bytes that are not valid UTF-8).
 
 use std::fmt;
+use std::path::{Path, PathBuf};
 
 /// An error in a properties file.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -19,6 +20,28 @@ pub struct PropertiesError {
     pub line: usize,
     /// What is wrong.
     pub message: String,
+}
+
+/// Why a properties file could not be loaded.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum LoadError {
+    /// The file could not be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// The file is not valid properties syntax.
+    #[error("{}: {source}", path.display())]
+    Syntax {
+        /// The file.
+        path: PathBuf,
+        /// The syntax error.
+        source: PropertiesError,
+    },
 }
 
 /// The entries of a properties file, in file order (a later duplicate
@@ -32,6 +55,18 @@ impl Properties {
     /// No entries.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Reads and parses the file at `path`.
+    pub fn load(path: &Path) -> Result<Self, LoadError> {
+        let bytes = std::fs::read(path).map_err(|source| LoadError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Self::parse_bytes(&bytes).map_err(|source| LoadError::Syntax {
+            path: path.to_path_buf(),
+            source,
+        })
     }
 
     /// Decodes file bytes (UTF-8, else ISO-8859-1) and parses them.
@@ -93,6 +128,12 @@ impl Properties {
         } else {
             self.entries.push((key, value, line));
         }
+    }
+
+    /// Removes `key`, returning its value.
+    pub fn remove(&mut self, key: &str) -> Option<String> {
+        let i = self.entries.iter().position(|e| e.0 == key)?;
+        Some(self.entries.remove(i).1)
     }
 
     /// The value of `key`.

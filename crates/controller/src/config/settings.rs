@@ -1,0 +1,606 @@
+//! Every setting kraft-rs reads, declared once: key, type, default, bound and
+//! documentation. [`SETTINGS`] lists them in documentation order; the typed
+//! readers ([`Int::read`], [`OptionalInt::read`], [`Long::read`],
+//! [`Bool::read`], [`Text::read`])
+//! apply Kafka's parsing, default and lower bound with Kafka's messages.
+//!
+//! The keys, defaults and bounds are Kafka 4.4's (`KRaftConfigs`,
+//! `QuorumConfig`, `MetadataLogConfig`, `SocketServerConfigs`,
+//! `ServerLogConfigs`).
+
+use std::collections::BTreeSet;
+
+use kraft_protocol::text::Properties;
+
+use super::ConfigError;
+
+/// A setting of Kafka type INT with a default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Int {
+    /// The key.
+    pub key: &'static str,
+    /// The value when the key is absent.
+    pub default: i32,
+    /// The smallest accepted value.
+    pub min: Option<i32>,
+    /// What it configures.
+    pub doc: &'static str,
+}
+
+/// A setting of Kafka type INT without a default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OptionalInt {
+    /// The key.
+    pub key: &'static str,
+    /// Whether the key must be present.
+    pub required: bool,
+    /// The smallest accepted value.
+    pub min: Option<i32>,
+    /// What it configures.
+    pub doc: &'static str,
+}
+
+/// A setting of Kafka type LONG.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Long {
+    /// The key.
+    pub key: &'static str,
+    /// The value when the key is absent.
+    pub default: i64,
+    /// The smallest accepted value.
+    pub min: Option<i64>,
+    /// What it configures.
+    pub doc: &'static str,
+}
+
+/// A setting of Kafka type BOOLEAN (`true` / `false` in any case).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bool {
+    /// The key.
+    pub key: &'static str,
+    /// The value when the key is absent.
+    pub default: bool,
+    /// What it configures.
+    pub doc: &'static str,
+}
+
+/// A setting of Kafka type STRING or LIST whose syntax the configuration
+/// checks itself (listeners, voters, directories).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Text {
+    /// The key.
+    pub key: &'static str,
+    /// Whether the value is a comma-separated list (Kafka's LIST).
+    pub list: bool,
+    /// The value when the key is absent; `None` means "not set".
+    pub default: Option<&'static str>,
+    /// Whether the key must be present.
+    pub required: bool,
+    /// What it configures and its syntax.
+    pub doc: &'static str,
+}
+
+/// One entry of the settings table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Setting {
+    /// An INT setting with a default.
+    Int(&'static Int),
+    /// An INT setting without a default.
+    OptionalInt(&'static OptionalInt),
+    /// A LONG setting.
+    Long(&'static Long),
+    /// A BOOLEAN setting.
+    Bool(&'static Bool),
+    /// A STRING or LIST setting.
+    Text(&'static Text),
+}
+
+impl Setting {
+    /// The key.
+    pub fn key(&self) -> &'static str {
+        match self {
+            Setting::Int(s) => s.key,
+            Setting::OptionalInt(s) => s.key,
+            Setting::Long(s) => s.key,
+            Setting::Bool(s) => s.key,
+            Setting::Text(s) => s.key,
+        }
+    }
+
+    /// Kafka's name of the value type.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Setting::Int(_) | Setting::OptionalInt(_) => "int",
+            Setting::Long(_) => "long",
+            Setting::Bool(_) => "boolean",
+            Setting::Text(s) if s.list => "list",
+            Setting::Text(_) => "string",
+        }
+    }
+
+    /// The default as Kafka's documentation prints it (`null` for none).
+    pub fn default_text(&self) -> String {
+        match self {
+            Setting::Int(s) => s.default.to_string(),
+            Setting::OptionalInt(_) => "null".to_owned(),
+            Setting::Long(s) => s.default.to_string(),
+            Setting::Bool(s) => s.default.to_string(),
+            Setting::Text(s) => s
+                .default
+                .map_or_else(|| "null".to_owned(), |d| format!("\"{d}\"")),
+        }
+    }
+
+    /// The accepted values, as Kafka's documentation states them.
+    pub fn valid_values(&self) -> String {
+        match self {
+            Setting::Int(Int { min: Some(m), .. })
+            | Setting::OptionalInt(OptionalInt { min: Some(m), .. }) => format!("[{m},...]"),
+            Setting::Long(Long { min: Some(m), .. }) => format!("[{m},...]"),
+            Setting::Bool(_) => "true, false".to_owned(),
+            _ => String::new(),
+        }
+    }
+
+    /// Whether the key must be present.
+    pub fn is_required(&self) -> bool {
+        match self {
+            Setting::OptionalInt(s) => s.required,
+            Setting::Text(s) => s.required,
+            Setting::Int(_) | Setting::Long(_) | Setting::Bool(_) => false,
+        }
+    }
+
+    /// What it configures.
+    pub fn doc(&self) -> &'static str {
+        match self {
+            Setting::Int(s) => s.doc,
+            Setting::OptionalInt(s) => s.doc,
+            Setting::Long(s) => s.doc,
+            Setting::Bool(s) => s.doc,
+            Setting::Text(s) => s.doc,
+        }
+    }
+}
+
+impl Int {
+    /// The value or its default.
+    pub fn read(&self, props: &Properties) -> Result<i32, ConfigError> {
+        Ok(read_int(props, self.key, self.min)?.unwrap_or(self.default))
+    }
+}
+
+impl OptionalInt {
+    /// The value if the key is present; [`ConfigError::Missing`] when a
+    /// required key is absent.
+    pub fn read(&self, props: &Properties) -> Result<Option<i32>, ConfigError> {
+        match read_int(props, self.key, self.min)? {
+            None if self.required => Err(ConfigError::Missing { key: self.key }),
+            value => Ok(value),
+        }
+    }
+}
+
+fn read_int(props: &Properties, key: &str, min: Option<i32>) -> Result<Option<i32>, ConfigError> {
+    let Some(raw) = raw(props, key) else {
+        return Ok(None);
+    };
+    let v = raw
+        .trim()
+        .parse::<i32>()
+        .map_err(|_| invalid(key, raw, "Not a number of type INT"))?;
+    at_least(key, raw, i64::from(v), min.map(i64::from))?;
+    Ok(Some(v))
+}
+
+impl Long {
+    /// The value or its default.
+    pub fn read(&self, props: &Properties) -> Result<i64, ConfigError> {
+        let Some(raw) = raw(props, self.key) else {
+            return Ok(self.default);
+        };
+        let v = raw
+            .trim()
+            .parse::<i64>()
+            .map_err(|_| invalid(self.key, raw, "Not a number of type LONG"))?;
+        at_least(self.key, raw, v, self.min)?;
+        Ok(v)
+    }
+}
+
+impl Bool {
+    /// The value or its default.
+    pub fn read(&self, props: &Properties) -> Result<bool, ConfigError> {
+        let Some(raw) = raw(props, self.key) else {
+            return Ok(self.default);
+        };
+        match raw.trim().to_ascii_lowercase().as_str() {
+            "true" => Ok(true),
+            "false" => Ok(false),
+            _ => Err(invalid(
+                self.key,
+                raw,
+                "Expected value to be either true or false",
+            )),
+        }
+    }
+}
+
+impl Text {
+    /// The raw value, its default, or [`ConfigError::Missing`] for a
+    /// required key; `None` when absent without default.
+    pub fn read<'a>(&self, props: &'a Properties) -> Result<Option<&'a str>, ConfigError> {
+        match raw(props, self.key).or(self.default) {
+            None if self.required => Err(ConfigError::Missing { key: self.key }),
+            value => Ok(value),
+        }
+    }
+}
+
+/// `node.id`
+pub const NODE_ID: OptionalInt = OptionalInt {
+    key: "node.id",
+    required: true,
+    min: Some(0),
+    doc: "The node id of this controller; must appear in `controller.quorum.voters` when that is set.",
+};
+/// `broker.id`
+pub const BROKER_ID: OptionalInt = OptionalInt {
+    key: "broker.id",
+    required: false,
+    min: Some(0),
+    doc: "Legacy alias of `node.id`; when both are set they must be equal.",
+};
+/// `process.roles`
+pub const PROCESS_ROLES: Text = Text {
+    key: "process.roles",
+    list: true,
+    default: None,
+    required: true,
+    doc: "The roles of this node; kraft-rs runs only `controller`.",
+};
+/// `controller.listener.names`
+pub const CONTROLLER_LISTENER_NAMES: Text = Text {
+    key: "controller.listener.names",
+    list: true,
+    default: None,
+    required: true,
+    doc: "The controller listeners; the first is the default listener used for all KRaft traffic.",
+};
+/// `listeners`
+pub const LISTENERS: Text = Text {
+    key: "listeners",
+    list: true,
+    default: Some("PLAINTEXT://:9092"),
+    required: false,
+    doc: "The listeners to bind, `NAME://host:port`; an empty host binds every interface, port 0 an ephemeral port.",
+};
+/// `advertised.listeners`
+pub const ADVERTISED_LISTENERS: Text = Text {
+    key: "advertised.listeners",
+    list: true,
+    default: None,
+    required: false,
+    doc: "The listener addresses published in the controller's registration, when they differ from `listeners`.",
+};
+/// `listener.security.protocol.map`
+pub const LISTENER_SECURITY_PROTOCOL_MAP: Text = Text {
+    key: "listener.security.protocol.map",
+    list: true,
+    default: None,
+    required: false,
+    doc: "`LISTENER_NAME:SECURITY_PROTOCOL` pairs; when unset every protocol maps to itself and the controller listeners to PLAINTEXT.",
+};
+/// `metadata.log.dir`
+pub const METADATA_LOG_DIR: Text = Text {
+    key: "metadata.log.dir",
+    list: false,
+    default: None,
+    required: false,
+    doc: "The directory of the metadata log; when unset, the first of `log.dirs`.",
+};
+/// `log.dirs`
+pub const LOG_DIRS: Text = Text {
+    key: "log.dirs",
+    list: true,
+    default: None,
+    required: false,
+    doc: "The log directories; when unset, `log.dir`.",
+};
+/// `log.dir`
+pub const LOG_DIR: Text = Text {
+    key: "log.dir",
+    list: false,
+    default: Some("/tmp/kafka-logs"),
+    required: false,
+    doc: "The log directory used when `log.dirs` is unset.",
+};
+/// `controller.quorum.voters`
+pub const QUORUM_VOTERS: Text = Text {
+    key: "controller.quorum.voters",
+    list: true,
+    default: None,
+    required: false,
+    doc: "The static voters, `id@host:port`; leave unset for a dynamic quorum (KIP-853).",
+};
+/// `controller.quorum.bootstrap.servers`
+pub const QUORUM_BOOTSTRAP_SERVERS: Text = Text {
+    key: "controller.quorum.bootstrap.servers",
+    list: true,
+    default: None,
+    required: false,
+    doc: "`host:port` addresses used to discover the leader of a dynamic quorum.",
+};
+/// `controller.quorum.election.timeout.ms`
+pub const QUORUM_ELECTION_TIMEOUT_MS: Int = Int {
+    key: "controller.quorum.election.timeout.ms",
+    default: 1_000,
+    min: Some(0),
+    doc:
+        "How long without a leader before a voter starts an election (randomised up to twice this).",
+};
+/// `controller.quorum.fetch.timeout.ms`
+pub const QUORUM_FETCH_TIMEOUT_MS: Int = Int {
+    key: "controller.quorum.fetch.timeout.ms",
+    default: 2_000,
+    min: Some(0),
+    doc: "How long a follower waits for a successful fetch before it becomes a candidate; the leader's check-quorum basis.",
+};
+/// `controller.quorum.election.backoff.max.ms`
+pub const QUORUM_ELECTION_BACKOFF_MAX_MS: Int = Int {
+    key: "controller.quorum.election.backoff.max.ms",
+    default: 1_000,
+    min: Some(0),
+    doc: "The largest backoff before a new election after a lost one.",
+};
+/// `controller.quorum.append.linger.ms`
+pub const QUORUM_APPEND_LINGER_MS: Int = Int {
+    key: "controller.quorum.append.linger.ms",
+    default: 25,
+    min: Some(0),
+    doc: "How long the leader gathers appended records into one batch before flushing it.",
+};
+/// `controller.quorum.request.timeout.ms`
+pub const QUORUM_REQUEST_TIMEOUT_MS: Int = Int {
+    key: "controller.quorum.request.timeout.ms",
+    default: 2_000,
+    min: Some(0),
+    doc: "The timeout of KRaft RPCs; also the time a voter change may take.",
+};
+/// `controller.quorum.retry.backoff.ms`
+pub const QUORUM_RETRY_BACKOFF_MS: Int = Int {
+    key: "controller.quorum.retry.backoff.ms",
+    default: 20,
+    min: Some(0),
+    doc: "The backoff before retrying a failed KRaft RPC.",
+};
+/// `controller.quorum.auto.join.enable`
+pub const QUORUM_AUTO_JOIN_ENABLE: Bool = Bool {
+    key: "controller.quorum.auto.join.enable",
+    default: false,
+    doc: "Whether a controller that is an observer adds itself to the voters (KIP-1186).",
+};
+/// `controller.quorum.fetch.snapshot.max.bytes`
+pub const QUORUM_FETCH_SNAPSHOT_MAX_BYTES: Int = Int {
+    key: "controller.quorum.fetch.snapshot.max.bytes",
+    default: 1_048_576,
+    min: Some(1),
+    doc: "The most snapshot bytes asked for in one FetchSnapshot.",
+};
+/// `controller.quorum.fetch.max.bytes`
+pub const QUORUM_FETCH_MAX_BYTES: Int = Int {
+    key: "controller.quorum.fetch.max.bytes",
+    default: 1_048_576,
+    min: Some(1),
+    doc: "The most log bytes asked for in one Fetch.",
+};
+/// `metadata.log.segment.bytes`
+pub const METADATA_LOG_SEGMENT_BYTES: Int = Int {
+    key: "metadata.log.segment.bytes",
+    default: 1024 * 1024 * 1024,
+    min: Some(8 * 1024 * 1024),
+    doc: "The size at which a metadata log segment is rolled.",
+};
+/// `internal.metadata.log.segment.bytes`
+pub const INTERNAL_METADATA_LOG_SEGMENT_BYTES: OptionalInt = OptionalInt {
+    key: "internal.metadata.log.segment.bytes",
+    required: false,
+    min: Some(1),
+    doc: "For tests: a segment size below the 8 MiB bound; replaces `metadata.log.segment.bytes` when set.",
+};
+/// `metadata.log.segment.ms`
+pub const METADATA_LOG_SEGMENT_MS: Long = Long {
+    key: "metadata.log.segment.ms",
+    default: 7 * 24 * 60 * 60 * 1000,
+    min: None,
+    doc: "The age at which a metadata log segment is rolled.",
+};
+/// `metadata.max.retention.bytes`
+pub const METADATA_MAX_RETENTION_BYTES: Long = Long {
+    key: "metadata.max.retention.bytes",
+    default: 100 * 1024 * 1024,
+    min: None,
+    doc: "The log and snapshot bytes kept before old segments are deleted below the latest snapshot (-1: unlimited).",
+};
+/// `metadata.max.retention.ms`
+pub const METADATA_MAX_RETENTION_MS: Long = Long {
+    key: "metadata.max.retention.ms",
+    default: 7 * 24 * 60 * 60 * 1000,
+    min: None,
+    doc: "The age after which segments below the latest snapshot are deleted (-1: unlimited).",
+};
+/// `metadata.log.max.record.bytes.between.snapshots`
+pub const METADATA_SNAPSHOT_MAX_NEW_RECORD_BYTES: Long = Long {
+    key: "metadata.log.max.record.bytes.between.snapshots",
+    default: 20 * 1024 * 1024,
+    min: Some(1),
+    doc: "The committed record bytes after which a new snapshot is written.",
+};
+/// `metadata.log.max.snapshot.interval.ms`
+pub const METADATA_SNAPSHOT_MAX_INTERVAL_MS: Long = Long {
+    key: "metadata.log.max.snapshot.interval.ms",
+    default: 60 * 60 * 1000,
+    min: Some(0),
+    doc: "The time after which a new snapshot is written if records were committed (0: never by time).",
+};
+/// `unstable.feature.versions.enable`
+pub const UNSTABLE_FEATURE_VERSIONS_ENABLE: Bool = Bool {
+    key: "unstable.feature.versions.enable",
+    default: false,
+    doc: "Whether feature levels not yet production-ready may be finalized.",
+};
+/// `unstable.api.versions.enable`
+pub const UNSTABLE_API_VERSIONS_ENABLE: Bool = Bool {
+    key: "unstable.api.versions.enable",
+    default: false,
+    doc: "Whether API versions not yet production-ready are advertised.",
+};
+/// `socket.request.max.bytes`
+pub const SOCKET_REQUEST_MAX_BYTES: Int = Int {
+    key: "socket.request.max.bytes",
+    default: 100 * 1024 * 1024,
+    min: Some(1),
+    doc: "The largest request frame accepted.",
+};
+
+/// Every setting kraft-rs reads, in documentation order.
+pub const SETTINGS: &[Setting] = &[
+    Setting::Text(&PROCESS_ROLES),
+    Setting::OptionalInt(&NODE_ID),
+    Setting::OptionalInt(&BROKER_ID),
+    Setting::Text(&CONTROLLER_LISTENER_NAMES),
+    Setting::Text(&LISTENERS),
+    Setting::Text(&ADVERTISED_LISTENERS),
+    Setting::Text(&LISTENER_SECURITY_PROTOCOL_MAP),
+    Setting::Text(&METADATA_LOG_DIR),
+    Setting::Text(&LOG_DIRS),
+    Setting::Text(&LOG_DIR),
+    Setting::Text(&QUORUM_VOTERS),
+    Setting::Text(&QUORUM_BOOTSTRAP_SERVERS),
+    Setting::Int(&QUORUM_ELECTION_TIMEOUT_MS),
+    Setting::Int(&QUORUM_FETCH_TIMEOUT_MS),
+    Setting::Int(&QUORUM_ELECTION_BACKOFF_MAX_MS),
+    Setting::Int(&QUORUM_APPEND_LINGER_MS),
+    Setting::Int(&QUORUM_REQUEST_TIMEOUT_MS),
+    Setting::Int(&QUORUM_RETRY_BACKOFF_MS),
+    Setting::Bool(&QUORUM_AUTO_JOIN_ENABLE),
+    Setting::Int(&QUORUM_FETCH_SNAPSHOT_MAX_BYTES),
+    Setting::Int(&QUORUM_FETCH_MAX_BYTES),
+    Setting::Int(&METADATA_LOG_SEGMENT_BYTES),
+    Setting::OptionalInt(&INTERNAL_METADATA_LOG_SEGMENT_BYTES),
+    Setting::Long(&METADATA_LOG_SEGMENT_MS),
+    Setting::Long(&METADATA_MAX_RETENTION_BYTES),
+    Setting::Long(&METADATA_MAX_RETENTION_MS),
+    Setting::Long(&METADATA_SNAPSHOT_MAX_NEW_RECORD_BYTES),
+    Setting::Long(&METADATA_SNAPSHOT_MAX_INTERVAL_MS),
+    Setting::Bool(&UNSTABLE_FEATURE_VERSIONS_ENABLE),
+    Setting::Bool(&UNSTABLE_API_VERSIONS_ENABLE),
+    Setting::Int(&SOCKET_REQUEST_MAX_BYTES),
+];
+
+/// Kafka server settings found in Kafka's sample `controller.properties`
+/// that have no meaning for a kraft-rs controller. They are accepted with a
+/// gentler warning than unknown keys.
+pub const KAFKA_KEYS_NOT_USED: &[&str] = &[
+    "num.network.threads",
+    "num.io.threads",
+    "socket.send.buffer.bytes",
+    "socket.receive.buffer.bytes",
+    "num.partitions",
+    "num.recovery.threads.per.data.dir",
+    "offsets.topic.replication.factor",
+    "transaction.state.log.replication.factor",
+    "transaction.state.log.min.isr",
+    "share.coordinator.state.topic.replication.factor",
+    "share.coordinator.state.topic.min.isr",
+    "log.retention.hours",
+    "log.segment.bytes",
+    "log.retention.check.interval.ms",
+    "group.initial.rebalance.delay.ms",
+    "inter.broker.listener.name",
+    "sasl.mechanism.controller.protocol",
+];
+
+/// The settings table as a Markdown reference (`docs/configuration.md`).
+pub fn reference_markdown() -> String {
+    let mut out = String::from(
+        "# Controller configuration\n\n\
+         The keys a `kraft server` reads from its `.properties` file, with Kafka 4.4's \
+         types, defaults and bounds. Unknown keys are logged and ignored. Generated from \
+         `crates/controller/src/config/settings.rs`; `cargo test -p kraft-controller` \
+         fails when this file is stale (`KRAFT_WRITE_CONFIG_DOC=1` rewrites it).\n\n\
+         | key | type | default | valid values | description |\n\
+         | --- | --- | --- | --- | --- |\n",
+    );
+    for s in SETTINGS {
+        let default = if s.is_required() {
+            "required".to_owned()
+        } else {
+            format!("`{}`", s.default_text())
+        };
+        let valid = s.valid_values();
+        let valid = if valid.is_empty() {
+            String::new()
+        } else {
+            format!("`{valid}`")
+        };
+        out.push_str(&format!(
+            "| `{}` | {} | {} | {} | {} |\n",
+            s.key(),
+            s.type_name(),
+            default,
+            valid,
+            s.doc()
+        ));
+    }
+    out
+}
+
+/// The value of `key`, untrimmed.
+fn raw<'a>(props: &'a Properties, key: &str) -> Option<&'a str> {
+    props.get(key)
+}
+
+/// An [`ConfigError::Invalid`] for `key`.
+pub(super) fn invalid(key: &str, value: &str, reason: &str) -> ConfigError {
+    ConfigError::Invalid {
+        key: key.to_string(),
+        value: value.to_string(),
+        reason: reason.to_string(),
+    }
+}
+
+fn at_least(key: &str, value: &str, v: i64, min: Option<i64>) -> Result<(), ConfigError> {
+    match min {
+        Some(min) if v < min => Err(invalid(
+            key,
+            value,
+            &format!("Value must be at least {min}"),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Kafka's LIST type: comma-separated, entries trimmed; an empty value is an empty list.
+pub(super) fn parse_list(value: &str) -> Vec<String> {
+    let t = value.trim();
+    if t.is_empty() {
+        return Vec::new();
+    }
+    t.split(',').map(|s| s.trim().to_string()).collect()
+}
+
+/// Fails when a list names an item twice.
+pub(super) fn no_duplicates(key: &str, value: &str, items: &[String]) -> Result<(), ConfigError> {
+    let mut seen = BTreeSet::new();
+    for i in items {
+        if !seen.insert(i) {
+            return Err(invalid(
+                key,
+                value,
+                &format!("values must not be duplicated; {i} appears more than once"),
+            ));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,271 @@
+//! Configuration parsing against Kafka 4.4's defaults, rules and messages.
+
+use super::*;
+
+fn parse(text: &str) -> Result<(ControllerConfig, Vec<ConfigWarning>), ConfigError> {
+    ControllerConfig::parse(&Properties::parse(text).expect("syntax"))
+}
+
+const MINIMAL: &str = "process.roles=controller\nnode.id=1\ncontroller.listener.names=CONTROLLER\n\
+                       listeners=CONTROLLER://:9093\ncontroller.quorum.bootstrap.servers=localhost:9093\n";
+
+#[test]
+fn defaults_are_kafkas() {
+    let (c, w) = parse(MINIMAL).expect("valid");
+    assert!(w.is_empty());
+    assert_eq!(c.node_id, 1);
+    assert_eq!(c.quorum.election_timeout_ms, 1000);
+    assert_eq!(c.quorum.fetch_timeout_ms, 2000);
+    assert_eq!(c.quorum.election_backoff_max_ms, 1000);
+    assert_eq!(c.quorum.append_linger_ms, 25);
+    assert_eq!(c.quorum.request_timeout_ms, 2000);
+    assert_eq!(c.quorum.retry_backoff_ms, 20);
+    assert!(!c.quorum.auto_join_enable);
+    assert_eq!(c.quorum.fetch_max_bytes, 1_048_576);
+    assert_eq!(c.quorum.fetch_snapshot_max_bytes, 1_048_576);
+    assert_eq!(c.metadata_log.segment_bytes, 1_073_741_824);
+    assert_eq!(c.metadata_log.max_retention_bytes, 104_857_600);
+    assert_eq!(c.metadata_log.snapshot_max_new_record_bytes, 20_971_520);
+    assert_eq!(c.metadata_log.snapshot_max_interval_ms, 3_600_000);
+    assert_eq!(c.socket_request_max_bytes, 104_857_600);
+    assert!(!c.unstable_feature_versions_enable);
+    assert_eq!(c.log_dirs, [PathBuf::from("/tmp/kafka-logs")]);
+    assert_eq!(c.metadata_log_dir(), Path::new("/tmp/kafka-logs"));
+    assert!(c.is_dynamic_quorum());
+    assert_eq!(c.default_listener_name(), "CONTROLLER");
+    assert_eq!(c.listeners[0].host, None);
+    assert_eq!(
+        c.listeners[0].security_protocol,
+        SecurityProtocol::Plaintext
+    );
+}
+
+#[test]
+fn every_key_is_read() {
+    let text = format!(
+        "{MINIMAL}controller.quorum.election.timeout.ms=1500\ncontroller.quorum.fetch.timeout.ms = 3000\n\
+         controller.quorum.election.backoff.max.ms: 900\ncontroller.quorum.request.timeout.ms=2500\n\
+         controller.quorum.retry.backoff.ms=30\ncontroller.quorum.auto.join.enable=TRUE\n\
+         metadata.log.segment.bytes=8388608\nmetadata.max.retention.bytes=-1\n\
+         metadata.log.max.record.bytes.between.snapshots=1024\nmetadata.log.max.snapshot.interval.ms=0\n\
+         unstable.feature.versions.enable=true\nmetadata.log.dir=/m\nlog.dirs=/a, /b\n\
+         advertised.listeners=CONTROLLER://ctl-1:9093\nlistener.security.protocol.map=CONTROLLER:PLAINTEXT\n"
+    );
+    let (c, _) = parse(&text).expect("valid");
+    assert_eq!(c.quorum.election_timeout_ms, 1500);
+    assert_eq!(c.quorum.fetch_timeout_ms, 3000);
+    assert_eq!(c.quorum.election_backoff_max_ms, 900);
+    assert_eq!(c.quorum.request_timeout_ms, 2500);
+    assert_eq!(c.quorum.retry_backoff_ms, 30);
+    assert!(c.quorum.auto_join_enable);
+    assert_eq!(c.metadata_log.segment_bytes, 8_388_608);
+    assert_eq!(c.metadata_log.max_retention_bytes, -1);
+    assert_eq!(c.metadata_log.snapshot_max_new_record_bytes, 1024);
+    assert_eq!(c.metadata_log.snapshot_max_interval_ms, 0);
+    assert!(c.unstable_feature_versions_enable);
+    assert_eq!(c.metadata_log_dir(), Path::new("/m"));
+    assert_eq!(
+        c.all_log_dirs(),
+        [
+            PathBuf::from("/a"),
+            PathBuf::from("/b"),
+            PathBuf::from("/m")
+        ]
+    );
+    let adv = c.effective_advertised_controller_listeners();
+    assert_eq!(adv[0].host.as_deref(), Some("ctl-1"));
+    assert_eq!(c.quorum.bootstrap_servers[0].to_string(), "localhost:9093");
+}
+
+#[test]
+fn static_voters_and_advertised_override() {
+    let text = "process.roles=controller\nnode.id=2\ncontroller.listener.names=CONTROLLER\n\
+                listeners=CONTROLLER://0.0.0.0:9093\n\
+                controller.quorum.voters=1@h1:9093,2@h2:9094,3@[::1]:9095\n";
+    let (c, _) = parse(text).expect("valid");
+    assert!(!c.is_dynamic_quorum());
+    assert_eq!(c.static_voter_ids(), [1, 2, 3]);
+    assert_eq!(c.quorum.voters[2].address.host, "::1");
+    // the default listener has a wildcard host: the voter entry wins
+    let adv = c.effective_advertised_controller_listeners();
+    assert_eq!(adv[0].host.as_deref(), Some("h2"));
+    assert_eq!(adv[0].port, 9094);
+}
+
+#[test]
+fn unknown_keys_are_warnings() {
+    let (_, w) = parse(&format!("{MINIMAL}num.io.threads=8\nfoo.bar=1\n")).expect("valid");
+    assert_eq!(w.len(), 2);
+    assert_eq!(w[0].key, "num.io.threads");
+    assert!(w[0].message.contains("does not use"));
+    assert_eq!(w[1].message, "Ignoring unknown configuration foo.bar.");
+}
+
+fn err(text: &str) -> String {
+    parse(text).expect_err("invalid").to_string()
+}
+
+#[test]
+fn broker_role_is_a_clear_error() {
+    let e = err(&MINIMAL.replace(
+        "process.roles=controller",
+        "process.roles=broker,controller",
+    ));
+    assert!(
+        e.starts_with("Invalid value broker,controller for configuration process.roles:"),
+        "{e}"
+    );
+    assert!(e.contains("broker role is not supported"), "{e}");
+    let e = err(&MINIMAL.replace("process.roles=controller", "process.roles=observer"));
+    assert!(e.contains("Unknown process role 'observer'"), "{e}");
+}
+
+#[test]
+fn missing_required_keys() {
+    assert_eq!(
+        err("node.id=1"),
+        "Missing required configuration \"process.roles\" which has no default value."
+    );
+    assert_eq!(
+        err("process.roles=controller"),
+        "Missing required configuration \"node.id\" which has no default value."
+    );
+    assert_eq!(
+        err("process.roles=controller\nnode.id=1"),
+        "Missing required configuration \"controller.listener.names\" which has no default value."
+    );
+    // broker.id is a synonym
+    let (c, _) = parse(&MINIMAL.replace("node.id", "broker.id")).expect("valid");
+    assert_eq!(c.node_id, 1);
+}
+
+#[test]
+fn invalid_values_name_key_and_rule() {
+    assert_eq!(
+        err(&MINIMAL.replace("node.id=1", "node.id=x")),
+        "Invalid value x for configuration node.id: Not a number of type INT"
+    );
+    assert_eq!(
+        err(&MINIMAL.replace("node.id=1", "node.id=-1")),
+        "Invalid value -1 for configuration node.id: Value must be at least 0"
+    );
+    assert_eq!(
+        err(&format!("{MINIMAL}controller.quorum.auto.join.enable=yes")),
+        "Invalid value yes for configuration controller.quorum.auto.join.enable: Expected value to be either true or false"
+    );
+    assert_eq!(
+        err(&format!("{MINIMAL}metadata.log.segment.bytes=1024")),
+        "Invalid value 1024 for configuration metadata.log.segment.bytes: Value must be at least 8388608"
+    );
+    assert_eq!(
+        err(&format!("{MINIMAL}metadata.log.max.snapshot.interval.ms=abc")),
+        "Invalid value abc for configuration metadata.log.max.snapshot.interval.ms: Not a number of type LONG"
+    );
+    assert!(err(&format!("{MINIMAL}controller.quorum.voters=1@host"))
+        .contains("controller.quorum.voters"));
+    assert!(
+        err(&format!("{MINIMAL}controller.quorum.voters=1@0.0.0.0:9093")).contains("not routeable")
+    );
+    assert!(err(&format!("{MINIMAL}controller.quorum.voters=x@h:1"))
+        .contains("Failed to parse voter ID"));
+    assert!(err(&MINIMAL.replace("localhost:9093", "localhost"))
+        .contains("controller.quorum.bootstrap.servers"));
+    assert!(
+        err(&MINIMAL.replace("CONTROLLER://:9093", "CONTROLLER//:9093"))
+            .contains("Unable to parse")
+    );
+    assert!(
+        err(&MINIMAL.replace("CONTROLLER://:9093", "CONTROLLER://:99999"))
+            .contains("between 0 and 65535")
+    );
+    assert!(err(&format!(
+        "{MINIMAL}listener.security.protocol.map=CONTROLLER:TLS"
+    ))
+    .contains("unknown security protocol"));
+}
+
+#[test]
+fn cross_key_checks_in_kafkas_order() {
+    let no_quorum = MINIMAL.replace("controller.quorum.bootstrap.servers=localhost:9093\n", "");
+    assert!(err(&no_quorum)
+        .starts_with("If using process.roles, either controller.quorum.bootstrap.servers"));
+    let extra_listener =
+        MINIMAL.replace("CONTROLLER://:9093", "CONTROLLER://:9093,PLAINTEXT://:9092");
+    assert_eq!(
+        err(&extra_listener),
+        "The listeners config must only contain KRaft controller listeners from controller.listener.names when process.roles=controller"
+    );
+    let not_a_voter = format!("{MINIMAL}controller.quorum.voters=2@h:9093,3@h:9094");
+    assert_eq!(
+        err(&not_a_voter),
+        "If process.roles contains the 'controller' role, the node id 1 must be included in the set of voters controller.quorum.voters=Set(2, 3)"
+    );
+    let missing_name = MINIMAL.replace(
+        "controller.listener.names=CONTROLLER",
+        "controller.listener.names=CONTROLLER,OTHER",
+    );
+    assert_eq!(
+        err(&missing_name),
+        "controller.listener.names must only contain values appearing in the 'listeners' configuration when running the KRaft controller role"
+    );
+    let wildcard = format!("{MINIMAL}advertised.listeners=CONTROLLER://0.0.0.0:9093");
+    assert!(err(&wildcard).contains("nonroutable meta-address 0.0.0.0"));
+    let ssl = format!("{MINIMAL}listener.security.protocol.map=CONTROLLER:SSL");
+    assert!(err(&ssl).contains("supports only PLAINTEXT"));
+    let dup = MINIMAL.replace(
+        "CONTROLLER://:9093",
+        "CONTROLLER://:9093,CONTROLLER://:9094",
+    );
+    assert!(err(&dup).contains("different name"));
+}
+
+#[test]
+fn every_setting_is_declared_once() {
+    let keys: BTreeSet<&str> = SETTINGS.iter().map(|s| s.key()).collect();
+    assert_eq!(keys.len(), SETTINGS.len(), "a key is declared twice");
+    for key in KAFKA_KEYS_NOT_USED {
+        assert!(!keys.contains(key), "{key} is both read and ignored");
+    }
+}
+
+#[test]
+fn out_of_range_values_are_rejected_by_the_table() {
+    for s in SETTINGS {
+        let (key, below) = match s {
+            Setting::Int(Int {
+                key, min: Some(m), ..
+            })
+            | Setting::OptionalInt(OptionalInt {
+                key, min: Some(m), ..
+            }) => (*key, i64::from(*m) - 1),
+            Setting::Long(Long {
+                key, min: Some(m), ..
+            }) => (*key, *m - 1),
+            _ => continue,
+        };
+        if key == BROKER_ID.key {
+            // Only read when node.id is absent; MINIMAL sets node.id.
+            continue;
+        }
+        let text = format!("{MINIMAL}{key}={below}\n");
+        let e = err(&text);
+        assert!(
+            e.contains(key) && e.contains("Value must be at least"),
+            "{key}={below}: {e}"
+        );
+    }
+}
+
+#[test]
+fn configuration_reference_is_current() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/configuration.md");
+    let expected = reference_markdown();
+    if std::env::var_os("KRAFT_WRITE_CONFIG_DOC").is_some() {
+        std::fs::write(&path, &expected).expect("write docs/configuration.md");
+    }
+    let actual = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        actual == expected,
+        "docs/configuration.md is stale: run KRAFT_WRITE_CONFIG_DOC=1 cargo test -p kraft-controller configuration_reference"
+    );
+}
