@@ -24,7 +24,6 @@ pub mod str_bytes;
 pub mod text;
 pub mod wire;
 
-#[allow(clippy::all)]
 #[rustfmt::skip]
 mod generated;
 

@@ -3,21 +3,17 @@
 //!
 //! Valid versions: 0-2; flexible versions: 0+.
 
-#![allow(
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
-
-use bytes::{Buf, BufMut, Bytes};
+use bytes::{BufMut, Bytes};
 use uuid::Uuid;
 
 #[cfg(feature = "json")]
 use crate::json::ToKafkaJson;
-use crate::wire::{self, RawTaggedFields};
-use crate::{Decodable, DecodeError, Encodable, EncodeError, List, Message, StrBytes};
+#[cfg(feature = "sample")]
+use crate::sample::{Rng, Sample};
+use crate::wire;
+use crate::{
+    Decodable, DecodeError, Encodable, EncodeError, List, Message, RawTaggedFields, StrBytes,
+};
 
 /// The `AddRaftVoterRequest` struct.
 #[derive(Debug, Clone, PartialEq)]
@@ -72,78 +68,53 @@ impl AddRaftVoterRequest {
 
 impl Encodable for AddRaftVoterRequest {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
-        let flexible = true;
-        let _ = flexible;
         if let Some(v) = &self.cluster_id {
             wire::check_string(v, "clusterId")?;
         }
         match &self.cluster_id {
             Some(v) => {
-                wire::put_string(buf, v, flexible);
+                wire::put_string(buf, v, true);
             }
-            None if true => {
-                wire::put_nullable_string(buf, None, flexible);
-            }
-            None => {
-                return Err(EncodeError::NullNotAllowed {
-                    field: "clusterId",
-                    version,
-                })
-            }
+            None => wire::put_nullable_string(buf, None, true),
         }
-        {
-            let mut b = [0u8; 24];
-            b[0..4].copy_from_slice(&self.timeout_ms.to_be_bytes());
-            b[4..8].copy_from_slice(&self.voter_id.to_be_bytes());
-            b[8..24].copy_from_slice(self.voter_directory_id.as_bytes());
-            buf.put_slice(&b);
-        }
-        wire::put_array_len(buf, Some((&self.listeners).len()), flexible);
-        (&self.listeners).encode_elements(buf, version)?;
+        let mut b = [0u8; 24];
+        b[0..4].copy_from_slice(&self.timeout_ms.to_be_bytes());
+        b[4..8].copy_from_slice(&self.voter_id.to_be_bytes());
+        b[8..24].copy_from_slice(self.voter_directory_id.as_bytes());
+        buf.put_slice(&b);
+        wire::put_array_len(buf, Some(self.listeners.len()), true);
+        self.listeners.encode_elements(buf, version)?;
         if version >= 1 {
-            wire::put_bool(buf, *(&self.ack_when_committed));
-        } else if !(*(&self.ack_when_committed) == true) {
+            wire::put_bool(buf, self.ack_when_committed);
+        } else if !self.ack_when_committed {
             return Err(EncodeError::NonDefaultField {
                 field: "ackWhenCommitted",
                 version,
             });
         }
-        if flexible {
-            wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
-                return Err(EncodeError::InvalidRawTags(u32::MAX));
-            }
-        } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsUnsupported { version });
+        wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
+        wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+        let mut raw_offset = 0;
+        wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+        if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
+            return Err(EncodeError::InvalidRawTags(u32::MAX));
         }
         Ok(())
     }
 
     fn encoded_len(&self, version: i16) -> usize {
-        let flexible = true;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += match &self.cluster_id {
-            Some(v) => wire::string_len(v, flexible),
-            None => wire::nullable_string_len(None, flexible),
-        };
-        len += 4;
-        len += 4;
-        len += 16;
-        len += (wire::array_len_len(Some((&self.listeners).len()), flexible)
-            + (&self.listeners).elements_len(version));
+        let mut len = 24
+            + wire::array_len_len(Some(self.listeners.len()), true)
+            + self.listeners.elements_len(version)
+            + match &self.cluster_id {
+                Some(v) => wire::string_len(v, true),
+                None => wire::nullable_string_len(None, true),
+            };
         if version >= 1 {
             len += 1;
         }
-        if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
-        }
+        len += wire::raw_tags_len(&self.unknown_tagged_fields)
+            + wire::uvarint_len(self.unknown_tagged_fields.count());
         len
     }
 }
@@ -171,23 +142,19 @@ impl Decodable for AddRaftVoterRequest {
     }
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        let flexible = true;
-        let _ = flexible;
-        wire::skip_string(buf, flexible)?;
+        wire::skip_string(buf, true)?;
         wire::skip(buf, 4)?;
         wire::skip(buf, 4)?;
         wire::skip(buf, 16)?;
-        for _ in 0..wire::get_array_len(buf, flexible)?.unwrap_or(0) {
+        for _ in 0..wire::get_array_len(buf, true)?.unwrap_or(0) {
             Listener::skip_checked(buf, version)?;
         }
         if version >= 1 {
             wire::skip(buf, 1)?;
         }
-        if flexible {
-            for _ in 0..wire::get_tag_count(buf)? {
-                let (_, hdr, size) = wire::peek_tag_header(buf)?;
-                wire::skip(buf, hdr + size)?;
-            }
+        for _ in 0..wire::get_tag_count(buf)? {
+            let (_, hdr, size) = wire::peek_tag_header(buf)?;
+            wire::skip(buf, hdr + size)?;
         }
         Ok(())
     }
@@ -206,37 +173,23 @@ impl AddRaftVoterRequest {
         version: i16,
         checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
-        let flexible = true;
-        let _ = flexible;
-        self.cluster_id = wire::get_nullable_string(buf, flexible)?;
-        {
-            let b = wire::get_fixed::<24>(buf)?;
-            self.timeout_ms = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
-            self.voter_id = i32::from_be_bytes([b[4], b[5], b[6], b[7]]);
-            self.voter_directory_id = Uuid::from_bytes([
-                b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15], b[16], b[17], b[18], b[19],
-                b[20], b[21], b[22], b[23],
-            ]);
-        }
-        {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            self.listeners.decode_elements_into(
-                buf,
-                n,
-                Listener::MIN_WIRE_SIZE,
-                version,
-                checked,
-            )?;
-        }
+        self.cluster_id = wire::get_nullable_string(buf, true)?;
+        let b = wire::get_fixed::<24>(buf)?;
+        self.timeout_ms = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+        self.voter_id = i32::from_be_bytes([b[4], b[5], b[6], b[7]]);
+        self.voter_directory_id = Uuid::from_bytes([
+            b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15], b[16], b[17], b[18], b[19],
+            b[20], b[21], b[22], b[23],
+        ]);
+        let len = wire::get_array_len(buf, true)?.ok_or(DecodeError::UnexpectedNull)?;
+        self.listeners
+            .decode_elements_into(buf, len, Listener::MIN_WIRE_SIZE, version, checked)?;
         if version >= 1 {
             self.ack_when_committed = wire::get_bool(buf)?;
         }
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            if count > 0 {
-                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
-            }
+        let count = wire::get_tag_count(buf)?;
+        if count > 0 {
+            self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
         }
         Ok(())
     }
@@ -245,29 +198,24 @@ impl AddRaftVoterRequest {
 #[cfg(feature = "json")]
 impl ToKafkaJson for AddRaftVoterRequest {
     fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
         let mut node = serde_json::Map::new();
-        match &self.cluster_id {
-            Some(v) => {
-                node.insert("clusterId".into(), serde_json::Value::String(v.to_string()));
-            }
-            None => {
-                node.insert("clusterId".into(), serde_json::Value::Null);
-            }
-        }
         node.insert(
-            "timeoutMs".into(),
-            serde_json::Value::from(*(&self.timeout_ms)),
+            "clusterId".into(),
+            match &self.cluster_id {
+                Some(v) => serde_json::Value::String(v.to_string()),
+                None => serde_json::Value::Null,
+            },
         );
-        node.insert("voterId".into(), serde_json::Value::from(*(&self.voter_id)));
+        node.insert("timeoutMs".into(), serde_json::Value::from(self.timeout_ms));
+        node.insert("voterId".into(), serde_json::Value::from(self.voter_id));
         node.insert(
             "voterDirectoryId".into(),
-            serde_json::Value::String(crate::json::uuid_text((&self.voter_directory_id))),
+            serde_json::Value::String(crate::json::uuid_text(&self.voter_directory_id)),
         );
         node.insert(
             "listeners".into(),
             serde_json::Value::Array(
-                (&self.listeners)
+                self.listeners
                     .iter()
                     .map(|e| e.to_kafka_json(version, serialize_records))
                     .collect(),
@@ -276,7 +224,7 @@ impl ToKafkaJson for AddRaftVoterRequest {
         if version >= 1 {
             node.insert(
                 "ackWhenCommitted".into(),
-                serde_json::Value::Bool(*(&self.ack_when_committed)),
+                serde_json::Value::Bool(self.ack_when_committed),
             );
         }
         serde_json::Value::Object(node)
@@ -284,27 +232,27 @@ impl ToKafkaJson for AddRaftVoterRequest {
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for AddRaftVoterRequest {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.cluster_id = if (true) && rng.one_in(4) {
-            None
-        } else {
-            Some(rng.string())
-        };
-        this.timeout_ms = rng.int() as i32;
-        this.voter_id = rng.int() as i32;
-        this.voter_directory_id = rng.uuid();
-        this.listeners = (0..rng.below(4))
-            .map(|_| <Listener as crate::sample::Sample>::sample(rng, version))
-            .collect();
-        if version >= 1 {
-            this.ack_when_committed = rng.bool();
+impl Sample for AddRaftVoterRequest {
+    fn sample(rng: &mut Rng, version: i16) -> Self {
+        Self {
+            cluster_id: if rng.one_in(4) {
+                None
+            } else {
+                Some(rng.string())
+            },
+            timeout_ms: rng.int() as i32,
+            voter_id: rng.int() as i32,
+            voter_directory_id: rng.uuid(),
+            listeners: (0..rng.below(4))
+                .map(|_| Listener::sample(rng, version))
+                .collect(),
+            ack_when_committed: if version >= 1 { rng.bool() } else { true },
+            unknown_tagged_fields: if rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        if (true) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
-        }
-        this
     }
 }
 
@@ -345,42 +293,27 @@ impl Listener {
 }
 
 impl Encodable for Listener {
-    fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
-        let flexible = true;
-        let _ = flexible;
+    fn encode<B: BufMut>(&self, buf: &mut B, _version: i16) -> Result<(), EncodeError> {
         wire::check_string(&self.name, "name")?;
-        wire::put_string(buf, (&self.name), flexible);
+        wire::put_string(buf, &self.name, true);
         wire::check_string(&self.host, "host")?;
-        wire::put_string(buf, (&self.host), flexible);
-        buf.put_u16(*(&self.port));
-        if flexible {
-            wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
-                return Err(EncodeError::InvalidRawTags(u32::MAX));
-            }
-        } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsUnsupported { version });
+        wire::put_string(buf, &self.host, true);
+        buf.put_u16(self.port);
+        wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
+        wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+        let mut raw_offset = 0;
+        wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+        if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
+            return Err(EncodeError::InvalidRawTags(u32::MAX));
         }
         Ok(())
     }
 
-    fn encoded_len(&self, version: i16) -> usize {
-        let flexible = true;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += wire::string_len((&self.name), flexible);
-        len += wire::string_len((&self.host), flexible);
-        len += 2;
-        if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
-        }
-        len
+    fn encoded_len(&self, _version: i16) -> usize {
+        2 + wire::string_len(&self.name, true)
+            + wire::string_len(&self.host, true)
+            + wire::raw_tags_len(&self.unknown_tagged_fields)
+            + wire::uvarint_len(self.unknown_tagged_fields.count())
     }
 }
 
@@ -408,17 +341,13 @@ impl Decodable for Listener {
         self.read_into(buf, version, checked)
     }
 
-    fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        let flexible = true;
-        let _ = flexible;
-        wire::skip_string(buf, flexible)?;
-        wire::skip_string(buf, flexible)?;
+    fn skip_checked(buf: &mut Bytes, _version: i16) -> Result<(), DecodeError> {
+        wire::skip_string(buf, true)?;
+        wire::skip_string(buf, true)?;
         wire::skip(buf, 2)?;
-        if flexible {
-            for _ in 0..wire::get_tag_count(buf)? {
-                let (_, hdr, size) = wire::peek_tag_header(buf)?;
-                wire::skip(buf, hdr + size)?;
-            }
+        for _ in 0..wire::get_tag_count(buf)? {
+            let (_, hdr, size) = wire::peek_tag_header(buf)?;
+            wire::skip(buf, hdr + size)?;
         }
         Ok(())
     }
@@ -434,20 +363,15 @@ impl Listener {
     fn read_into(
         &mut self,
         buf: &mut Bytes,
-        version: i16,
-        checked: bool,
+        _version: i16,
+        _checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
-        let flexible = true;
-        let _ = flexible;
-        self.name = wire::get_string(buf, flexible)?;
-        self.host = wire::get_string(buf, flexible)?;
+        self.name = wire::get_string(buf, true)?;
+        self.host = wire::get_string(buf, true)?;
         self.port = wire::get_u16(buf)?;
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            if count > 0 {
-                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
-            }
+        let count = wire::get_tag_count(buf)?;
+        if count > 0 {
+            self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
         }
         Ok(())
     }
@@ -455,33 +379,34 @@ impl Listener {
 
 #[cfg(feature = "json")]
 impl ToKafkaJson for Listener {
-    fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
+    fn to_kafka_json(&self, _version: i16, _serialize_records: bool) -> serde_json::Value {
         let mut node = serde_json::Map::new();
         node.insert(
             "name".into(),
-            serde_json::Value::String((&self.name).to_string()),
+            serde_json::Value::String(self.name.to_string()),
         );
         node.insert(
             "host".into(),
-            serde_json::Value::String((&self.host).to_string()),
+            serde_json::Value::String(self.host.to_string()),
         );
-        node.insert("port".into(), serde_json::Value::from(*(&self.port)));
+        node.insert("port".into(), serde_json::Value::from(self.port));
         serde_json::Value::Object(node)
     }
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for Listener {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.name = rng.string();
-        this.host = rng.string();
-        this.port = rng.int() as u16;
-        if (true) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
+impl Sample for Listener {
+    fn sample(rng: &mut Rng, _version: i16) -> Self {
+        Self {
+            name: rng.string(),
+            host: rng.string(),
+            port: rng.int() as u16,
+            unknown_tagged_fields: if rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        this
     }
 }
 

@@ -3,7 +3,36 @@
 
 use bytes::{BufMut, Bytes};
 
-use crate::{Decodable, DecodeError, Encodable, EncodeError, Message};
+use super::add_raft_voter_request::AddRaftVoterRequest;
+use super::add_raft_voter_response::AddRaftVoterResponse;
+use super::api_versions_request::ApiVersionsRequest;
+use super::api_versions_response::ApiVersionsResponse;
+use super::begin_quorum_epoch_request::BeginQuorumEpochRequest;
+use super::begin_quorum_epoch_response::BeginQuorumEpochResponse;
+use super::controller_registration_request::ControllerRegistrationRequest;
+use super::controller_registration_response::ControllerRegistrationResponse;
+use super::describe_cluster_request::DescribeClusterRequest;
+use super::describe_cluster_response::DescribeClusterResponse;
+use super::describe_quorum_request::DescribeQuorumRequest;
+use super::describe_quorum_response::DescribeQuorumResponse;
+use super::end_quorum_epoch_request::EndQuorumEpochRequest;
+use super::end_quorum_epoch_response::EndQuorumEpochResponse;
+use super::fetch_request::FetchRequest;
+use super::fetch_response::FetchResponse;
+use super::fetch_snapshot_request::FetchSnapshotRequest;
+use super::fetch_snapshot_response::FetchSnapshotResponse;
+use super::remove_raft_voter_request::RemoveRaftVoterRequest;
+use super::remove_raft_voter_response::RemoveRaftVoterResponse;
+use super::unregister_controller_request::UnregisterControllerRequest;
+use super::unregister_controller_response::UnregisterControllerResponse;
+use super::update_features_request::UpdateFeaturesRequest;
+use super::update_features_response::UpdateFeaturesResponse;
+use super::update_raft_voter_request::UpdateRaftVoterRequest;
+use super::update_raft_voter_response::UpdateRaftVoterResponse;
+use super::vote_request::VoteRequest;
+use super::vote_response::VoteResponse;
+
+use crate::{DecodeError, Encodable, EncodeError, Message};
 
 /// A Kafka API this implementation speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -146,62 +175,27 @@ impl ApiKey {
 
     /// Whether the highest version is unstable (advertised only when unstable versions are enabled).
     pub fn latest_version_unstable(self) -> bool {
-        match self {
-            ApiKey::Fetch => false,
-            ApiKey::ApiVersions => false,
-            ApiKey::Vote => false,
-            ApiKey::BeginQuorumEpoch => false,
-            ApiKey::EndQuorumEpoch => false,
-            ApiKey::DescribeQuorum => false,
-            ApiKey::UpdateFeatures => false,
-            ApiKey::FetchSnapshot => false,
-            ApiKey::DescribeCluster => false,
-            ApiKey::ControllerRegistration => false,
-            ApiKey::AddRaftVoter => false,
-            ApiKey::RemoveRaftVoter => false,
-            ApiKey::UpdateRaftVoter => false,
-            ApiKey::UnregisterController => false,
-        }
+        false
     }
 
     /// Whether the API is exposed on controller listeners.
     pub fn on_controller_listener(self) -> bool {
-        match self {
-            ApiKey::Fetch => true,
-            ApiKey::ApiVersions => true,
-            ApiKey::Vote => true,
-            ApiKey::BeginQuorumEpoch => true,
-            ApiKey::EndQuorumEpoch => true,
-            ApiKey::DescribeQuorum => true,
-            ApiKey::UpdateFeatures => true,
-            ApiKey::FetchSnapshot => true,
-            ApiKey::DescribeCluster => true,
-            ApiKey::ControllerRegistration => true,
-            ApiKey::AddRaftVoter => true,
-            ApiKey::RemoveRaftVoter => true,
-            ApiKey::UpdateRaftVoter => true,
-            ApiKey::UnregisterController => true,
-        }
+        true
     }
 
     /// Whether the API is exposed on broker listeners.
     pub fn on_broker_listener(self) -> bool {
-        match self {
-            ApiKey::Fetch => true,
-            ApiKey::ApiVersions => true,
-            ApiKey::Vote => false,
-            ApiKey::BeginQuorumEpoch => false,
-            ApiKey::EndQuorumEpoch => false,
-            ApiKey::DescribeQuorum => true,
-            ApiKey::UpdateFeatures => true,
-            ApiKey::FetchSnapshot => false,
-            ApiKey::DescribeCluster => true,
-            ApiKey::ControllerRegistration => false,
-            ApiKey::AddRaftVoter => true,
-            ApiKey::RemoveRaftVoter => true,
-            ApiKey::UpdateRaftVoter => false,
-            ApiKey::UnregisterController => true,
-        }
+        matches!(
+            self,
+            ApiKey::Fetch
+                | ApiKey::ApiVersions
+                | ApiKey::DescribeQuorum
+                | ApiKey::UpdateFeatures
+                | ApiKey::DescribeCluster
+                | ApiKey::AddRaftVoter
+                | ApiKey::RemoveRaftVoter
+                | ApiKey::UnregisterController
+        )
     }
 
     /// Whether `version` is a known request version.
@@ -236,33 +230,33 @@ impl ApiKey {
 #[derive(Debug, Clone, PartialEq)]
 pub enum RequestBody {
     /// `FetchRequest`.
-    Fetch(super::fetch_request::FetchRequest),
+    Fetch(FetchRequest),
     /// `ApiVersionsRequest`.
-    ApiVersions(super::api_versions_request::ApiVersionsRequest),
+    ApiVersions(ApiVersionsRequest),
     /// `VoteRequest`.
-    Vote(super::vote_request::VoteRequest),
+    Vote(VoteRequest),
     /// `BeginQuorumEpochRequest`.
-    BeginQuorumEpoch(super::begin_quorum_epoch_request::BeginQuorumEpochRequest),
+    BeginQuorumEpoch(BeginQuorumEpochRequest),
     /// `EndQuorumEpochRequest`.
-    EndQuorumEpoch(super::end_quorum_epoch_request::EndQuorumEpochRequest),
+    EndQuorumEpoch(EndQuorumEpochRequest),
     /// `DescribeQuorumRequest`.
-    DescribeQuorum(super::describe_quorum_request::DescribeQuorumRequest),
+    DescribeQuorum(DescribeQuorumRequest),
     /// `UpdateFeaturesRequest`.
-    UpdateFeatures(super::update_features_request::UpdateFeaturesRequest),
+    UpdateFeatures(UpdateFeaturesRequest),
     /// `FetchSnapshotRequest`.
-    FetchSnapshot(super::fetch_snapshot_request::FetchSnapshotRequest),
+    FetchSnapshot(FetchSnapshotRequest),
     /// `DescribeClusterRequest`.
-    DescribeCluster(super::describe_cluster_request::DescribeClusterRequest),
+    DescribeCluster(DescribeClusterRequest),
     /// `ControllerRegistrationRequest`.
-    ControllerRegistration(super::controller_registration_request::ControllerRegistrationRequest),
+    ControllerRegistration(ControllerRegistrationRequest),
     /// `AddRaftVoterRequest`.
-    AddRaftVoter(super::add_raft_voter_request::AddRaftVoterRequest),
+    AddRaftVoter(AddRaftVoterRequest),
     /// `RemoveRaftVoterRequest`.
-    RemoveRaftVoter(super::remove_raft_voter_request::RemoveRaftVoterRequest),
+    RemoveRaftVoter(RemoveRaftVoterRequest),
     /// `UpdateRaftVoterRequest`.
-    UpdateRaftVoter(super::update_raft_voter_request::UpdateRaftVoterRequest),
+    UpdateRaftVoter(UpdateRaftVoterRequest),
     /// `UnregisterControllerRequest`.
-    UnregisterController(super::unregister_controller_request::UnregisterControllerRequest),
+    UnregisterController(UnregisterControllerRequest),
 }
 
 impl RequestBody {
@@ -289,173 +283,31 @@ impl RequestBody {
     /// Decodes a body of `api_key` at `version`, checking the version is known.
     pub fn decode(api_key: ApiKey, version: i16, buf: &mut Bytes) -> Result<Self, DecodeError> {
         match api_key {
-            ApiKey::Fetch => {
-                if !<super::fetch_request::FetchRequest>::is_valid_version(version) {
-                    return Err(DecodeError::UnsupportedVersion {
-                        message: <super::fetch_request::FetchRequest>::NAME,
-                        version,
-                    });
-                }
-                Ok(RequestBody::Fetch(
-                    <super::fetch_request::FetchRequest>::decode(buf, version)?,
-                ))
-            }
-            ApiKey::ApiVersions => {
-                if !<super::api_versions_request::ApiVersionsRequest>::is_valid_version(version) {
-                    return Err(DecodeError::UnsupportedVersion {
-                        message: <super::api_versions_request::ApiVersionsRequest>::NAME,
-                        version,
-                    });
-                }
-                Ok(RequestBody::ApiVersions(
-                    <super::api_versions_request::ApiVersionsRequest>::decode(buf, version)?,
-                ))
-            }
-            ApiKey::Vote => {
-                if !<super::vote_request::VoteRequest>::is_valid_version(version) {
-                    return Err(DecodeError::UnsupportedVersion {
-                        message: <super::vote_request::VoteRequest>::NAME,
-                        version,
-                    });
-                }
-                Ok(RequestBody::Vote(
-                    <super::vote_request::VoteRequest>::decode(buf, version)?,
-                ))
-            }
+            ApiKey::Fetch => decode_checked(buf, version).map(RequestBody::Fetch),
+            ApiKey::ApiVersions => decode_checked(buf, version).map(RequestBody::ApiVersions),
+            ApiKey::Vote => decode_checked(buf, version).map(RequestBody::Vote),
             ApiKey::BeginQuorumEpoch => {
-                if !<super::begin_quorum_epoch_request::BeginQuorumEpochRequest>::is_valid_version(
-                    version,
-                ) {
-                    return Err(DecodeError::UnsupportedVersion {
-                        message: <super::begin_quorum_epoch_request::BeginQuorumEpochRequest>::NAME,
-                        version,
-                    });
-                }
-                Ok(RequestBody::BeginQuorumEpoch(
-                    <super::begin_quorum_epoch_request::BeginQuorumEpochRequest>::decode(
-                        buf, version,
-                    )?,
-                ))
+                decode_checked(buf, version).map(RequestBody::BeginQuorumEpoch)
             }
-            ApiKey::EndQuorumEpoch => {
-                if !<super::end_quorum_epoch_request::EndQuorumEpochRequest>::is_valid_version(
-                    version,
-                ) {
-                    return Err(DecodeError::UnsupportedVersion {
-                        message: <super::end_quorum_epoch_request::EndQuorumEpochRequest>::NAME,
-                        version,
-                    });
-                }
-                Ok(RequestBody::EndQuorumEpoch(
-                    <super::end_quorum_epoch_request::EndQuorumEpochRequest>::decode(buf, version)?,
-                ))
-            }
-            ApiKey::DescribeQuorum => {
-                if !<super::describe_quorum_request::DescribeQuorumRequest>::is_valid_version(
-                    version,
-                ) {
-                    return Err(DecodeError::UnsupportedVersion {
-                        message: <super::describe_quorum_request::DescribeQuorumRequest>::NAME,
-                        version,
-                    });
-                }
-                Ok(RequestBody::DescribeQuorum(
-                    <super::describe_quorum_request::DescribeQuorumRequest>::decode(buf, version)?,
-                ))
-            }
-            ApiKey::UpdateFeatures => {
-                if !<super::update_features_request::UpdateFeaturesRequest>::is_valid_version(
-                    version,
-                ) {
-                    return Err(DecodeError::UnsupportedVersion {
-                        message: <super::update_features_request::UpdateFeaturesRequest>::NAME,
-                        version,
-                    });
-                }
-                Ok(RequestBody::UpdateFeatures(
-                    <super::update_features_request::UpdateFeaturesRequest>::decode(buf, version)?,
-                ))
-            }
-            ApiKey::FetchSnapshot => {
-                if !<super::fetch_snapshot_request::FetchSnapshotRequest>::is_valid_version(version)
-                {
-                    return Err(DecodeError::UnsupportedVersion {
-                        message: <super::fetch_snapshot_request::FetchSnapshotRequest>::NAME,
-                        version,
-                    });
-                }
-                Ok(RequestBody::FetchSnapshot(
-                    <super::fetch_snapshot_request::FetchSnapshotRequest>::decode(buf, version)?,
-                ))
-            }
+            ApiKey::EndQuorumEpoch => decode_checked(buf, version).map(RequestBody::EndQuorumEpoch),
+            ApiKey::DescribeQuorum => decode_checked(buf, version).map(RequestBody::DescribeQuorum),
+            ApiKey::UpdateFeatures => decode_checked(buf, version).map(RequestBody::UpdateFeatures),
+            ApiKey::FetchSnapshot => decode_checked(buf, version).map(RequestBody::FetchSnapshot),
             ApiKey::DescribeCluster => {
-                if !<super::describe_cluster_request::DescribeClusterRequest>::is_valid_version(
-                    version,
-                ) {
-                    return Err(DecodeError::UnsupportedVersion {
-                        message: <super::describe_cluster_request::DescribeClusterRequest>::NAME,
-                        version,
-                    });
-                }
-                Ok(RequestBody::DescribeCluster(
-                    <super::describe_cluster_request::DescribeClusterRequest>::decode(
-                        buf, version,
-                    )?,
-                ))
+                decode_checked(buf, version).map(RequestBody::DescribeCluster)
             }
             ApiKey::ControllerRegistration => {
-                if !<super::controller_registration_request::ControllerRegistrationRequest>::is_valid_version(version) { return Err(DecodeError::UnsupportedVersion { message: <super::controller_registration_request::ControllerRegistrationRequest>::NAME, version }); }
-                Ok(RequestBody::ControllerRegistration(<super::controller_registration_request::ControllerRegistrationRequest>::decode(buf, version)?))
+                decode_checked(buf, version).map(RequestBody::ControllerRegistration)
             }
-            ApiKey::AddRaftVoter => {
-                if !<super::add_raft_voter_request::AddRaftVoterRequest>::is_valid_version(version)
-                {
-                    return Err(DecodeError::UnsupportedVersion {
-                        message: <super::add_raft_voter_request::AddRaftVoterRequest>::NAME,
-                        version,
-                    });
-                }
-                Ok(RequestBody::AddRaftVoter(
-                    <super::add_raft_voter_request::AddRaftVoterRequest>::decode(buf, version)?,
-                ))
-            }
+            ApiKey::AddRaftVoter => decode_checked(buf, version).map(RequestBody::AddRaftVoter),
             ApiKey::RemoveRaftVoter => {
-                if !<super::remove_raft_voter_request::RemoveRaftVoterRequest>::is_valid_version(
-                    version,
-                ) {
-                    return Err(DecodeError::UnsupportedVersion {
-                        message: <super::remove_raft_voter_request::RemoveRaftVoterRequest>::NAME,
-                        version,
-                    });
-                }
-                Ok(RequestBody::RemoveRaftVoter(
-                    <super::remove_raft_voter_request::RemoveRaftVoterRequest>::decode(
-                        buf, version,
-                    )?,
-                ))
+                decode_checked(buf, version).map(RequestBody::RemoveRaftVoter)
             }
             ApiKey::UpdateRaftVoter => {
-                if !<super::update_raft_voter_request::UpdateRaftVoterRequest>::is_valid_version(
-                    version,
-                ) {
-                    return Err(DecodeError::UnsupportedVersion {
-                        message: <super::update_raft_voter_request::UpdateRaftVoterRequest>::NAME,
-                        version,
-                    });
-                }
-                Ok(RequestBody::UpdateRaftVoter(
-                    <super::update_raft_voter_request::UpdateRaftVoterRequest>::decode(
-                        buf, version,
-                    )?,
-                ))
+                decode_checked(buf, version).map(RequestBody::UpdateRaftVoter)
             }
             ApiKey::UnregisterController => {
-                if !<super::unregister_controller_request::UnregisterControllerRequest>::is_valid_version(version) { return Err(DecodeError::UnsupportedVersion { message: <super::unregister_controller_request::UnregisterControllerRequest>::NAME, version }); }
-                Ok(RequestBody::UnregisterController(
-                    <super::unregister_controller_request::UnregisterControllerRequest>::decode(
-                        buf, version,
-                    )?,
-                ))
+                decode_checked(buf, version).map(RequestBody::UnregisterController)
             }
         }
     }
@@ -505,6 +357,7 @@ impl Encodable for RequestBody {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         RequestBody::encode(self, buf, version)
     }
+
     fn encoded_len(&self, version: i16) -> usize {
         RequestBody::encoded_len(self, version)
     }
@@ -514,33 +367,33 @@ impl Encodable for RequestBody {
 #[derive(Debug, Clone, PartialEq)]
 pub enum ResponseBody {
     /// `FetchResponse`.
-    Fetch(super::fetch_response::FetchResponse),
+    Fetch(FetchResponse),
     /// `ApiVersionsResponse`.
-    ApiVersions(super::api_versions_response::ApiVersionsResponse),
+    ApiVersions(ApiVersionsResponse),
     /// `VoteResponse`.
-    Vote(super::vote_response::VoteResponse),
+    Vote(VoteResponse),
     /// `BeginQuorumEpochResponse`.
-    BeginQuorumEpoch(super::begin_quorum_epoch_response::BeginQuorumEpochResponse),
+    BeginQuorumEpoch(BeginQuorumEpochResponse),
     /// `EndQuorumEpochResponse`.
-    EndQuorumEpoch(super::end_quorum_epoch_response::EndQuorumEpochResponse),
+    EndQuorumEpoch(EndQuorumEpochResponse),
     /// `DescribeQuorumResponse`.
-    DescribeQuorum(super::describe_quorum_response::DescribeQuorumResponse),
+    DescribeQuorum(DescribeQuorumResponse),
     /// `UpdateFeaturesResponse`.
-    UpdateFeatures(super::update_features_response::UpdateFeaturesResponse),
+    UpdateFeatures(UpdateFeaturesResponse),
     /// `FetchSnapshotResponse`.
-    FetchSnapshot(super::fetch_snapshot_response::FetchSnapshotResponse),
+    FetchSnapshot(FetchSnapshotResponse),
     /// `DescribeClusterResponse`.
-    DescribeCluster(super::describe_cluster_response::DescribeClusterResponse),
+    DescribeCluster(DescribeClusterResponse),
     /// `ControllerRegistrationResponse`.
-    ControllerRegistration(super::controller_registration_response::ControllerRegistrationResponse),
+    ControllerRegistration(ControllerRegistrationResponse),
     /// `AddRaftVoterResponse`.
-    AddRaftVoter(super::add_raft_voter_response::AddRaftVoterResponse),
+    AddRaftVoter(AddRaftVoterResponse),
     /// `RemoveRaftVoterResponse`.
-    RemoveRaftVoter(super::remove_raft_voter_response::RemoveRaftVoterResponse),
+    RemoveRaftVoter(RemoveRaftVoterResponse),
     /// `UpdateRaftVoterResponse`.
-    UpdateRaftVoter(super::update_raft_voter_response::UpdateRaftVoterResponse),
+    UpdateRaftVoter(UpdateRaftVoterResponse),
     /// `UnregisterControllerResponse`.
-    UnregisterController(super::unregister_controller_response::UnregisterControllerResponse),
+    UnregisterController(UnregisterControllerResponse),
 }
 
 impl ResponseBody {
@@ -567,182 +420,37 @@ impl ResponseBody {
     /// Decodes a body of `api_key` at `version`, checking the version is known.
     pub fn decode(api_key: ApiKey, version: i16, buf: &mut Bytes) -> Result<Self, DecodeError> {
         match api_key {
-            ApiKey::Fetch => {
-                if !<super::fetch_response::FetchResponse>::is_valid_version(version) {
-                    return Err(DecodeError::UnsupportedVersion {
-                        message: <super::fetch_response::FetchResponse>::NAME,
-                        version,
-                    });
-                }
-                Ok(ResponseBody::Fetch(
-                    <super::fetch_response::FetchResponse>::decode(buf, version)?,
-                ))
-            }
-            ApiKey::ApiVersions => {
-                if !<super::api_versions_response::ApiVersionsResponse>::is_valid_version(version) {
-                    return Err(DecodeError::UnsupportedVersion {
-                        message: <super::api_versions_response::ApiVersionsResponse>::NAME,
-                        version,
-                    });
-                }
-                Ok(ResponseBody::ApiVersions(
-                    <super::api_versions_response::ApiVersionsResponse>::decode(buf, version)?,
-                ))
-            }
-            ApiKey::Vote => {
-                if !<super::vote_response::VoteResponse>::is_valid_version(version) {
-                    return Err(DecodeError::UnsupportedVersion {
-                        message: <super::vote_response::VoteResponse>::NAME,
-                        version,
-                    });
-                }
-                Ok(ResponseBody::Vote(
-                    <super::vote_response::VoteResponse>::decode(buf, version)?,
-                ))
-            }
+            ApiKey::Fetch => decode_checked(buf, version).map(ResponseBody::Fetch),
+            ApiKey::ApiVersions => decode_checked(buf, version).map(ResponseBody::ApiVersions),
+            ApiKey::Vote => decode_checked(buf, version).map(ResponseBody::Vote),
             ApiKey::BeginQuorumEpoch => {
-                if !<super::begin_quorum_epoch_response::BeginQuorumEpochResponse>::is_valid_version(
-                    version,
-                ) {
-                    return Err(DecodeError::UnsupportedVersion {
-                        message:
-                            <super::begin_quorum_epoch_response::BeginQuorumEpochResponse>::NAME,
-                        version,
-                    });
-                }
-                Ok(ResponseBody::BeginQuorumEpoch(
-                    <super::begin_quorum_epoch_response::BeginQuorumEpochResponse>::decode(
-                        buf, version,
-                    )?,
-                ))
+                decode_checked(buf, version).map(ResponseBody::BeginQuorumEpoch)
             }
             ApiKey::EndQuorumEpoch => {
-                if !<super::end_quorum_epoch_response::EndQuorumEpochResponse>::is_valid_version(
-                    version,
-                ) {
-                    return Err(DecodeError::UnsupportedVersion {
-                        message: <super::end_quorum_epoch_response::EndQuorumEpochResponse>::NAME,
-                        version,
-                    });
-                }
-                Ok(ResponseBody::EndQuorumEpoch(
-                    <super::end_quorum_epoch_response::EndQuorumEpochResponse>::decode(
-                        buf, version,
-                    )?,
-                ))
+                decode_checked(buf, version).map(ResponseBody::EndQuorumEpoch)
             }
             ApiKey::DescribeQuorum => {
-                if !<super::describe_quorum_response::DescribeQuorumResponse>::is_valid_version(
-                    version,
-                ) {
-                    return Err(DecodeError::UnsupportedVersion {
-                        message: <super::describe_quorum_response::DescribeQuorumResponse>::NAME,
-                        version,
-                    });
-                }
-                Ok(ResponseBody::DescribeQuorum(
-                    <super::describe_quorum_response::DescribeQuorumResponse>::decode(
-                        buf, version,
-                    )?,
-                ))
+                decode_checked(buf, version).map(ResponseBody::DescribeQuorum)
             }
             ApiKey::UpdateFeatures => {
-                if !<super::update_features_response::UpdateFeaturesResponse>::is_valid_version(
-                    version,
-                ) {
-                    return Err(DecodeError::UnsupportedVersion {
-                        message: <super::update_features_response::UpdateFeaturesResponse>::NAME,
-                        version,
-                    });
-                }
-                Ok(ResponseBody::UpdateFeatures(
-                    <super::update_features_response::UpdateFeaturesResponse>::decode(
-                        buf, version,
-                    )?,
-                ))
+                decode_checked(buf, version).map(ResponseBody::UpdateFeatures)
             }
-            ApiKey::FetchSnapshot => {
-                if !<super::fetch_snapshot_response::FetchSnapshotResponse>::is_valid_version(
-                    version,
-                ) {
-                    return Err(DecodeError::UnsupportedVersion {
-                        message: <super::fetch_snapshot_response::FetchSnapshotResponse>::NAME,
-                        version,
-                    });
-                }
-                Ok(ResponseBody::FetchSnapshot(
-                    <super::fetch_snapshot_response::FetchSnapshotResponse>::decode(buf, version)?,
-                ))
-            }
+            ApiKey::FetchSnapshot => decode_checked(buf, version).map(ResponseBody::FetchSnapshot),
             ApiKey::DescribeCluster => {
-                if !<super::describe_cluster_response::DescribeClusterResponse>::is_valid_version(
-                    version,
-                ) {
-                    return Err(DecodeError::UnsupportedVersion {
-                        message: <super::describe_cluster_response::DescribeClusterResponse>::NAME,
-                        version,
-                    });
-                }
-                Ok(ResponseBody::DescribeCluster(
-                    <super::describe_cluster_response::DescribeClusterResponse>::decode(
-                        buf, version,
-                    )?,
-                ))
+                decode_checked(buf, version).map(ResponseBody::DescribeCluster)
             }
             ApiKey::ControllerRegistration => {
-                if !<super::controller_registration_response::ControllerRegistrationResponse>::is_valid_version(version) { return Err(DecodeError::UnsupportedVersion { message: <super::controller_registration_response::ControllerRegistrationResponse>::NAME, version }); }
-                Ok(ResponseBody::ControllerRegistration(<super::controller_registration_response::ControllerRegistrationResponse>::decode(buf, version)?))
+                decode_checked(buf, version).map(ResponseBody::ControllerRegistration)
             }
-            ApiKey::AddRaftVoter => {
-                if !<super::add_raft_voter_response::AddRaftVoterResponse>::is_valid_version(
-                    version,
-                ) {
-                    return Err(DecodeError::UnsupportedVersion {
-                        message: <super::add_raft_voter_response::AddRaftVoterResponse>::NAME,
-                        version,
-                    });
-                }
-                Ok(ResponseBody::AddRaftVoter(
-                    <super::add_raft_voter_response::AddRaftVoterResponse>::decode(buf, version)?,
-                ))
-            }
+            ApiKey::AddRaftVoter => decode_checked(buf, version).map(ResponseBody::AddRaftVoter),
             ApiKey::RemoveRaftVoter => {
-                if !<super::remove_raft_voter_response::RemoveRaftVoterResponse>::is_valid_version(
-                    version,
-                ) {
-                    return Err(DecodeError::UnsupportedVersion {
-                        message: <super::remove_raft_voter_response::RemoveRaftVoterResponse>::NAME,
-                        version,
-                    });
-                }
-                Ok(ResponseBody::RemoveRaftVoter(
-                    <super::remove_raft_voter_response::RemoveRaftVoterResponse>::decode(
-                        buf, version,
-                    )?,
-                ))
+                decode_checked(buf, version).map(ResponseBody::RemoveRaftVoter)
             }
             ApiKey::UpdateRaftVoter => {
-                if !<super::update_raft_voter_response::UpdateRaftVoterResponse>::is_valid_version(
-                    version,
-                ) {
-                    return Err(DecodeError::UnsupportedVersion {
-                        message: <super::update_raft_voter_response::UpdateRaftVoterResponse>::NAME,
-                        version,
-                    });
-                }
-                Ok(ResponseBody::UpdateRaftVoter(
-                    <super::update_raft_voter_response::UpdateRaftVoterResponse>::decode(
-                        buf, version,
-                    )?,
-                ))
+                decode_checked(buf, version).map(ResponseBody::UpdateRaftVoter)
             }
             ApiKey::UnregisterController => {
-                if !<super::unregister_controller_response::UnregisterControllerResponse>::is_valid_version(version) { return Err(DecodeError::UnsupportedVersion { message: <super::unregister_controller_response::UnregisterControllerResponse>::NAME, version }); }
-                Ok(ResponseBody::UnregisterController(
-                    <super::unregister_controller_response::UnregisterControllerResponse>::decode(
-                        buf, version,
-                    )?,
-                ))
+                decode_checked(buf, version).map(ResponseBody::UnregisterController)
             }
         }
     }
@@ -792,7 +500,19 @@ impl Encodable for ResponseBody {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         ResponseBody::encode(self, buf, version)
     }
+
     fn encoded_len(&self, version: i16) -> usize {
         ResponseBody::encoded_len(self, version)
     }
+}
+
+/// Decodes a message of type `M`, refusing a version `M` does not know.
+fn decode_checked<M: Message>(buf: &mut Bytes, version: i16) -> Result<M, DecodeError> {
+    if !M::is_valid_version(version) {
+        return Err(DecodeError::UnsupportedVersion {
+            message: M::NAME,
+            version,
+        });
+    }
+    M::decode(buf, version)
 }

@@ -3,21 +3,14 @@
 //!
 //! Valid versions: 0-5; flexible versions: 3+.
 
-#![allow(
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
-
-use bytes::{Buf, BufMut, Bytes};
-use uuid::Uuid;
+use bytes::{BufMut, Bytes};
 
 #[cfg(feature = "json")]
 use crate::json::ToKafkaJson;
-use crate::wire::{self, RawTaggedFields};
-use crate::{Decodable, DecodeError, Encodable, EncodeError, List, Message, StrBytes};
+#[cfg(feature = "sample")]
+use crate::sample::{Rng, Sample};
+use crate::wire;
+use crate::{Decodable, DecodeError, Encodable, EncodeError, Message, RawTaggedFields, StrBytes};
 
 /// The `ApiVersionsRequest` struct.
 #[derive(Debug, Clone, PartialEq)]
@@ -63,14 +56,13 @@ impl ApiVersionsRequest {
 impl Encodable for ApiVersionsRequest {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = version >= 3;
-        let _ = flexible;
         if version >= 3 {
             wire::check_string(&self.client_software_name, "clientSoftwareName")?;
-            wire::put_string(buf, (&self.client_software_name), flexible);
+            wire::put_string(buf, &self.client_software_name, true);
         }
         if version >= 3 {
             wire::check_string(&self.client_software_version, "clientSoftwareVersion")?;
-            wire::put_string(buf, (&self.client_software_version), flexible);
+            wire::put_string(buf, &self.client_software_version, true);
         }
         if version >= 5 {
             if let Some(v) = &self.cluster_id {
@@ -78,29 +70,20 @@ impl Encodable for ApiVersionsRequest {
             }
             match &self.cluster_id {
                 Some(v) => {
-                    wire::put_string(buf, v, flexible);
+                    wire::put_string(buf, v, true);
                 }
-                None if version >= 5 => {
-                    wire::put_nullable_string(buf, None, flexible);
-                }
-                None => {
-                    return Err(EncodeError::NullNotAllowed {
-                        field: "clusterId",
-                        version,
-                    })
-                }
+                None => wire::put_nullable_string(buf, None, true),
             }
         }
         if version >= 5 {
-            buf.put_i32(*(&self.node_id));
+            buf.put_i32(self.node_id);
         }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
+            wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+            let mut raw_offset = 0;
+            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+            if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -111,27 +94,20 @@ impl Encodable for ApiVersionsRequest {
 
     fn encoded_len(&self, version: i16) -> usize {
         let flexible = version >= 3;
-        let _ = flexible;
-        let mut len = 0usize;
+        let mut len = 0;
         if version >= 3 {
-            len += wire::string_len((&self.client_software_name), flexible);
-        }
-        if version >= 3 {
-            len += wire::string_len((&self.client_software_version), flexible);
+            len += wire::string_len(&self.client_software_name, true)
+                + wire::string_len(&self.client_software_version, true);
         }
         if version >= 5 {
-            len += match &self.cluster_id {
-                Some(v) => wire::string_len(v, flexible),
-                None => wire::nullable_string_len(None, flexible),
+            len += 4 + match &self.cluster_id {
+                Some(v) => wire::string_len(v, true),
+                None => wire::nullable_string_len(None, true),
             };
         }
-        if version >= 5 {
-            len += 4;
-        }
         if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
+            len += wire::raw_tags_len(&self.unknown_tagged_fields)
+                + wire::uvarint_len(self.unknown_tagged_fields.count());
         }
         len
     }
@@ -161,15 +137,14 @@ impl Decodable for ApiVersionsRequest {
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = version >= 3;
-        let _ = flexible;
         if version >= 3 {
-            wire::skip_string(buf, flexible)?;
+            wire::skip_string(buf, true)?;
         }
         if version >= 3 {
-            wire::skip_string(buf, flexible)?;
+            wire::skip_string(buf, true)?;
         }
         if version >= 5 {
-            wire::skip_string(buf, flexible)?;
+            wire::skip_string(buf, true)?;
         }
         if version >= 5 {
             wire::skip(buf, 4)?;
@@ -195,23 +170,17 @@ impl ApiVersionsRequest {
         &mut self,
         buf: &mut Bytes,
         version: i16,
-        checked: bool,
+        _checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
         let flexible = version >= 3;
-        let _ = flexible;
         if version >= 3 {
-            self.client_software_name = wire::get_string(buf, flexible)?;
+            self.client_software_name = wire::get_string(buf, true)?;
         }
         if version >= 3 {
-            self.client_software_version = wire::get_string(buf, flexible)?;
+            self.client_software_version = wire::get_string(buf, true)?;
         }
         if version >= 5 {
-            self.cluster_id = if version >= 5 {
-                wire::get_nullable_string(buf, flexible)?
-            } else {
-                Some(wire::get_string(buf, flexible)?)
-            };
+            self.cluster_id = wire::get_nullable_string(buf, true)?;
         }
         if version >= 5 {
             self.node_id = wire::get_i32(buf)?;
@@ -228,62 +197,66 @@ impl ApiVersionsRequest {
 
 #[cfg(feature = "json")]
 impl ToKafkaJson for ApiVersionsRequest {
-    fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
+    fn to_kafka_json(&self, version: i16, _serialize_records: bool) -> serde_json::Value {
         let mut node = serde_json::Map::new();
         if version >= 3 {
             node.insert(
                 "clientSoftwareName".into(),
-                serde_json::Value::String((&self.client_software_name).to_string()),
+                serde_json::Value::String(self.client_software_name.to_string()),
             );
         }
         if version >= 3 {
             node.insert(
                 "clientSoftwareVersion".into(),
-                serde_json::Value::String((&self.client_software_version).to_string()),
+                serde_json::Value::String(self.client_software_version.to_string()),
             );
         }
         if version >= 5 {
-            match &self.cluster_id {
-                Some(v) => {
-                    node.insert("clusterId".into(), serde_json::Value::String(v.to_string()));
-                }
-                None => {
-                    node.insert("clusterId".into(), serde_json::Value::Null);
-                }
-            }
+            node.insert(
+                "clusterId".into(),
+                match &self.cluster_id {
+                    Some(v) => serde_json::Value::String(v.to_string()),
+                    None => serde_json::Value::Null,
+                },
+            );
         }
         if version >= 5 {
-            node.insert("nodeId".into(), serde_json::Value::from(*(&self.node_id)));
+            node.insert("nodeId".into(), serde_json::Value::from(self.node_id));
         }
         serde_json::Value::Object(node)
     }
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for ApiVersionsRequest {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        if version >= 3 {
-            this.client_software_name = rng.string();
-        }
-        if version >= 3 {
-            this.client_software_version = rng.string();
-        }
-        if version >= 5 {
-            this.cluster_id = if (version >= 5) && rng.one_in(4) {
-                None
+impl Sample for ApiVersionsRequest {
+    fn sample(rng: &mut Rng, version: i16) -> Self {
+        Self {
+            client_software_name: if version >= 3 {
+                rng.string()
             } else {
-                Some(rng.string())
-            };
+                StrBytes::new()
+            },
+            client_software_version: if version >= 3 {
+                rng.string()
+            } else {
+                StrBytes::new()
+            },
+            cluster_id: if version >= 5 {
+                if rng.one_in(4) {
+                    None
+                } else {
+                    Some(rng.string())
+                }
+            } else {
+                None
+            },
+            node_id: if version >= 5 { rng.int() as i32 } else { -1 },
+            unknown_tagged_fields: if version >= 3 && rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        if version >= 5 {
-            this.node_id = rng.int() as i32;
-        }
-        if (version >= 3) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
-        }
-        this
     }
 }
 

@@ -3,21 +3,16 @@
 //!
 //! Valid versions: 0-5; flexible versions: 3+.
 
-#![allow(
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
-
 use bytes::{Buf, BufMut, Bytes};
-use uuid::Uuid;
 
 #[cfg(feature = "json")]
 use crate::json::ToKafkaJson;
-use crate::wire::{self, RawTaggedFields};
-use crate::{Decodable, DecodeError, Encodable, EncodeError, List, Message, StrBytes};
+#[cfg(feature = "sample")]
+use crate::sample::{Rng, Sample};
+use crate::wire;
+use crate::{
+    Decodable, DecodeError, Encodable, EncodeError, List, Message, RawTaggedFields, StrBytes,
+};
 
 /// The `ApiVersionsResponse` struct.
 #[derive(Debug, Clone, PartialEq)]
@@ -78,60 +73,59 @@ impl ApiVersionsResponse {
 impl Encodable for ApiVersionsResponse {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = version >= 3;
-        let _ = flexible;
-        buf.put_i16(*(&self.error_code));
-        wire::put_array_len(buf, Some((&self.api_keys).len()), flexible);
-        (&self.api_keys).encode_elements(buf, version)?;
+        buf.put_i16(self.error_code);
+        wire::put_array_len(buf, Some(self.api_keys.len()), flexible);
+        self.api_keys.encode_elements(buf, version)?;
         if version >= 1 {
-            buf.put_i32(*(&self.throttle_time_ms));
+            buf.put_i32(self.throttle_time_ms);
         }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[0, 1, 2, 3])?;
             let mut count = self.unknown_tagged_fields.count();
-            let t0 = version >= 3 && !((&self.supported_features).is_empty());
-            count += u32::from(t0);
-            let t1 = version >= 3 && !(*(&self.finalized_features_epoch) == -1);
-            count += u32::from(t1);
-            let t2 = version >= 3 && !((&self.finalized_features).is_empty());
-            count += u32::from(t2);
-            let t3 = version >= 3 && !(*(&self.zk_migration_ready) == false);
-            count += u32::from(t3);
+            let write_supported_features = !self.supported_features.is_empty();
+            count += u32::from(write_supported_features);
+            let write_finalized_features_epoch = self.finalized_features_epoch != -1;
+            count += u32::from(write_finalized_features_epoch);
+            let write_finalized_features = !self.finalized_features.is_empty();
+            count += u32::from(write_finalized_features);
+            let write_zk_migration_ready = self.zk_migration_ready;
+            count += u32::from(write_zk_migration_ready);
             wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            if t0 {
-                wire::put_raw_tags(buf, &self.unknown_tagged_fields, 0, &mut raw);
+            let mut raw_offset = 0;
+            if write_supported_features {
+                wire::put_raw_tags(buf, &self.unknown_tagged_fields, 0, &mut raw_offset);
                 wire::put_tag_header(
                     buf,
                     0,
-                    (wire::array_len_len(Some((&self.supported_features).len()), true)
-                        + (&self.supported_features).elements_len(version)),
+                    wire::array_len_len(Some(self.supported_features.len()), true)
+                        + self.supported_features.elements_len(version),
                 );
-                wire::put_array_len(buf, Some((&self.supported_features).len()), true);
-                (&self.supported_features).encode_elements(buf, version)?;
+                wire::put_array_len(buf, Some(self.supported_features.len()), true);
+                self.supported_features.encode_elements(buf, version)?;
             }
-            if t1 {
-                wire::put_raw_tags(buf, &self.unknown_tagged_fields, 1, &mut raw);
+            if write_finalized_features_epoch {
+                wire::put_raw_tags(buf, &self.unknown_tagged_fields, 1, &mut raw_offset);
                 wire::put_tag_header(buf, 1, 8);
-                buf.put_i64(*(&self.finalized_features_epoch));
+                buf.put_i64(self.finalized_features_epoch);
             }
-            if t2 {
-                wire::put_raw_tags(buf, &self.unknown_tagged_fields, 2, &mut raw);
+            if write_finalized_features {
+                wire::put_raw_tags(buf, &self.unknown_tagged_fields, 2, &mut raw_offset);
                 wire::put_tag_header(
                     buf,
                     2,
-                    (wire::array_len_len(Some((&self.finalized_features).len()), true)
-                        + (&self.finalized_features).elements_len(version)),
+                    wire::array_len_len(Some(self.finalized_features.len()), true)
+                        + self.finalized_features.elements_len(version),
                 );
-                wire::put_array_len(buf, Some((&self.finalized_features).len()), true);
-                (&self.finalized_features).encode_elements(buf, version)?;
+                wire::put_array_len(buf, Some(self.finalized_features.len()), true);
+                self.finalized_features.encode_elements(buf, version)?;
             }
-            if t3 {
-                wire::put_raw_tags(buf, &self.unknown_tagged_fields, 3, &mut raw);
+            if write_zk_migration_ready {
+                wire::put_raw_tags(buf, &self.unknown_tagged_fields, 3, &mut raw_offset);
                 wire::put_tag_header(buf, 3, 1);
-                wire::put_bool(buf, *(&self.zk_migration_ready));
+                wire::put_bool(buf, self.zk_migration_ready);
             }
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
+            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+            if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -142,38 +136,36 @@ impl Encodable for ApiVersionsResponse {
 
     fn encoded_len(&self, version: i16) -> usize {
         let flexible = version >= 3;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += 2;
-        len += (wire::array_len_len(Some((&self.api_keys).len()), flexible)
-            + (&self.api_keys).elements_len(version));
+        let mut len = 2
+            + wire::array_len_len(Some(self.api_keys.len()), flexible)
+            + self.api_keys.elements_len(version);
         if version >= 1 {
             len += 4;
         }
         if flexible {
             let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            if version >= 3 && !((&self.supported_features).is_empty()) {
+            if !self.supported_features.is_empty() {
                 count += 1;
                 len += wire::tagged_field_len(
                     0,
-                    (wire::array_len_len(Some((&self.supported_features).len()), true)
-                        + (&self.supported_features).elements_len(version)),
+                    wire::array_len_len(Some(self.supported_features.len()), true)
+                        + self.supported_features.elements_len(version),
                 );
             }
-            if version >= 3 && !(*(&self.finalized_features_epoch) == -1) {
+            if self.finalized_features_epoch != -1 {
                 count += 1;
                 len += wire::tagged_field_len(1, 8);
             }
-            if version >= 3 && !((&self.finalized_features).is_empty()) {
+            if !self.finalized_features.is_empty() {
                 count += 1;
                 len += wire::tagged_field_len(
                     2,
-                    (wire::array_len_len(Some((&self.finalized_features).len()), true)
-                        + (&self.finalized_features).elements_len(version)),
+                    wire::array_len_len(Some(self.finalized_features.len()), true)
+                        + self.finalized_features.elements_len(version),
                 );
             }
-            if version >= 3 && !(*(&self.zk_migration_ready) == false) {
+            if self.zk_migration_ready {
                 count += 1;
                 len += wire::tagged_field_len(3, 1);
             }
@@ -207,7 +199,6 @@ impl Decodable for ApiVersionsResponse {
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = version >= 3;
-        let _ = flexible;
         wire::skip(buf, 2)?;
         for _ in 0..wire::get_array_len(buf, flexible)?.unwrap_or(0) {
             ApiVersion::skip_checked(buf, version)?;
@@ -238,20 +229,16 @@ impl ApiVersionsResponse {
         version: i16,
         checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
         let flexible = version >= 3;
-        let _ = flexible;
         self.error_code = wire::get_i16(buf)?;
-        {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            self.api_keys.decode_elements_into(
-                buf,
-                n,
-                ApiVersion::MIN_WIRE_SIZE,
-                version,
-                checked,
-            )?;
-        }
+        let len = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
+        self.api_keys.decode_elements_into(
+            buf,
+            len,
+            ApiVersion::MIN_WIRE_SIZE,
+            version,
+            checked,
+        )?;
         if version >= 1 {
             self.throttle_time_ms = wire::get_i32(buf)?;
         }
@@ -262,45 +249,41 @@ impl ApiVersionsResponse {
                 for _ in 0..count {
                     let (tag, hdr, size) = wire::peek_tag_header(buf)?;
                     match tag {
-                        0 if version >= 3 => {
+                        0 => {
                             buf.advance(hdr);
                             let end = buf.remaining() - size;
-                            {
-                                let n = wire::get_array_len(buf, true)?
-                                    .ok_or(DecodeError::UnexpectedNull)?;
-                                self.supported_features.decode_elements_into(
-                                    buf,
-                                    n,
-                                    SupportedFeatureKey::MIN_WIRE_SIZE,
-                                    version,
-                                    checked,
-                                )?;
-                            }
+                            let len = wire::get_array_len(buf, true)?
+                                .ok_or(DecodeError::UnexpectedNull)?;
+                            self.supported_features.decode_elements_into(
+                                buf,
+                                len,
+                                SupportedFeatureKey::MIN_WIRE_SIZE,
+                                version,
+                                checked,
+                            )?;
                             wire::expect_end(buf, end, tag)?;
                         }
-                        1 if version >= 3 => {
+                        1 => {
                             buf.advance(hdr);
                             let end = buf.remaining() - size;
                             self.finalized_features_epoch = wire::get_i64(buf)?;
                             wire::expect_end(buf, end, tag)?;
                         }
-                        2 if version >= 3 => {
+                        2 => {
                             buf.advance(hdr);
                             let end = buf.remaining() - size;
-                            {
-                                let n = wire::get_array_len(buf, true)?
-                                    .ok_or(DecodeError::UnexpectedNull)?;
-                                self.finalized_features.decode_elements_into(
-                                    buf,
-                                    n,
-                                    FinalizedFeatureKey::MIN_WIRE_SIZE,
-                                    version,
-                                    checked,
-                                )?;
-                            }
+                            let len = wire::get_array_len(buf, true)?
+                                .ok_or(DecodeError::UnexpectedNull)?;
+                            self.finalized_features.decode_elements_into(
+                                buf,
+                                len,
+                                FinalizedFeatureKey::MIN_WIRE_SIZE,
+                                version,
+                                checked,
+                            )?;
                             wire::expect_end(buf, end, tag)?;
                         }
-                        3 if version >= 3 => {
+                        3 => {
                             buf.advance(hdr);
                             let end = buf.remaining() - size;
                             self.zk_migration_ready = wire::get_bool(buf)?;
@@ -319,16 +302,12 @@ impl ApiVersionsResponse {
 #[cfg(feature = "json")]
 impl ToKafkaJson for ApiVersionsResponse {
     fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
         let mut node = serde_json::Map::new();
-        node.insert(
-            "errorCode".into(),
-            serde_json::Value::from(*(&self.error_code)),
-        );
+        node.insert("errorCode".into(), serde_json::Value::from(self.error_code));
         node.insert(
             "apiKeys".into(),
             serde_json::Value::Array(
-                (&self.api_keys)
+                self.api_keys
                     .iter()
                     .map(|e| e.to_kafka_json(version, serialize_records))
                     .collect(),
@@ -337,140 +316,86 @@ impl ToKafkaJson for ApiVersionsResponse {
         if version >= 1 {
             node.insert(
                 "throttleTimeMs".into(),
-                serde_json::Value::from(*(&self.throttle_time_ms)),
+                serde_json::Value::from(self.throttle_time_ms),
             );
         }
-        if version >= 3 {
-            if version >= 3 {
-                if !((&self.supported_features).is_empty()) {
-                    node.insert(
-                        "supportedFeatures".into(),
-                        serde_json::Value::Array(
-                            (&self.supported_features)
-                                .iter()
-                                .map(|e| e.to_kafka_json(version, serialize_records))
-                                .collect(),
-                        ),
-                    );
-                }
-            } else {
-                node.insert(
-                    "supportedFeatures".into(),
-                    serde_json::Value::Array(
-                        (&self.supported_features)
-                            .iter()
-                            .map(|e| e.to_kafka_json(version, serialize_records))
-                            .collect(),
-                    ),
-                );
-            }
+        if version >= 3 && !self.supported_features.is_empty() {
+            node.insert(
+                "supportedFeatures".into(),
+                serde_json::Value::Array(
+                    self.supported_features
+                        .iter()
+                        .map(|e| e.to_kafka_json(version, serialize_records))
+                        .collect(),
+                ),
+            );
         }
-        if version >= 3 {
-            if version >= 3 {
-                if !(*(&self.finalized_features_epoch) == -1) {
-                    node.insert(
-                        "finalizedFeaturesEpoch".into(),
-                        serde_json::Value::from(*(&self.finalized_features_epoch)),
-                    );
-                }
-            } else {
-                node.insert(
-                    "finalizedFeaturesEpoch".into(),
-                    serde_json::Value::from(*(&self.finalized_features_epoch)),
-                );
-            }
+        if version >= 3 && self.finalized_features_epoch != -1 {
+            node.insert(
+                "finalizedFeaturesEpoch".into(),
+                serde_json::Value::from(self.finalized_features_epoch),
+            );
         }
-        if version >= 3 {
-            if version >= 3 {
-                if !((&self.finalized_features).is_empty()) {
-                    node.insert(
-                        "finalizedFeatures".into(),
-                        serde_json::Value::Array(
-                            (&self.finalized_features)
-                                .iter()
-                                .map(|e| e.to_kafka_json(version, serialize_records))
-                                .collect(),
-                        ),
-                    );
-                }
-            } else {
-                node.insert(
-                    "finalizedFeatures".into(),
-                    serde_json::Value::Array(
-                        (&self.finalized_features)
-                            .iter()
-                            .map(|e| e.to_kafka_json(version, serialize_records))
-                            .collect(),
-                    ),
-                );
-            }
+        if version >= 3 && !self.finalized_features.is_empty() {
+            node.insert(
+                "finalizedFeatures".into(),
+                serde_json::Value::Array(
+                    self.finalized_features
+                        .iter()
+                        .map(|e| e.to_kafka_json(version, serialize_records))
+                        .collect(),
+                ),
+            );
         }
-        if version >= 3 {
-            if version >= 3 {
-                if !(*(&self.zk_migration_ready) == false) {
-                    node.insert(
-                        "zkMigrationReady".into(),
-                        serde_json::Value::Bool(*(&self.zk_migration_ready)),
-                    );
-                }
-            } else {
-                node.insert(
-                    "zkMigrationReady".into(),
-                    serde_json::Value::Bool(*(&self.zk_migration_ready)),
-                );
-            }
+        if version >= 3 && self.zk_migration_ready {
+            node.insert(
+                "zkMigrationReady".into(),
+                serde_json::Value::Bool(self.zk_migration_ready),
+            );
         }
         serde_json::Value::Object(node)
     }
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for ApiVersionsResponse {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.error_code = rng.int() as i16;
-        this.api_keys = (0..rng.below(4))
-            .map(|_| <ApiVersion as crate::sample::Sample>::sample(rng, version))
-            .collect();
-        if version >= 1 {
-            this.throttle_time_ms = rng.int() as i32;
-        }
-        if version >= 3 {
-            this.supported_features = if rng.one_in(3) {
-                this.supported_features.clone()
-            } else {
+impl Sample for ApiVersionsResponse {
+    fn sample(rng: &mut Rng, version: i16) -> Self {
+        Self {
+            error_code: rng.int() as i16,
+            api_keys: (0..rng.below(4))
+                .map(|_| ApiVersion::sample(rng, version))
+                .collect(),
+            throttle_time_ms: if version >= 1 { rng.int() as i32 } else { 0 },
+            supported_features: if version >= 3 && !rng.one_in(3) {
                 (0..rng.below(4))
-                    .map(|_| <SupportedFeatureKey as crate::sample::Sample>::sample(rng, version))
+                    .map(|_| SupportedFeatureKey::sample(rng, version))
                     .collect()
-            };
-        }
-        if version >= 3 {
-            this.finalized_features_epoch = if rng.one_in(3) {
-                this.finalized_features_epoch.clone()
             } else {
+                List::new()
+            },
+            finalized_features_epoch: if version >= 3 && !rng.one_in(3) {
                 rng.int()
-            };
-        }
-        if version >= 3 {
-            this.finalized_features = if rng.one_in(3) {
-                this.finalized_features.clone()
             } else {
+                -1
+            },
+            finalized_features: if version >= 3 && !rng.one_in(3) {
                 (0..rng.below(4))
-                    .map(|_| <FinalizedFeatureKey as crate::sample::Sample>::sample(rng, version))
+                    .map(|_| FinalizedFeatureKey::sample(rng, version))
                     .collect()
-            };
-        }
-        if version >= 3 {
-            this.zk_migration_ready = if rng.one_in(3) {
-                this.zk_migration_ready.clone()
             } else {
+                List::new()
+            },
+            zk_migration_ready: if version >= 3 && !rng.one_in(3) {
                 rng.bool()
-            };
+            } else {
+                false
+            },
+            unknown_tagged_fields: if version >= 3 && rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        if (version >= 3) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
-        }
-        this
     }
 }
 
@@ -513,21 +438,17 @@ impl ApiVersion {
 impl Encodable for ApiVersion {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = version >= 3;
-        let _ = flexible;
-        {
-            let mut b = [0u8; 6];
-            b[0..2].copy_from_slice(&self.api_key.to_be_bytes());
-            b[2..4].copy_from_slice(&self.min_version.to_be_bytes());
-            b[4..6].copy_from_slice(&self.max_version.to_be_bytes());
-            buf.put_slice(&b);
-        }
+        let mut b = [0u8; 6];
+        b[0..2].copy_from_slice(&self.api_key.to_be_bytes());
+        b[2..4].copy_from_slice(&self.min_version.to_be_bytes());
+        b[4..6].copy_from_slice(&self.max_version.to_be_bytes());
+        buf.put_slice(&b);
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
+            wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+            let mut raw_offset = 0;
+            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+            if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -538,15 +459,10 @@ impl Encodable for ApiVersion {
 
     fn encoded_len(&self, version: i16) -> usize {
         let flexible = version >= 3;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += 2;
-        len += 2;
-        len += 2;
+        let mut len = 6;
         if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
+            len += wire::raw_tags_len(&self.unknown_tagged_fields)
+                + wire::uvarint_len(self.unknown_tagged_fields.count());
         }
         len
     }
@@ -578,7 +494,6 @@ impl Decodable for ApiVersion {
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = version >= 3;
-        let _ = flexible;
         wire::skip(buf, 2)?;
         wire::skip(buf, 2)?;
         wire::skip(buf, 2)?;
@@ -603,17 +518,13 @@ impl ApiVersion {
         &mut self,
         buf: &mut Bytes,
         version: i16,
-        checked: bool,
+        _checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
         let flexible = version >= 3;
-        let _ = flexible;
-        {
-            let b = wire::get_fixed::<6>(buf)?;
-            self.api_key = i16::from_be_bytes([b[0], b[1]]);
-            self.min_version = i16::from_be_bytes([b[2], b[3]]);
-            self.max_version = i16::from_be_bytes([b[4], b[5]]);
-        }
+        let b = wire::get_fixed::<6>(buf)?;
+        self.api_key = i16::from_be_bytes([b[0], b[1]]);
+        self.min_version = i16::from_be_bytes([b[2], b[3]]);
+        self.max_version = i16::from_be_bytes([b[4], b[5]]);
         if flexible {
             let count = wire::get_tag_count(buf)?;
             if count > 0 {
@@ -626,33 +537,34 @@ impl ApiVersion {
 
 #[cfg(feature = "json")]
 impl ToKafkaJson for ApiVersion {
-    fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
+    fn to_kafka_json(&self, _version: i16, _serialize_records: bool) -> serde_json::Value {
         let mut node = serde_json::Map::new();
-        node.insert("apiKey".into(), serde_json::Value::from(*(&self.api_key)));
+        node.insert("apiKey".into(), serde_json::Value::from(self.api_key));
         node.insert(
             "minVersion".into(),
-            serde_json::Value::from(*(&self.min_version)),
+            serde_json::Value::from(self.min_version),
         );
         node.insert(
             "maxVersion".into(),
-            serde_json::Value::from(*(&self.max_version)),
+            serde_json::Value::from(self.max_version),
         );
         serde_json::Value::Object(node)
     }
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for ApiVersion {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.api_key = rng.int() as i16;
-        this.min_version = rng.int() as i16;
-        this.max_version = rng.int() as i16;
-        if (version >= 3) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
+impl Sample for ApiVersion {
+    fn sample(rng: &mut Rng, version: i16) -> Self {
+        Self {
+            api_key: rng.int() as i16,
+            min_version: rng.int() as i16,
+            max_version: rng.int() as i16,
+            unknown_tagged_fields: if version >= 3 && rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        this
     }
 }
 
@@ -693,45 +605,27 @@ impl SupportedFeatureKey {
 }
 
 impl Encodable for SupportedFeatureKey {
-    fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
-        let flexible = true;
-        let _ = flexible;
+    fn encode<B: BufMut>(&self, buf: &mut B, _version: i16) -> Result<(), EncodeError> {
         wire::check_string(&self.name, "name")?;
-        wire::put_string(buf, (&self.name), flexible);
-        {
-            let mut b = [0u8; 4];
-            b[0..2].copy_from_slice(&self.min_version.to_be_bytes());
-            b[2..4].copy_from_slice(&self.max_version.to_be_bytes());
-            buf.put_slice(&b);
-        }
-        if flexible {
-            wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
-                return Err(EncodeError::InvalidRawTags(u32::MAX));
-            }
-        } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsUnsupported { version });
+        wire::put_string(buf, &self.name, true);
+        let mut b = [0u8; 4];
+        b[0..2].copy_from_slice(&self.min_version.to_be_bytes());
+        b[2..4].copy_from_slice(&self.max_version.to_be_bytes());
+        buf.put_slice(&b);
+        wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
+        wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+        let mut raw_offset = 0;
+        wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+        if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
+            return Err(EncodeError::InvalidRawTags(u32::MAX));
         }
         Ok(())
     }
 
-    fn encoded_len(&self, version: i16) -> usize {
-        let flexible = true;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += wire::string_len((&self.name), flexible);
-        len += 2;
-        len += 2;
-        if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
-        }
-        len
+    fn encoded_len(&self, _version: i16) -> usize {
+        4 + wire::string_len(&self.name, true)
+            + wire::raw_tags_len(&self.unknown_tagged_fields)
+            + wire::uvarint_len(self.unknown_tagged_fields.count())
     }
 }
 
@@ -759,17 +653,13 @@ impl Decodable for SupportedFeatureKey {
         self.read_into(buf, version, checked)
     }
 
-    fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        let flexible = true;
-        let _ = flexible;
-        wire::skip_string(buf, flexible)?;
+    fn skip_checked(buf: &mut Bytes, _version: i16) -> Result<(), DecodeError> {
+        wire::skip_string(buf, true)?;
         wire::skip(buf, 2)?;
         wire::skip(buf, 2)?;
-        if flexible {
-            for _ in 0..wire::get_tag_count(buf)? {
-                let (_, hdr, size) = wire::peek_tag_header(buf)?;
-                wire::skip(buf, hdr + size)?;
-            }
+        for _ in 0..wire::get_tag_count(buf)? {
+            let (_, hdr, size) = wire::peek_tag_header(buf)?;
+            wire::skip(buf, hdr + size)?;
         }
         Ok(())
     }
@@ -785,23 +675,16 @@ impl SupportedFeatureKey {
     fn read_into(
         &mut self,
         buf: &mut Bytes,
-        version: i16,
-        checked: bool,
+        _version: i16,
+        _checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
-        let flexible = true;
-        let _ = flexible;
-        self.name = wire::get_string(buf, flexible)?;
-        {
-            let b = wire::get_fixed::<4>(buf)?;
-            self.min_version = i16::from_be_bytes([b[0], b[1]]);
-            self.max_version = i16::from_be_bytes([b[2], b[3]]);
-        }
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            if count > 0 {
-                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
-            }
+        self.name = wire::get_string(buf, true)?;
+        let b = wire::get_fixed::<4>(buf)?;
+        self.min_version = i16::from_be_bytes([b[0], b[1]]);
+        self.max_version = i16::from_be_bytes([b[2], b[3]]);
+        let count = wire::get_tag_count(buf)?;
+        if count > 0 {
+            self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
         }
         Ok(())
     }
@@ -809,36 +692,37 @@ impl SupportedFeatureKey {
 
 #[cfg(feature = "json")]
 impl ToKafkaJson for SupportedFeatureKey {
-    fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
+    fn to_kafka_json(&self, _version: i16, _serialize_records: bool) -> serde_json::Value {
         let mut node = serde_json::Map::new();
         node.insert(
             "name".into(),
-            serde_json::Value::String((&self.name).to_string()),
+            serde_json::Value::String(self.name.to_string()),
         );
         node.insert(
             "minVersion".into(),
-            serde_json::Value::from(*(&self.min_version)),
+            serde_json::Value::from(self.min_version),
         );
         node.insert(
             "maxVersion".into(),
-            serde_json::Value::from(*(&self.max_version)),
+            serde_json::Value::from(self.max_version),
         );
         serde_json::Value::Object(node)
     }
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for SupportedFeatureKey {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.name = rng.string();
-        this.min_version = rng.int() as i16;
-        this.max_version = rng.int() as i16;
-        if (true) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
+impl Sample for SupportedFeatureKey {
+    fn sample(rng: &mut Rng, _version: i16) -> Self {
+        Self {
+            name: rng.string(),
+            min_version: rng.int() as i16,
+            max_version: rng.int() as i16,
+            unknown_tagged_fields: if rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        this
     }
 }
 
@@ -879,45 +763,27 @@ impl FinalizedFeatureKey {
 }
 
 impl Encodable for FinalizedFeatureKey {
-    fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
-        let flexible = true;
-        let _ = flexible;
+    fn encode<B: BufMut>(&self, buf: &mut B, _version: i16) -> Result<(), EncodeError> {
         wire::check_string(&self.name, "name")?;
-        wire::put_string(buf, (&self.name), flexible);
-        {
-            let mut b = [0u8; 4];
-            b[0..2].copy_from_slice(&self.max_version_level.to_be_bytes());
-            b[2..4].copy_from_slice(&self.min_version_level.to_be_bytes());
-            buf.put_slice(&b);
-        }
-        if flexible {
-            wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
-                return Err(EncodeError::InvalidRawTags(u32::MAX));
-            }
-        } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsUnsupported { version });
+        wire::put_string(buf, &self.name, true);
+        let mut b = [0u8; 4];
+        b[0..2].copy_from_slice(&self.max_version_level.to_be_bytes());
+        b[2..4].copy_from_slice(&self.min_version_level.to_be_bytes());
+        buf.put_slice(&b);
+        wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
+        wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+        let mut raw_offset = 0;
+        wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+        if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
+            return Err(EncodeError::InvalidRawTags(u32::MAX));
         }
         Ok(())
     }
 
-    fn encoded_len(&self, version: i16) -> usize {
-        let flexible = true;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += wire::string_len((&self.name), flexible);
-        len += 2;
-        len += 2;
-        if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
-        }
-        len
+    fn encoded_len(&self, _version: i16) -> usize {
+        4 + wire::string_len(&self.name, true)
+            + wire::raw_tags_len(&self.unknown_tagged_fields)
+            + wire::uvarint_len(self.unknown_tagged_fields.count())
     }
 }
 
@@ -945,17 +811,13 @@ impl Decodable for FinalizedFeatureKey {
         self.read_into(buf, version, checked)
     }
 
-    fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        let flexible = true;
-        let _ = flexible;
-        wire::skip_string(buf, flexible)?;
+    fn skip_checked(buf: &mut Bytes, _version: i16) -> Result<(), DecodeError> {
+        wire::skip_string(buf, true)?;
         wire::skip(buf, 2)?;
         wire::skip(buf, 2)?;
-        if flexible {
-            for _ in 0..wire::get_tag_count(buf)? {
-                let (_, hdr, size) = wire::peek_tag_header(buf)?;
-                wire::skip(buf, hdr + size)?;
-            }
+        for _ in 0..wire::get_tag_count(buf)? {
+            let (_, hdr, size) = wire::peek_tag_header(buf)?;
+            wire::skip(buf, hdr + size)?;
         }
         Ok(())
     }
@@ -971,23 +833,16 @@ impl FinalizedFeatureKey {
     fn read_into(
         &mut self,
         buf: &mut Bytes,
-        version: i16,
-        checked: bool,
+        _version: i16,
+        _checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
-        let flexible = true;
-        let _ = flexible;
-        self.name = wire::get_string(buf, flexible)?;
-        {
-            let b = wire::get_fixed::<4>(buf)?;
-            self.max_version_level = i16::from_be_bytes([b[0], b[1]]);
-            self.min_version_level = i16::from_be_bytes([b[2], b[3]]);
-        }
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            if count > 0 {
-                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
-            }
+        self.name = wire::get_string(buf, true)?;
+        let b = wire::get_fixed::<4>(buf)?;
+        self.max_version_level = i16::from_be_bytes([b[0], b[1]]);
+        self.min_version_level = i16::from_be_bytes([b[2], b[3]]);
+        let count = wire::get_tag_count(buf)?;
+        if count > 0 {
+            self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
         }
         Ok(())
     }
@@ -995,36 +850,37 @@ impl FinalizedFeatureKey {
 
 #[cfg(feature = "json")]
 impl ToKafkaJson for FinalizedFeatureKey {
-    fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
+    fn to_kafka_json(&self, _version: i16, _serialize_records: bool) -> serde_json::Value {
         let mut node = serde_json::Map::new();
         node.insert(
             "name".into(),
-            serde_json::Value::String((&self.name).to_string()),
+            serde_json::Value::String(self.name.to_string()),
         );
         node.insert(
             "maxVersionLevel".into(),
-            serde_json::Value::from(*(&self.max_version_level)),
+            serde_json::Value::from(self.max_version_level),
         );
         node.insert(
             "minVersionLevel".into(),
-            serde_json::Value::from(*(&self.min_version_level)),
+            serde_json::Value::from(self.min_version_level),
         );
         serde_json::Value::Object(node)
     }
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for FinalizedFeatureKey {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.name = rng.string();
-        this.max_version_level = rng.int() as i16;
-        this.min_version_level = rng.int() as i16;
-        if (true) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
+impl Sample for FinalizedFeatureKey {
+    fn sample(rng: &mut Rng, _version: i16) -> Self {
+        Self {
+            name: rng.string(),
+            max_version_level: rng.int() as i16,
+            min_version_level: rng.int() as i16,
+            unknown_tagged_fields: if rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        this
     }
 }
 

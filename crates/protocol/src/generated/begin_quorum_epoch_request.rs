@@ -3,21 +3,17 @@
 //!
 //! Valid versions: 0-1; flexible versions: 1+.
 
-#![allow(
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
-
-use bytes::{Buf, BufMut, Bytes};
+use bytes::{BufMut, Bytes};
 use uuid::Uuid;
 
 #[cfg(feature = "json")]
 use crate::json::ToKafkaJson;
-use crate::wire::{self, RawTaggedFields};
-use crate::{Decodable, DecodeError, Encodable, EncodeError, List, Message, StrBytes};
+#[cfg(feature = "sample")]
+use crate::sample::{Rng, Sample};
+use crate::wire;
+use crate::{
+    Decodable, DecodeError, Encodable, EncodeError, List, Message, RawTaggedFields, StrBytes,
+};
 
 /// The `BeginQuorumEpochRequest` struct.
 #[derive(Debug, Clone, PartialEq)]
@@ -63,7 +59,6 @@ impl BeginQuorumEpochRequest {
 impl Encodable for BeginQuorumEpochRequest {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = version >= 1;
-        let _ = flexible;
         if let Some(v) = &self.cluster_id {
             wire::check_string(v, "clusterId")?;
         }
@@ -71,32 +66,23 @@ impl Encodable for BeginQuorumEpochRequest {
             Some(v) => {
                 wire::put_string(buf, v, flexible);
             }
-            None if true => {
-                wire::put_nullable_string(buf, None, flexible);
-            }
-            None => {
-                return Err(EncodeError::NullNotAllowed {
-                    field: "clusterId",
-                    version,
-                })
-            }
+            None => wire::put_nullable_string(buf, None, flexible),
         }
         if version >= 1 {
-            buf.put_i32(*(&self.voter_id));
+            buf.put_i32(self.voter_id);
         }
-        wire::put_array_len(buf, Some((&self.topics).len()), flexible);
-        (&self.topics).encode_elements(buf, version)?;
+        wire::put_array_len(buf, Some(self.topics.len()), flexible);
+        self.topics.encode_elements(buf, version)?;
         if version >= 1 {
-            wire::put_array_len(buf, Some((&self.leader_endpoints).len()), flexible);
-            (&self.leader_endpoints).encode_elements(buf, version)?;
+            wire::put_array_len(buf, Some(self.leader_endpoints.len()), true);
+            self.leader_endpoints.encode_elements(buf, version)?;
         }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
+            wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+            let mut raw_offset = 0;
+            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+            if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -107,25 +93,20 @@ impl Encodable for BeginQuorumEpochRequest {
 
     fn encoded_len(&self, version: i16) -> usize {
         let flexible = version >= 1;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += match &self.cluster_id {
-            Some(v) => wire::string_len(v, flexible),
-            None => wire::nullable_string_len(None, flexible),
-        };
+        let mut len = wire::array_len_len(Some(self.topics.len()), flexible)
+            + self.topics.elements_len(version)
+            + match &self.cluster_id {
+                Some(v) => wire::string_len(v, flexible),
+                None => wire::nullable_string_len(None, flexible),
+            };
         if version >= 1 {
-            len += 4;
-        }
-        len += (wire::array_len_len(Some((&self.topics).len()), flexible)
-            + (&self.topics).elements_len(version));
-        if version >= 1 {
-            len += (wire::array_len_len(Some((&self.leader_endpoints).len()), flexible)
-                + (&self.leader_endpoints).elements_len(version));
+            len += 4
+                + wire::array_len_len(Some(self.leader_endpoints.len()), true)
+                + self.leader_endpoints.elements_len(version);
         }
         if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
+            len += wire::raw_tags_len(&self.unknown_tagged_fields)
+                + wire::uvarint_len(self.unknown_tagged_fields.count());
         }
         len
     }
@@ -155,7 +136,6 @@ impl Decodable for BeginQuorumEpochRequest {
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = version >= 1;
-        let _ = flexible;
         wire::skip_string(buf, flexible)?;
         if version >= 1 {
             wire::skip(buf, 4)?;
@@ -164,7 +144,7 @@ impl Decodable for BeginQuorumEpochRequest {
             TopicData::skip_checked(buf, version)?;
         }
         if version >= 1 {
-            for _ in 0..wire::get_array_len(buf, flexible)?.unwrap_or(0) {
+            for _ in 0..wire::get_array_len(buf, true)?.unwrap_or(0) {
                 LeaderEndpoint::skip_checked(buf, version)?;
             }
         }
@@ -191,29 +171,23 @@ impl BeginQuorumEpochRequest {
         version: i16,
         checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
         let flexible = version >= 1;
-        let _ = flexible;
         self.cluster_id = wire::get_nullable_string(buf, flexible)?;
         if version >= 1 {
             self.voter_id = wire::get_i32(buf)?;
         }
-        {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            self.topics
-                .decode_elements_into(buf, n, TopicData::MIN_WIRE_SIZE, version, checked)?;
-        }
+        let len = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
+        self.topics
+            .decode_elements_into(buf, len, TopicData::MIN_WIRE_SIZE, version, checked)?;
         if version >= 1 {
-            {
-                let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-                self.leader_endpoints.decode_elements_into(
-                    buf,
-                    n,
-                    LeaderEndpoint::MIN_WIRE_SIZE,
-                    version,
-                    checked,
-                )?;
-            }
+            let len = wire::get_array_len(buf, true)?.ok_or(DecodeError::UnexpectedNull)?;
+            self.leader_endpoints.decode_elements_into(
+                buf,
+                len,
+                LeaderEndpoint::MIN_WIRE_SIZE,
+                version,
+                checked,
+            )?;
         }
         if flexible {
             let count = wire::get_tag_count(buf)?;
@@ -228,23 +202,21 @@ impl BeginQuorumEpochRequest {
 #[cfg(feature = "json")]
 impl ToKafkaJson for BeginQuorumEpochRequest {
     fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
         let mut node = serde_json::Map::new();
-        match &self.cluster_id {
-            Some(v) => {
-                node.insert("clusterId".into(), serde_json::Value::String(v.to_string()));
-            }
-            None => {
-                node.insert("clusterId".into(), serde_json::Value::Null);
-            }
-        }
+        node.insert(
+            "clusterId".into(),
+            match &self.cluster_id {
+                Some(v) => serde_json::Value::String(v.to_string()),
+                None => serde_json::Value::Null,
+            },
+        );
         if version >= 1 {
-            node.insert("voterId".into(), serde_json::Value::from(*(&self.voter_id)));
+            node.insert("voterId".into(), serde_json::Value::from(self.voter_id));
         }
         node.insert(
             "topics".into(),
             serde_json::Value::Array(
-                (&self.topics)
+                self.topics
                     .iter()
                     .map(|e| e.to_kafka_json(version, serialize_records))
                     .collect(),
@@ -254,7 +226,7 @@ impl ToKafkaJson for BeginQuorumEpochRequest {
             node.insert(
                 "leaderEndpoints".into(),
                 serde_json::Value::Array(
-                    (&self.leader_endpoints)
+                    self.leader_endpoints
                         .iter()
                         .map(|e| e.to_kafka_json(version, serialize_records))
                         .collect(),
@@ -266,29 +238,31 @@ impl ToKafkaJson for BeginQuorumEpochRequest {
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for BeginQuorumEpochRequest {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.cluster_id = if (true) && rng.one_in(4) {
-            None
-        } else {
-            Some(rng.string())
-        };
-        if version >= 1 {
-            this.voter_id = rng.int() as i32;
+impl Sample for BeginQuorumEpochRequest {
+    fn sample(rng: &mut Rng, version: i16) -> Self {
+        Self {
+            cluster_id: if rng.one_in(4) {
+                None
+            } else {
+                Some(rng.string())
+            },
+            voter_id: if version >= 1 { rng.int() as i32 } else { -1 },
+            topics: (0..rng.below(4))
+                .map(|_| TopicData::sample(rng, version))
+                .collect(),
+            leader_endpoints: if version >= 1 {
+                (0..rng.below(4))
+                    .map(|_| LeaderEndpoint::sample(rng, version))
+                    .collect()
+            } else {
+                List::new()
+            },
+            unknown_tagged_fields: if version >= 1 && rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        this.topics = (0..rng.below(4))
-            .map(|_| <TopicData as crate::sample::Sample>::sample(rng, version))
-            .collect();
-        if version >= 1 {
-            this.leader_endpoints = (0..rng.below(4))
-                .map(|_| <LeaderEndpoint as crate::sample::Sample>::sample(rng, version))
-                .collect();
-        }
-        if (version >= 1) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
-        }
-        this
     }
 }
 
@@ -326,18 +300,16 @@ impl TopicData {
 impl Encodable for TopicData {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = version >= 1;
-        let _ = flexible;
         wire::check_string(&self.topic_name, "topicName")?;
-        wire::put_string(buf, (&self.topic_name), flexible);
-        wire::put_array_len(buf, Some((&self.partitions).len()), flexible);
-        (&self.partitions).encode_elements(buf, version)?;
+        wire::put_string(buf, &self.topic_name, flexible);
+        wire::put_array_len(buf, Some(self.partitions.len()), flexible);
+        self.partitions.encode_elements(buf, version)?;
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
+            wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+            let mut raw_offset = 0;
+            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+            if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -348,15 +320,12 @@ impl Encodable for TopicData {
 
     fn encoded_len(&self, version: i16) -> usize {
         let flexible = version >= 1;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += wire::string_len((&self.topic_name), flexible);
-        len += (wire::array_len_len(Some((&self.partitions).len()), flexible)
-            + (&self.partitions).elements_len(version));
+        let mut len = wire::string_len(&self.topic_name, flexible)
+            + wire::array_len_len(Some(self.partitions.len()), flexible)
+            + self.partitions.elements_len(version);
         if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
+            len += wire::raw_tags_len(&self.unknown_tagged_fields)
+                + wire::uvarint_len(self.unknown_tagged_fields.count());
         }
         len
     }
@@ -388,7 +357,6 @@ impl Decodable for TopicData {
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = version >= 1;
-        let _ = flexible;
         wire::skip_string(buf, flexible)?;
         for _ in 0..wire::get_array_len(buf, flexible)?.unwrap_or(0) {
             PartitionData::skip_checked(buf, version)?;
@@ -416,20 +384,16 @@ impl TopicData {
         version: i16,
         checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
         let flexible = version >= 1;
-        let _ = flexible;
         self.topic_name = wire::get_string(buf, flexible)?;
-        {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            self.partitions.decode_elements_into(
-                buf,
-                n,
-                PartitionData::MIN_WIRE_SIZE,
-                version,
-                checked,
-            )?;
-        }
+        let len = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
+        self.partitions.decode_elements_into(
+            buf,
+            len,
+            PartitionData::MIN_WIRE_SIZE,
+            version,
+            checked,
+        )?;
         if flexible {
             let count = wire::get_tag_count(buf)?;
             if count > 0 {
@@ -443,16 +407,15 @@ impl TopicData {
 #[cfg(feature = "json")]
 impl ToKafkaJson for TopicData {
     fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
         let mut node = serde_json::Map::new();
         node.insert(
             "topicName".into(),
-            serde_json::Value::String((&self.topic_name).to_string()),
+            serde_json::Value::String(self.topic_name.to_string()),
         );
         node.insert(
             "partitions".into(),
             serde_json::Value::Array(
-                (&self.partitions)
+                self.partitions
                     .iter()
                     .map(|e| e.to_kafka_json(version, serialize_records))
                     .collect(),
@@ -463,17 +426,19 @@ impl ToKafkaJson for TopicData {
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for TopicData {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.topic_name = rng.string();
-        this.partitions = (0..rng.below(4))
-            .map(|_| <PartitionData as crate::sample::Sample>::sample(rng, version))
-            .collect();
-        if (version >= 1) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
+impl Sample for TopicData {
+    fn sample(rng: &mut Rng, version: i16) -> Self {
+        Self {
+            topic_name: rng.string(),
+            partitions: (0..rng.below(4))
+                .map(|_| PartitionData::sample(rng, version))
+                .collect(),
+            unknown_tagged_fields: if version >= 1 && rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        this
     }
 }
 
@@ -521,24 +486,20 @@ impl PartitionData {
 impl Encodable for PartitionData {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = version >= 1;
-        let _ = flexible;
-        buf.put_i32(*(&self.partition_index));
+        buf.put_i32(self.partition_index);
         if version >= 1 {
-            wire::put_uuid(buf, (&self.voter_directory_id));
+            wire::put_uuid(buf, &self.voter_directory_id);
         }
-        {
-            let mut b = [0u8; 8];
-            b[0..4].copy_from_slice(&self.leader_id.to_be_bytes());
-            b[4..8].copy_from_slice(&self.leader_epoch.to_be_bytes());
-            buf.put_slice(&b);
-        }
+        let mut b = [0u8; 8];
+        b[0..4].copy_from_slice(&self.leader_id.to_be_bytes());
+        b[4..8].copy_from_slice(&self.leader_epoch.to_be_bytes());
+        buf.put_slice(&b);
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
+            wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+            let mut raw_offset = 0;
+            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+            if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -549,18 +510,13 @@ impl Encodable for PartitionData {
 
     fn encoded_len(&self, version: i16) -> usize {
         let flexible = version >= 1;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += 4;
+        let mut len = 12;
         if version >= 1 {
             len += 16;
         }
-        len += 4;
-        len += 4;
         if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
+            len += wire::raw_tags_len(&self.unknown_tagged_fields)
+                + wire::uvarint_len(self.unknown_tagged_fields.count());
         }
         len
     }
@@ -592,7 +548,6 @@ impl Decodable for PartitionData {
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = version >= 1;
-        let _ = flexible;
         wire::skip(buf, 4)?;
         if version >= 1 {
             wire::skip(buf, 16)?;
@@ -620,20 +575,16 @@ impl PartitionData {
         &mut self,
         buf: &mut Bytes,
         version: i16,
-        checked: bool,
+        _checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
         let flexible = version >= 1;
-        let _ = flexible;
         self.partition_index = wire::get_i32(buf)?;
         if version >= 1 {
             self.voter_directory_id = wire::get_uuid(buf)?;
         }
-        {
-            let b = wire::get_fixed::<8>(buf)?;
-            self.leader_id = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
-            self.leader_epoch = i32::from_be_bytes([b[4], b[5], b[6], b[7]]);
-        }
+        let b = wire::get_fixed::<8>(buf)?;
+        self.leader_id = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+        self.leader_epoch = i32::from_be_bytes([b[4], b[5], b[6], b[7]]);
         if flexible {
             let count = wire::get_tag_count(buf)?;
             if count > 0 {
@@ -646,45 +597,45 @@ impl PartitionData {
 
 #[cfg(feature = "json")]
 impl ToKafkaJson for PartitionData {
-    fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
+    fn to_kafka_json(&self, version: i16, _serialize_records: bool) -> serde_json::Value {
         let mut node = serde_json::Map::new();
         node.insert(
             "partitionIndex".into(),
-            serde_json::Value::from(*(&self.partition_index)),
+            serde_json::Value::from(self.partition_index),
         );
         if version >= 1 {
             node.insert(
                 "voterDirectoryId".into(),
-                serde_json::Value::String(crate::json::uuid_text((&self.voter_directory_id))),
+                serde_json::Value::String(crate::json::uuid_text(&self.voter_directory_id)),
             );
         }
-        node.insert(
-            "leaderId".into(),
-            serde_json::Value::from(*(&self.leader_id)),
-        );
+        node.insert("leaderId".into(), serde_json::Value::from(self.leader_id));
         node.insert(
             "leaderEpoch".into(),
-            serde_json::Value::from(*(&self.leader_epoch)),
+            serde_json::Value::from(self.leader_epoch),
         );
         serde_json::Value::Object(node)
     }
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for PartitionData {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.partition_index = rng.int() as i32;
-        if version >= 1 {
-            this.voter_directory_id = rng.uuid();
+impl Sample for PartitionData {
+    fn sample(rng: &mut Rng, version: i16) -> Self {
+        Self {
+            partition_index: rng.int() as i32,
+            voter_directory_id: if version >= 1 {
+                rng.uuid()
+            } else {
+                Uuid::nil()
+            },
+            leader_id: rng.int() as i32,
+            leader_epoch: rng.int() as i32,
+            unknown_tagged_fields: if version >= 1 && rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        this.leader_id = rng.int() as i32;
-        this.leader_epoch = rng.int() as i32;
-        if (version >= 1) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
-        }
-        this
     }
 }
 
@@ -725,42 +676,27 @@ impl LeaderEndpoint {
 }
 
 impl Encodable for LeaderEndpoint {
-    fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
-        let flexible = true;
-        let _ = flexible;
+    fn encode<B: BufMut>(&self, buf: &mut B, _version: i16) -> Result<(), EncodeError> {
         wire::check_string(&self.name, "name")?;
-        wire::put_string(buf, (&self.name), flexible);
+        wire::put_string(buf, &self.name, true);
         wire::check_string(&self.host, "host")?;
-        wire::put_string(buf, (&self.host), flexible);
-        buf.put_u16(*(&self.port));
-        if flexible {
-            wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
-                return Err(EncodeError::InvalidRawTags(u32::MAX));
-            }
-        } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsUnsupported { version });
+        wire::put_string(buf, &self.host, true);
+        buf.put_u16(self.port);
+        wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
+        wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+        let mut raw_offset = 0;
+        wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+        if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
+            return Err(EncodeError::InvalidRawTags(u32::MAX));
         }
         Ok(())
     }
 
-    fn encoded_len(&self, version: i16) -> usize {
-        let flexible = true;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += wire::string_len((&self.name), flexible);
-        len += wire::string_len((&self.host), flexible);
-        len += 2;
-        if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
-        }
-        len
+    fn encoded_len(&self, _version: i16) -> usize {
+        2 + wire::string_len(&self.name, true)
+            + wire::string_len(&self.host, true)
+            + wire::raw_tags_len(&self.unknown_tagged_fields)
+            + wire::uvarint_len(self.unknown_tagged_fields.count())
     }
 }
 
@@ -788,17 +724,13 @@ impl Decodable for LeaderEndpoint {
         self.read_into(buf, version, checked)
     }
 
-    fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        let flexible = true;
-        let _ = flexible;
-        wire::skip_string(buf, flexible)?;
-        wire::skip_string(buf, flexible)?;
+    fn skip_checked(buf: &mut Bytes, _version: i16) -> Result<(), DecodeError> {
+        wire::skip_string(buf, true)?;
+        wire::skip_string(buf, true)?;
         wire::skip(buf, 2)?;
-        if flexible {
-            for _ in 0..wire::get_tag_count(buf)? {
-                let (_, hdr, size) = wire::peek_tag_header(buf)?;
-                wire::skip(buf, hdr + size)?;
-            }
+        for _ in 0..wire::get_tag_count(buf)? {
+            let (_, hdr, size) = wire::peek_tag_header(buf)?;
+            wire::skip(buf, hdr + size)?;
         }
         Ok(())
     }
@@ -814,20 +746,15 @@ impl LeaderEndpoint {
     fn read_into(
         &mut self,
         buf: &mut Bytes,
-        version: i16,
-        checked: bool,
+        _version: i16,
+        _checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
-        let flexible = true;
-        let _ = flexible;
-        self.name = wire::get_string(buf, flexible)?;
-        self.host = wire::get_string(buf, flexible)?;
+        self.name = wire::get_string(buf, true)?;
+        self.host = wire::get_string(buf, true)?;
         self.port = wire::get_u16(buf)?;
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            if count > 0 {
-                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
-            }
+        let count = wire::get_tag_count(buf)?;
+        if count > 0 {
+            self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
         }
         Ok(())
     }
@@ -835,33 +762,34 @@ impl LeaderEndpoint {
 
 #[cfg(feature = "json")]
 impl ToKafkaJson for LeaderEndpoint {
-    fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
+    fn to_kafka_json(&self, _version: i16, _serialize_records: bool) -> serde_json::Value {
         let mut node = serde_json::Map::new();
         node.insert(
             "name".into(),
-            serde_json::Value::String((&self.name).to_string()),
+            serde_json::Value::String(self.name.to_string()),
         );
         node.insert(
             "host".into(),
-            serde_json::Value::String((&self.host).to_string()),
+            serde_json::Value::String(self.host.to_string()),
         );
-        node.insert("port".into(), serde_json::Value::from(*(&self.port)));
+        node.insert("port".into(), serde_json::Value::from(self.port));
         serde_json::Value::Object(node)
     }
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for LeaderEndpoint {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.name = rng.string();
-        this.host = rng.string();
-        this.port = rng.int() as u16;
-        if (true) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
+impl Sample for LeaderEndpoint {
+    fn sample(rng: &mut Rng, _version: i16) -> Self {
+        Self {
+            name: rng.string(),
+            host: rng.string(),
+            port: rng.int() as u16,
+            unknown_tagged_fields: if rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        this
     }
 }
 

@@ -3,21 +3,17 @@
 //!
 //! Valid versions: 0; flexible versions: 0+.
 
-#![allow(
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
-
-use bytes::{Buf, BufMut, Bytes};
+use bytes::{BufMut, Bytes};
 use uuid::Uuid;
 
 #[cfg(feature = "json")]
 use crate::json::ToKafkaJson;
-use crate::wire::{self, RawTaggedFields};
-use crate::{Decodable, DecodeError, Encodable, EncodeError, List, Message, StrBytes};
+#[cfg(feature = "sample")]
+use crate::sample::{Rng, Sample};
+use crate::wire;
+use crate::{
+    Decodable, DecodeError, Encodable, EncodeError, List, Message, RawTaggedFields, StrBytes,
+};
 
 /// The `ControllerRegistrationRequest` struct.
 #[derive(Debug, Clone, PartialEq)]
@@ -67,51 +63,32 @@ impl ControllerRegistrationRequest {
 
 impl Encodable for ControllerRegistrationRequest {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
-        let flexible = true;
-        let _ = flexible;
-        {
-            let mut b = [0u8; 21];
-            b[0..4].copy_from_slice(&self.controller_id.to_be_bytes());
-            b[4..20].copy_from_slice(self.incarnation_id.as_bytes());
-            b[20] = u8::from(self.zk_migration_ready);
-            buf.put_slice(&b);
-        }
-        wire::put_array_len(buf, Some((&self.listeners).len()), flexible);
-        (&self.listeners).encode_elements(buf, version)?;
-        wire::put_array_len(buf, Some((&self.features).len()), flexible);
-        (&self.features).encode_elements(buf, version)?;
-        if flexible {
-            wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
-                return Err(EncodeError::InvalidRawTags(u32::MAX));
-            }
-        } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsUnsupported { version });
+        let mut b = [0u8; 21];
+        b[0..4].copy_from_slice(&self.controller_id.to_be_bytes());
+        b[4..20].copy_from_slice(self.incarnation_id.as_bytes());
+        b[20] = u8::from(self.zk_migration_ready);
+        buf.put_slice(&b);
+        wire::put_array_len(buf, Some(self.listeners.len()), true);
+        self.listeners.encode_elements(buf, version)?;
+        wire::put_array_len(buf, Some(self.features.len()), true);
+        self.features.encode_elements(buf, version)?;
+        wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
+        wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+        let mut raw_offset = 0;
+        wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+        if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
+            return Err(EncodeError::InvalidRawTags(u32::MAX));
         }
         Ok(())
     }
 
     fn encoded_len(&self, version: i16) -> usize {
-        let flexible = true;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += 4;
-        len += 16;
-        len += 1;
-        len += (wire::array_len_len(Some((&self.listeners).len()), flexible)
-            + (&self.listeners).elements_len(version));
-        len += (wire::array_len_len(Some((&self.features).len()), flexible)
-            + (&self.features).elements_len(version));
-        if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
-        }
-        len
+        21 + wire::array_len_len(Some(self.listeners.len()), true)
+            + self.listeners.elements_len(version)
+            + wire::array_len_len(Some(self.features.len()), true)
+            + self.features.elements_len(version)
+            + wire::raw_tags_len(&self.unknown_tagged_fields)
+            + wire::uvarint_len(self.unknown_tagged_fields.count())
     }
 }
 
@@ -138,22 +115,18 @@ impl Decodable for ControllerRegistrationRequest {
     }
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        let flexible = true;
-        let _ = flexible;
         wire::skip(buf, 4)?;
         wire::skip(buf, 16)?;
         wire::skip(buf, 1)?;
-        for _ in 0..wire::get_array_len(buf, flexible)?.unwrap_or(0) {
+        for _ in 0..wire::get_array_len(buf, true)?.unwrap_or(0) {
             Listener::skip_checked(buf, version)?;
         }
-        for _ in 0..wire::get_array_len(buf, flexible)?.unwrap_or(0) {
+        for _ in 0..wire::get_array_len(buf, true)?.unwrap_or(0) {
             Feature::skip_checked(buf, version)?;
         }
-        if flexible {
-            for _ in 0..wire::get_tag_count(buf)? {
-                let (_, hdr, size) = wire::peek_tag_header(buf)?;
-                wire::skip(buf, hdr + size)?;
-            }
+        for _ in 0..wire::get_tag_count(buf)? {
+            let (_, hdr, size) = wire::peek_tag_header(buf)?;
+            wire::skip(buf, hdr + size)?;
         }
         Ok(())
     }
@@ -172,38 +145,22 @@ impl ControllerRegistrationRequest {
         version: i16,
         checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
-        let flexible = true;
-        let _ = flexible;
-        {
-            let b = wire::get_fixed::<21>(buf)?;
-            self.controller_id = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
-            self.incarnation_id = Uuid::from_bytes([
-                b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15],
-                b[16], b[17], b[18], b[19],
-            ]);
-            self.zk_migration_ready = b[20] != 0;
-        }
-        {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            self.listeners.decode_elements_into(
-                buf,
-                n,
-                Listener::MIN_WIRE_SIZE,
-                version,
-                checked,
-            )?;
-        }
-        {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            self.features
-                .decode_elements_into(buf, n, Feature::MIN_WIRE_SIZE, version, checked)?;
-        }
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            if count > 0 {
-                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
-            }
+        let b = wire::get_fixed::<21>(buf)?;
+        self.controller_id = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+        self.incarnation_id = Uuid::from_bytes([
+            b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15], b[16],
+            b[17], b[18], b[19],
+        ]);
+        self.zk_migration_ready = b[20] != 0;
+        let len = wire::get_array_len(buf, true)?.ok_or(DecodeError::UnexpectedNull)?;
+        self.listeners
+            .decode_elements_into(buf, len, Listener::MIN_WIRE_SIZE, version, checked)?;
+        let len = wire::get_array_len(buf, true)?.ok_or(DecodeError::UnexpectedNull)?;
+        self.features
+            .decode_elements_into(buf, len, Feature::MIN_WIRE_SIZE, version, checked)?;
+        let count = wire::get_tag_count(buf)?;
+        if count > 0 {
+            self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
         }
         Ok(())
     }
@@ -212,24 +169,23 @@ impl ControllerRegistrationRequest {
 #[cfg(feature = "json")]
 impl ToKafkaJson for ControllerRegistrationRequest {
     fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
         let mut node = serde_json::Map::new();
         node.insert(
             "controllerId".into(),
-            serde_json::Value::from(*(&self.controller_id)),
+            serde_json::Value::from(self.controller_id),
         );
         node.insert(
             "incarnationId".into(),
-            serde_json::Value::String(crate::json::uuid_text((&self.incarnation_id))),
+            serde_json::Value::String(crate::json::uuid_text(&self.incarnation_id)),
         );
         node.insert(
             "zkMigrationReady".into(),
-            serde_json::Value::Bool(*(&self.zk_migration_ready)),
+            serde_json::Value::Bool(self.zk_migration_ready),
         );
         node.insert(
             "listeners".into(),
             serde_json::Value::Array(
-                (&self.listeners)
+                self.listeners
                     .iter()
                     .map(|e| e.to_kafka_json(version, serialize_records))
                     .collect(),
@@ -238,7 +194,7 @@ impl ToKafkaJson for ControllerRegistrationRequest {
         node.insert(
             "features".into(),
             serde_json::Value::Array(
-                (&self.features)
+                self.features
                     .iter()
                     .map(|e| e.to_kafka_json(version, serialize_records))
                     .collect(),
@@ -249,22 +205,24 @@ impl ToKafkaJson for ControllerRegistrationRequest {
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for ControllerRegistrationRequest {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.controller_id = rng.int() as i32;
-        this.incarnation_id = rng.uuid();
-        this.zk_migration_ready = rng.bool();
-        this.listeners = (0..rng.below(4))
-            .map(|_| <Listener as crate::sample::Sample>::sample(rng, version))
-            .collect();
-        this.features = (0..rng.below(4))
-            .map(|_| <Feature as crate::sample::Sample>::sample(rng, version))
-            .collect();
-        if (true) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
+impl Sample for ControllerRegistrationRequest {
+    fn sample(rng: &mut Rng, version: i16) -> Self {
+        Self {
+            controller_id: rng.int() as i32,
+            incarnation_id: rng.uuid(),
+            zk_migration_ready: rng.bool(),
+            listeners: (0..rng.below(4))
+                .map(|_| Listener::sample(rng, version))
+                .collect(),
+            features: (0..rng.below(4))
+                .map(|_| Feature::sample(rng, version))
+                .collect(),
+            unknown_tagged_fields: if rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        this
     }
 }
 
@@ -310,48 +268,30 @@ impl Listener {
 }
 
 impl Encodable for Listener {
-    fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
-        let flexible = true;
-        let _ = flexible;
+    fn encode<B: BufMut>(&self, buf: &mut B, _version: i16) -> Result<(), EncodeError> {
         wire::check_string(&self.name, "name")?;
-        wire::put_string(buf, (&self.name), flexible);
+        wire::put_string(buf, &self.name, true);
         wire::check_string(&self.host, "host")?;
-        wire::put_string(buf, (&self.host), flexible);
-        {
-            let mut b = [0u8; 4];
-            b[0..2].copy_from_slice(&self.port.to_be_bytes());
-            b[2..4].copy_from_slice(&self.security_protocol.to_be_bytes());
-            buf.put_slice(&b);
-        }
-        if flexible {
-            wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
-                return Err(EncodeError::InvalidRawTags(u32::MAX));
-            }
-        } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsUnsupported { version });
+        wire::put_string(buf, &self.host, true);
+        let mut b = [0u8; 4];
+        b[0..2].copy_from_slice(&self.port.to_be_bytes());
+        b[2..4].copy_from_slice(&self.security_protocol.to_be_bytes());
+        buf.put_slice(&b);
+        wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
+        wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+        let mut raw_offset = 0;
+        wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+        if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
+            return Err(EncodeError::InvalidRawTags(u32::MAX));
         }
         Ok(())
     }
 
-    fn encoded_len(&self, version: i16) -> usize {
-        let flexible = true;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += wire::string_len((&self.name), flexible);
-        len += wire::string_len((&self.host), flexible);
-        len += 2;
-        len += 2;
-        if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
-        }
-        len
+    fn encoded_len(&self, _version: i16) -> usize {
+        4 + wire::string_len(&self.name, true)
+            + wire::string_len(&self.host, true)
+            + wire::raw_tags_len(&self.unknown_tagged_fields)
+            + wire::uvarint_len(self.unknown_tagged_fields.count())
     }
 }
 
@@ -379,18 +319,14 @@ impl Decodable for Listener {
         self.read_into(buf, version, checked)
     }
 
-    fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        let flexible = true;
-        let _ = flexible;
-        wire::skip_string(buf, flexible)?;
-        wire::skip_string(buf, flexible)?;
+    fn skip_checked(buf: &mut Bytes, _version: i16) -> Result<(), DecodeError> {
+        wire::skip_string(buf, true)?;
+        wire::skip_string(buf, true)?;
         wire::skip(buf, 2)?;
         wire::skip(buf, 2)?;
-        if flexible {
-            for _ in 0..wire::get_tag_count(buf)? {
-                let (_, hdr, size) = wire::peek_tag_header(buf)?;
-                wire::skip(buf, hdr + size)?;
-            }
+        for _ in 0..wire::get_tag_count(buf)? {
+            let (_, hdr, size) = wire::peek_tag_header(buf)?;
+            wire::skip(buf, hdr + size)?;
         }
         Ok(())
     }
@@ -406,24 +342,17 @@ impl Listener {
     fn read_into(
         &mut self,
         buf: &mut Bytes,
-        version: i16,
-        checked: bool,
+        _version: i16,
+        _checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
-        let flexible = true;
-        let _ = flexible;
-        self.name = wire::get_string(buf, flexible)?;
-        self.host = wire::get_string(buf, flexible)?;
-        {
-            let b = wire::get_fixed::<4>(buf)?;
-            self.port = u16::from_be_bytes([b[0], b[1]]);
-            self.security_protocol = i16::from_be_bytes([b[2], b[3]]);
-        }
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            if count > 0 {
-                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
-            }
+        self.name = wire::get_string(buf, true)?;
+        self.host = wire::get_string(buf, true)?;
+        let b = wire::get_fixed::<4>(buf)?;
+        self.port = u16::from_be_bytes([b[0], b[1]]);
+        self.security_protocol = i16::from_be_bytes([b[2], b[3]]);
+        let count = wire::get_tag_count(buf)?;
+        if count > 0 {
+            self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
         }
         Ok(())
     }
@@ -431,38 +360,39 @@ impl Listener {
 
 #[cfg(feature = "json")]
 impl ToKafkaJson for Listener {
-    fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
+    fn to_kafka_json(&self, _version: i16, _serialize_records: bool) -> serde_json::Value {
         let mut node = serde_json::Map::new();
         node.insert(
             "name".into(),
-            serde_json::Value::String((&self.name).to_string()),
+            serde_json::Value::String(self.name.to_string()),
         );
         node.insert(
             "host".into(),
-            serde_json::Value::String((&self.host).to_string()),
+            serde_json::Value::String(self.host.to_string()),
         );
-        node.insert("port".into(), serde_json::Value::from(*(&self.port)));
+        node.insert("port".into(), serde_json::Value::from(self.port));
         node.insert(
             "securityProtocol".into(),
-            serde_json::Value::from(*(&self.security_protocol)),
+            serde_json::Value::from(self.security_protocol),
         );
         serde_json::Value::Object(node)
     }
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for Listener {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.name = rng.string();
-        this.host = rng.string();
-        this.port = rng.int() as u16;
-        this.security_protocol = rng.int() as i16;
-        if (true) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
+impl Sample for Listener {
+    fn sample(rng: &mut Rng, _version: i16) -> Self {
+        Self {
+            name: rng.string(),
+            host: rng.string(),
+            port: rng.int() as u16,
+            security_protocol: rng.int() as i16,
+            unknown_tagged_fields: if rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        this
     }
 }
 
@@ -503,45 +433,27 @@ impl Feature {
 }
 
 impl Encodable for Feature {
-    fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
-        let flexible = true;
-        let _ = flexible;
+    fn encode<B: BufMut>(&self, buf: &mut B, _version: i16) -> Result<(), EncodeError> {
         wire::check_string(&self.name, "name")?;
-        wire::put_string(buf, (&self.name), flexible);
-        {
-            let mut b = [0u8; 4];
-            b[0..2].copy_from_slice(&self.min_supported_version.to_be_bytes());
-            b[2..4].copy_from_slice(&self.max_supported_version.to_be_bytes());
-            buf.put_slice(&b);
-        }
-        if flexible {
-            wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
-                return Err(EncodeError::InvalidRawTags(u32::MAX));
-            }
-        } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsUnsupported { version });
+        wire::put_string(buf, &self.name, true);
+        let mut b = [0u8; 4];
+        b[0..2].copy_from_slice(&self.min_supported_version.to_be_bytes());
+        b[2..4].copy_from_slice(&self.max_supported_version.to_be_bytes());
+        buf.put_slice(&b);
+        wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
+        wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+        let mut raw_offset = 0;
+        wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+        if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
+            return Err(EncodeError::InvalidRawTags(u32::MAX));
         }
         Ok(())
     }
 
-    fn encoded_len(&self, version: i16) -> usize {
-        let flexible = true;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += wire::string_len((&self.name), flexible);
-        len += 2;
-        len += 2;
-        if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
-        }
-        len
+    fn encoded_len(&self, _version: i16) -> usize {
+        4 + wire::string_len(&self.name, true)
+            + wire::raw_tags_len(&self.unknown_tagged_fields)
+            + wire::uvarint_len(self.unknown_tagged_fields.count())
     }
 }
 
@@ -569,17 +481,13 @@ impl Decodable for Feature {
         self.read_into(buf, version, checked)
     }
 
-    fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        let flexible = true;
-        let _ = flexible;
-        wire::skip_string(buf, flexible)?;
+    fn skip_checked(buf: &mut Bytes, _version: i16) -> Result<(), DecodeError> {
+        wire::skip_string(buf, true)?;
         wire::skip(buf, 2)?;
         wire::skip(buf, 2)?;
-        if flexible {
-            for _ in 0..wire::get_tag_count(buf)? {
-                let (_, hdr, size) = wire::peek_tag_header(buf)?;
-                wire::skip(buf, hdr + size)?;
-            }
+        for _ in 0..wire::get_tag_count(buf)? {
+            let (_, hdr, size) = wire::peek_tag_header(buf)?;
+            wire::skip(buf, hdr + size)?;
         }
         Ok(())
     }
@@ -595,23 +503,16 @@ impl Feature {
     fn read_into(
         &mut self,
         buf: &mut Bytes,
-        version: i16,
-        checked: bool,
+        _version: i16,
+        _checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
-        let flexible = true;
-        let _ = flexible;
-        self.name = wire::get_string(buf, flexible)?;
-        {
-            let b = wire::get_fixed::<4>(buf)?;
-            self.min_supported_version = i16::from_be_bytes([b[0], b[1]]);
-            self.max_supported_version = i16::from_be_bytes([b[2], b[3]]);
-        }
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            if count > 0 {
-                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
-            }
+        self.name = wire::get_string(buf, true)?;
+        let b = wire::get_fixed::<4>(buf)?;
+        self.min_supported_version = i16::from_be_bytes([b[0], b[1]]);
+        self.max_supported_version = i16::from_be_bytes([b[2], b[3]]);
+        let count = wire::get_tag_count(buf)?;
+        if count > 0 {
+            self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
         }
         Ok(())
     }
@@ -619,36 +520,37 @@ impl Feature {
 
 #[cfg(feature = "json")]
 impl ToKafkaJson for Feature {
-    fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
+    fn to_kafka_json(&self, _version: i16, _serialize_records: bool) -> serde_json::Value {
         let mut node = serde_json::Map::new();
         node.insert(
             "name".into(),
-            serde_json::Value::String((&self.name).to_string()),
+            serde_json::Value::String(self.name.to_string()),
         );
         node.insert(
             "minSupportedVersion".into(),
-            serde_json::Value::from(*(&self.min_supported_version)),
+            serde_json::Value::from(self.min_supported_version),
         );
         node.insert(
             "maxSupportedVersion".into(),
-            serde_json::Value::from(*(&self.max_supported_version)),
+            serde_json::Value::from(self.max_supported_version),
         );
         serde_json::Value::Object(node)
     }
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for Feature {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.name = rng.string();
-        this.min_supported_version = rng.int() as i16;
-        this.max_supported_version = rng.int() as i16;
-        if (true) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
+impl Sample for Feature {
+    fn sample(rng: &mut Rng, _version: i16) -> Self {
+        Self {
+            name: rng.string(),
+            min_supported_version: rng.int() as i16,
+            max_supported_version: rng.int() as i16,
+            unknown_tagged_fields: if rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        this
     }
 }
 

@@ -3,21 +3,14 @@
 //!
 //! Valid versions: 0-2; flexible versions: 0+.
 
-#![allow(
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
-
-use bytes::{Buf, BufMut, Bytes};
-use uuid::Uuid;
+use bytes::{BufMut, Bytes};
 
 #[cfg(feature = "json")]
 use crate::json::ToKafkaJson;
-use crate::wire::{self, RawTaggedFields};
-use crate::{Decodable, DecodeError, Encodable, EncodeError, List, Message, StrBytes};
+#[cfg(feature = "sample")]
+use crate::sample::{Rng, Sample};
+use crate::wire;
+use crate::{Decodable, DecodeError, Encodable, EncodeError, Message, RawTaggedFields};
 
 /// The `DescribeClusterRequest` struct.
 #[derive(Debug, Clone, PartialEq)]
@@ -57,56 +50,43 @@ impl DescribeClusterRequest {
 
 impl Encodable for DescribeClusterRequest {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
-        let flexible = true;
-        let _ = flexible;
-        wire::put_bool(buf, *(&self.include_cluster_authorized_operations));
+        wire::put_bool(buf, self.include_cluster_authorized_operations);
         if version >= 1 {
-            buf.put_i8(*(&self.endpoint_type));
-        } else if !(*(&self.endpoint_type) == 1) {
+            buf.put_i8(self.endpoint_type);
+        } else if self.endpoint_type != 1 {
             return Err(EncodeError::NonDefaultField {
                 field: "endpointType",
                 version,
             });
         }
         if version >= 2 {
-            wire::put_bool(buf, *(&self.include_fenced_brokers));
-        } else if !(!*(&self.include_fenced_brokers)) {
+            wire::put_bool(buf, self.include_fenced_brokers);
+        } else if self.include_fenced_brokers {
             return Err(EncodeError::NonDefaultField {
                 field: "includeFencedBrokers",
                 version,
             });
         }
-        if flexible {
-            wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
-                return Err(EncodeError::InvalidRawTags(u32::MAX));
-            }
-        } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsUnsupported { version });
+        wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
+        wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+        let mut raw_offset = 0;
+        wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+        if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
+            return Err(EncodeError::InvalidRawTags(u32::MAX));
         }
         Ok(())
     }
 
     fn encoded_len(&self, version: i16) -> usize {
-        let flexible = true;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += 1;
+        let mut len = 1;
         if version >= 1 {
             len += 1;
         }
         if version >= 2 {
             len += 1;
         }
-        if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
-        }
+        len += wire::raw_tags_len(&self.unknown_tagged_fields)
+            + wire::uvarint_len(self.unknown_tagged_fields.count());
         len
     }
 }
@@ -134,8 +114,6 @@ impl Decodable for DescribeClusterRequest {
     }
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        let flexible = true;
-        let _ = flexible;
         wire::skip(buf, 1)?;
         if version >= 1 {
             wire::skip(buf, 1)?;
@@ -143,11 +121,9 @@ impl Decodable for DescribeClusterRequest {
         if version >= 2 {
             wire::skip(buf, 1)?;
         }
-        if flexible {
-            for _ in 0..wire::get_tag_count(buf)? {
-                let (_, hdr, size) = wire::peek_tag_header(buf)?;
-                wire::skip(buf, hdr + size)?;
-            }
+        for _ in 0..wire::get_tag_count(buf)? {
+            let (_, hdr, size) = wire::peek_tag_header(buf)?;
+            wire::skip(buf, hdr + size)?;
         }
         Ok(())
     }
@@ -164,11 +140,8 @@ impl DescribeClusterRequest {
         &mut self,
         buf: &mut Bytes,
         version: i16,
-        checked: bool,
+        _checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
-        let flexible = true;
-        let _ = flexible;
         self.include_cluster_authorized_operations = wire::get_bool(buf)?;
         if version >= 1 {
             self.endpoint_type = wire::get_i8(buf)?;
@@ -176,11 +149,9 @@ impl DescribeClusterRequest {
         if version >= 2 {
             self.include_fenced_brokers = wire::get_bool(buf)?;
         }
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            if count > 0 {
-                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
-            }
+        let count = wire::get_tag_count(buf)?;
+        if count > 0 {
+            self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
         }
         Ok(())
     }
@@ -188,23 +159,22 @@ impl DescribeClusterRequest {
 
 #[cfg(feature = "json")]
 impl ToKafkaJson for DescribeClusterRequest {
-    fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
+    fn to_kafka_json(&self, version: i16, _serialize_records: bool) -> serde_json::Value {
         let mut node = serde_json::Map::new();
         node.insert(
             "includeClusterAuthorizedOperations".into(),
-            serde_json::Value::Bool(*(&self.include_cluster_authorized_operations)),
+            serde_json::Value::Bool(self.include_cluster_authorized_operations),
         );
         if version >= 1 {
             node.insert(
                 "endpointType".into(),
-                serde_json::Value::from(*(&self.endpoint_type)),
+                serde_json::Value::from(self.endpoint_type),
             );
         }
         if version >= 2 {
             node.insert(
                 "includeFencedBrokers".into(),
-                serde_json::Value::Bool(*(&self.include_fenced_brokers)),
+                serde_json::Value::Bool(self.include_fenced_brokers),
             );
         }
         serde_json::Value::Object(node)
@@ -212,20 +182,22 @@ impl ToKafkaJson for DescribeClusterRequest {
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for DescribeClusterRequest {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.include_cluster_authorized_operations = rng.bool();
-        if version >= 1 {
-            this.endpoint_type = rng.next_u64() as i8;
+impl Sample for DescribeClusterRequest {
+    fn sample(rng: &mut Rng, version: i16) -> Self {
+        Self {
+            include_cluster_authorized_operations: rng.bool(),
+            endpoint_type: if version >= 1 {
+                rng.next_u64() as i8
+            } else {
+                1
+            },
+            include_fenced_brokers: if version >= 2 { rng.bool() } else { false },
+            unknown_tagged_fields: if rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        if version >= 2 {
-            this.include_fenced_brokers = rng.bool();
-        }
-        if (true) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
-        }
-        this
     }
 }
 

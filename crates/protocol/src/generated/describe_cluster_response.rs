@@ -3,21 +3,16 @@
 //!
 //! Valid versions: 0-2; flexible versions: 0+.
 
-#![allow(
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
-
-use bytes::{Buf, BufMut, Bytes};
-use uuid::Uuid;
+use bytes::{BufMut, Bytes};
 
 #[cfg(feature = "json")]
 use crate::json::ToKafkaJson;
-use crate::wire::{self, RawTaggedFields};
-use crate::{Decodable, DecodeError, Encodable, EncodeError, List, Message, StrBytes};
+#[cfg(feature = "sample")]
+use crate::sample::{Rng, Sample};
+use crate::wire;
+use crate::{
+    Decodable, DecodeError, Encodable, EncodeError, List, Message, RawTaggedFields, StrBytes,
+};
 
 /// The `DescribeClusterResponse` struct.
 #[derive(Debug, Clone, PartialEq)]
@@ -82,83 +77,57 @@ impl DescribeClusterResponse {
 
 impl Encodable for DescribeClusterResponse {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
-        let flexible = true;
-        let _ = flexible;
-        {
-            let mut b = [0u8; 6];
-            b[0..4].copy_from_slice(&self.throttle_time_ms.to_be_bytes());
-            b[4..6].copy_from_slice(&self.error_code.to_be_bytes());
-            buf.put_slice(&b);
-        }
+        let mut b = [0u8; 6];
+        b[0..4].copy_from_slice(&self.throttle_time_ms.to_be_bytes());
+        b[4..6].copy_from_slice(&self.error_code.to_be_bytes());
+        buf.put_slice(&b);
         if let Some(v) = &self.error_message {
             wire::check_string(v, "errorMessage")?;
         }
         match &self.error_message {
             Some(v) => {
-                wire::put_string(buf, v, flexible);
+                wire::put_string(buf, v, true);
             }
-            None if true => {
-                wire::put_nullable_string(buf, None, flexible);
-            }
-            None => {
-                return Err(EncodeError::NullNotAllowed {
-                    field: "errorMessage",
-                    version,
-                })
-            }
+            None => wire::put_nullable_string(buf, None, true),
         }
         if version >= 1 {
-            buf.put_i8(*(&self.endpoint_type));
-        } else if !(*(&self.endpoint_type) == 1) {
+            buf.put_i8(self.endpoint_type);
+        } else if self.endpoint_type != 1 {
             return Err(EncodeError::NonDefaultField {
                 field: "endpointType",
                 version,
             });
         }
         wire::check_string(&self.cluster_id, "clusterId")?;
-        wire::put_string(buf, (&self.cluster_id), flexible);
-        buf.put_i32(*(&self.controller_id));
-        wire::put_array_len(buf, Some((&self.brokers).len()), flexible);
-        (&self.brokers).encode_elements(buf, version)?;
-        buf.put_i32(*(&self.cluster_authorized_operations));
-        if flexible {
-            wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
-                return Err(EncodeError::InvalidRawTags(u32::MAX));
-            }
-        } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsUnsupported { version });
+        wire::put_string(buf, &self.cluster_id, true);
+        buf.put_i32(self.controller_id);
+        wire::put_array_len(buf, Some(self.brokers.len()), true);
+        self.brokers.encode_elements(buf, version)?;
+        buf.put_i32(self.cluster_authorized_operations);
+        wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
+        wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+        let mut raw_offset = 0;
+        wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+        if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
+            return Err(EncodeError::InvalidRawTags(u32::MAX));
         }
         Ok(())
     }
 
     fn encoded_len(&self, version: i16) -> usize {
-        let flexible = true;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += 4;
-        len += 2;
-        len += match &self.error_message {
-            Some(v) => wire::string_len(v, flexible),
-            None => wire::nullable_string_len(None, flexible),
-        };
+        let mut len = 14
+            + wire::string_len(&self.cluster_id, true)
+            + wire::array_len_len(Some(self.brokers.len()), true)
+            + self.brokers.elements_len(version)
+            + match &self.error_message {
+                Some(v) => wire::string_len(v, true),
+                None => wire::nullable_string_len(None, true),
+            };
         if version >= 1 {
             len += 1;
         }
-        len += wire::string_len((&self.cluster_id), flexible);
-        len += 4;
-        len += (wire::array_len_len(Some((&self.brokers).len()), flexible)
-            + (&self.brokers).elements_len(version));
-        len += 4;
-        if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
-        }
+        len += wire::raw_tags_len(&self.unknown_tagged_fields)
+            + wire::uvarint_len(self.unknown_tagged_fields.count());
         len
     }
 }
@@ -186,25 +155,21 @@ impl Decodable for DescribeClusterResponse {
     }
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        let flexible = true;
-        let _ = flexible;
         wire::skip(buf, 4)?;
         wire::skip(buf, 2)?;
-        wire::skip_string(buf, flexible)?;
+        wire::skip_string(buf, true)?;
         if version >= 1 {
             wire::skip(buf, 1)?;
         }
-        wire::skip_string(buf, flexible)?;
+        wire::skip_string(buf, true)?;
         wire::skip(buf, 4)?;
-        for _ in 0..wire::get_array_len(buf, flexible)?.unwrap_or(0) {
+        for _ in 0..wire::get_array_len(buf, true)?.unwrap_or(0) {
             DescribeClusterBroker::skip_checked(buf, version)?;
         }
         wire::skip(buf, 4)?;
-        if flexible {
-            for _ in 0..wire::get_tag_count(buf)? {
-                let (_, hdr, size) = wire::peek_tag_header(buf)?;
-                wire::skip(buf, hdr + size)?;
-            }
+        for _ in 0..wire::get_tag_count(buf)? {
+            let (_, hdr, size) = wire::peek_tag_header(buf)?;
+            wire::skip(buf, hdr + size)?;
         }
         Ok(())
     }
@@ -223,36 +188,27 @@ impl DescribeClusterResponse {
         version: i16,
         checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
-        let flexible = true;
-        let _ = flexible;
-        {
-            let b = wire::get_fixed::<6>(buf)?;
-            self.throttle_time_ms = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
-            self.error_code = i16::from_be_bytes([b[4], b[5]]);
-        }
-        self.error_message = wire::get_nullable_string(buf, flexible)?;
+        let b = wire::get_fixed::<6>(buf)?;
+        self.throttle_time_ms = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+        self.error_code = i16::from_be_bytes([b[4], b[5]]);
+        self.error_message = wire::get_nullable_string(buf, true)?;
         if version >= 1 {
             self.endpoint_type = wire::get_i8(buf)?;
         }
-        self.cluster_id = wire::get_string(buf, flexible)?;
+        self.cluster_id = wire::get_string(buf, true)?;
         self.controller_id = wire::get_i32(buf)?;
-        {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            self.brokers.decode_elements_into(
-                buf,
-                n,
-                DescribeClusterBroker::MIN_WIRE_SIZE,
-                version,
-                checked,
-            )?;
-        }
+        let len = wire::get_array_len(buf, true)?.ok_or(DecodeError::UnexpectedNull)?;
+        self.brokers.decode_elements_into(
+            buf,
+            len,
+            DescribeClusterBroker::MIN_WIRE_SIZE,
+            version,
+            checked,
+        )?;
         self.cluster_authorized_operations = wire::get_i32(buf)?;
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            if count > 0 {
-                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
-            }
+        let count = wire::get_tag_count(buf)?;
+        if count > 0 {
+            self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
         }
         Ok(())
     }
@@ -261,45 +217,37 @@ impl DescribeClusterResponse {
 #[cfg(feature = "json")]
 impl ToKafkaJson for DescribeClusterResponse {
     fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
         let mut node = serde_json::Map::new();
         node.insert(
             "throttleTimeMs".into(),
-            serde_json::Value::from(*(&self.throttle_time_ms)),
+            serde_json::Value::from(self.throttle_time_ms),
         );
+        node.insert("errorCode".into(), serde_json::Value::from(self.error_code));
         node.insert(
-            "errorCode".into(),
-            serde_json::Value::from(*(&self.error_code)),
+            "errorMessage".into(),
+            match &self.error_message {
+                Some(v) => serde_json::Value::String(v.to_string()),
+                None => serde_json::Value::Null,
+            },
         );
-        match &self.error_message {
-            Some(v) => {
-                node.insert(
-                    "errorMessage".into(),
-                    serde_json::Value::String(v.to_string()),
-                );
-            }
-            None => {
-                node.insert("errorMessage".into(), serde_json::Value::Null);
-            }
-        }
         if version >= 1 {
             node.insert(
                 "endpointType".into(),
-                serde_json::Value::from(*(&self.endpoint_type)),
+                serde_json::Value::from(self.endpoint_type),
             );
         }
         node.insert(
             "clusterId".into(),
-            serde_json::Value::String((&self.cluster_id).to_string()),
+            serde_json::Value::String(self.cluster_id.to_string()),
         );
         node.insert(
             "controllerId".into(),
-            serde_json::Value::from(*(&self.controller_id)),
+            serde_json::Value::from(self.controller_id),
         );
         node.insert(
             "brokers".into(),
             serde_json::Value::Array(
-                (&self.brokers)
+                self.brokers
                     .iter()
                     .map(|e| e.to_kafka_json(version, serialize_records))
                     .collect(),
@@ -307,36 +255,40 @@ impl ToKafkaJson for DescribeClusterResponse {
         );
         node.insert(
             "clusterAuthorizedOperations".into(),
-            serde_json::Value::from(*(&self.cluster_authorized_operations)),
+            serde_json::Value::from(self.cluster_authorized_operations),
         );
         serde_json::Value::Object(node)
     }
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for DescribeClusterResponse {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.throttle_time_ms = rng.int() as i32;
-        this.error_code = rng.int() as i16;
-        this.error_message = if (true) && rng.one_in(4) {
-            None
-        } else {
-            Some(rng.string())
-        };
-        if version >= 1 {
-            this.endpoint_type = rng.next_u64() as i8;
+impl Sample for DescribeClusterResponse {
+    fn sample(rng: &mut Rng, version: i16) -> Self {
+        Self {
+            throttle_time_ms: rng.int() as i32,
+            error_code: rng.int() as i16,
+            error_message: if rng.one_in(4) {
+                None
+            } else {
+                Some(rng.string())
+            },
+            endpoint_type: if version >= 1 {
+                rng.next_u64() as i8
+            } else {
+                1
+            },
+            cluster_id: rng.string(),
+            controller_id: rng.int() as i32,
+            brokers: (0..rng.below(4))
+                .map(|_| DescribeClusterBroker::sample(rng, version))
+                .collect(),
+            cluster_authorized_operations: rng.int() as i32,
+            unknown_tagged_fields: if rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        this.cluster_id = rng.string();
-        this.controller_id = rng.int() as i32;
-        this.brokers = (0..rng.below(4))
-            .map(|_| <DescribeClusterBroker as crate::sample::Sample>::sample(rng, version))
-            .collect();
-        this.cluster_authorized_operations = rng.int() as i32;
-        if (true) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
-        }
-        this
     }
 }
 
@@ -388,71 +340,49 @@ impl DescribeClusterBroker {
 
 impl Encodable for DescribeClusterBroker {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
-        let flexible = true;
-        let _ = flexible;
-        buf.put_i32(*(&self.broker_id));
+        buf.put_i32(self.broker_id);
         wire::check_string(&self.host, "host")?;
-        wire::put_string(buf, (&self.host), flexible);
-        buf.put_i32(*(&self.port));
+        wire::put_string(buf, &self.host, true);
+        buf.put_i32(self.port);
         if let Some(v) = &self.rack {
             wire::check_string(v, "rack")?;
         }
         match &self.rack {
             Some(v) => {
-                wire::put_string(buf, v, flexible);
+                wire::put_string(buf, v, true);
             }
-            None if true => {
-                wire::put_nullable_string(buf, None, flexible);
-            }
-            None => {
-                return Err(EncodeError::NullNotAllowed {
-                    field: "rack",
-                    version,
-                })
-            }
+            None => wire::put_nullable_string(buf, None, true),
         }
         if version >= 2 {
-            wire::put_bool(buf, *(&self.is_fenced));
-        } else if !(!*(&self.is_fenced)) {
+            wire::put_bool(buf, self.is_fenced);
+        } else if self.is_fenced {
             return Err(EncodeError::NonDefaultField {
                 field: "isFenced",
                 version,
             });
         }
-        if flexible {
-            wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
-                return Err(EncodeError::InvalidRawTags(u32::MAX));
-            }
-        } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsUnsupported { version });
+        wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
+        wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+        let mut raw_offset = 0;
+        wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+        if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
+            return Err(EncodeError::InvalidRawTags(u32::MAX));
         }
         Ok(())
     }
 
     fn encoded_len(&self, version: i16) -> usize {
-        let flexible = true;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += 4;
-        len += wire::string_len((&self.host), flexible);
-        len += 4;
-        len += match &self.rack {
-            Some(v) => wire::string_len(v, flexible),
-            None => wire::nullable_string_len(None, flexible),
-        };
+        let mut len = 8
+            + wire::string_len(&self.host, true)
+            + match &self.rack {
+                Some(v) => wire::string_len(v, true),
+                None => wire::nullable_string_len(None, true),
+            };
         if version >= 2 {
             len += 1;
         }
-        if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
-        }
+        len += wire::raw_tags_len(&self.unknown_tagged_fields)
+            + wire::uvarint_len(self.unknown_tagged_fields.count());
         len
     }
 }
@@ -482,20 +412,16 @@ impl Decodable for DescribeClusterBroker {
     }
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        let flexible = true;
-        let _ = flexible;
         wire::skip(buf, 4)?;
-        wire::skip_string(buf, flexible)?;
+        wire::skip_string(buf, true)?;
         wire::skip(buf, 4)?;
-        wire::skip_string(buf, flexible)?;
+        wire::skip_string(buf, true)?;
         if version >= 2 {
             wire::skip(buf, 1)?;
         }
-        if flexible {
-            for _ in 0..wire::get_tag_count(buf)? {
-                let (_, hdr, size) = wire::peek_tag_header(buf)?;
-                wire::skip(buf, hdr + size)?;
-            }
+        for _ in 0..wire::get_tag_count(buf)? {
+            let (_, hdr, size) = wire::peek_tag_header(buf)?;
+            wire::skip(buf, hdr + size)?;
         }
         Ok(())
     }
@@ -512,23 +438,18 @@ impl DescribeClusterBroker {
         &mut self,
         buf: &mut Bytes,
         version: i16,
-        checked: bool,
+        _checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
-        let flexible = true;
-        let _ = flexible;
         self.broker_id = wire::get_i32(buf)?;
-        self.host = wire::get_string(buf, flexible)?;
+        self.host = wire::get_string(buf, true)?;
         self.port = wire::get_i32(buf)?;
-        self.rack = wire::get_nullable_string(buf, flexible)?;
+        self.rack = wire::get_nullable_string(buf, true)?;
         if version >= 2 {
             self.is_fenced = wire::get_bool(buf)?;
         }
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            if count > 0 {
-                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
-            }
+        let count = wire::get_tag_count(buf)?;
+        if count > 0 {
+            self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
         }
         Ok(())
     }
@@ -536,55 +457,47 @@ impl DescribeClusterBroker {
 
 #[cfg(feature = "json")]
 impl ToKafkaJson for DescribeClusterBroker {
-    fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
+    fn to_kafka_json(&self, version: i16, _serialize_records: bool) -> serde_json::Value {
         let mut node = serde_json::Map::new();
-        node.insert(
-            "brokerId".into(),
-            serde_json::Value::from(*(&self.broker_id)),
-        );
+        node.insert("brokerId".into(), serde_json::Value::from(self.broker_id));
         node.insert(
             "host".into(),
-            serde_json::Value::String((&self.host).to_string()),
+            serde_json::Value::String(self.host.to_string()),
         );
-        node.insert("port".into(), serde_json::Value::from(*(&self.port)));
-        match &self.rack {
-            Some(v) => {
-                node.insert("rack".into(), serde_json::Value::String(v.to_string()));
-            }
-            None => {
-                node.insert("rack".into(), serde_json::Value::Null);
-            }
-        }
+        node.insert("port".into(), serde_json::Value::from(self.port));
+        node.insert(
+            "rack".into(),
+            match &self.rack {
+                Some(v) => serde_json::Value::String(v.to_string()),
+                None => serde_json::Value::Null,
+            },
+        );
         if version >= 2 {
-            node.insert(
-                "isFenced".into(),
-                serde_json::Value::Bool(*(&self.is_fenced)),
-            );
+            node.insert("isFenced".into(), serde_json::Value::Bool(self.is_fenced));
         }
         serde_json::Value::Object(node)
     }
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for DescribeClusterBroker {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.broker_id = rng.int() as i32;
-        this.host = rng.string();
-        this.port = rng.int() as i32;
-        this.rack = if (true) && rng.one_in(4) {
-            None
-        } else {
-            Some(rng.string())
-        };
-        if version >= 2 {
-            this.is_fenced = rng.bool();
+impl Sample for DescribeClusterBroker {
+    fn sample(rng: &mut Rng, version: i16) -> Self {
+        Self {
+            broker_id: rng.int() as i32,
+            host: rng.string(),
+            port: rng.int() as i32,
+            rack: if rng.one_in(4) {
+                None
+            } else {
+                Some(rng.string())
+            },
+            is_fenced: if version >= 2 { rng.bool() } else { false },
+            unknown_tagged_fields: if rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        if (true) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
-        }
-        this
     }
 }
 

@@ -3,21 +3,17 @@
 //!
 //! Valid versions: 0-3; flexible versions: 0+.
 
-#![allow(
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
-
-use bytes::{Buf, BufMut, Bytes};
+use bytes::{BufMut, Bytes};
 use uuid::Uuid;
 
 #[cfg(feature = "json")]
 use crate::json::ToKafkaJson;
-use crate::wire::{self, RawTaggedFields};
-use crate::{Decodable, DecodeError, Encodable, EncodeError, List, Message, StrBytes};
+#[cfg(feature = "sample")]
+use crate::sample::{Rng, Sample};
+use crate::wire;
+use crate::{
+    Decodable, DecodeError, Encodable, EncodeError, List, Message, RawTaggedFields, StrBytes,
+};
 
 /// The `DescribeQuorumResponse` struct.
 #[derive(Debug, Clone, PartialEq)]
@@ -62,76 +58,53 @@ impl DescribeQuorumResponse {
 
 impl Encodable for DescribeQuorumResponse {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
-        let flexible = true;
-        let _ = flexible;
-        buf.put_i16(*(&self.error_code));
+        buf.put_i16(self.error_code);
         if version >= 2 {
             if let Some(v) = &self.error_message {
                 wire::check_string(v, "errorMessage")?;
             }
             match &self.error_message {
                 Some(v) => {
-                    wire::put_string(buf, v, flexible);
+                    wire::put_string(buf, v, true);
                 }
-                None if version >= 2 => {
-                    wire::put_nullable_string(buf, None, flexible);
-                }
-                None => {
-                    return Err(EncodeError::NullNotAllowed {
-                        field: "errorMessage",
-                        version,
-                    })
-                }
+                None => wire::put_nullable_string(buf, None, true),
             }
         }
-        wire::put_array_len(buf, Some((&self.topics).len()), flexible);
-        (&self.topics).encode_elements(buf, version)?;
+        wire::put_array_len(buf, Some(self.topics.len()), true);
+        self.topics.encode_elements(buf, version)?;
         if version >= 2 {
-            wire::put_array_len(buf, Some((&self.nodes).len()), flexible);
-            (&self.nodes).encode_elements(buf, version)?;
-        } else if !((&self.nodes).is_empty()) {
+            wire::put_array_len(buf, Some(self.nodes.len()), true);
+            self.nodes.encode_elements(buf, version)?;
+        } else if !self.nodes.is_empty() {
             return Err(EncodeError::NonDefaultField {
                 field: "nodes",
                 version,
             });
         }
-        if flexible {
-            wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
-                return Err(EncodeError::InvalidRawTags(u32::MAX));
-            }
-        } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsUnsupported { version });
+        wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
+        wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+        let mut raw_offset = 0;
+        wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+        if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
+            return Err(EncodeError::InvalidRawTags(u32::MAX));
         }
         Ok(())
     }
 
     fn encoded_len(&self, version: i16) -> usize {
-        let flexible = true;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += 2;
+        let mut len = 2
+            + wire::array_len_len(Some(self.topics.len()), true)
+            + self.topics.elements_len(version);
         if version >= 2 {
-            len += match &self.error_message {
-                Some(v) => wire::string_len(v, flexible),
-                None => wire::nullable_string_len(None, flexible),
-            };
+            len += wire::array_len_len(Some(self.nodes.len()), true)
+                + self.nodes.elements_len(version)
+                + match &self.error_message {
+                    Some(v) => wire::string_len(v, true),
+                    None => wire::nullable_string_len(None, true),
+                };
         }
-        len += (wire::array_len_len(Some((&self.topics).len()), flexible)
-            + (&self.topics).elements_len(version));
-        if version >= 2 {
-            len += (wire::array_len_len(Some((&self.nodes).len()), flexible)
-                + (&self.nodes).elements_len(version));
-        }
-        if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
-        }
+        len += wire::raw_tags_len(&self.unknown_tagged_fields)
+            + wire::uvarint_len(self.unknown_tagged_fields.count());
         len
     }
 }
@@ -159,25 +132,21 @@ impl Decodable for DescribeQuorumResponse {
     }
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        let flexible = true;
-        let _ = flexible;
         wire::skip(buf, 2)?;
         if version >= 2 {
-            wire::skip_string(buf, flexible)?;
+            wire::skip_string(buf, true)?;
         }
-        for _ in 0..wire::get_array_len(buf, flexible)?.unwrap_or(0) {
+        for _ in 0..wire::get_array_len(buf, true)?.unwrap_or(0) {
             TopicData::skip_checked(buf, version)?;
         }
         if version >= 2 {
-            for _ in 0..wire::get_array_len(buf, flexible)?.unwrap_or(0) {
+            for _ in 0..wire::get_array_len(buf, true)?.unwrap_or(0) {
                 Node::skip_checked(buf, version)?;
             }
         }
-        if flexible {
-            for _ in 0..wire::get_tag_count(buf)? {
-                let (_, hdr, size) = wire::peek_tag_header(buf)?;
-                wire::skip(buf, hdr + size)?;
-            }
+        for _ in 0..wire::get_tag_count(buf)? {
+            let (_, hdr, size) = wire::peek_tag_header(buf)?;
+            wire::skip(buf, hdr + size)?;
         }
         Ok(())
     }
@@ -196,34 +165,21 @@ impl DescribeQuorumResponse {
         version: i16,
         checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
-        let flexible = true;
-        let _ = flexible;
         self.error_code = wire::get_i16(buf)?;
         if version >= 2 {
-            self.error_message = if version >= 2 {
-                wire::get_nullable_string(buf, flexible)?
-            } else {
-                Some(wire::get_string(buf, flexible)?)
-            };
+            self.error_message = wire::get_nullable_string(buf, true)?;
         }
-        {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            self.topics
-                .decode_elements_into(buf, n, TopicData::MIN_WIRE_SIZE, version, checked)?;
-        }
+        let len = wire::get_array_len(buf, true)?.ok_or(DecodeError::UnexpectedNull)?;
+        self.topics
+            .decode_elements_into(buf, len, TopicData::MIN_WIRE_SIZE, version, checked)?;
         if version >= 2 {
-            {
-                let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-                self.nodes
-                    .decode_elements_into(buf, n, Node::MIN_WIRE_SIZE, version, checked)?;
-            }
+            let len = wire::get_array_len(buf, true)?.ok_or(DecodeError::UnexpectedNull)?;
+            self.nodes
+                .decode_elements_into(buf, len, Node::MIN_WIRE_SIZE, version, checked)?;
         }
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            if count > 0 {
-                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
-            }
+        let count = wire::get_tag_count(buf)?;
+        if count > 0 {
+            self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
         }
         Ok(())
     }
@@ -232,29 +188,21 @@ impl DescribeQuorumResponse {
 #[cfg(feature = "json")]
 impl ToKafkaJson for DescribeQuorumResponse {
     fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
         let mut node = serde_json::Map::new();
-        node.insert(
-            "errorCode".into(),
-            serde_json::Value::from(*(&self.error_code)),
-        );
+        node.insert("errorCode".into(), serde_json::Value::from(self.error_code));
         if version >= 2 {
-            match &self.error_message {
-                Some(v) => {
-                    node.insert(
-                        "errorMessage".into(),
-                        serde_json::Value::String(v.to_string()),
-                    );
-                }
-                None => {
-                    node.insert("errorMessage".into(), serde_json::Value::Null);
-                }
-            }
+            node.insert(
+                "errorMessage".into(),
+                match &self.error_message {
+                    Some(v) => serde_json::Value::String(v.to_string()),
+                    None => serde_json::Value::Null,
+                },
+            );
         }
         node.insert(
             "topics".into(),
             serde_json::Value::Array(
-                (&self.topics)
+                self.topics
                     .iter()
                     .map(|e| e.to_kafka_json(version, serialize_records))
                     .collect(),
@@ -264,7 +212,7 @@ impl ToKafkaJson for DescribeQuorumResponse {
             node.insert(
                 "nodes".into(),
                 serde_json::Value::Array(
-                    (&self.nodes)
+                    self.nodes
                         .iter()
                         .map(|e| e.to_kafka_json(version, serialize_records))
                         .collect(),
@@ -276,29 +224,35 @@ impl ToKafkaJson for DescribeQuorumResponse {
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for DescribeQuorumResponse {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.error_code = rng.int() as i16;
-        if version >= 2 {
-            this.error_message = if (version >= 2) && rng.one_in(4) {
-                None
+impl Sample for DescribeQuorumResponse {
+    fn sample(rng: &mut Rng, version: i16) -> Self {
+        Self {
+            error_code: rng.int() as i16,
+            error_message: if version >= 2 {
+                if rng.one_in(4) {
+                    None
+                } else {
+                    Some(rng.string())
+                }
             } else {
-                Some(rng.string())
-            };
+                Some(StrBytes::new())
+            },
+            topics: (0..rng.below(4))
+                .map(|_| TopicData::sample(rng, version))
+                .collect(),
+            nodes: if version >= 2 {
+                (0..rng.below(4))
+                    .map(|_| Node::sample(rng, version))
+                    .collect()
+            } else {
+                List::new()
+            },
+            unknown_tagged_fields: if rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        this.topics = (0..rng.below(4))
-            .map(|_| <TopicData as crate::sample::Sample>::sample(rng, version))
-            .collect();
-        if version >= 2 {
-            this.nodes = (0..rng.below(4))
-                .map(|_| <Node as crate::sample::Sample>::sample(rng, version))
-                .collect();
-        }
-        if (true) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
-        }
-        this
     }
 }
 
@@ -335,40 +289,26 @@ impl TopicData {
 
 impl Encodable for TopicData {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
-        let flexible = true;
-        let _ = flexible;
         wire::check_string(&self.topic_name, "topicName")?;
-        wire::put_string(buf, (&self.topic_name), flexible);
-        wire::put_array_len(buf, Some((&self.partitions).len()), flexible);
-        (&self.partitions).encode_elements(buf, version)?;
-        if flexible {
-            wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
-                return Err(EncodeError::InvalidRawTags(u32::MAX));
-            }
-        } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsUnsupported { version });
+        wire::put_string(buf, &self.topic_name, true);
+        wire::put_array_len(buf, Some(self.partitions.len()), true);
+        self.partitions.encode_elements(buf, version)?;
+        wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
+        wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+        let mut raw_offset = 0;
+        wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+        if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
+            return Err(EncodeError::InvalidRawTags(u32::MAX));
         }
         Ok(())
     }
 
     fn encoded_len(&self, version: i16) -> usize {
-        let flexible = true;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += wire::string_len((&self.topic_name), flexible);
-        len += (wire::array_len_len(Some((&self.partitions).len()), flexible)
-            + (&self.partitions).elements_len(version));
-        if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
-        }
-        len
+        wire::string_len(&self.topic_name, true)
+            + wire::array_len_len(Some(self.partitions.len()), true)
+            + self.partitions.elements_len(version)
+            + wire::raw_tags_len(&self.unknown_tagged_fields)
+            + wire::uvarint_len(self.unknown_tagged_fields.count())
     }
 }
 
@@ -397,17 +337,13 @@ impl Decodable for TopicData {
     }
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        let flexible = true;
-        let _ = flexible;
-        wire::skip_string(buf, flexible)?;
-        for _ in 0..wire::get_array_len(buf, flexible)?.unwrap_or(0) {
+        wire::skip_string(buf, true)?;
+        for _ in 0..wire::get_array_len(buf, true)?.unwrap_or(0) {
             PartitionData::skip_checked(buf, version)?;
         }
-        if flexible {
-            for _ in 0..wire::get_tag_count(buf)? {
-                let (_, hdr, size) = wire::peek_tag_header(buf)?;
-                wire::skip(buf, hdr + size)?;
-            }
+        for _ in 0..wire::get_tag_count(buf)? {
+            let (_, hdr, size) = wire::peek_tag_header(buf)?;
+            wire::skip(buf, hdr + size)?;
         }
         Ok(())
     }
@@ -426,25 +362,18 @@ impl TopicData {
         version: i16,
         checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
-        let flexible = true;
-        let _ = flexible;
-        self.topic_name = wire::get_string(buf, flexible)?;
-        {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            self.partitions.decode_elements_into(
-                buf,
-                n,
-                PartitionData::MIN_WIRE_SIZE,
-                version,
-                checked,
-            )?;
-        }
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            if count > 0 {
-                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
-            }
+        self.topic_name = wire::get_string(buf, true)?;
+        let len = wire::get_array_len(buf, true)?.ok_or(DecodeError::UnexpectedNull)?;
+        self.partitions.decode_elements_into(
+            buf,
+            len,
+            PartitionData::MIN_WIRE_SIZE,
+            version,
+            checked,
+        )?;
+        let count = wire::get_tag_count(buf)?;
+        if count > 0 {
+            self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
         }
         Ok(())
     }
@@ -453,16 +382,15 @@ impl TopicData {
 #[cfg(feature = "json")]
 impl ToKafkaJson for TopicData {
     fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
         let mut node = serde_json::Map::new();
         node.insert(
             "topicName".into(),
-            serde_json::Value::String((&self.topic_name).to_string()),
+            serde_json::Value::String(self.topic_name.to_string()),
         );
         node.insert(
             "partitions".into(),
             serde_json::Value::Array(
-                (&self.partitions)
+                self.partitions
                     .iter()
                     .map(|e| e.to_kafka_json(version, serialize_records))
                     .collect(),
@@ -473,17 +401,19 @@ impl ToKafkaJson for TopicData {
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for TopicData {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.topic_name = rng.string();
-        this.partitions = (0..rng.below(4))
-            .map(|_| <PartitionData as crate::sample::Sample>::sample(rng, version))
-            .collect();
-        if (true) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
+impl Sample for TopicData {
+    fn sample(rng: &mut Rng, version: i16) -> Self {
+        Self {
+            topic_name: rng.string(),
+            partitions: (0..rng.below(4))
+                .map(|_| PartitionData::sample(rng, version))
+                .collect(),
+            unknown_tagged_fields: if rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        this
     }
 }
 
@@ -555,91 +485,62 @@ impl PartitionData {
 
 impl Encodable for PartitionData {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
-        let flexible = true;
-        let _ = flexible;
-        {
-            let mut b = [0u8; 6];
-            b[0..4].copy_from_slice(&self.partition_index.to_be_bytes());
-            b[4..6].copy_from_slice(&self.error_code.to_be_bytes());
-            buf.put_slice(&b);
-        }
+        let mut b = [0u8; 6];
+        b[0..4].copy_from_slice(&self.partition_index.to_be_bytes());
+        b[4..6].copy_from_slice(&self.error_code.to_be_bytes());
+        buf.put_slice(&b);
         if version >= 2 {
             if let Some(v) = &self.error_message {
                 wire::check_string(v, "errorMessage")?;
             }
             match &self.error_message {
                 Some(v) => {
-                    wire::put_string(buf, v, flexible);
+                    wire::put_string(buf, v, true);
                 }
-                None if version >= 2 => {
-                    wire::put_nullable_string(buf, None, flexible);
-                }
-                None => {
-                    return Err(EncodeError::NullNotAllowed {
-                        field: "errorMessage",
-                        version,
-                    })
-                }
+                None => wire::put_nullable_string(buf, None, true),
             }
         }
-        {
-            let mut b = [0u8; 16];
-            b[0..4].copy_from_slice(&self.leader_id.to_be_bytes());
-            b[4..8].copy_from_slice(&self.leader_epoch.to_be_bytes());
-            b[8..16].copy_from_slice(&self.high_watermark.to_be_bytes());
-            buf.put_slice(&b);
-        }
-        wire::put_array_len(buf, Some((&self.current_voters).len()), flexible);
-        (&self.current_voters).encode_elements(buf, version)?;
+        let mut b = [0u8; 16];
+        b[0..4].copy_from_slice(&self.leader_id.to_be_bytes());
+        b[4..8].copy_from_slice(&self.leader_epoch.to_be_bytes());
+        b[8..16].copy_from_slice(&self.high_watermark.to_be_bytes());
+        buf.put_slice(&b);
+        wire::put_array_len(buf, Some(self.current_voters.len()), true);
+        self.current_voters.encode_elements(buf, version)?;
         if version >= 3 {
-            wire::put_array_len(buf, Some((&self.committed_voters).len()), flexible);
-            (&self.committed_voters).encode_elements(buf, version)?;
+            wire::put_array_len(buf, Some(self.committed_voters.len()), true);
+            self.committed_voters.encode_elements(buf, version)?;
         }
-        wire::put_array_len(buf, Some((&self.observers).len()), flexible);
-        (&self.observers).encode_elements(buf, version)?;
-        if flexible {
-            wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
-                return Err(EncodeError::InvalidRawTags(u32::MAX));
-            }
-        } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsUnsupported { version });
+        wire::put_array_len(buf, Some(self.observers.len()), true);
+        self.observers.encode_elements(buf, version)?;
+        wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
+        wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+        let mut raw_offset = 0;
+        wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+        if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
+            return Err(EncodeError::InvalidRawTags(u32::MAX));
         }
         Ok(())
     }
 
     fn encoded_len(&self, version: i16) -> usize {
-        let flexible = true;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += 4;
-        len += 2;
+        let mut len = 22
+            + wire::array_len_len(Some(self.current_voters.len()), true)
+            + self.current_voters.elements_len(version)
+            + wire::array_len_len(Some(self.observers.len()), true)
+            + self.observers.elements_len(version);
         if version >= 2 {
             len += match &self.error_message {
-                Some(v) => wire::string_len(v, flexible),
-                None => wire::nullable_string_len(None, flexible),
+                Some(v) => wire::string_len(v, true),
+                None => wire::nullable_string_len(None, true),
             };
         }
-        len += 4;
-        len += 4;
-        len += 8;
-        len += (wire::array_len_len(Some((&self.current_voters).len()), flexible)
-            + (&self.current_voters).elements_len(version));
         if version >= 3 {
-            len += (wire::array_len_len(Some((&self.committed_voters).len()), flexible)
-                + (&self.committed_voters).elements_len(version));
+            len += wire::array_len_len(Some(self.committed_voters.len()), true)
+                + self.committed_voters.elements_len(version);
         }
-        len += (wire::array_len_len(Some((&self.observers).len()), flexible)
-            + (&self.observers).elements_len(version));
-        if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
-        }
+        len += wire::raw_tags_len(&self.unknown_tagged_fields)
+            + wire::uvarint_len(self.unknown_tagged_fields.count());
         len
     }
 }
@@ -669,32 +570,28 @@ impl Decodable for PartitionData {
     }
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        let flexible = true;
-        let _ = flexible;
         wire::skip(buf, 4)?;
         wire::skip(buf, 2)?;
         if version >= 2 {
-            wire::skip_string(buf, flexible)?;
+            wire::skip_string(buf, true)?;
         }
         wire::skip(buf, 4)?;
         wire::skip(buf, 4)?;
         wire::skip(buf, 8)?;
-        for _ in 0..wire::get_array_len(buf, flexible)?.unwrap_or(0) {
+        for _ in 0..wire::get_array_len(buf, true)?.unwrap_or(0) {
             ReplicaState::skip_checked(buf, version)?;
         }
         if version >= 3 {
-            for _ in 0..wire::get_array_len(buf, flexible)?.unwrap_or(0) {
+            for _ in 0..wire::get_array_len(buf, true)?.unwrap_or(0) {
                 ReplicaState::skip_checked(buf, version)?;
             }
         }
-        for _ in 0..wire::get_array_len(buf, flexible)?.unwrap_or(0) {
+        for _ in 0..wire::get_array_len(buf, true)?.unwrap_or(0) {
             ReplicaState::skip_checked(buf, version)?;
         }
-        if flexible {
-            for _ in 0..wire::get_tag_count(buf)? {
-                let (_, hdr, size) = wire::peek_tag_header(buf)?;
-                wire::skip(buf, hdr + size)?;
-            }
+        for _ in 0..wire::get_tag_count(buf)? {
+            let (_, hdr, size) = wire::peek_tag_header(buf)?;
+            wire::skip(buf, hdr + size)?;
         }
         Ok(())
     }
@@ -713,65 +610,46 @@ impl PartitionData {
         version: i16,
         checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
-        let flexible = true;
-        let _ = flexible;
-        {
-            let b = wire::get_fixed::<6>(buf)?;
-            self.partition_index = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
-            self.error_code = i16::from_be_bytes([b[4], b[5]]);
-        }
+        let b = wire::get_fixed::<6>(buf)?;
+        self.partition_index = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+        self.error_code = i16::from_be_bytes([b[4], b[5]]);
         if version >= 2 {
-            self.error_message = if version >= 2 {
-                wire::get_nullable_string(buf, flexible)?
-            } else {
-                Some(wire::get_string(buf, flexible)?)
-            };
+            self.error_message = wire::get_nullable_string(buf, true)?;
         }
-        {
-            let b = wire::get_fixed::<16>(buf)?;
-            self.leader_id = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
-            self.leader_epoch = i32::from_be_bytes([b[4], b[5], b[6], b[7]]);
-            self.high_watermark =
-                i64::from_be_bytes([b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]]);
-        }
-        {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            self.current_voters.decode_elements_into(
-                buf,
-                n,
-                ReplicaState::MIN_WIRE_SIZE,
-                version,
-                checked,
-            )?;
-        }
+        let b = wire::get_fixed::<16>(buf)?;
+        self.leader_id = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+        self.leader_epoch = i32::from_be_bytes([b[4], b[5], b[6], b[7]]);
+        self.high_watermark =
+            i64::from_be_bytes([b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]]);
+        let len = wire::get_array_len(buf, true)?.ok_or(DecodeError::UnexpectedNull)?;
+        self.current_voters.decode_elements_into(
+            buf,
+            len,
+            ReplicaState::MIN_WIRE_SIZE,
+            version,
+            checked,
+        )?;
         if version >= 3 {
-            {
-                let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-                self.committed_voters.decode_elements_into(
-                    buf,
-                    n,
-                    ReplicaState::MIN_WIRE_SIZE,
-                    version,
-                    checked,
-                )?;
-            }
-        }
-        {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            self.observers.decode_elements_into(
+            let len = wire::get_array_len(buf, true)?.ok_or(DecodeError::UnexpectedNull)?;
+            self.committed_voters.decode_elements_into(
                 buf,
-                n,
+                len,
                 ReplicaState::MIN_WIRE_SIZE,
                 version,
                 checked,
             )?;
         }
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            if count > 0 {
-                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
-            }
+        let len = wire::get_array_len(buf, true)?.ok_or(DecodeError::UnexpectedNull)?;
+        self.observers.decode_elements_into(
+            buf,
+            len,
+            ReplicaState::MIN_WIRE_SIZE,
+            version,
+            checked,
+        )?;
+        let count = wire::get_tag_count(buf)?;
+        if count > 0 {
+            self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
         }
         Ok(())
     }
@@ -780,45 +658,34 @@ impl PartitionData {
 #[cfg(feature = "json")]
 impl ToKafkaJson for PartitionData {
     fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
         let mut node = serde_json::Map::new();
         node.insert(
             "partitionIndex".into(),
-            serde_json::Value::from(*(&self.partition_index)),
+            serde_json::Value::from(self.partition_index),
         );
-        node.insert(
-            "errorCode".into(),
-            serde_json::Value::from(*(&self.error_code)),
-        );
+        node.insert("errorCode".into(), serde_json::Value::from(self.error_code));
         if version >= 2 {
-            match &self.error_message {
-                Some(v) => {
-                    node.insert(
-                        "errorMessage".into(),
-                        serde_json::Value::String(v.to_string()),
-                    );
-                }
-                None => {
-                    node.insert("errorMessage".into(), serde_json::Value::Null);
-                }
-            }
+            node.insert(
+                "errorMessage".into(),
+                match &self.error_message {
+                    Some(v) => serde_json::Value::String(v.to_string()),
+                    None => serde_json::Value::Null,
+                },
+            );
         }
-        node.insert(
-            "leaderId".into(),
-            serde_json::Value::from(*(&self.leader_id)),
-        );
+        node.insert("leaderId".into(), serde_json::Value::from(self.leader_id));
         node.insert(
             "leaderEpoch".into(),
-            serde_json::Value::from(*(&self.leader_epoch)),
+            serde_json::Value::from(self.leader_epoch),
         );
         node.insert(
             "highWatermark".into(),
-            serde_json::Value::from(*(&self.high_watermark)),
+            serde_json::Value::from(self.high_watermark),
         );
         node.insert(
             "currentVoters".into(),
             serde_json::Value::Array(
-                (&self.current_voters)
+                self.current_voters
                     .iter()
                     .map(|e| e.to_kafka_json(version, serialize_records))
                     .collect(),
@@ -828,7 +695,7 @@ impl ToKafkaJson for PartitionData {
             node.insert(
                 "committedVoters".into(),
                 serde_json::Value::Array(
-                    (&self.committed_voters)
+                    self.committed_voters
                         .iter()
                         .map(|e| e.to_kafka_json(version, serialize_records))
                         .collect(),
@@ -838,7 +705,7 @@ impl ToKafkaJson for PartitionData {
         node.insert(
             "observers".into(),
             serde_json::Value::Array(
-                (&self.observers)
+                self.observers
                     .iter()
                     .map(|e| e.to_kafka_json(version, serialize_records))
                     .collect(),
@@ -849,36 +716,42 @@ impl ToKafkaJson for PartitionData {
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for PartitionData {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.partition_index = rng.int() as i32;
-        this.error_code = rng.int() as i16;
-        if version >= 2 {
-            this.error_message = if (version >= 2) && rng.one_in(4) {
-                None
+impl Sample for PartitionData {
+    fn sample(rng: &mut Rng, version: i16) -> Self {
+        Self {
+            partition_index: rng.int() as i32,
+            error_code: rng.int() as i16,
+            error_message: if version >= 2 {
+                if rng.one_in(4) {
+                    None
+                } else {
+                    Some(rng.string())
+                }
             } else {
-                Some(rng.string())
-            };
+                Some(StrBytes::new())
+            },
+            leader_id: rng.int() as i32,
+            leader_epoch: rng.int() as i32,
+            high_watermark: rng.int(),
+            current_voters: (0..rng.below(4))
+                .map(|_| ReplicaState::sample(rng, version))
+                .collect(),
+            committed_voters: if version >= 3 {
+                (0..rng.below(4))
+                    .map(|_| ReplicaState::sample(rng, version))
+                    .collect()
+            } else {
+                List::new()
+            },
+            observers: (0..rng.below(4))
+                .map(|_| ReplicaState::sample(rng, version))
+                .collect(),
+            unknown_tagged_fields: if rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        this.leader_id = rng.int() as i32;
-        this.leader_epoch = rng.int() as i32;
-        this.high_watermark = rng.int();
-        this.current_voters = (0..rng.below(4))
-            .map(|_| <ReplicaState as crate::sample::Sample>::sample(rng, version))
-            .collect();
-        if version >= 3 {
-            this.committed_voters = (0..rng.below(4))
-                .map(|_| <ReplicaState as crate::sample::Sample>::sample(rng, version))
-                .collect();
-        }
-        this.observers = (0..rng.below(4))
-            .map(|_| <ReplicaState as crate::sample::Sample>::sample(rng, version))
-            .collect();
-        if (true) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
-        }
-        this
     }
 }
 
@@ -930,62 +803,42 @@ impl ReplicaState {
 
 impl Encodable for ReplicaState {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
-        let flexible = true;
-        let _ = flexible;
-        buf.put_i32(*(&self.replica_id));
+        buf.put_i32(self.replica_id);
         if version >= 2 {
-            wire::put_uuid(buf, (&self.replica_directory_id));
-        } else if !((&self.replica_directory_id).is_nil()) {
+            wire::put_uuid(buf, &self.replica_directory_id);
+        } else if !self.replica_directory_id.is_nil() {
             return Err(EncodeError::NonDefaultField {
                 field: "replicaDirectoryId",
                 version,
             });
         }
-        buf.put_i64(*(&self.log_end_offset));
+        buf.put_i64(self.log_end_offset);
         if version >= 1 {
-            {
-                let mut b = [0u8; 16];
-                b[0..8].copy_from_slice(&self.last_fetch_timestamp.to_be_bytes());
-                b[8..16].copy_from_slice(&self.last_caught_up_timestamp.to_be_bytes());
-                buf.put_slice(&b);
-            }
-        } else {
+            let mut b = [0u8; 16];
+            b[0..8].copy_from_slice(&self.last_fetch_timestamp.to_be_bytes());
+            b[8..16].copy_from_slice(&self.last_caught_up_timestamp.to_be_bytes());
+            buf.put_slice(&b);
         }
-        if flexible {
-            wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
-                return Err(EncodeError::InvalidRawTags(u32::MAX));
-            }
-        } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsUnsupported { version });
+        wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
+        wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+        let mut raw_offset = 0;
+        wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+        if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
+            return Err(EncodeError::InvalidRawTags(u32::MAX));
         }
         Ok(())
     }
 
     fn encoded_len(&self, version: i16) -> usize {
-        let flexible = true;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += 4;
+        let mut len = 12;
         if version >= 2 {
             len += 16;
         }
-        len += 8;
         if version >= 1 {
-            len += 8;
+            len += 16;
         }
-        if version >= 1 {
-            len += 8;
-        }
-        if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
-        }
+        len += wire::raw_tags_len(&self.unknown_tagged_fields)
+            + wire::uvarint_len(self.unknown_tagged_fields.count());
         len
     }
 }
@@ -1015,8 +868,6 @@ impl Decodable for ReplicaState {
     }
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        let flexible = true;
-        let _ = flexible;
         wire::skip(buf, 4)?;
         if version >= 2 {
             wire::skip(buf, 16)?;
@@ -1024,15 +875,11 @@ impl Decodable for ReplicaState {
         wire::skip(buf, 8)?;
         if version >= 1 {
             wire::skip(buf, 8)?;
-        }
-        if version >= 1 {
             wire::skip(buf, 8)?;
         }
-        if flexible {
-            for _ in 0..wire::get_tag_count(buf)? {
-                let (_, hdr, size) = wire::peek_tag_header(buf)?;
-                wire::skip(buf, hdr + size)?;
-            }
+        for _ in 0..wire::get_tag_count(buf)? {
+            let (_, hdr, size) = wire::peek_tag_header(buf)?;
+            wire::skip(buf, hdr + size)?;
         }
         Ok(())
     }
@@ -1049,30 +896,23 @@ impl ReplicaState {
         &mut self,
         buf: &mut Bytes,
         version: i16,
-        checked: bool,
+        _checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
-        let flexible = true;
-        let _ = flexible;
         self.replica_id = wire::get_i32(buf)?;
         if version >= 2 {
             self.replica_directory_id = wire::get_uuid(buf)?;
         }
         self.log_end_offset = wire::get_i64(buf)?;
         if version >= 1 {
-            {
-                let b = wire::get_fixed::<16>(buf)?;
-                self.last_fetch_timestamp =
-                    i64::from_be_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
-                self.last_caught_up_timestamp =
-                    i64::from_be_bytes([b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]]);
-            }
+            let b = wire::get_fixed::<16>(buf)?;
+            self.last_fetch_timestamp =
+                i64::from_be_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+            self.last_caught_up_timestamp =
+                i64::from_be_bytes([b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]]);
         }
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            if count > 0 {
-                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
-            }
+        let count = wire::get_tag_count(buf)?;
+        if count > 0 {
+            self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
         }
         Ok(())
     }
@@ -1080,33 +920,29 @@ impl ReplicaState {
 
 #[cfg(feature = "json")]
 impl ToKafkaJson for ReplicaState {
-    fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
+    fn to_kafka_json(&self, version: i16, _serialize_records: bool) -> serde_json::Value {
         let mut node = serde_json::Map::new();
-        node.insert(
-            "replicaId".into(),
-            serde_json::Value::from(*(&self.replica_id)),
-        );
+        node.insert("replicaId".into(), serde_json::Value::from(self.replica_id));
         if version >= 2 {
             node.insert(
                 "replicaDirectoryId".into(),
-                serde_json::Value::String(crate::json::uuid_text((&self.replica_directory_id))),
+                serde_json::Value::String(crate::json::uuid_text(&self.replica_directory_id)),
             );
         }
         node.insert(
             "logEndOffset".into(),
-            serde_json::Value::from(*(&self.log_end_offset)),
+            serde_json::Value::from(self.log_end_offset),
         );
         if version >= 1 {
             node.insert(
                 "lastFetchTimestamp".into(),
-                serde_json::Value::from(*(&self.last_fetch_timestamp)),
+                serde_json::Value::from(self.last_fetch_timestamp),
             );
         }
         if version >= 1 {
             node.insert(
                 "lastCaughtUpTimestamp".into(),
-                serde_json::Value::from(*(&self.last_caught_up_timestamp)),
+                serde_json::Value::from(self.last_caught_up_timestamp),
             );
         }
         serde_json::Value::Object(node)
@@ -1114,24 +950,24 @@ impl ToKafkaJson for ReplicaState {
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for ReplicaState {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.replica_id = rng.int() as i32;
-        if version >= 2 {
-            this.replica_directory_id = rng.uuid();
+impl Sample for ReplicaState {
+    fn sample(rng: &mut Rng, version: i16) -> Self {
+        Self {
+            replica_id: rng.int() as i32,
+            replica_directory_id: if version >= 2 {
+                rng.uuid()
+            } else {
+                Uuid::nil()
+            },
+            log_end_offset: rng.int(),
+            last_fetch_timestamp: if version >= 1 { rng.int() } else { -1 },
+            last_caught_up_timestamp: if version >= 1 { rng.int() } else { -1 },
+            unknown_tagged_fields: if rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        this.log_end_offset = rng.int();
-        if version >= 1 {
-            this.last_fetch_timestamp = rng.int();
-        }
-        if version >= 1 {
-            this.last_caught_up_timestamp = rng.int();
-        }
-        if (true) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
-        }
-        this
     }
 }
 
@@ -1168,39 +1004,24 @@ impl Node {
 
 impl Encodable for Node {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
-        let flexible = true;
-        let _ = flexible;
-        buf.put_i32(*(&self.node_id));
-        wire::put_array_len(buf, Some((&self.listeners).len()), flexible);
-        (&self.listeners).encode_elements(buf, version)?;
-        if flexible {
-            wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
-                return Err(EncodeError::InvalidRawTags(u32::MAX));
-            }
-        } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsUnsupported { version });
+        buf.put_i32(self.node_id);
+        wire::put_array_len(buf, Some(self.listeners.len()), true);
+        self.listeners.encode_elements(buf, version)?;
+        wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
+        wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+        let mut raw_offset = 0;
+        wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+        if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
+            return Err(EncodeError::InvalidRawTags(u32::MAX));
         }
         Ok(())
     }
 
     fn encoded_len(&self, version: i16) -> usize {
-        let flexible = true;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += 4;
-        len += (wire::array_len_len(Some((&self.listeners).len()), flexible)
-            + (&self.listeners).elements_len(version));
-        if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
-        }
-        len
+        4 + wire::array_len_len(Some(self.listeners.len()), true)
+            + self.listeners.elements_len(version)
+            + wire::raw_tags_len(&self.unknown_tagged_fields)
+            + wire::uvarint_len(self.unknown_tagged_fields.count())
     }
 }
 
@@ -1229,17 +1050,13 @@ impl Decodable for Node {
     }
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        let flexible = true;
-        let _ = flexible;
         wire::skip(buf, 4)?;
-        for _ in 0..wire::get_array_len(buf, flexible)?.unwrap_or(0) {
+        for _ in 0..wire::get_array_len(buf, true)?.unwrap_or(0) {
             Listener::skip_checked(buf, version)?;
         }
-        if flexible {
-            for _ in 0..wire::get_tag_count(buf)? {
-                let (_, hdr, size) = wire::peek_tag_header(buf)?;
-                wire::skip(buf, hdr + size)?;
-            }
+        for _ in 0..wire::get_tag_count(buf)? {
+            let (_, hdr, size) = wire::peek_tag_header(buf)?;
+            wire::skip(buf, hdr + size)?;
         }
         Ok(())
     }
@@ -1258,25 +1075,13 @@ impl Node {
         version: i16,
         checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
-        let flexible = true;
-        let _ = flexible;
         self.node_id = wire::get_i32(buf)?;
-        {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            self.listeners.decode_elements_into(
-                buf,
-                n,
-                Listener::MIN_WIRE_SIZE,
-                version,
-                checked,
-            )?;
-        }
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            if count > 0 {
-                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
-            }
+        let len = wire::get_array_len(buf, true)?.ok_or(DecodeError::UnexpectedNull)?;
+        self.listeners
+            .decode_elements_into(buf, len, Listener::MIN_WIRE_SIZE, version, checked)?;
+        let count = wire::get_tag_count(buf)?;
+        if count > 0 {
+            self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
         }
         Ok(())
     }
@@ -1285,13 +1090,12 @@ impl Node {
 #[cfg(feature = "json")]
 impl ToKafkaJson for Node {
     fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
         let mut node = serde_json::Map::new();
-        node.insert("nodeId".into(), serde_json::Value::from(*(&self.node_id)));
+        node.insert("nodeId".into(), serde_json::Value::from(self.node_id));
         node.insert(
             "listeners".into(),
             serde_json::Value::Array(
-                (&self.listeners)
+                self.listeners
                     .iter()
                     .map(|e| e.to_kafka_json(version, serialize_records))
                     .collect(),
@@ -1302,17 +1106,19 @@ impl ToKafkaJson for Node {
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for Node {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.node_id = rng.int() as i32;
-        this.listeners = (0..rng.below(4))
-            .map(|_| <Listener as crate::sample::Sample>::sample(rng, version))
-            .collect();
-        if (true) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
+impl Sample for Node {
+    fn sample(rng: &mut Rng, version: i16) -> Self {
+        Self {
+            node_id: rng.int() as i32,
+            listeners: (0..rng.below(4))
+                .map(|_| Listener::sample(rng, version))
+                .collect(),
+            unknown_tagged_fields: if rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        this
     }
 }
 
@@ -1353,42 +1159,27 @@ impl Listener {
 }
 
 impl Encodable for Listener {
-    fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
-        let flexible = true;
-        let _ = flexible;
+    fn encode<B: BufMut>(&self, buf: &mut B, _version: i16) -> Result<(), EncodeError> {
         wire::check_string(&self.name, "name")?;
-        wire::put_string(buf, (&self.name), flexible);
+        wire::put_string(buf, &self.name, true);
         wire::check_string(&self.host, "host")?;
-        wire::put_string(buf, (&self.host), flexible);
-        buf.put_u16(*(&self.port));
-        if flexible {
-            wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
-                return Err(EncodeError::InvalidRawTags(u32::MAX));
-            }
-        } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsUnsupported { version });
+        wire::put_string(buf, &self.host, true);
+        buf.put_u16(self.port);
+        wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
+        wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+        let mut raw_offset = 0;
+        wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+        if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
+            return Err(EncodeError::InvalidRawTags(u32::MAX));
         }
         Ok(())
     }
 
-    fn encoded_len(&self, version: i16) -> usize {
-        let flexible = true;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += wire::string_len((&self.name), flexible);
-        len += wire::string_len((&self.host), flexible);
-        len += 2;
-        if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
-        }
-        len
+    fn encoded_len(&self, _version: i16) -> usize {
+        2 + wire::string_len(&self.name, true)
+            + wire::string_len(&self.host, true)
+            + wire::raw_tags_len(&self.unknown_tagged_fields)
+            + wire::uvarint_len(self.unknown_tagged_fields.count())
     }
 }
 
@@ -1416,17 +1207,13 @@ impl Decodable for Listener {
         self.read_into(buf, version, checked)
     }
 
-    fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        let flexible = true;
-        let _ = flexible;
-        wire::skip_string(buf, flexible)?;
-        wire::skip_string(buf, flexible)?;
+    fn skip_checked(buf: &mut Bytes, _version: i16) -> Result<(), DecodeError> {
+        wire::skip_string(buf, true)?;
+        wire::skip_string(buf, true)?;
         wire::skip(buf, 2)?;
-        if flexible {
-            for _ in 0..wire::get_tag_count(buf)? {
-                let (_, hdr, size) = wire::peek_tag_header(buf)?;
-                wire::skip(buf, hdr + size)?;
-            }
+        for _ in 0..wire::get_tag_count(buf)? {
+            let (_, hdr, size) = wire::peek_tag_header(buf)?;
+            wire::skip(buf, hdr + size)?;
         }
         Ok(())
     }
@@ -1442,20 +1229,15 @@ impl Listener {
     fn read_into(
         &mut self,
         buf: &mut Bytes,
-        version: i16,
-        checked: bool,
+        _version: i16,
+        _checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
-        let flexible = true;
-        let _ = flexible;
-        self.name = wire::get_string(buf, flexible)?;
-        self.host = wire::get_string(buf, flexible)?;
+        self.name = wire::get_string(buf, true)?;
+        self.host = wire::get_string(buf, true)?;
         self.port = wire::get_u16(buf)?;
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            if count > 0 {
-                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
-            }
+        let count = wire::get_tag_count(buf)?;
+        if count > 0 {
+            self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
         }
         Ok(())
     }
@@ -1463,33 +1245,34 @@ impl Listener {
 
 #[cfg(feature = "json")]
 impl ToKafkaJson for Listener {
-    fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
+    fn to_kafka_json(&self, _version: i16, _serialize_records: bool) -> serde_json::Value {
         let mut node = serde_json::Map::new();
         node.insert(
             "name".into(),
-            serde_json::Value::String((&self.name).to_string()),
+            serde_json::Value::String(self.name.to_string()),
         );
         node.insert(
             "host".into(),
-            serde_json::Value::String((&self.host).to_string()),
+            serde_json::Value::String(self.host.to_string()),
         );
-        node.insert("port".into(), serde_json::Value::from(*(&self.port)));
+        node.insert("port".into(), serde_json::Value::from(self.port));
         serde_json::Value::Object(node)
     }
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for Listener {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.name = rng.string();
-        this.host = rng.string();
-        this.port = rng.int() as u16;
-        if (true) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
+impl Sample for Listener {
+    fn sample(rng: &mut Rng, _version: i16) -> Self {
+        Self {
+            name: rng.string(),
+            host: rng.string(),
+            port: rng.int() as u16,
+            unknown_tagged_fields: if rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        this
     }
 }
 

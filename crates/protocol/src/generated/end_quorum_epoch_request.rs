@@ -3,21 +3,17 @@
 //!
 //! Valid versions: 0-1; flexible versions: 1+.
 
-#![allow(
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
-
 use bytes::{Buf, BufMut, Bytes};
 use uuid::Uuid;
 
 #[cfg(feature = "json")]
 use crate::json::ToKafkaJson;
-use crate::wire::{self, RawTaggedFields};
-use crate::{Decodable, DecodeError, Encodable, EncodeError, List, Message, StrBytes};
+#[cfg(feature = "sample")]
+use crate::sample::{Rng, Sample};
+use crate::wire;
+use crate::{
+    Decodable, DecodeError, Encodable, EncodeError, List, Message, RawTaggedFields, StrBytes,
+};
 
 /// The `EndQuorumEpochRequest` struct.
 #[derive(Debug, Clone, PartialEq)]
@@ -58,7 +54,6 @@ impl EndQuorumEpochRequest {
 impl Encodable for EndQuorumEpochRequest {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = version >= 1;
-        let _ = flexible;
         if let Some(v) = &self.cluster_id {
             wire::check_string(v, "clusterId")?;
         }
@@ -66,29 +61,20 @@ impl Encodable for EndQuorumEpochRequest {
             Some(v) => {
                 wire::put_string(buf, v, flexible);
             }
-            None if true => {
-                wire::put_nullable_string(buf, None, flexible);
-            }
-            None => {
-                return Err(EncodeError::NullNotAllowed {
-                    field: "clusterId",
-                    version,
-                })
-            }
+            None => wire::put_nullable_string(buf, None, flexible),
         }
-        wire::put_array_len(buf, Some((&self.topics).len()), flexible);
-        (&self.topics).encode_elements(buf, version)?;
+        wire::put_array_len(buf, Some(self.topics.len()), flexible);
+        self.topics.encode_elements(buf, version)?;
         if version >= 1 {
-            wire::put_array_len(buf, Some((&self.leader_endpoints).len()), flexible);
-            (&self.leader_endpoints).encode_elements(buf, version)?;
+            wire::put_array_len(buf, Some(self.leader_endpoints.len()), true);
+            self.leader_endpoints.encode_elements(buf, version)?;
         }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
+            wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+            let mut raw_offset = 0;
+            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+            if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -99,22 +85,19 @@ impl Encodable for EndQuorumEpochRequest {
 
     fn encoded_len(&self, version: i16) -> usize {
         let flexible = version >= 1;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += match &self.cluster_id {
-            Some(v) => wire::string_len(v, flexible),
-            None => wire::nullable_string_len(None, flexible),
-        };
-        len += (wire::array_len_len(Some((&self.topics).len()), flexible)
-            + (&self.topics).elements_len(version));
+        let mut len = wire::array_len_len(Some(self.topics.len()), flexible)
+            + self.topics.elements_len(version)
+            + match &self.cluster_id {
+                Some(v) => wire::string_len(v, flexible),
+                None => wire::nullable_string_len(None, flexible),
+            };
         if version >= 1 {
-            len += (wire::array_len_len(Some((&self.leader_endpoints).len()), flexible)
-                + (&self.leader_endpoints).elements_len(version));
+            len += wire::array_len_len(Some(self.leader_endpoints.len()), true)
+                + self.leader_endpoints.elements_len(version);
         }
         if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
+            len += wire::raw_tags_len(&self.unknown_tagged_fields)
+                + wire::uvarint_len(self.unknown_tagged_fields.count());
         }
         len
     }
@@ -144,13 +127,12 @@ impl Decodable for EndQuorumEpochRequest {
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = version >= 1;
-        let _ = flexible;
         wire::skip_string(buf, flexible)?;
         for _ in 0..wire::get_array_len(buf, flexible)?.unwrap_or(0) {
             TopicData::skip_checked(buf, version)?;
         }
         if version >= 1 {
-            for _ in 0..wire::get_array_len(buf, flexible)?.unwrap_or(0) {
+            for _ in 0..wire::get_array_len(buf, true)?.unwrap_or(0) {
                 LeaderEndpoint::skip_checked(buf, version)?;
             }
         }
@@ -177,26 +159,20 @@ impl EndQuorumEpochRequest {
         version: i16,
         checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
         let flexible = version >= 1;
-        let _ = flexible;
         self.cluster_id = wire::get_nullable_string(buf, flexible)?;
-        {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            self.topics
-                .decode_elements_into(buf, n, TopicData::MIN_WIRE_SIZE, version, checked)?;
-        }
+        let len = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
+        self.topics
+            .decode_elements_into(buf, len, TopicData::MIN_WIRE_SIZE, version, checked)?;
         if version >= 1 {
-            {
-                let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-                self.leader_endpoints.decode_elements_into(
-                    buf,
-                    n,
-                    LeaderEndpoint::MIN_WIRE_SIZE,
-                    version,
-                    checked,
-                )?;
-            }
+            let len = wire::get_array_len(buf, true)?.ok_or(DecodeError::UnexpectedNull)?;
+            self.leader_endpoints.decode_elements_into(
+                buf,
+                len,
+                LeaderEndpoint::MIN_WIRE_SIZE,
+                version,
+                checked,
+            )?;
         }
         if flexible {
             let count = wire::get_tag_count(buf)?;
@@ -211,20 +187,18 @@ impl EndQuorumEpochRequest {
 #[cfg(feature = "json")]
 impl ToKafkaJson for EndQuorumEpochRequest {
     fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
         let mut node = serde_json::Map::new();
-        match &self.cluster_id {
-            Some(v) => {
-                node.insert("clusterId".into(), serde_json::Value::String(v.to_string()));
-            }
-            None => {
-                node.insert("clusterId".into(), serde_json::Value::Null);
-            }
-        }
+        node.insert(
+            "clusterId".into(),
+            match &self.cluster_id {
+                Some(v) => serde_json::Value::String(v.to_string()),
+                None => serde_json::Value::Null,
+            },
+        );
         node.insert(
             "topics".into(),
             serde_json::Value::Array(
-                (&self.topics)
+                self.topics
                     .iter()
                     .map(|e| e.to_kafka_json(version, serialize_records))
                     .collect(),
@@ -234,7 +208,7 @@ impl ToKafkaJson for EndQuorumEpochRequest {
             node.insert(
                 "leaderEndpoints".into(),
                 serde_json::Value::Array(
-                    (&self.leader_endpoints)
+                    self.leader_endpoints
                         .iter()
                         .map(|e| e.to_kafka_json(version, serialize_records))
                         .collect(),
@@ -246,26 +220,30 @@ impl ToKafkaJson for EndQuorumEpochRequest {
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for EndQuorumEpochRequest {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.cluster_id = if (true) && rng.one_in(4) {
-            None
-        } else {
-            Some(rng.string())
-        };
-        this.topics = (0..rng.below(4))
-            .map(|_| <TopicData as crate::sample::Sample>::sample(rng, version))
-            .collect();
-        if version >= 1 {
-            this.leader_endpoints = (0..rng.below(4))
-                .map(|_| <LeaderEndpoint as crate::sample::Sample>::sample(rng, version))
-                .collect();
+impl Sample for EndQuorumEpochRequest {
+    fn sample(rng: &mut Rng, version: i16) -> Self {
+        Self {
+            cluster_id: if rng.one_in(4) {
+                None
+            } else {
+                Some(rng.string())
+            },
+            topics: (0..rng.below(4))
+                .map(|_| TopicData::sample(rng, version))
+                .collect(),
+            leader_endpoints: if version >= 1 {
+                (0..rng.below(4))
+                    .map(|_| LeaderEndpoint::sample(rng, version))
+                    .collect()
+            } else {
+                List::new()
+            },
+            unknown_tagged_fields: if version >= 1 && rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        if (version >= 1) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
-        }
-        this
     }
 }
 
@@ -303,18 +281,16 @@ impl TopicData {
 impl Encodable for TopicData {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = version >= 1;
-        let _ = flexible;
         wire::check_string(&self.topic_name, "topicName")?;
-        wire::put_string(buf, (&self.topic_name), flexible);
-        wire::put_array_len(buf, Some((&self.partitions).len()), flexible);
-        (&self.partitions).encode_elements(buf, version)?;
+        wire::put_string(buf, &self.topic_name, flexible);
+        wire::put_array_len(buf, Some(self.partitions.len()), flexible);
+        self.partitions.encode_elements(buf, version)?;
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
+            wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+            let mut raw_offset = 0;
+            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+            if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -325,15 +301,12 @@ impl Encodable for TopicData {
 
     fn encoded_len(&self, version: i16) -> usize {
         let flexible = version >= 1;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += wire::string_len((&self.topic_name), flexible);
-        len += (wire::array_len_len(Some((&self.partitions).len()), flexible)
-            + (&self.partitions).elements_len(version));
+        let mut len = wire::string_len(&self.topic_name, flexible)
+            + wire::array_len_len(Some(self.partitions.len()), flexible)
+            + self.partitions.elements_len(version);
         if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
+            len += wire::raw_tags_len(&self.unknown_tagged_fields)
+                + wire::uvarint_len(self.unknown_tagged_fields.count());
         }
         len
     }
@@ -365,7 +338,6 @@ impl Decodable for TopicData {
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = version >= 1;
-        let _ = flexible;
         wire::skip_string(buf, flexible)?;
         for _ in 0..wire::get_array_len(buf, flexible)?.unwrap_or(0) {
             PartitionData::skip_checked(buf, version)?;
@@ -393,20 +365,16 @@ impl TopicData {
         version: i16,
         checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
         let flexible = version >= 1;
-        let _ = flexible;
         self.topic_name = wire::get_string(buf, flexible)?;
-        {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            self.partitions.decode_elements_into(
-                buf,
-                n,
-                PartitionData::MIN_WIRE_SIZE,
-                version,
-                checked,
-            )?;
-        }
+        let len = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
+        self.partitions.decode_elements_into(
+            buf,
+            len,
+            PartitionData::MIN_WIRE_SIZE,
+            version,
+            checked,
+        )?;
         if flexible {
             let count = wire::get_tag_count(buf)?;
             if count > 0 {
@@ -420,16 +388,15 @@ impl TopicData {
 #[cfg(feature = "json")]
 impl ToKafkaJson for TopicData {
     fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
         let mut node = serde_json::Map::new();
         node.insert(
             "topicName".into(),
-            serde_json::Value::String((&self.topic_name).to_string()),
+            serde_json::Value::String(self.topic_name.to_string()),
         );
         node.insert(
             "partitions".into(),
             serde_json::Value::Array(
-                (&self.partitions)
+                self.partitions
                     .iter()
                     .map(|e| e.to_kafka_json(version, serialize_records))
                     .collect(),
@@ -440,17 +407,19 @@ impl ToKafkaJson for TopicData {
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for TopicData {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.topic_name = rng.string();
-        this.partitions = (0..rng.below(4))
-            .map(|_| <PartitionData as crate::sample::Sample>::sample(rng, version))
-            .collect();
-        if (version >= 1) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
+impl Sample for TopicData {
+    fn sample(rng: &mut Rng, version: i16) -> Self {
+        Self {
+            topic_name: rng.string(),
+            partitions: (0..rng.below(4))
+                .map(|_| PartitionData::sample(rng, version))
+                .collect(),
+            unknown_tagged_fields: if version >= 1 && rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        this
     }
 }
 
@@ -503,31 +472,27 @@ impl PartitionData {
 impl Encodable for PartitionData {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = version >= 1;
-        let _ = flexible;
-        {
-            let mut b = [0u8; 12];
-            b[0..4].copy_from_slice(&self.partition_index.to_be_bytes());
-            b[4..8].copy_from_slice(&self.leader_id.to_be_bytes());
-            b[8..12].copy_from_slice(&self.leader_epoch.to_be_bytes());
-            buf.put_slice(&b);
-        }
+        let mut b = [0u8; 12];
+        b[0..4].copy_from_slice(&self.partition_index.to_be_bytes());
+        b[4..8].copy_from_slice(&self.leader_id.to_be_bytes());
+        b[8..12].copy_from_slice(&self.leader_epoch.to_be_bytes());
+        buf.put_slice(&b);
         if version <= 0 {
-            wire::put_array_len(buf, Some((&self.preferred_successors).len()), flexible);
-            for e in (&self.preferred_successors).iter() {
+            wire::put_array_len(buf, Some(self.preferred_successors.len()), false);
+            for e in &self.preferred_successors {
                 buf.put_i32(*e);
             }
         }
         if version >= 1 {
-            wire::put_array_len(buf, Some((&self.preferred_candidates).len()), flexible);
-            (&self.preferred_candidates).encode_elements(buf, version)?;
+            wire::put_array_len(buf, Some(self.preferred_candidates.len()), true);
+            self.preferred_candidates.encode_elements(buf, version)?;
         }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
+            wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+            let mut raw_offset = 0;
+            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+            if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -538,23 +503,18 @@ impl Encodable for PartitionData {
 
     fn encoded_len(&self, version: i16) -> usize {
         let flexible = version >= 1;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += 4;
-        len += 4;
-        len += 4;
+        let mut len = 12;
         if version <= 0 {
-            len += (wire::array_len_len(Some((&self.preferred_successors).len()), flexible)
-                + (&self.preferred_successors).len() * 4);
+            len += wire::array_len_len(Some(self.preferred_successors.len()), false)
+                + self.preferred_successors.len() * 4;
         }
         if version >= 1 {
-            len += (wire::array_len_len(Some((&self.preferred_candidates).len()), flexible)
-                + (&self.preferred_candidates).elements_len(version));
+            len += wire::array_len_len(Some(self.preferred_candidates.len()), true)
+                + self.preferred_candidates.elements_len(version);
         }
         if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
+            len += wire::raw_tags_len(&self.unknown_tagged_fields)
+                + wire::uvarint_len(self.unknown_tagged_fields.count());
         }
         len
     }
@@ -586,17 +546,16 @@ impl Decodable for PartitionData {
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = version >= 1;
-        let _ = flexible;
         wire::skip(buf, 4)?;
         wire::skip(buf, 4)?;
         wire::skip(buf, 4)?;
         if version <= 0 {
-            for _ in 0..wire::get_array_len(buf, flexible)?.unwrap_or(0) {
+            for _ in 0..wire::get_array_len(buf, false)?.unwrap_or(0) {
                 wire::skip(buf, 4)?;
             }
         }
         if version >= 1 {
-            for _ in 0..wire::get_array_len(buf, flexible)?.unwrap_or(0) {
+            for _ in 0..wire::get_array_len(buf, true)?.unwrap_or(0) {
                 ReplicaInfo::skip_checked(buf, version)?;
             }
         }
@@ -623,40 +582,34 @@ impl PartitionData {
         version: i16,
         checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
         let flexible = version >= 1;
-        let _ = flexible;
-        {
-            let b = wire::get_fixed::<12>(buf)?;
-            self.partition_index = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
-            self.leader_id = i32::from_be_bytes([b[4], b[5], b[6], b[7]]);
-            self.leader_epoch = i32::from_be_bytes([b[8], b[9], b[10], b[11]]);
-        }
+        let b = wire::get_fixed::<12>(buf)?;
+        self.partition_index = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+        self.leader_id = i32::from_be_bytes([b[4], b[5], b[6], b[7]]);
+        self.leader_epoch = i32::from_be_bytes([b[8], b[9], b[10], b[11]]);
         if version <= 0 {
             self.preferred_successors = {
-                let n = wire::check_array_fits(
-                    wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
+                let len = wire::check_array_fits(
+                    wire::get_array_len(buf, false)?.ok_or(DecodeError::UnexpectedNull)?,
                     buf.remaining(),
                     4,
                 )?;
-                let mut out = Vec::with_capacity(n);
-                for _ in 0..n {
-                    out.push(wire::get_i32(buf)?);
+                let mut items = Vec::with_capacity(len);
+                for _ in 0..len {
+                    items.push(wire::get_i32(buf)?);
                 }
-                out
+                items
             };
         }
         if version >= 1 {
-            {
-                let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-                self.preferred_candidates.decode_elements_into(
-                    buf,
-                    n,
-                    ReplicaInfo::MIN_WIRE_SIZE,
-                    version,
-                    checked,
-                )?;
-            }
+            let len = wire::get_array_len(buf, true)?.ok_or(DecodeError::UnexpectedNull)?;
+            self.preferred_candidates.decode_elements_into(
+                buf,
+                len,
+                ReplicaInfo::MIN_WIRE_SIZE,
+                version,
+                checked,
+            )?;
         }
         if flexible {
             let count = wire::get_tag_count(buf)?;
@@ -671,25 +624,21 @@ impl PartitionData {
 #[cfg(feature = "json")]
 impl ToKafkaJson for PartitionData {
     fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
         let mut node = serde_json::Map::new();
         node.insert(
             "partitionIndex".into(),
-            serde_json::Value::from(*(&self.partition_index)),
+            serde_json::Value::from(self.partition_index),
         );
-        node.insert(
-            "leaderId".into(),
-            serde_json::Value::from(*(&self.leader_id)),
-        );
+        node.insert("leaderId".into(), serde_json::Value::from(self.leader_id));
         node.insert(
             "leaderEpoch".into(),
-            serde_json::Value::from(*(&self.leader_epoch)),
+            serde_json::Value::from(self.leader_epoch),
         );
         if version <= 0 {
             node.insert(
                 "preferredSuccessors".into(),
                 serde_json::Value::Array(
-                    (&self.preferred_successors)
+                    self.preferred_successors
                         .iter()
                         .map(|e| serde_json::Value::from(*e))
                         .collect(),
@@ -700,7 +649,7 @@ impl ToKafkaJson for PartitionData {
             node.insert(
                 "preferredCandidates".into(),
                 serde_json::Value::Array(
-                    (&self.preferred_candidates)
+                    self.preferred_candidates
                         .iter()
                         .map(|e| e.to_kafka_json(version, serialize_records))
                         .collect(),
@@ -712,24 +661,30 @@ impl ToKafkaJson for PartitionData {
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for PartitionData {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.partition_index = rng.int() as i32;
-        this.leader_id = rng.int() as i32;
-        this.leader_epoch = rng.int() as i32;
-        if version <= 0 {
-            this.preferred_successors = (0..rng.below(4)).map(|_| rng.int() as i32).collect();
+impl Sample for PartitionData {
+    fn sample(rng: &mut Rng, version: i16) -> Self {
+        Self {
+            partition_index: rng.int() as i32,
+            leader_id: rng.int() as i32,
+            leader_epoch: rng.int() as i32,
+            preferred_successors: if version <= 0 {
+                (0..rng.below(4)).map(|_| rng.int() as i32).collect()
+            } else {
+                Vec::new()
+            },
+            preferred_candidates: if version >= 1 {
+                (0..rng.below(4))
+                    .map(|_| ReplicaInfo::sample(rng, version))
+                    .collect()
+            } else {
+                List::new()
+            },
+            unknown_tagged_fields: if version >= 1 && rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        if version >= 1 {
-            this.preferred_candidates = (0..rng.below(4))
-                .map(|_| <ReplicaInfo as crate::sample::Sample>::sample(rng, version))
-                .collect();
-        }
-        if (version >= 1) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
-        }
-        this
     }
 }
 
@@ -765,42 +720,24 @@ impl ReplicaInfo {
 }
 
 impl Encodable for ReplicaInfo {
-    fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
-        let flexible = true;
-        let _ = flexible;
-        {
-            let mut b = [0u8; 20];
-            b[0..4].copy_from_slice(&self.candidate_id.to_be_bytes());
-            b[4..20].copy_from_slice(self.candidate_directory_id.as_bytes());
-            buf.put_slice(&b);
-        }
-        if flexible {
-            wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
-                return Err(EncodeError::InvalidRawTags(u32::MAX));
-            }
-        } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsUnsupported { version });
+    fn encode<B: BufMut>(&self, buf: &mut B, _version: i16) -> Result<(), EncodeError> {
+        let mut b = [0u8; 20];
+        b[0..4].copy_from_slice(&self.candidate_id.to_be_bytes());
+        b[4..20].copy_from_slice(self.candidate_directory_id.as_bytes());
+        buf.put_slice(&b);
+        wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
+        wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+        let mut raw_offset = 0;
+        wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+        if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
+            return Err(EncodeError::InvalidRawTags(u32::MAX));
         }
         Ok(())
     }
 
-    fn encoded_len(&self, version: i16) -> usize {
-        let flexible = true;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += 4;
-        len += 16;
-        if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
-        }
-        len
+    fn encoded_len(&self, _version: i16) -> usize {
+        20 + wire::raw_tags_len(&self.unknown_tagged_fields)
+            + wire::uvarint_len(self.unknown_tagged_fields.count())
     }
 }
 
@@ -828,16 +765,12 @@ impl Decodable for ReplicaInfo {
         self.read_into(buf, version, checked)
     }
 
-    fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        let flexible = true;
-        let _ = flexible;
+    fn skip_checked(buf: &mut Bytes, _version: i16) -> Result<(), DecodeError> {
         wire::skip(buf, 4)?;
         wire::skip(buf, 16)?;
-        if flexible {
-            for _ in 0..wire::get_tag_count(buf)? {
-                let (_, hdr, size) = wire::peek_tag_header(buf)?;
-                wire::skip(buf, hdr + size)?;
-            }
+        for _ in 0..wire::get_tag_count(buf)? {
+            let (_, hdr, size) = wire::peek_tag_header(buf)?;
+            wire::skip(buf, hdr + size)?;
         }
         Ok(())
     }
@@ -853,25 +786,18 @@ impl ReplicaInfo {
     fn read_into(
         &mut self,
         buf: &mut Bytes,
-        version: i16,
-        checked: bool,
+        _version: i16,
+        _checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
-        let flexible = true;
-        let _ = flexible;
-        {
-            let b = wire::get_fixed::<20>(buf)?;
-            self.candidate_id = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
-            self.candidate_directory_id = Uuid::from_bytes([
-                b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15],
-                b[16], b[17], b[18], b[19],
-            ]);
-        }
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            if count > 0 {
-                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
-            }
+        let b = wire::get_fixed::<20>(buf)?;
+        self.candidate_id = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+        self.candidate_directory_id = Uuid::from_bytes([
+            b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15], b[16],
+            b[17], b[18], b[19],
+        ]);
+        let count = wire::get_tag_count(buf)?;
+        if count > 0 {
+            self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
         }
         Ok(())
     }
@@ -879,31 +805,32 @@ impl ReplicaInfo {
 
 #[cfg(feature = "json")]
 impl ToKafkaJson for ReplicaInfo {
-    fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
+    fn to_kafka_json(&self, _version: i16, _serialize_records: bool) -> serde_json::Value {
         let mut node = serde_json::Map::new();
         node.insert(
             "candidateId".into(),
-            serde_json::Value::from(*(&self.candidate_id)),
+            serde_json::Value::from(self.candidate_id),
         );
         node.insert(
             "candidateDirectoryId".into(),
-            serde_json::Value::String(crate::json::uuid_text((&self.candidate_directory_id))),
+            serde_json::Value::String(crate::json::uuid_text(&self.candidate_directory_id)),
         );
         serde_json::Value::Object(node)
     }
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for ReplicaInfo {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.candidate_id = rng.int() as i32;
-        this.candidate_directory_id = rng.uuid();
-        if (true) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
+impl Sample for ReplicaInfo {
+    fn sample(rng: &mut Rng, _version: i16) -> Self {
+        Self {
+            candidate_id: rng.int() as i32,
+            candidate_directory_id: rng.uuid(),
+            unknown_tagged_fields: if rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        this
     }
 }
 
@@ -944,42 +871,27 @@ impl LeaderEndpoint {
 }
 
 impl Encodable for LeaderEndpoint {
-    fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
-        let flexible = true;
-        let _ = flexible;
+    fn encode<B: BufMut>(&self, buf: &mut B, _version: i16) -> Result<(), EncodeError> {
         wire::check_string(&self.name, "name")?;
-        wire::put_string(buf, (&self.name), flexible);
+        wire::put_string(buf, &self.name, true);
         wire::check_string(&self.host, "host")?;
-        wire::put_string(buf, (&self.host), flexible);
-        buf.put_u16(*(&self.port));
-        if flexible {
-            wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
-                return Err(EncodeError::InvalidRawTags(u32::MAX));
-            }
-        } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsUnsupported { version });
+        wire::put_string(buf, &self.host, true);
+        buf.put_u16(self.port);
+        wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
+        wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+        let mut raw_offset = 0;
+        wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+        if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
+            return Err(EncodeError::InvalidRawTags(u32::MAX));
         }
         Ok(())
     }
 
-    fn encoded_len(&self, version: i16) -> usize {
-        let flexible = true;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += wire::string_len((&self.name), flexible);
-        len += wire::string_len((&self.host), flexible);
-        len += 2;
-        if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
-        }
-        len
+    fn encoded_len(&self, _version: i16) -> usize {
+        2 + wire::string_len(&self.name, true)
+            + wire::string_len(&self.host, true)
+            + wire::raw_tags_len(&self.unknown_tagged_fields)
+            + wire::uvarint_len(self.unknown_tagged_fields.count())
     }
 }
 
@@ -1007,17 +919,13 @@ impl Decodable for LeaderEndpoint {
         self.read_into(buf, version, checked)
     }
 
-    fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        let flexible = true;
-        let _ = flexible;
-        wire::skip_string(buf, flexible)?;
-        wire::skip_string(buf, flexible)?;
+    fn skip_checked(buf: &mut Bytes, _version: i16) -> Result<(), DecodeError> {
+        wire::skip_string(buf, true)?;
+        wire::skip_string(buf, true)?;
         wire::skip(buf, 2)?;
-        if flexible {
-            for _ in 0..wire::get_tag_count(buf)? {
-                let (_, hdr, size) = wire::peek_tag_header(buf)?;
-                wire::skip(buf, hdr + size)?;
-            }
+        for _ in 0..wire::get_tag_count(buf)? {
+            let (_, hdr, size) = wire::peek_tag_header(buf)?;
+            wire::skip(buf, hdr + size)?;
         }
         Ok(())
     }
@@ -1033,20 +941,15 @@ impl LeaderEndpoint {
     fn read_into(
         &mut self,
         buf: &mut Bytes,
-        version: i16,
-        checked: bool,
+        _version: i16,
+        _checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
-        let flexible = true;
-        let _ = flexible;
-        self.name = wire::get_string(buf, flexible)?;
-        self.host = wire::get_string(buf, flexible)?;
+        self.name = wire::get_string(buf, true)?;
+        self.host = wire::get_string(buf, true)?;
         self.port = wire::get_u16(buf)?;
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            if count > 0 {
-                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
-            }
+        let count = wire::get_tag_count(buf)?;
+        if count > 0 {
+            self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
         }
         Ok(())
     }
@@ -1054,33 +957,34 @@ impl LeaderEndpoint {
 
 #[cfg(feature = "json")]
 impl ToKafkaJson for LeaderEndpoint {
-    fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
+    fn to_kafka_json(&self, _version: i16, _serialize_records: bool) -> serde_json::Value {
         let mut node = serde_json::Map::new();
         node.insert(
             "name".into(),
-            serde_json::Value::String((&self.name).to_string()),
+            serde_json::Value::String(self.name.to_string()),
         );
         node.insert(
             "host".into(),
-            serde_json::Value::String((&self.host).to_string()),
+            serde_json::Value::String(self.host.to_string()),
         );
-        node.insert("port".into(), serde_json::Value::from(*(&self.port)));
+        node.insert("port".into(), serde_json::Value::from(self.port));
         serde_json::Value::Object(node)
     }
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for LeaderEndpoint {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.name = rng.string();
-        this.host = rng.string();
-        this.port = rng.int() as u16;
-        if (true) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
+impl Sample for LeaderEndpoint {
+    fn sample(rng: &mut Rng, _version: i16) -> Self {
+        Self {
+            name: rng.string(),
+            host: rng.string(),
+            port: rng.int() as u16,
+            unknown_tagged_fields: if rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        this
     }
 }
 

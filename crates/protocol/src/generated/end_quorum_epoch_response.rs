@@ -3,21 +3,16 @@
 //!
 //! Valid versions: 0-1; flexible versions: 1+.
 
-#![allow(
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
-
 use bytes::{Buf, BufMut, Bytes};
-use uuid::Uuid;
 
 #[cfg(feature = "json")]
 use crate::json::ToKafkaJson;
-use crate::wire::{self, RawTaggedFields};
-use crate::{Decodable, DecodeError, Encodable, EncodeError, List, Message, StrBytes};
+#[cfg(feature = "sample")]
+use crate::sample::{Rng, Sample};
+use crate::wire;
+use crate::{
+    Decodable, DecodeError, Encodable, EncodeError, List, Message, RawTaggedFields, StrBytes,
+};
 
 /// The `EndQuorumEpochResponse` struct.
 #[derive(Debug, Clone, PartialEq)]
@@ -58,11 +53,10 @@ impl EndQuorumEpochResponse {
 impl Encodable for EndQuorumEpochResponse {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = version >= 1;
-        let _ = flexible;
-        buf.put_i16(*(&self.error_code));
-        wire::put_array_len(buf, Some((&self.topics).len()), flexible);
-        (&self.topics).encode_elements(buf, version)?;
-        if !(version >= 1) && !((&self.node_endpoints).is_empty()) {
+        buf.put_i16(self.error_code);
+        wire::put_array_len(buf, Some(self.topics.len()), flexible);
+        self.topics.encode_elements(buf, version)?;
+        if version < 1 && !self.node_endpoints.is_empty() {
             return Err(EncodeError::NonDefaultField {
                 field: "nodeEndpoints",
                 version,
@@ -71,23 +65,23 @@ impl Encodable for EndQuorumEpochResponse {
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[0])?;
             let mut count = self.unknown_tagged_fields.count();
-            let t0 = version >= 1 && !((&self.node_endpoints).is_empty());
-            count += u32::from(t0);
+            let write_node_endpoints = !self.node_endpoints.is_empty();
+            count += u32::from(write_node_endpoints);
             wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            if t0 {
-                wire::put_raw_tags(buf, &self.unknown_tagged_fields, 0, &mut raw);
+            let mut raw_offset = 0;
+            if write_node_endpoints {
+                wire::put_raw_tags(buf, &self.unknown_tagged_fields, 0, &mut raw_offset);
                 wire::put_tag_header(
                     buf,
                     0,
-                    (wire::array_len_len(Some((&self.node_endpoints).len()), true)
-                        + (&self.node_endpoints).elements_len(version)),
+                    wire::array_len_len(Some(self.node_endpoints.len()), true)
+                        + self.node_endpoints.elements_len(version),
                 );
-                wire::put_array_len(buf, Some((&self.node_endpoints).len()), true);
-                (&self.node_endpoints).encode_elements(buf, version)?;
+                wire::put_array_len(buf, Some(self.node_endpoints.len()), true);
+                self.node_endpoints.encode_elements(buf, version)?;
             }
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
+            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+            if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -98,20 +92,18 @@ impl Encodable for EndQuorumEpochResponse {
 
     fn encoded_len(&self, version: i16) -> usize {
         let flexible = version >= 1;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += 2;
-        len += (wire::array_len_len(Some((&self.topics).len()), flexible)
-            + (&self.topics).elements_len(version));
+        let mut len = 2
+            + wire::array_len_len(Some(self.topics.len()), flexible)
+            + self.topics.elements_len(version);
         if flexible {
             let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            if version >= 1 && !((&self.node_endpoints).is_empty()) {
+            if !self.node_endpoints.is_empty() {
                 count += 1;
                 len += wire::tagged_field_len(
                     0,
-                    (wire::array_len_len(Some((&self.node_endpoints).len()), true)
-                        + (&self.node_endpoints).elements_len(version)),
+                    wire::array_len_len(Some(self.node_endpoints.len()), true)
+                        + self.node_endpoints.elements_len(version),
                 );
             }
             len += wire::uvarint_len(count);
@@ -144,7 +136,6 @@ impl Decodable for EndQuorumEpochResponse {
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = version >= 1;
-        let _ = flexible;
         wire::skip(buf, 2)?;
         for _ in 0..wire::get_array_len(buf, flexible)?.unwrap_or(0) {
             TopicData::skip_checked(buf, version)?;
@@ -172,15 +163,11 @@ impl EndQuorumEpochResponse {
         version: i16,
         checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
         let flexible = version >= 1;
-        let _ = flexible;
         self.error_code = wire::get_i16(buf)?;
-        {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            self.topics
-                .decode_elements_into(buf, n, TopicData::MIN_WIRE_SIZE, version, checked)?;
-        }
+        let len = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
+        self.topics
+            .decode_elements_into(buf, len, TopicData::MIN_WIRE_SIZE, version, checked)?;
         if flexible {
             let count = wire::get_tag_count(buf)?;
             if count > 0 {
@@ -188,20 +175,18 @@ impl EndQuorumEpochResponse {
                 for _ in 0..count {
                     let (tag, hdr, size) = wire::peek_tag_header(buf)?;
                     match tag {
-                        0 if version >= 1 => {
+                        0 => {
                             buf.advance(hdr);
                             let end = buf.remaining() - size;
-                            {
-                                let n = wire::get_array_len(buf, true)?
-                                    .ok_or(DecodeError::UnexpectedNull)?;
-                                self.node_endpoints.decode_elements_into(
-                                    buf,
-                                    n,
-                                    NodeEndpoint::MIN_WIRE_SIZE,
-                                    version,
-                                    checked,
-                                )?;
-                            }
+                            let len = wire::get_array_len(buf, true)?
+                                .ok_or(DecodeError::UnexpectedNull)?;
+                            self.node_endpoints.decode_elements_into(
+                                buf,
+                                len,
+                                NodeEndpoint::MIN_WIRE_SIZE,
+                                version,
+                                checked,
+                            )?;
                             wire::expect_end(buf, end, tag)?;
                         }
                         _ => unknown.push(buf.split_to(hdr + size)),
@@ -217,71 +202,53 @@ impl EndQuorumEpochResponse {
 #[cfg(feature = "json")]
 impl ToKafkaJson for EndQuorumEpochResponse {
     fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
         let mut node = serde_json::Map::new();
-        node.insert(
-            "errorCode".into(),
-            serde_json::Value::from(*(&self.error_code)),
-        );
+        node.insert("errorCode".into(), serde_json::Value::from(self.error_code));
         node.insert(
             "topics".into(),
             serde_json::Value::Array(
-                (&self.topics)
+                self.topics
                     .iter()
                     .map(|e| e.to_kafka_json(version, serialize_records))
                     .collect(),
             ),
         );
-        if version >= 1 {
-            if version >= 1 {
-                if !((&self.node_endpoints).is_empty()) {
-                    node.insert(
-                        "nodeEndpoints".into(),
-                        serde_json::Value::Array(
-                            (&self.node_endpoints)
-                                .iter()
-                                .map(|e| e.to_kafka_json(version, serialize_records))
-                                .collect(),
-                        ),
-                    );
-                }
-            } else {
-                node.insert(
-                    "nodeEndpoints".into(),
-                    serde_json::Value::Array(
-                        (&self.node_endpoints)
-                            .iter()
-                            .map(|e| e.to_kafka_json(version, serialize_records))
-                            .collect(),
-                    ),
-                );
-            }
+        if version >= 1 && !self.node_endpoints.is_empty() {
+            node.insert(
+                "nodeEndpoints".into(),
+                serde_json::Value::Array(
+                    self.node_endpoints
+                        .iter()
+                        .map(|e| e.to_kafka_json(version, serialize_records))
+                        .collect(),
+                ),
+            );
         }
         serde_json::Value::Object(node)
     }
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for EndQuorumEpochResponse {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.error_code = rng.int() as i16;
-        this.topics = (0..rng.below(4))
-            .map(|_| <TopicData as crate::sample::Sample>::sample(rng, version))
-            .collect();
-        if version >= 1 {
-            this.node_endpoints = if rng.one_in(3) {
-                this.node_endpoints.clone()
-            } else {
+impl Sample for EndQuorumEpochResponse {
+    fn sample(rng: &mut Rng, version: i16) -> Self {
+        Self {
+            error_code: rng.int() as i16,
+            topics: (0..rng.below(4))
+                .map(|_| TopicData::sample(rng, version))
+                .collect(),
+            node_endpoints: if version >= 1 && !rng.one_in(3) {
                 (0..rng.below(4))
-                    .map(|_| <NodeEndpoint as crate::sample::Sample>::sample(rng, version))
+                    .map(|_| NodeEndpoint::sample(rng, version))
                     .collect()
-            };
+            } else {
+                List::new()
+            },
+            unknown_tagged_fields: if version >= 1 && rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        if (version >= 1) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
-        }
-        this
     }
 }
 
@@ -319,18 +286,16 @@ impl TopicData {
 impl Encodable for TopicData {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = version >= 1;
-        let _ = flexible;
         wire::check_string(&self.topic_name, "topicName")?;
-        wire::put_string(buf, (&self.topic_name), flexible);
-        wire::put_array_len(buf, Some((&self.partitions).len()), flexible);
-        (&self.partitions).encode_elements(buf, version)?;
+        wire::put_string(buf, &self.topic_name, flexible);
+        wire::put_array_len(buf, Some(self.partitions.len()), flexible);
+        self.partitions.encode_elements(buf, version)?;
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
+            wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+            let mut raw_offset = 0;
+            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+            if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -341,15 +306,12 @@ impl Encodable for TopicData {
 
     fn encoded_len(&self, version: i16) -> usize {
         let flexible = version >= 1;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += wire::string_len((&self.topic_name), flexible);
-        len += (wire::array_len_len(Some((&self.partitions).len()), flexible)
-            + (&self.partitions).elements_len(version));
+        let mut len = wire::string_len(&self.topic_name, flexible)
+            + wire::array_len_len(Some(self.partitions.len()), flexible)
+            + self.partitions.elements_len(version);
         if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
+            len += wire::raw_tags_len(&self.unknown_tagged_fields)
+                + wire::uvarint_len(self.unknown_tagged_fields.count());
         }
         len
     }
@@ -381,7 +343,6 @@ impl Decodable for TopicData {
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = version >= 1;
-        let _ = flexible;
         wire::skip_string(buf, flexible)?;
         for _ in 0..wire::get_array_len(buf, flexible)?.unwrap_or(0) {
             PartitionData::skip_checked(buf, version)?;
@@ -409,20 +370,16 @@ impl TopicData {
         version: i16,
         checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
         let flexible = version >= 1;
-        let _ = flexible;
         self.topic_name = wire::get_string(buf, flexible)?;
-        {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            self.partitions.decode_elements_into(
-                buf,
-                n,
-                PartitionData::MIN_WIRE_SIZE,
-                version,
-                checked,
-            )?;
-        }
+        let len = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
+        self.partitions.decode_elements_into(
+            buf,
+            len,
+            PartitionData::MIN_WIRE_SIZE,
+            version,
+            checked,
+        )?;
         if flexible {
             let count = wire::get_tag_count(buf)?;
             if count > 0 {
@@ -436,16 +393,15 @@ impl TopicData {
 #[cfg(feature = "json")]
 impl ToKafkaJson for TopicData {
     fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
         let mut node = serde_json::Map::new();
         node.insert(
             "topicName".into(),
-            serde_json::Value::String((&self.topic_name).to_string()),
+            serde_json::Value::String(self.topic_name.to_string()),
         );
         node.insert(
             "partitions".into(),
             serde_json::Value::Array(
-                (&self.partitions)
+                self.partitions
                     .iter()
                     .map(|e| e.to_kafka_json(version, serialize_records))
                     .collect(),
@@ -456,17 +412,19 @@ impl ToKafkaJson for TopicData {
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for TopicData {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.topic_name = rng.string();
-        this.partitions = (0..rng.below(4))
-            .map(|_| <PartitionData as crate::sample::Sample>::sample(rng, version))
-            .collect();
-        if (version >= 1) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
+impl Sample for TopicData {
+    fn sample(rng: &mut Rng, version: i16) -> Self {
+        Self {
+            topic_name: rng.string(),
+            partitions: (0..rng.below(4))
+                .map(|_| PartitionData::sample(rng, version))
+                .collect(),
+            unknown_tagged_fields: if version >= 1 && rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        this
     }
 }
 
@@ -514,22 +472,18 @@ impl PartitionData {
 impl Encodable for PartitionData {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = version >= 1;
-        let _ = flexible;
-        {
-            let mut b = [0u8; 14];
-            b[0..4].copy_from_slice(&self.partition_index.to_be_bytes());
-            b[4..6].copy_from_slice(&self.error_code.to_be_bytes());
-            b[6..10].copy_from_slice(&self.leader_id.to_be_bytes());
-            b[10..14].copy_from_slice(&self.leader_epoch.to_be_bytes());
-            buf.put_slice(&b);
-        }
+        let mut b = [0u8; 14];
+        b[0..4].copy_from_slice(&self.partition_index.to_be_bytes());
+        b[4..6].copy_from_slice(&self.error_code.to_be_bytes());
+        b[6..10].copy_from_slice(&self.leader_id.to_be_bytes());
+        b[10..14].copy_from_slice(&self.leader_epoch.to_be_bytes());
+        buf.put_slice(&b);
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
+            wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+            let mut raw_offset = 0;
+            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+            if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -540,16 +494,10 @@ impl Encodable for PartitionData {
 
     fn encoded_len(&self, version: i16) -> usize {
         let flexible = version >= 1;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += 4;
-        len += 2;
-        len += 4;
-        len += 4;
+        let mut len = 14;
         if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
+            len += wire::raw_tags_len(&self.unknown_tagged_fields)
+                + wire::uvarint_len(self.unknown_tagged_fields.count());
         }
         len
     }
@@ -581,7 +529,6 @@ impl Decodable for PartitionData {
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = version >= 1;
-        let _ = flexible;
         wire::skip(buf, 4)?;
         wire::skip(buf, 2)?;
         wire::skip(buf, 4)?;
@@ -607,18 +554,14 @@ impl PartitionData {
         &mut self,
         buf: &mut Bytes,
         version: i16,
-        checked: bool,
+        _checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
         let flexible = version >= 1;
-        let _ = flexible;
-        {
-            let b = wire::get_fixed::<14>(buf)?;
-            self.partition_index = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
-            self.error_code = i16::from_be_bytes([b[4], b[5]]);
-            self.leader_id = i32::from_be_bytes([b[6], b[7], b[8], b[9]]);
-            self.leader_epoch = i32::from_be_bytes([b[10], b[11], b[12], b[13]]);
-        }
+        let b = wire::get_fixed::<14>(buf)?;
+        self.partition_index = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+        self.error_code = i16::from_be_bytes([b[4], b[5]]);
+        self.leader_id = i32::from_be_bytes([b[6], b[7], b[8], b[9]]);
+        self.leader_epoch = i32::from_be_bytes([b[10], b[11], b[12], b[13]]);
         if flexible {
             let count = wire::get_tag_count(buf)?;
             if count > 0 {
@@ -631,41 +574,36 @@ impl PartitionData {
 
 #[cfg(feature = "json")]
 impl ToKafkaJson for PartitionData {
-    fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
+    fn to_kafka_json(&self, _version: i16, _serialize_records: bool) -> serde_json::Value {
         let mut node = serde_json::Map::new();
         node.insert(
             "partitionIndex".into(),
-            serde_json::Value::from(*(&self.partition_index)),
+            serde_json::Value::from(self.partition_index),
         );
-        node.insert(
-            "errorCode".into(),
-            serde_json::Value::from(*(&self.error_code)),
-        );
-        node.insert(
-            "leaderId".into(),
-            serde_json::Value::from(*(&self.leader_id)),
-        );
+        node.insert("errorCode".into(), serde_json::Value::from(self.error_code));
+        node.insert("leaderId".into(), serde_json::Value::from(self.leader_id));
         node.insert(
             "leaderEpoch".into(),
-            serde_json::Value::from(*(&self.leader_epoch)),
+            serde_json::Value::from(self.leader_epoch),
         );
         serde_json::Value::Object(node)
     }
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for PartitionData {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.partition_index = rng.int() as i32;
-        this.error_code = rng.int() as i16;
-        this.leader_id = rng.int() as i32;
-        this.leader_epoch = rng.int() as i32;
-        if (version >= 1) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
+impl Sample for PartitionData {
+    fn sample(rng: &mut Rng, version: i16) -> Self {
+        Self {
+            partition_index: rng.int() as i32,
+            error_code: rng.int() as i16,
+            leader_id: rng.int() as i32,
+            leader_epoch: rng.int() as i32,
+            unknown_tagged_fields: if version >= 1 && rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        this
     }
 }
 
@@ -706,41 +644,25 @@ impl NodeEndpoint {
 }
 
 impl Encodable for NodeEndpoint {
-    fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
-        let flexible = true;
-        let _ = flexible;
-        buf.put_i32(*(&self.node_id));
+    fn encode<B: BufMut>(&self, buf: &mut B, _version: i16) -> Result<(), EncodeError> {
+        buf.put_i32(self.node_id);
         wire::check_string(&self.host, "host")?;
-        wire::put_string(buf, (&self.host), flexible);
-        buf.put_u16(*(&self.port));
-        if flexible {
-            wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
-                return Err(EncodeError::InvalidRawTags(u32::MAX));
-            }
-        } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsUnsupported { version });
+        wire::put_string(buf, &self.host, true);
+        buf.put_u16(self.port);
+        wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
+        wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+        let mut raw_offset = 0;
+        wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+        if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
+            return Err(EncodeError::InvalidRawTags(u32::MAX));
         }
         Ok(())
     }
 
-    fn encoded_len(&self, version: i16) -> usize {
-        let flexible = true;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += 4;
-        len += wire::string_len((&self.host), flexible);
-        len += 2;
-        if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
-        }
-        len
+    fn encoded_len(&self, _version: i16) -> usize {
+        6 + wire::string_len(&self.host, true)
+            + wire::raw_tags_len(&self.unknown_tagged_fields)
+            + wire::uvarint_len(self.unknown_tagged_fields.count())
     }
 }
 
@@ -768,17 +690,13 @@ impl Decodable for NodeEndpoint {
         self.read_into(buf, version, checked)
     }
 
-    fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        let flexible = true;
-        let _ = flexible;
+    fn skip_checked(buf: &mut Bytes, _version: i16) -> Result<(), DecodeError> {
         wire::skip(buf, 4)?;
-        wire::skip_string(buf, flexible)?;
+        wire::skip_string(buf, true)?;
         wire::skip(buf, 2)?;
-        if flexible {
-            for _ in 0..wire::get_tag_count(buf)? {
-                let (_, hdr, size) = wire::peek_tag_header(buf)?;
-                wire::skip(buf, hdr + size)?;
-            }
+        for _ in 0..wire::get_tag_count(buf)? {
+            let (_, hdr, size) = wire::peek_tag_header(buf)?;
+            wire::skip(buf, hdr + size)?;
         }
         Ok(())
     }
@@ -794,20 +712,15 @@ impl NodeEndpoint {
     fn read_into(
         &mut self,
         buf: &mut Bytes,
-        version: i16,
-        checked: bool,
+        _version: i16,
+        _checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
-        let flexible = true;
-        let _ = flexible;
         self.node_id = wire::get_i32(buf)?;
-        self.host = wire::get_string(buf, flexible)?;
+        self.host = wire::get_string(buf, true)?;
         self.port = wire::get_u16(buf)?;
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            if count > 0 {
-                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
-            }
+        let count = wire::get_tag_count(buf)?;
+        if count > 0 {
+            self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
         }
         Ok(())
     }
@@ -815,30 +728,31 @@ impl NodeEndpoint {
 
 #[cfg(feature = "json")]
 impl ToKafkaJson for NodeEndpoint {
-    fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
+    fn to_kafka_json(&self, _version: i16, _serialize_records: bool) -> serde_json::Value {
         let mut node = serde_json::Map::new();
-        node.insert("nodeId".into(), serde_json::Value::from(*(&self.node_id)));
+        node.insert("nodeId".into(), serde_json::Value::from(self.node_id));
         node.insert(
             "host".into(),
-            serde_json::Value::String((&self.host).to_string()),
+            serde_json::Value::String(self.host.to_string()),
         );
-        node.insert("port".into(), serde_json::Value::from(*(&self.port)));
+        node.insert("port".into(), serde_json::Value::from(self.port));
         serde_json::Value::Object(node)
     }
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for NodeEndpoint {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.node_id = rng.int() as i32;
-        this.host = rng.string();
-        this.port = rng.int() as u16;
-        if (true) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
+impl Sample for NodeEndpoint {
+    fn sample(rng: &mut Rng, _version: i16) -> Self {
+        Self {
+            node_id: rng.int() as i32,
+            host: rng.string(),
+            port: rng.int() as u16,
+            unknown_tagged_fields: if rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        this
     }
 }
 

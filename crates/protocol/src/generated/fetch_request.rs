@@ -3,21 +3,17 @@
 //!
 //! Valid versions: 4-18; flexible versions: 12+.
 
-#![allow(
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
-
 use bytes::{Buf, BufMut, Bytes};
 use uuid::Uuid;
 
 #[cfg(feature = "json")]
 use crate::json::ToKafkaJson;
-use crate::wire::{self, RawTaggedFields};
-use crate::{Decodable, DecodeError, Encodable, EncodeError, List, Message, StrBytes};
+#[cfg(feature = "sample")]
+use crate::sample::{Rng, Sample};
+use crate::wire;
+use crate::{
+    Decodable, DecodeError, Encodable, EncodeError, List, Message, RawTaggedFields, StrBytes,
+};
 
 /// The `FetchRequest` struct.
 #[derive(Debug, Clone, PartialEq)]
@@ -103,44 +99,38 @@ impl FetchRequest {
 impl Encodable for FetchRequest {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = version >= 12;
-        let _ = flexible;
         if version <= 14 {
-            buf.put_i32(*(&self.replica_id));
-        } else if !(*(&self.replica_id) == -1) {
+            buf.put_i32(self.replica_id);
+        } else if self.replica_id != -1 {
             return Err(EncodeError::NonDefaultField {
                 field: "replicaId",
                 version,
             });
         }
-        if !(version >= 15) && !(*(&self.replica_state) == ReplicaState::default()) {
+        if version < 15 && self.replica_state != ReplicaState::default() {
             return Err(EncodeError::NonDefaultField {
                 field: "replicaState",
                 version,
             });
         }
-        {
-            let mut b = [0u8; 13];
-            b[0..4].copy_from_slice(&self.max_wait_ms.to_be_bytes());
-            b[4..8].copy_from_slice(&self.min_bytes.to_be_bytes());
-            b[8..12].copy_from_slice(&self.max_bytes.to_be_bytes());
-            b[12] = self.isolation_level as u8;
+        let mut b = [0u8; 13];
+        b[0..4].copy_from_slice(&self.max_wait_ms.to_be_bytes());
+        b[4..8].copy_from_slice(&self.min_bytes.to_be_bytes());
+        b[8..12].copy_from_slice(&self.max_bytes.to_be_bytes());
+        b[12..13].copy_from_slice(&self.isolation_level.to_be_bytes());
+        buf.put_slice(&b);
+        if version >= 7 {
+            let mut b = [0u8; 8];
+            b[0..4].copy_from_slice(&self.session_id.to_be_bytes());
+            b[4..8].copy_from_slice(&self.session_epoch.to_be_bytes());
             buf.put_slice(&b);
         }
+        wire::put_array_len(buf, Some(self.topics.len()), flexible);
+        self.topics.encode_elements(buf, version)?;
         if version >= 7 {
-            {
-                let mut b = [0u8; 8];
-                b[0..4].copy_from_slice(&self.session_id.to_be_bytes());
-                b[4..8].copy_from_slice(&self.session_epoch.to_be_bytes());
-                buf.put_slice(&b);
-            }
-        } else {
-        }
-        wire::put_array_len(buf, Some((&self.topics).len()), flexible);
-        (&self.topics).encode_elements(buf, version)?;
-        if version >= 7 {
-            wire::put_array_len(buf, Some((&self.forgotten_topics_data).len()), flexible);
-            (&self.forgotten_topics_data).encode_elements(buf, version)?;
-        } else if !((&self.forgotten_topics_data).is_empty()) {
+            wire::put_array_len(buf, Some(self.forgotten_topics_data.len()), flexible);
+            self.forgotten_topics_data.encode_elements(buf, version)?;
+        } else if !self.forgotten_topics_data.is_empty() {
             return Err(EncodeError::NonDefaultField {
                 field: "forgottenTopicsData",
                 version,
@@ -148,19 +138,20 @@ impl Encodable for FetchRequest {
         }
         if version >= 11 {
             wire::check_string(&self.rack_id, "rackId")?;
-            wire::put_string(buf, (&self.rack_id), flexible);
+            wire::put_string(buf, &self.rack_id, flexible);
         }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[0, 1])?;
             let mut count = self.unknown_tagged_fields.count();
-            let t0 = version >= 12 && !(self.cluster_id.is_none());
-            count += u32::from(t0);
-            let t1 = version >= 15 && !(*(&self.replica_state) == ReplicaState::default());
-            count += u32::from(t1);
+            let write_cluster_id = self.cluster_id.is_some();
+            count += u32::from(write_cluster_id);
+            let write_replica_state =
+                version >= 15 && self.replica_state != ReplicaState::default();
+            count += u32::from(write_replica_state);
             wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            if t0 {
-                wire::put_raw_tags(buf, &self.unknown_tagged_fields, 0, &mut raw);
+            let mut raw_offset = 0;
+            if write_cluster_id {
+                wire::put_raw_tags(buf, &self.unknown_tagged_fields, 0, &mut raw_offset);
                 wire::put_tag_header(
                     buf,
                     0,
@@ -173,24 +164,16 @@ impl Encodable for FetchRequest {
                     Some(v) => {
                         wire::put_string(buf, v, true);
                     }
-                    None if version >= 12 => {
-                        wire::put_nullable_string(buf, None, true);
-                    }
-                    None => {
-                        return Err(EncodeError::NullNotAllowed {
-                            field: "clusterId",
-                            version,
-                        })
-                    }
+                    None => wire::put_nullable_string(buf, None, true),
                 }
             }
-            if t1 {
-                wire::put_raw_tags(buf, &self.unknown_tagged_fields, 1, &mut raw);
-                wire::put_tag_header(buf, 1, (&self.replica_state).encoded_len(version));
-                (&self.replica_state).encode(buf, version)?;
+            if write_replica_state {
+                wire::put_raw_tags(buf, &self.unknown_tagged_fields, 1, &mut raw_offset);
+                wire::put_tag_header(buf, 1, self.replica_state.encoded_len(version));
+                self.replica_state.encode(buf, version)?;
             }
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
+            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+            if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -201,34 +184,24 @@ impl Encodable for FetchRequest {
 
     fn encoded_len(&self, version: i16) -> usize {
         let flexible = version >= 12;
-        let _ = flexible;
-        let mut len = 0usize;
+        let mut len = 13
+            + wire::array_len_len(Some(self.topics.len()), flexible)
+            + self.topics.elements_len(version);
         if version <= 14 {
             len += 4;
         }
-        len += 4;
-        len += 4;
-        len += 4;
-        len += 1;
         if version >= 7 {
-            len += 4;
-        }
-        if version >= 7 {
-            len += 4;
-        }
-        len += (wire::array_len_len(Some((&self.topics).len()), flexible)
-            + (&self.topics).elements_len(version));
-        if version >= 7 {
-            len += (wire::array_len_len(Some((&self.forgotten_topics_data).len()), flexible)
-                + (&self.forgotten_topics_data).elements_len(version));
+            len += 8
+                + wire::array_len_len(Some(self.forgotten_topics_data.len()), flexible)
+                + self.forgotten_topics_data.elements_len(version);
         }
         if version >= 11 {
-            len += wire::string_len((&self.rack_id), flexible);
+            len += wire::string_len(&self.rack_id, flexible);
         }
         if flexible {
             let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            if version >= 12 && !(self.cluster_id.is_none()) {
+            if self.cluster_id.is_some() {
                 count += 1;
                 len += wire::tagged_field_len(
                     0,
@@ -238,9 +211,9 @@ impl Encodable for FetchRequest {
                     },
                 );
             }
-            if version >= 15 && !(*(&self.replica_state) == ReplicaState::default()) {
+            if version >= 15 && self.replica_state != ReplicaState::default() {
                 count += 1;
-                len += wire::tagged_field_len(1, (&self.replica_state).encoded_len(version));
+                len += wire::tagged_field_len(1, self.replica_state.encoded_len(version));
             }
             len += wire::uvarint_len(count);
         }
@@ -272,7 +245,6 @@ impl Decodable for FetchRequest {
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = version >= 12;
-        let _ = flexible;
         if version <= 14 {
             wire::skip(buf, 4)?;
         }
@@ -282,8 +254,6 @@ impl Decodable for FetchRequest {
         wire::skip(buf, 1)?;
         if version >= 7 {
             wire::skip(buf, 4)?;
-        }
-        if version >= 7 {
             wire::skip(buf, 4)?;
         }
         for _ in 0..wire::get_array_len(buf, flexible)?.unwrap_or(0) {
@@ -320,47 +290,32 @@ impl FetchRequest {
         version: i16,
         checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
         let flexible = version >= 12;
-        let _ = flexible;
         if version <= 14 {
             self.replica_id = wire::get_i32(buf)?;
         }
-        {
-            let b = wire::get_fixed::<13>(buf)?;
-            self.max_wait_ms = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
-            self.min_bytes = i32::from_be_bytes([b[4], b[5], b[6], b[7]]);
-            self.max_bytes = i32::from_be_bytes([b[8], b[9], b[10], b[11]]);
-            self.isolation_level = b[12] as i8;
-        }
+        let b = wire::get_fixed::<13>(buf)?;
+        self.max_wait_ms = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+        self.min_bytes = i32::from_be_bytes([b[4], b[5], b[6], b[7]]);
+        self.max_bytes = i32::from_be_bytes([b[8], b[9], b[10], b[11]]);
+        self.isolation_level = i8::from_be_bytes([b[12]]);
         if version >= 7 {
-            {
-                let b = wire::get_fixed::<8>(buf)?;
-                self.session_id = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
-                self.session_epoch = i32::from_be_bytes([b[4], b[5], b[6], b[7]]);
-            }
+            let b = wire::get_fixed::<8>(buf)?;
+            self.session_id = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+            self.session_epoch = i32::from_be_bytes([b[4], b[5], b[6], b[7]]);
         }
-        {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            self.topics.decode_elements_into(
+        let len = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
+        self.topics
+            .decode_elements_into(buf, len, FetchTopic::MIN_WIRE_SIZE, version, checked)?;
+        if version >= 7 {
+            let len = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
+            self.forgotten_topics_data.decode_elements_into(
                 buf,
-                n,
-                FetchTopic::MIN_WIRE_SIZE,
+                len,
+                ForgottenTopic::MIN_WIRE_SIZE,
                 version,
                 checked,
             )?;
-        }
-        if version >= 7 {
-            {
-                let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-                self.forgotten_topics_data.decode_elements_into(
-                    buf,
-                    n,
-                    ForgottenTopic::MIN_WIRE_SIZE,
-                    version,
-                    checked,
-                )?;
-            }
         }
         if version >= 11 {
             self.rack_id = wire::get_string(buf, flexible)?;
@@ -372,20 +327,16 @@ impl FetchRequest {
                 for _ in 0..count {
                     let (tag, hdr, size) = wire::peek_tag_header(buf)?;
                     match tag {
-                        0 if version >= 12 => {
+                        0 => {
                             buf.advance(hdr);
                             let end = buf.remaining() - size;
-                            self.cluster_id = if version >= 12 {
-                                wire::get_nullable_string(buf, true)?
-                            } else {
-                                Some(wire::get_string(buf, true)?)
-                            };
+                            self.cluster_id = wire::get_nullable_string(buf, true)?;
                             wire::expect_end(buf, end, tag)?;
                         }
                         1 if version >= 15 => {
                             buf.advance(hdr);
                             let end = buf.remaining() - size;
-                            self.replica_state = Default::default();
+                            self.replica_state = ReplicaState::default();
                             self.replica_state.read_into(buf, version, checked)?;
                             wire::expect_end(buf, end, tag)?;
                         }
@@ -402,87 +353,48 @@ impl FetchRequest {
 #[cfg(feature = "json")]
 impl ToKafkaJson for FetchRequest {
     fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
         let mut node = serde_json::Map::new();
-        if version >= 12 {
-            if version >= 12 {
-                if !(self.cluster_id.is_none()) {
-                    match &self.cluster_id {
-                        Some(v) => {
-                            node.insert(
-                                "clusterId".into(),
-                                serde_json::Value::String(v.to_string()),
-                            );
-                        }
-                        None => {
-                            node.insert("clusterId".into(), serde_json::Value::Null);
-                        }
-                    }
-                }
-            } else {
-                match &self.cluster_id {
-                    Some(v) => {
-                        node.insert("clusterId".into(), serde_json::Value::String(v.to_string()));
-                    }
-                    None => {
-                        node.insert("clusterId".into(), serde_json::Value::Null);
-                    }
-                }
-            }
-        }
-        if version <= 14 {
+        if version >= 12 && self.cluster_id.is_some() {
             node.insert(
-                "replicaId".into(),
-                serde_json::Value::from(*(&self.replica_id)),
+                "clusterId".into(),
+                match &self.cluster_id {
+                    Some(v) => serde_json::Value::String(v.to_string()),
+                    None => serde_json::Value::Null,
+                },
             );
         }
-        if version >= 15 {
-            if version >= 15 {
-                if !(*(&self.replica_state) == ReplicaState::default()) {
-                    node.insert(
-                        "replicaState".into(),
-                        (&self.replica_state).to_kafka_json(version, serialize_records),
-                    );
-                }
-            } else {
-                node.insert(
-                    "replicaState".into(),
-                    (&self.replica_state).to_kafka_json(version, serialize_records),
-                );
-            }
+        if version <= 14 {
+            node.insert("replicaId".into(), serde_json::Value::from(self.replica_id));
+        }
+        if version >= 15 && self.replica_state != ReplicaState::default() {
+            node.insert(
+                "replicaState".into(),
+                self.replica_state.to_kafka_json(version, serialize_records),
+            );
         }
         node.insert(
             "maxWaitMs".into(),
-            serde_json::Value::from(*(&self.max_wait_ms)),
+            serde_json::Value::from(self.max_wait_ms),
         );
-        node.insert(
-            "minBytes".into(),
-            serde_json::Value::from(*(&self.min_bytes)),
-        );
-        node.insert(
-            "maxBytes".into(),
-            serde_json::Value::from(*(&self.max_bytes)),
-        );
+        node.insert("minBytes".into(), serde_json::Value::from(self.min_bytes));
+        node.insert("maxBytes".into(), serde_json::Value::from(self.max_bytes));
         node.insert(
             "isolationLevel".into(),
-            serde_json::Value::from(*(&self.isolation_level)),
+            serde_json::Value::from(self.isolation_level),
         );
         if version >= 7 {
-            node.insert(
-                "sessionId".into(),
-                serde_json::Value::from(*(&self.session_id)),
-            );
+            node.insert("sessionId".into(), serde_json::Value::from(self.session_id));
         }
         if version >= 7 {
             node.insert(
                 "sessionEpoch".into(),
-                serde_json::Value::from(*(&self.session_epoch)),
+                serde_json::Value::from(self.session_epoch),
             );
         }
         node.insert(
             "topics".into(),
             serde_json::Value::Array(
-                (&self.topics)
+                self.topics
                     .iter()
                     .map(|e| e.to_kafka_json(version, serialize_records))
                     .collect(),
@@ -492,7 +404,7 @@ impl ToKafkaJson for FetchRequest {
             node.insert(
                 "forgottenTopicsData".into(),
                 serde_json::Value::Array(
-                    (&self.forgotten_topics_data)
+                    self.forgotten_topics_data
                         .iter()
                         .map(|e| e.to_kafka_json(version, serialize_records))
                         .collect(),
@@ -502,7 +414,7 @@ impl ToKafkaJson for FetchRequest {
         if version >= 11 {
             node.insert(
                 "rackId".into(),
-                serde_json::Value::String((&self.rack_id).to_string()),
+                serde_json::Value::String(self.rack_id.to_string()),
             );
         }
         serde_json::Value::Object(node)
@@ -510,55 +422,51 @@ impl ToKafkaJson for FetchRequest {
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for FetchRequest {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        if version >= 12 {
-            this.cluster_id = if rng.one_in(3) {
-                this.cluster_id.clone()
-            } else {
-                if (version >= 12) && rng.one_in(4) {
+impl Sample for FetchRequest {
+    fn sample(rng: &mut Rng, version: i16) -> Self {
+        Self {
+            cluster_id: if version >= 12 && !rng.one_in(3) {
+                if rng.one_in(4) {
                     None
                 } else {
                     Some(rng.string())
                 }
-            };
-        }
-        if version <= 14 {
-            this.replica_id = rng.int() as i32;
-        }
-        if version >= 15 {
-            this.replica_state = if rng.one_in(3) {
-                this.replica_state.clone()
             } else {
-                <ReplicaState as crate::sample::Sample>::sample(rng, version)
-            };
+                None
+            },
+            replica_id: if version <= 14 { rng.int() as i32 } else { -1 },
+            replica_state: if version >= 15 && !rng.one_in(3) {
+                ReplicaState::sample(rng, version)
+            } else {
+                ReplicaState::default()
+            },
+            max_wait_ms: rng.int() as i32,
+            min_bytes: rng.int() as i32,
+            max_bytes: rng.int() as i32,
+            isolation_level: rng.next_u64() as i8,
+            session_id: if version >= 7 { rng.int() as i32 } else { 0 },
+            session_epoch: if version >= 7 { rng.int() as i32 } else { -1 },
+            topics: (0..rng.below(4))
+                .map(|_| FetchTopic::sample(rng, version))
+                .collect(),
+            forgotten_topics_data: if version >= 7 {
+                (0..rng.below(4))
+                    .map(|_| ForgottenTopic::sample(rng, version))
+                    .collect()
+            } else {
+                List::new()
+            },
+            rack_id: if version >= 11 {
+                rng.string()
+            } else {
+                StrBytes::from_static("")
+            },
+            unknown_tagged_fields: if version >= 12 && rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        this.max_wait_ms = rng.int() as i32;
-        this.min_bytes = rng.int() as i32;
-        this.max_bytes = rng.int() as i32;
-        this.isolation_level = rng.next_u64() as i8;
-        if version >= 7 {
-            this.session_id = rng.int() as i32;
-        }
-        if version >= 7 {
-            this.session_epoch = rng.int() as i32;
-        }
-        this.topics = (0..rng.below(4))
-            .map(|_| <FetchTopic as crate::sample::Sample>::sample(rng, version))
-            .collect();
-        if version >= 7 {
-            this.forgotten_topics_data = (0..rng.below(4))
-                .map(|_| <ForgottenTopic as crate::sample::Sample>::sample(rng, version))
-                .collect();
-        }
-        if version >= 11 {
-            this.rack_id = rng.string();
-        }
-        if (version >= 12) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
-        }
-        this
     }
 }
 
@@ -594,42 +502,24 @@ impl ReplicaState {
 }
 
 impl Encodable for ReplicaState {
-    fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
-        let flexible = true;
-        let _ = flexible;
-        {
-            let mut b = [0u8; 12];
-            b[0..4].copy_from_slice(&self.replica_id.to_be_bytes());
-            b[4..12].copy_from_slice(&self.replica_epoch.to_be_bytes());
-            buf.put_slice(&b);
-        }
-        if flexible {
-            wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
-                return Err(EncodeError::InvalidRawTags(u32::MAX));
-            }
-        } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsUnsupported { version });
+    fn encode<B: BufMut>(&self, buf: &mut B, _version: i16) -> Result<(), EncodeError> {
+        let mut b = [0u8; 12];
+        b[0..4].copy_from_slice(&self.replica_id.to_be_bytes());
+        b[4..12].copy_from_slice(&self.replica_epoch.to_be_bytes());
+        buf.put_slice(&b);
+        wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
+        wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+        let mut raw_offset = 0;
+        wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+        if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
+            return Err(EncodeError::InvalidRawTags(u32::MAX));
         }
         Ok(())
     }
 
-    fn encoded_len(&self, version: i16) -> usize {
-        let flexible = true;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += 4;
-        len += 8;
-        if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
-        }
-        len
+    fn encoded_len(&self, _version: i16) -> usize {
+        12 + wire::raw_tags_len(&self.unknown_tagged_fields)
+            + wire::uvarint_len(self.unknown_tagged_fields.count())
     }
 }
 
@@ -657,16 +547,12 @@ impl Decodable for ReplicaState {
         self.read_into(buf, version, checked)
     }
 
-    fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        let flexible = true;
-        let _ = flexible;
+    fn skip_checked(buf: &mut Bytes, _version: i16) -> Result<(), DecodeError> {
         wire::skip(buf, 4)?;
         wire::skip(buf, 8)?;
-        if flexible {
-            for _ in 0..wire::get_tag_count(buf)? {
-                let (_, hdr, size) = wire::peek_tag_header(buf)?;
-                wire::skip(buf, hdr + size)?;
-            }
+        for _ in 0..wire::get_tag_count(buf)? {
+            let (_, hdr, size) = wire::peek_tag_header(buf)?;
+            wire::skip(buf, hdr + size)?;
         }
         Ok(())
     }
@@ -682,23 +568,15 @@ impl ReplicaState {
     fn read_into(
         &mut self,
         buf: &mut Bytes,
-        version: i16,
-        checked: bool,
+        _version: i16,
+        _checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
-        let flexible = true;
-        let _ = flexible;
-        {
-            let b = wire::get_fixed::<12>(buf)?;
-            self.replica_id = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
-            self.replica_epoch =
-                i64::from_be_bytes([b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11]]);
-        }
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            if count > 0 {
-                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
-            }
+        let b = wire::get_fixed::<12>(buf)?;
+        self.replica_id = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+        self.replica_epoch = i64::from_be_bytes([b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11]]);
+        let count = wire::get_tag_count(buf)?;
+        if count > 0 {
+            self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
         }
         Ok(())
     }
@@ -706,31 +584,29 @@ impl ReplicaState {
 
 #[cfg(feature = "json")]
 impl ToKafkaJson for ReplicaState {
-    fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
+    fn to_kafka_json(&self, _version: i16, _serialize_records: bool) -> serde_json::Value {
         let mut node = serde_json::Map::new();
-        node.insert(
-            "replicaId".into(),
-            serde_json::Value::from(*(&self.replica_id)),
-        );
+        node.insert("replicaId".into(), serde_json::Value::from(self.replica_id));
         node.insert(
             "replicaEpoch".into(),
-            serde_json::Value::from(*(&self.replica_epoch)),
+            serde_json::Value::from(self.replica_epoch),
         );
         serde_json::Value::Object(node)
     }
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for ReplicaState {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.replica_id = rng.int() as i32;
-        this.replica_epoch = rng.int();
-        if (true) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
+impl Sample for ReplicaState {
+    fn sample(rng: &mut Rng, _version: i16) -> Self {
+        Self {
+            replica_id: rng.int() as i32,
+            replica_epoch: rng.int(),
+            unknown_tagged_fields: if rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        this
     }
 }
 
@@ -773,23 +649,21 @@ impl FetchTopic {
 impl Encodable for FetchTopic {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = version >= 12;
-        let _ = flexible;
         if version <= 12 {
             wire::check_string(&self.topic, "topic")?;
-            wire::put_string(buf, (&self.topic), flexible);
+            wire::put_string(buf, &self.topic, flexible);
         }
         if version >= 13 {
-            wire::put_uuid(buf, (&self.topic_id));
+            wire::put_uuid(buf, &self.topic_id);
         }
-        wire::put_array_len(buf, Some((&self.partitions).len()), flexible);
-        (&self.partitions).encode_elements(buf, version)?;
+        wire::put_array_len(buf, Some(self.partitions.len()), flexible);
+        self.partitions.encode_elements(buf, version)?;
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
+            wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+            let mut raw_offset = 0;
+            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+            if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -800,20 +674,17 @@ impl Encodable for FetchTopic {
 
     fn encoded_len(&self, version: i16) -> usize {
         let flexible = version >= 12;
-        let _ = flexible;
-        let mut len = 0usize;
+        let mut len = wire::array_len_len(Some(self.partitions.len()), flexible)
+            + self.partitions.elements_len(version);
         if version <= 12 {
-            len += wire::string_len((&self.topic), flexible);
+            len += wire::string_len(&self.topic, flexible);
         }
         if version >= 13 {
             len += 16;
         }
-        len += (wire::array_len_len(Some((&self.partitions).len()), flexible)
-            + (&self.partitions).elements_len(version));
         if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
+            len += wire::raw_tags_len(&self.unknown_tagged_fields)
+                + wire::uvarint_len(self.unknown_tagged_fields.count());
         }
         len
     }
@@ -845,7 +716,6 @@ impl Decodable for FetchTopic {
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = version >= 12;
-        let _ = flexible;
         if version <= 12 {
             wire::skip_string(buf, flexible)?;
         }
@@ -878,25 +748,21 @@ impl FetchTopic {
         version: i16,
         checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
         let flexible = version >= 12;
-        let _ = flexible;
         if version <= 12 {
             self.topic = wire::get_string(buf, flexible)?;
         }
         if version >= 13 {
             self.topic_id = wire::get_uuid(buf)?;
         }
-        {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            self.partitions.decode_elements_into(
-                buf,
-                n,
-                FetchPartition::MIN_WIRE_SIZE,
-                version,
-                checked,
-            )?;
-        }
+        let len = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
+        self.partitions.decode_elements_into(
+            buf,
+            len,
+            FetchPartition::MIN_WIRE_SIZE,
+            version,
+            checked,
+        )?;
         if flexible {
             let count = wire::get_tag_count(buf)?;
             if count > 0 {
@@ -910,24 +776,23 @@ impl FetchTopic {
 #[cfg(feature = "json")]
 impl ToKafkaJson for FetchTopic {
     fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
         let mut node = serde_json::Map::new();
         if version <= 12 {
             node.insert(
                 "topic".into(),
-                serde_json::Value::String((&self.topic).to_string()),
+                serde_json::Value::String(self.topic.to_string()),
             );
         }
         if version >= 13 {
             node.insert(
                 "topicId".into(),
-                serde_json::Value::String(crate::json::uuid_text((&self.topic_id))),
+                serde_json::Value::String(crate::json::uuid_text(&self.topic_id)),
             );
         }
         node.insert(
             "partitions".into(),
             serde_json::Value::Array(
-                (&self.partitions)
+                self.partitions
                     .iter()
                     .map(|e| e.to_kafka_json(version, serialize_records))
                     .collect(),
@@ -938,22 +803,28 @@ impl ToKafkaJson for FetchTopic {
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for FetchTopic {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        if version <= 12 {
-            this.topic = rng.string();
+impl Sample for FetchTopic {
+    fn sample(rng: &mut Rng, version: i16) -> Self {
+        Self {
+            topic: if version <= 12 {
+                rng.string()
+            } else {
+                StrBytes::new()
+            },
+            topic_id: if version >= 13 {
+                rng.uuid()
+            } else {
+                Uuid::nil()
+            },
+            partitions: (0..rng.below(4))
+                .map(|_| FetchPartition::sample(rng, version))
+                .collect(),
+            unknown_tagged_fields: if version >= 12 && rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        if version >= 13 {
-            this.topic_id = rng.uuid();
-        }
-        this.partitions = (0..rng.below(4))
-            .map(|_| <FetchPartition as crate::sample::Sample>::sample(rng, version))
-            .collect();
-        if (version >= 12) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
-        }
-        this
     }
 }
 
@@ -1021,45 +892,44 @@ impl FetchPartition {
 impl Encodable for FetchPartition {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = version >= 12;
-        let _ = flexible;
-        buf.put_i32(*(&self.partition));
+        buf.put_i32(self.partition);
         if version >= 9 {
-            buf.put_i32(*(&self.current_leader_epoch));
+            buf.put_i32(self.current_leader_epoch);
         }
-        buf.put_i64(*(&self.fetch_offset));
+        buf.put_i64(self.fetch_offset);
         if version >= 12 {
-            buf.put_i32(*(&self.last_fetched_epoch));
-        } else if !(*(&self.last_fetched_epoch) == -1) {
+            buf.put_i32(self.last_fetched_epoch);
+        } else if self.last_fetched_epoch != -1 {
             return Err(EncodeError::NonDefaultField {
                 field: "lastFetchedEpoch",
                 version,
             });
         }
         if version >= 5 {
-            buf.put_i64(*(&self.log_start_offset));
+            buf.put_i64(self.log_start_offset);
         }
-        buf.put_i32(*(&self.partition_max_bytes));
+        buf.put_i32(self.partition_max_bytes);
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[0, 1])?;
             let mut count = self.unknown_tagged_fields.count();
-            let t0 = version >= 17 && !((&self.replica_directory_id).is_nil());
-            count += u32::from(t0);
-            let t1 = version >= 18 && !(*(&self.high_watermark) == 9223372036854775807);
-            count += u32::from(t1);
+            let write_replica_directory_id = version >= 17 && !self.replica_directory_id.is_nil();
+            count += u32::from(write_replica_directory_id);
+            let write_high_watermark = version >= 18 && self.high_watermark != 9223372036854775807;
+            count += u32::from(write_high_watermark);
             wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            if t0 {
-                wire::put_raw_tags(buf, &self.unknown_tagged_fields, 0, &mut raw);
+            let mut raw_offset = 0;
+            if write_replica_directory_id {
+                wire::put_raw_tags(buf, &self.unknown_tagged_fields, 0, &mut raw_offset);
                 wire::put_tag_header(buf, 0, 16);
-                wire::put_uuid(buf, (&self.replica_directory_id));
+                wire::put_uuid(buf, &self.replica_directory_id);
             }
-            if t1 {
-                wire::put_raw_tags(buf, &self.unknown_tagged_fields, 1, &mut raw);
+            if write_high_watermark {
+                wire::put_raw_tags(buf, &self.unknown_tagged_fields, 1, &mut raw_offset);
                 wire::put_tag_header(buf, 1, 8);
-                buf.put_i64(*(&self.high_watermark));
+                buf.put_i64(self.high_watermark);
             }
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
+            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+            if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -1070,28 +940,24 @@ impl Encodable for FetchPartition {
 
     fn encoded_len(&self, version: i16) -> usize {
         let flexible = version >= 12;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += 4;
+        let mut len = 16;
         if version >= 9 {
             len += 4;
         }
-        len += 8;
         if version >= 12 {
             len += 4;
         }
         if version >= 5 {
             len += 8;
         }
-        len += 4;
         if flexible {
             let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            if version >= 17 && !((&self.replica_directory_id).is_nil()) {
+            if version >= 17 && !self.replica_directory_id.is_nil() {
                 count += 1;
                 len += wire::tagged_field_len(0, 16);
             }
-            if version >= 18 && !(*(&self.high_watermark) == 9223372036854775807) {
+            if version >= 18 && self.high_watermark != 9223372036854775807 {
                 count += 1;
                 len += wire::tagged_field_len(1, 8);
             }
@@ -1127,7 +993,6 @@ impl Decodable for FetchPartition {
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = version >= 12;
-        let _ = flexible;
         wire::skip(buf, 4)?;
         if version >= 9 {
             wire::skip(buf, 4)?;
@@ -1161,11 +1026,9 @@ impl FetchPartition {
         &mut self,
         buf: &mut Bytes,
         version: i16,
-        checked: bool,
+        _checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
         let flexible = version >= 12;
-        let _ = flexible;
         self.partition = wire::get_i32(buf)?;
         if version >= 9 {
             self.current_leader_epoch = wire::get_i32(buf)?;
@@ -1209,109 +1072,77 @@ impl FetchPartition {
 
 #[cfg(feature = "json")]
 impl ToKafkaJson for FetchPartition {
-    fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
+    fn to_kafka_json(&self, version: i16, _serialize_records: bool) -> serde_json::Value {
         let mut node = serde_json::Map::new();
-        node.insert(
-            "partition".into(),
-            serde_json::Value::from(*(&self.partition)),
-        );
+        node.insert("partition".into(), serde_json::Value::from(self.partition));
         if version >= 9 {
             node.insert(
                 "currentLeaderEpoch".into(),
-                serde_json::Value::from(*(&self.current_leader_epoch)),
+                serde_json::Value::from(self.current_leader_epoch),
             );
         }
         node.insert(
             "fetchOffset".into(),
-            serde_json::Value::from(*(&self.fetch_offset)),
+            serde_json::Value::from(self.fetch_offset),
         );
         if version >= 12 {
             node.insert(
                 "lastFetchedEpoch".into(),
-                serde_json::Value::from(*(&self.last_fetched_epoch)),
+                serde_json::Value::from(self.last_fetched_epoch),
             );
         }
         if version >= 5 {
             node.insert(
                 "logStartOffset".into(),
-                serde_json::Value::from(*(&self.log_start_offset)),
+                serde_json::Value::from(self.log_start_offset),
             );
         }
         node.insert(
             "partitionMaxBytes".into(),
-            serde_json::Value::from(*(&self.partition_max_bytes)),
+            serde_json::Value::from(self.partition_max_bytes),
         );
-        if version >= 17 {
-            if version >= 17 {
-                if !((&self.replica_directory_id).is_nil()) {
-                    node.insert(
-                        "replicaDirectoryId".into(),
-                        serde_json::Value::String(crate::json::uuid_text(
-                            (&self.replica_directory_id),
-                        )),
-                    );
-                }
-            } else {
-                node.insert(
-                    "replicaDirectoryId".into(),
-                    serde_json::Value::String(crate::json::uuid_text((&self.replica_directory_id))),
-                );
-            }
+        if version >= 17 && !self.replica_directory_id.is_nil() {
+            node.insert(
+                "replicaDirectoryId".into(),
+                serde_json::Value::String(crate::json::uuid_text(&self.replica_directory_id)),
+            );
         }
-        if version >= 18 {
-            if version >= 18 {
-                if !(*(&self.high_watermark) == 9223372036854775807) {
-                    node.insert(
-                        "highWatermark".into(),
-                        serde_json::Value::from(*(&self.high_watermark)),
-                    );
-                }
-            } else {
-                node.insert(
-                    "highWatermark".into(),
-                    serde_json::Value::from(*(&self.high_watermark)),
-                );
-            }
+        if version >= 18 && self.high_watermark != 9223372036854775807 {
+            node.insert(
+                "highWatermark".into(),
+                serde_json::Value::from(self.high_watermark),
+            );
         }
         serde_json::Value::Object(node)
     }
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for FetchPartition {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.partition = rng.int() as i32;
-        if version >= 9 {
-            this.current_leader_epoch = rng.int() as i32;
-        }
-        this.fetch_offset = rng.int();
-        if version >= 12 {
-            this.last_fetched_epoch = rng.int() as i32;
-        }
-        if version >= 5 {
-            this.log_start_offset = rng.int();
-        }
-        this.partition_max_bytes = rng.int() as i32;
-        if version >= 17 {
-            this.replica_directory_id = if rng.one_in(3) {
-                this.replica_directory_id.clone()
-            } else {
+impl Sample for FetchPartition {
+    fn sample(rng: &mut Rng, version: i16) -> Self {
+        Self {
+            partition: rng.int() as i32,
+            current_leader_epoch: if version >= 9 { rng.int() as i32 } else { -1 },
+            fetch_offset: rng.int(),
+            last_fetched_epoch: if version >= 12 { rng.int() as i32 } else { -1 },
+            log_start_offset: if version >= 5 { rng.int() } else { -1 },
+            partition_max_bytes: rng.int() as i32,
+            replica_directory_id: if version >= 17 && !rng.one_in(3) {
                 rng.uuid()
-            };
-        }
-        if version >= 18 {
-            this.high_watermark = if rng.one_in(3) {
-                this.high_watermark.clone()
             } else {
+                Uuid::nil()
+            },
+            high_watermark: if version >= 18 && !rng.one_in(3) {
                 rng.int()
-            };
+            } else {
+                9223372036854775807
+            },
+            unknown_tagged_fields: if version >= 12 && rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        if (version >= 12) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
-        }
-        this
     }
 }
 
@@ -1354,25 +1185,23 @@ impl ForgottenTopic {
 impl Encodable for ForgottenTopic {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = version >= 12;
-        let _ = flexible;
         if version <= 12 {
             wire::check_string(&self.topic, "topic")?;
-            wire::put_string(buf, (&self.topic), flexible);
+            wire::put_string(buf, &self.topic, flexible);
         }
         if version >= 13 {
-            wire::put_uuid(buf, (&self.topic_id));
+            wire::put_uuid(buf, &self.topic_id);
         }
-        wire::put_array_len(buf, Some((&self.partitions).len()), flexible);
-        for e in (&self.partitions).iter() {
+        wire::put_array_len(buf, Some(self.partitions.len()), flexible);
+        for e in &self.partitions {
             buf.put_i32(*e);
         }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
+            wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+            let mut raw_offset = 0;
+            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+            if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -1383,20 +1212,17 @@ impl Encodable for ForgottenTopic {
 
     fn encoded_len(&self, version: i16) -> usize {
         let flexible = version >= 12;
-        let _ = flexible;
-        let mut len = 0usize;
+        let mut len =
+            wire::array_len_len(Some(self.partitions.len()), flexible) + self.partitions.len() * 4;
         if version <= 12 {
-            len += wire::string_len((&self.topic), flexible);
+            len += wire::string_len(&self.topic, flexible);
         }
         if version >= 13 {
             len += 16;
         }
-        len += (wire::array_len_len(Some((&self.partitions).len()), flexible)
-            + (&self.partitions).len() * 4);
         if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
+            len += wire::raw_tags_len(&self.unknown_tagged_fields)
+                + wire::uvarint_len(self.unknown_tagged_fields.count());
         }
         len
     }
@@ -1428,7 +1254,6 @@ impl Decodable for ForgottenTopic {
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = version >= 12;
-        let _ = flexible;
         if version <= 12 {
             wire::skip_string(buf, flexible)?;
         }
@@ -1459,11 +1284,9 @@ impl ForgottenTopic {
         &mut self,
         buf: &mut Bytes,
         version: i16,
-        checked: bool,
+        _checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
         let flexible = version >= 12;
-        let _ = flexible;
         if version <= 12 {
             self.topic = wire::get_string(buf, flexible)?;
         }
@@ -1471,16 +1294,16 @@ impl ForgottenTopic {
             self.topic_id = wire::get_uuid(buf)?;
         }
         self.partitions = {
-            let n = wire::check_array_fits(
+            let len = wire::check_array_fits(
                 wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?,
                 buf.remaining(),
                 4,
             )?;
-            let mut out = Vec::with_capacity(n);
-            for _ in 0..n {
-                out.push(wire::get_i32(buf)?);
+            let mut items = Vec::with_capacity(len);
+            for _ in 0..len {
+                items.push(wire::get_i32(buf)?);
             }
-            out
+            items
         };
         if flexible {
             let count = wire::get_tag_count(buf)?;
@@ -1494,25 +1317,24 @@ impl ForgottenTopic {
 
 #[cfg(feature = "json")]
 impl ToKafkaJson for ForgottenTopic {
-    fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
+    fn to_kafka_json(&self, version: i16, _serialize_records: bool) -> serde_json::Value {
         let mut node = serde_json::Map::new();
         if version <= 12 {
             node.insert(
                 "topic".into(),
-                serde_json::Value::String((&self.topic).to_string()),
+                serde_json::Value::String(self.topic.to_string()),
             );
         }
         if version >= 13 {
             node.insert(
                 "topicId".into(),
-                serde_json::Value::String(crate::json::uuid_text((&self.topic_id))),
+                serde_json::Value::String(crate::json::uuid_text(&self.topic_id)),
             );
         }
         node.insert(
             "partitions".into(),
             serde_json::Value::Array(
-                (&self.partitions)
+                self.partitions
                     .iter()
                     .map(|e| serde_json::Value::from(*e))
                     .collect(),
@@ -1523,20 +1345,26 @@ impl ToKafkaJson for ForgottenTopic {
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for ForgottenTopic {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        if version <= 12 {
-            this.topic = rng.string();
+impl Sample for ForgottenTopic {
+    fn sample(rng: &mut Rng, version: i16) -> Self {
+        Self {
+            topic: if version <= 12 {
+                rng.string()
+            } else {
+                StrBytes::new()
+            },
+            topic_id: if version >= 13 {
+                rng.uuid()
+            } else {
+                Uuid::nil()
+            },
+            partitions: (0..rng.below(4)).map(|_| rng.int() as i32).collect(),
+            unknown_tagged_fields: if version >= 12 && rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        if version >= 13 {
-            this.topic_id = rng.uuid();
-        }
-        this.partitions = (0..rng.below(4)).map(|_| rng.int() as i32).collect();
-        if (version >= 12) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
-        }
-        this
     }
 }
 

@@ -3,21 +3,17 @@
 //!
 //! Valid versions: 4-18; flexible versions: 12+.
 
-#![allow(
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
-
 use bytes::{Buf, BufMut, Bytes};
 use uuid::Uuid;
 
 #[cfg(feature = "json")]
 use crate::json::ToKafkaJson;
-use crate::wire::{self, RawTaggedFields};
-use crate::{Decodable, DecodeError, Encodable, EncodeError, List, Message, StrBytes};
+#[cfg(feature = "sample")]
+use crate::sample::{Rng, Sample};
+use crate::wire;
+use crate::{
+    Decodable, DecodeError, Encodable, EncodeError, List, Message, RawTaggedFields, StrBytes,
+};
 
 /// The `FetchResponse` struct.
 #[derive(Debug, Clone, PartialEq)]
@@ -68,26 +64,21 @@ impl FetchResponse {
 impl Encodable for FetchResponse {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = version >= 12;
-        let _ = flexible;
-        buf.put_i32(*(&self.throttle_time_ms));
+        buf.put_i32(self.throttle_time_ms);
         if version >= 7 {
-            {
-                let mut b = [0u8; 6];
-                b[0..2].copy_from_slice(&self.error_code.to_be_bytes());
-                b[2..6].copy_from_slice(&self.session_id.to_be_bytes());
-                buf.put_slice(&b);
-            }
-        } else {
-            if !(*(&self.session_id) == 0) {
-                return Err(EncodeError::NonDefaultField {
-                    field: "sessionId",
-                    version,
-                });
-            }
+            let mut b = [0u8; 6];
+            b[0..2].copy_from_slice(&self.error_code.to_be_bytes());
+            b[2..6].copy_from_slice(&self.session_id.to_be_bytes());
+            buf.put_slice(&b);
+        } else if self.session_id != 0 {
+            return Err(EncodeError::NonDefaultField {
+                field: "sessionId",
+                version,
+            });
         }
-        wire::put_array_len(buf, Some((&self.responses).len()), flexible);
-        (&self.responses).encode_elements(buf, version)?;
-        if !(version >= 16) && !((&self.node_endpoints).is_empty()) {
+        wire::put_array_len(buf, Some(self.responses.len()), flexible);
+        self.responses.encode_elements(buf, version)?;
+        if version < 16 && !self.node_endpoints.is_empty() {
             return Err(EncodeError::NonDefaultField {
                 field: "nodeEndpoints",
                 version,
@@ -96,23 +87,23 @@ impl Encodable for FetchResponse {
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[0])?;
             let mut count = self.unknown_tagged_fields.count();
-            let t0 = version >= 16 && !((&self.node_endpoints).is_empty());
-            count += u32::from(t0);
+            let write_node_endpoints = version >= 16 && !self.node_endpoints.is_empty();
+            count += u32::from(write_node_endpoints);
             wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            if t0 {
-                wire::put_raw_tags(buf, &self.unknown_tagged_fields, 0, &mut raw);
+            let mut raw_offset = 0;
+            if write_node_endpoints {
+                wire::put_raw_tags(buf, &self.unknown_tagged_fields, 0, &mut raw_offset);
                 wire::put_tag_header(
                     buf,
                     0,
-                    (wire::array_len_len(Some((&self.node_endpoints).len()), true)
-                        + (&self.node_endpoints).elements_len(version)),
+                    wire::array_len_len(Some(self.node_endpoints.len()), true)
+                        + self.node_endpoints.elements_len(version),
                 );
-                wire::put_array_len(buf, Some((&self.node_endpoints).len()), true);
-                (&self.node_endpoints).encode_elements(buf, version)?;
+                wire::put_array_len(buf, Some(self.node_endpoints.len()), true);
+                self.node_endpoints.encode_elements(buf, version)?;
             }
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
+            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+            if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -123,26 +114,21 @@ impl Encodable for FetchResponse {
 
     fn encoded_len(&self, version: i16) -> usize {
         let flexible = version >= 12;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += 4;
+        let mut len = 4
+            + wire::array_len_len(Some(self.responses.len()), flexible)
+            + self.responses.elements_len(version);
         if version >= 7 {
-            len += 2;
+            len += 6;
         }
-        if version >= 7 {
-            len += 4;
-        }
-        len += (wire::array_len_len(Some((&self.responses).len()), flexible)
-            + (&self.responses).elements_len(version));
         if flexible {
             let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            if version >= 16 && !((&self.node_endpoints).is_empty()) {
+            if version >= 16 && !self.node_endpoints.is_empty() {
                 count += 1;
                 len += wire::tagged_field_len(
                     0,
-                    (wire::array_len_len(Some((&self.node_endpoints).len()), true)
-                        + (&self.node_endpoints).elements_len(version)),
+                    wire::array_len_len(Some(self.node_endpoints.len()), true)
+                        + self.node_endpoints.elements_len(version),
                 );
             }
             len += wire::uvarint_len(count);
@@ -175,12 +161,9 @@ impl Decodable for FetchResponse {
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = version >= 12;
-        let _ = flexible;
         wire::skip(buf, 4)?;
         if version >= 7 {
             wire::skip(buf, 2)?;
-        }
-        if version >= 7 {
             wire::skip(buf, 4)?;
         }
         for _ in 0..wire::get_array_len(buf, flexible)?.unwrap_or(0) {
@@ -209,27 +192,21 @@ impl FetchResponse {
         version: i16,
         checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
         let flexible = version >= 12;
-        let _ = flexible;
         self.throttle_time_ms = wire::get_i32(buf)?;
         if version >= 7 {
-            {
-                let b = wire::get_fixed::<6>(buf)?;
-                self.error_code = i16::from_be_bytes([b[0], b[1]]);
-                self.session_id = i32::from_be_bytes([b[2], b[3], b[4], b[5]]);
-            }
+            let b = wire::get_fixed::<6>(buf)?;
+            self.error_code = i16::from_be_bytes([b[0], b[1]]);
+            self.session_id = i32::from_be_bytes([b[2], b[3], b[4], b[5]]);
         }
-        {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            self.responses.decode_elements_into(
-                buf,
-                n,
-                FetchableTopicResponse::MIN_WIRE_SIZE,
-                version,
-                checked,
-            )?;
-        }
+        let len = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
+        self.responses.decode_elements_into(
+            buf,
+            len,
+            FetchableTopicResponse::MIN_WIRE_SIZE,
+            version,
+            checked,
+        )?;
         if flexible {
             let count = wire::get_tag_count(buf)?;
             if count > 0 {
@@ -240,17 +217,15 @@ impl FetchResponse {
                         0 if version >= 16 => {
                             buf.advance(hdr);
                             let end = buf.remaining() - size;
-                            {
-                                let n = wire::get_array_len(buf, true)?
-                                    .ok_or(DecodeError::UnexpectedNull)?;
-                                self.node_endpoints.decode_elements_into(
-                                    buf,
-                                    n,
-                                    NodeEndpoint::MIN_WIRE_SIZE,
-                                    version,
-                                    checked,
-                                )?;
-                            }
+                            let len = wire::get_array_len(buf, true)?
+                                .ok_or(DecodeError::UnexpectedNull)?;
+                            self.node_endpoints.decode_elements_into(
+                                buf,
+                                len,
+                                NodeEndpoint::MIN_WIRE_SIZE,
+                                version,
+                                checked,
+                            )?;
                             wire::expect_end(buf, end, tag)?;
                         }
                         _ => unknown.push(buf.split_to(hdr + size)),
@@ -266,89 +241,64 @@ impl FetchResponse {
 #[cfg(feature = "json")]
 impl ToKafkaJson for FetchResponse {
     fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
         let mut node = serde_json::Map::new();
         node.insert(
             "throttleTimeMs".into(),
-            serde_json::Value::from(*(&self.throttle_time_ms)),
+            serde_json::Value::from(self.throttle_time_ms),
         );
         if version >= 7 {
-            node.insert(
-                "errorCode".into(),
-                serde_json::Value::from(*(&self.error_code)),
-            );
+            node.insert("errorCode".into(), serde_json::Value::from(self.error_code));
         }
         if version >= 7 {
-            node.insert(
-                "sessionId".into(),
-                serde_json::Value::from(*(&self.session_id)),
-            );
+            node.insert("sessionId".into(), serde_json::Value::from(self.session_id));
         }
         node.insert(
             "responses".into(),
             serde_json::Value::Array(
-                (&self.responses)
+                self.responses
                     .iter()
                     .map(|e| e.to_kafka_json(version, serialize_records))
                     .collect(),
             ),
         );
-        if version >= 16 {
-            if version >= 16 {
-                if !((&self.node_endpoints).is_empty()) {
-                    node.insert(
-                        "nodeEndpoints".into(),
-                        serde_json::Value::Array(
-                            (&self.node_endpoints)
-                                .iter()
-                                .map(|e| e.to_kafka_json(version, serialize_records))
-                                .collect(),
-                        ),
-                    );
-                }
-            } else {
-                node.insert(
-                    "nodeEndpoints".into(),
-                    serde_json::Value::Array(
-                        (&self.node_endpoints)
-                            .iter()
-                            .map(|e| e.to_kafka_json(version, serialize_records))
-                            .collect(),
-                    ),
-                );
-            }
+        if version >= 16 && !self.node_endpoints.is_empty() {
+            node.insert(
+                "nodeEndpoints".into(),
+                serde_json::Value::Array(
+                    self.node_endpoints
+                        .iter()
+                        .map(|e| e.to_kafka_json(version, serialize_records))
+                        .collect(),
+                ),
+            );
         }
         serde_json::Value::Object(node)
     }
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for FetchResponse {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.throttle_time_ms = rng.int() as i32;
-        if version >= 7 {
-            this.error_code = rng.int() as i16;
-        }
-        if version >= 7 {
-            this.session_id = rng.int() as i32;
-        }
-        this.responses = (0..rng.below(4))
-            .map(|_| <FetchableTopicResponse as crate::sample::Sample>::sample(rng, version))
-            .collect();
-        if version >= 16 {
-            this.node_endpoints = if rng.one_in(3) {
-                this.node_endpoints.clone()
-            } else {
+impl Sample for FetchResponse {
+    fn sample(rng: &mut Rng, version: i16) -> Self {
+        Self {
+            throttle_time_ms: rng.int() as i32,
+            error_code: if version >= 7 { rng.int() as i16 } else { 0 },
+            session_id: if version >= 7 { rng.int() as i32 } else { 0 },
+            responses: (0..rng.below(4))
+                .map(|_| FetchableTopicResponse::sample(rng, version))
+                .collect(),
+            node_endpoints: if version >= 16 && !rng.one_in(3) {
                 (0..rng.below(4))
-                    .map(|_| <NodeEndpoint as crate::sample::Sample>::sample(rng, version))
+                    .map(|_| NodeEndpoint::sample(rng, version))
                     .collect()
-            };
+            } else {
+                List::new()
+            },
+            unknown_tagged_fields: if version >= 12 && rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        if (version >= 12) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
-        }
-        this
     }
 }
 
@@ -391,23 +341,21 @@ impl FetchableTopicResponse {
 impl Encodable for FetchableTopicResponse {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = version >= 12;
-        let _ = flexible;
         if version <= 12 {
             wire::check_string(&self.topic, "topic")?;
-            wire::put_string(buf, (&self.topic), flexible);
+            wire::put_string(buf, &self.topic, flexible);
         }
         if version >= 13 {
-            wire::put_uuid(buf, (&self.topic_id));
+            wire::put_uuid(buf, &self.topic_id);
         }
-        wire::put_array_len(buf, Some((&self.partitions).len()), flexible);
-        (&self.partitions).encode_elements(buf, version)?;
+        wire::put_array_len(buf, Some(self.partitions.len()), flexible);
+        self.partitions.encode_elements(buf, version)?;
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
+            wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+            let mut raw_offset = 0;
+            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+            if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -418,20 +366,17 @@ impl Encodable for FetchableTopicResponse {
 
     fn encoded_len(&self, version: i16) -> usize {
         let flexible = version >= 12;
-        let _ = flexible;
-        let mut len = 0usize;
+        let mut len = wire::array_len_len(Some(self.partitions.len()), flexible)
+            + self.partitions.elements_len(version);
         if version <= 12 {
-            len += wire::string_len((&self.topic), flexible);
+            len += wire::string_len(&self.topic, flexible);
         }
         if version >= 13 {
             len += 16;
         }
-        len += (wire::array_len_len(Some((&self.partitions).len()), flexible)
-            + (&self.partitions).elements_len(version));
         if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
+            len += wire::raw_tags_len(&self.unknown_tagged_fields)
+                + wire::uvarint_len(self.unknown_tagged_fields.count());
         }
         len
     }
@@ -463,7 +408,6 @@ impl Decodable for FetchableTopicResponse {
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = version >= 12;
-        let _ = flexible;
         if version <= 12 {
             wire::skip_string(buf, flexible)?;
         }
@@ -496,25 +440,21 @@ impl FetchableTopicResponse {
         version: i16,
         checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
         let flexible = version >= 12;
-        let _ = flexible;
         if version <= 12 {
             self.topic = wire::get_string(buf, flexible)?;
         }
         if version >= 13 {
             self.topic_id = wire::get_uuid(buf)?;
         }
-        {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            self.partitions.decode_elements_into(
-                buf,
-                n,
-                PartitionData::MIN_WIRE_SIZE,
-                version,
-                checked,
-            )?;
-        }
+        let len = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
+        self.partitions.decode_elements_into(
+            buf,
+            len,
+            PartitionData::MIN_WIRE_SIZE,
+            version,
+            checked,
+        )?;
         if flexible {
             let count = wire::get_tag_count(buf)?;
             if count > 0 {
@@ -528,24 +468,23 @@ impl FetchableTopicResponse {
 #[cfg(feature = "json")]
 impl ToKafkaJson for FetchableTopicResponse {
     fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
         let mut node = serde_json::Map::new();
         if version <= 12 {
             node.insert(
                 "topic".into(),
-                serde_json::Value::String((&self.topic).to_string()),
+                serde_json::Value::String(self.topic.to_string()),
             );
         }
         if version >= 13 {
             node.insert(
                 "topicId".into(),
-                serde_json::Value::String(crate::json::uuid_text((&self.topic_id))),
+                serde_json::Value::String(crate::json::uuid_text(&self.topic_id)),
             );
         }
         node.insert(
             "partitions".into(),
             serde_json::Value::Array(
-                (&self.partitions)
+                self.partitions
                     .iter()
                     .map(|e| e.to_kafka_json(version, serialize_records))
                     .collect(),
@@ -556,22 +495,28 @@ impl ToKafkaJson for FetchableTopicResponse {
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for FetchableTopicResponse {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        if version <= 12 {
-            this.topic = rng.string();
+impl Sample for FetchableTopicResponse {
+    fn sample(rng: &mut Rng, version: i16) -> Self {
+        Self {
+            topic: if version <= 12 {
+                rng.string()
+            } else {
+                StrBytes::new()
+            },
+            topic_id: if version >= 13 {
+                rng.uuid()
+            } else {
+                Uuid::nil()
+            },
+            partitions: (0..rng.below(4))
+                .map(|_| PartitionData::sample(rng, version))
+                .collect(),
+            unknown_tagged_fields: if version >= 12 && rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        if version >= 13 {
-            this.topic_id = rng.uuid();
-        }
-        this.partitions = (0..rng.below(4))
-            .map(|_| <PartitionData as crate::sample::Sample>::sample(rng, version))
-            .collect();
-        if (version >= 12) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
-        }
-        this
     }
 }
 
@@ -654,31 +599,28 @@ impl PartitionData {
 impl Encodable for PartitionData {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = version >= 12;
-        let _ = flexible;
-        {
-            let mut b = [0u8; 22];
-            b[0..4].copy_from_slice(&self.partition_index.to_be_bytes());
-            b[4..6].copy_from_slice(&self.error_code.to_be_bytes());
-            b[6..14].copy_from_slice(&self.high_watermark.to_be_bytes());
-            b[14..22].copy_from_slice(&self.last_stable_offset.to_be_bytes());
-            buf.put_slice(&b);
-        }
+        let mut b = [0u8; 22];
+        b[0..4].copy_from_slice(&self.partition_index.to_be_bytes());
+        b[4..6].copy_from_slice(&self.error_code.to_be_bytes());
+        b[6..14].copy_from_slice(&self.high_watermark.to_be_bytes());
+        b[14..22].copy_from_slice(&self.last_stable_offset.to_be_bytes());
+        buf.put_slice(&b);
         if version >= 5 {
-            buf.put_i64(*(&self.log_start_offset));
+            buf.put_i64(self.log_start_offset);
         }
-        if !(version >= 12) && !(*(&self.diverging_epoch) == EpochEndOffset::default()) {
+        if version < 12 && self.diverging_epoch != EpochEndOffset::default() {
             return Err(EncodeError::NonDefaultField {
                 field: "divergingEpoch",
                 version,
             });
         }
-        if !(version >= 12) && !(*(&self.current_leader) == LeaderIdAndEpoch::default()) {
+        if version < 12 && self.current_leader != LeaderIdAndEpoch::default() {
             return Err(EncodeError::NonDefaultField {
                 field: "currentLeader",
                 version,
             });
         }
-        if !(version >= 12) && !(*(&self.snapshot_id) == SnapshotId::default()) {
+        if version < 12 && self.snapshot_id != SnapshotId::default() {
             return Err(EncodeError::NonDefaultField {
                 field: "snapshotId",
                 version,
@@ -689,19 +631,11 @@ impl Encodable for PartitionData {
                 wire::put_array_len(buf, Some(v.len()), flexible);
                 v.encode_elements(buf, version)?;
             }
-            None if true => {
-                wire::put_array_len(buf, None, flexible);
-            }
-            None => {
-                return Err(EncodeError::NullNotAllowed {
-                    field: "abortedTransactions",
-                    version,
-                })
-            }
+            None => wire::put_array_len(buf, None, flexible),
         }
         if version >= 11 {
-            buf.put_i32(*(&self.preferred_read_replica));
-        } else if !(*(&self.preferred_read_replica) == -1) {
+            buf.put_i32(self.preferred_read_replica);
+        } else if self.preferred_read_replica != -1 {
             return Err(EncodeError::NonDefaultField {
                 field: "preferredReadReplica",
                 version,
@@ -711,44 +645,36 @@ impl Encodable for PartitionData {
             Some(v) => {
                 wire::put_bytes(buf, v, flexible);
             }
-            None if true => {
-                wire::put_nullable_bytes(buf, None, flexible);
-            }
-            None => {
-                return Err(EncodeError::NullNotAllowed {
-                    field: "records",
-                    version,
-                })
-            }
+            None => wire::put_nullable_bytes(buf, None, flexible),
         }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[0, 1, 2])?;
             let mut count = self.unknown_tagged_fields.count();
-            let t0 = version >= 12 && !(*(&self.diverging_epoch) == EpochEndOffset::default());
-            count += u32::from(t0);
-            let t1 = version >= 12 && !(*(&self.current_leader) == LeaderIdAndEpoch::default());
-            count += u32::from(t1);
-            let t2 = version >= 12 && !(*(&self.snapshot_id) == SnapshotId::default());
-            count += u32::from(t2);
+            let write_diverging_epoch = self.diverging_epoch != EpochEndOffset::default();
+            count += u32::from(write_diverging_epoch);
+            let write_current_leader = self.current_leader != LeaderIdAndEpoch::default();
+            count += u32::from(write_current_leader);
+            let write_snapshot_id = self.snapshot_id != SnapshotId::default();
+            count += u32::from(write_snapshot_id);
             wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            if t0 {
-                wire::put_raw_tags(buf, &self.unknown_tagged_fields, 0, &mut raw);
-                wire::put_tag_header(buf, 0, (&self.diverging_epoch).encoded_len(version));
-                (&self.diverging_epoch).encode(buf, version)?;
+            let mut raw_offset = 0;
+            if write_diverging_epoch {
+                wire::put_raw_tags(buf, &self.unknown_tagged_fields, 0, &mut raw_offset);
+                wire::put_tag_header(buf, 0, self.diverging_epoch.encoded_len(version));
+                self.diverging_epoch.encode(buf, version)?;
             }
-            if t1 {
-                wire::put_raw_tags(buf, &self.unknown_tagged_fields, 1, &mut raw);
-                wire::put_tag_header(buf, 1, (&self.current_leader).encoded_len(version));
-                (&self.current_leader).encode(buf, version)?;
+            if write_current_leader {
+                wire::put_raw_tags(buf, &self.unknown_tagged_fields, 1, &mut raw_offset);
+                wire::put_tag_header(buf, 1, self.current_leader.encoded_len(version));
+                self.current_leader.encode(buf, version)?;
             }
-            if t2 {
-                wire::put_raw_tags(buf, &self.unknown_tagged_fields, 2, &mut raw);
-                wire::put_tag_header(buf, 2, (&self.snapshot_id).encoded_len(version));
-                (&self.snapshot_id).encode(buf, version)?;
+            if write_snapshot_id {
+                wire::put_raw_tags(buf, &self.unknown_tagged_fields, 2, &mut raw_offset);
+                wire::put_tag_header(buf, 2, self.snapshot_id.encoded_len(version));
+                self.snapshot_id.encode(buf, version)?;
             }
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
+            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+            if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -759,40 +685,34 @@ impl Encodable for PartitionData {
 
     fn encoded_len(&self, version: i16) -> usize {
         let flexible = version >= 12;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += 4;
-        len += 2;
-        len += 8;
-        len += 8;
+        let mut len =
+            22 + match &self.aborted_transactions {
+                Some(v) => wire::array_len_len(Some(v.len()), flexible) + v.elements_len(version),
+                None => wire::array_len_len(None, flexible),
+            } + match &self.records {
+                Some(v) => wire::bytes_len(v, flexible),
+                None => wire::array_len_len(None, flexible),
+            };
         if version >= 5 {
             len += 8;
         }
-        len += match &self.aborted_transactions {
-            Some(v) => (wire::array_len_len(Some(v.len()), flexible) + v.elements_len(version)),
-            None => wire::array_len_len(None, flexible),
-        };
         if version >= 11 {
             len += 4;
         }
-        len += match &self.records {
-            Some(v) => wire::bytes_len(v, flexible),
-            None => wire::array_len_len(None, flexible),
-        };
         if flexible {
             let mut count = self.unknown_tagged_fields.count();
             len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            if version >= 12 && !(*(&self.diverging_epoch) == EpochEndOffset::default()) {
+            if self.diverging_epoch != EpochEndOffset::default() {
                 count += 1;
-                len += wire::tagged_field_len(0, (&self.diverging_epoch).encoded_len(version));
+                len += wire::tagged_field_len(0, self.diverging_epoch.encoded_len(version));
             }
-            if version >= 12 && !(*(&self.current_leader) == LeaderIdAndEpoch::default()) {
+            if self.current_leader != LeaderIdAndEpoch::default() {
                 count += 1;
-                len += wire::tagged_field_len(1, (&self.current_leader).encoded_len(version));
+                len += wire::tagged_field_len(1, self.current_leader.encoded_len(version));
             }
-            if version >= 12 && !(*(&self.snapshot_id) == SnapshotId::default()) {
+            if self.snapshot_id != SnapshotId::default() {
                 count += 1;
-                len += wire::tagged_field_len(2, (&self.snapshot_id).encoded_len(version));
+                len += wire::tagged_field_len(2, self.snapshot_id.encoded_len(version));
             }
             len += wire::uvarint_len(count);
         }
@@ -826,7 +746,6 @@ impl Decodable for PartitionData {
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = version >= 12;
-        let _ = flexible;
         wire::skip(buf, 4)?;
         wire::skip(buf, 2)?;
         wire::skip(buf, 8)?;
@@ -864,33 +783,29 @@ impl PartitionData {
         version: i16,
         checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
         let flexible = version >= 12;
-        let _ = flexible;
-        {
-            let b = wire::get_fixed::<22>(buf)?;
-            self.partition_index = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
-            self.error_code = i16::from_be_bytes([b[4], b[5]]);
-            self.high_watermark =
-                i64::from_be_bytes([b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13]]);
-            self.last_stable_offset =
-                i64::from_be_bytes([b[14], b[15], b[16], b[17], b[18], b[19], b[20], b[21]]);
-        }
+        let b = wire::get_fixed::<22>(buf)?;
+        self.partition_index = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+        self.error_code = i16::from_be_bytes([b[4], b[5]]);
+        self.high_watermark =
+            i64::from_be_bytes([b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13]]);
+        self.last_stable_offset =
+            i64::from_be_bytes([b[14], b[15], b[16], b[17], b[18], b[19], b[20], b[21]]);
         if version >= 5 {
             self.log_start_offset = wire::get_i64(buf)?;
         }
         match wire::get_array_len(buf, flexible)? {
-            None => self.aborted_transactions = None,
-            Some(n) => self
+            Some(len) => self
                 .aborted_transactions
                 .get_or_insert_with(List::new)
                 .decode_elements_into(
                     buf,
-                    n,
+                    len,
                     AbortedTransaction::MIN_WIRE_SIZE,
                     version,
                     checked,
                 )?,
+            None => self.aborted_transactions = None,
         }
         if version >= 11 {
             self.preferred_read_replica = wire::get_i32(buf)?;
@@ -903,24 +818,24 @@ impl PartitionData {
                 for _ in 0..count {
                     let (tag, hdr, size) = wire::peek_tag_header(buf)?;
                     match tag {
-                        0 if version >= 12 => {
+                        0 => {
                             buf.advance(hdr);
                             let end = buf.remaining() - size;
-                            self.diverging_epoch = Default::default();
+                            self.diverging_epoch = EpochEndOffset::default();
                             self.diverging_epoch.read_into(buf, version, checked)?;
                             wire::expect_end(buf, end, tag)?;
                         }
-                        1 if version >= 12 => {
+                        1 => {
                             buf.advance(hdr);
                             let end = buf.remaining() - size;
-                            self.current_leader = Default::default();
+                            self.current_leader = LeaderIdAndEpoch::default();
                             self.current_leader.read_into(buf, version, checked)?;
                             wire::expect_end(buf, end, tag)?;
                         }
-                        2 if version >= 12 => {
+                        2 => {
                             buf.advance(hdr);
                             let end = buf.remaining() - size;
-                            self.snapshot_id = Default::default();
+                            self.snapshot_id = SnapshotId::default();
                             self.snapshot_id.read_into(buf, version, checked)?;
                             wire::expect_end(buf, end, tag)?;
                         }
@@ -937,94 +852,61 @@ impl PartitionData {
 #[cfg(feature = "json")]
 impl ToKafkaJson for PartitionData {
     fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
         let mut node = serde_json::Map::new();
         node.insert(
             "partitionIndex".into(),
-            serde_json::Value::from(*(&self.partition_index)),
+            serde_json::Value::from(self.partition_index),
         );
-        node.insert(
-            "errorCode".into(),
-            serde_json::Value::from(*(&self.error_code)),
-        );
+        node.insert("errorCode".into(), serde_json::Value::from(self.error_code));
         node.insert(
             "highWatermark".into(),
-            serde_json::Value::from(*(&self.high_watermark)),
+            serde_json::Value::from(self.high_watermark),
         );
         node.insert(
             "lastStableOffset".into(),
-            serde_json::Value::from(*(&self.last_stable_offset)),
+            serde_json::Value::from(self.last_stable_offset),
         );
         if version >= 5 {
             node.insert(
                 "logStartOffset".into(),
-                serde_json::Value::from(*(&self.log_start_offset)),
+                serde_json::Value::from(self.log_start_offset),
             );
         }
-        if version >= 12 {
-            if version >= 12 {
-                if !(*(&self.diverging_epoch) == EpochEndOffset::default()) {
-                    node.insert(
-                        "divergingEpoch".into(),
-                        (&self.diverging_epoch).to_kafka_json(version, serialize_records),
-                    );
-                }
-            } else {
-                node.insert(
-                    "divergingEpoch".into(),
-                    (&self.diverging_epoch).to_kafka_json(version, serialize_records),
-                );
-            }
+        if version >= 12 && self.diverging_epoch != EpochEndOffset::default() {
+            node.insert(
+                "divergingEpoch".into(),
+                self.diverging_epoch
+                    .to_kafka_json(version, serialize_records),
+            );
         }
-        if version >= 12 {
-            if version >= 12 {
-                if !(*(&self.current_leader) == LeaderIdAndEpoch::default()) {
-                    node.insert(
-                        "currentLeader".into(),
-                        (&self.current_leader).to_kafka_json(version, serialize_records),
-                    );
-                }
-            } else {
-                node.insert(
-                    "currentLeader".into(),
-                    (&self.current_leader).to_kafka_json(version, serialize_records),
-                );
-            }
+        if version >= 12 && self.current_leader != LeaderIdAndEpoch::default() {
+            node.insert(
+                "currentLeader".into(),
+                self.current_leader
+                    .to_kafka_json(version, serialize_records),
+            );
         }
-        if version >= 12 {
-            if version >= 12 {
-                if !(*(&self.snapshot_id) == SnapshotId::default()) {
-                    node.insert(
-                        "snapshotId".into(),
-                        (&self.snapshot_id).to_kafka_json(version, serialize_records),
-                    );
-                }
-            } else {
-                node.insert(
-                    "snapshotId".into(),
-                    (&self.snapshot_id).to_kafka_json(version, serialize_records),
-                );
-            }
+        if version >= 12 && self.snapshot_id != SnapshotId::default() {
+            node.insert(
+                "snapshotId".into(),
+                self.snapshot_id.to_kafka_json(version, serialize_records),
+            );
         }
-        match &self.aborted_transactions {
-            Some(v) => {
-                node.insert(
-                    "abortedTransactions".into(),
-                    serde_json::Value::Array(
-                        v.iter()
-                            .map(|e| e.to_kafka_json(version, serialize_records))
-                            .collect(),
-                    ),
-                );
-            }
-            None => {
-                node.insert("abortedTransactions".into(), serde_json::Value::Null);
-            }
-        }
+        node.insert(
+            "abortedTransactions".into(),
+            match &self.aborted_transactions {
+                Some(v) => serde_json::Value::Array(
+                    v.iter()
+                        .map(|e| e.to_kafka_json(version, serialize_records))
+                        .collect(),
+                ),
+                None => serde_json::Value::Null,
+            },
+        );
         if version >= 11 {
             node.insert(
                 "preferredReadReplica".into(),
-                serde_json::Value::from(*(&self.preferred_read_replica)),
+                serde_json::Value::from(self.preferred_read_replica),
             );
         }
         match &self.records {
@@ -1047,58 +929,50 @@ impl ToKafkaJson for PartitionData {
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for PartitionData {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.partition_index = rng.int() as i32;
-        this.error_code = rng.int() as i16;
-        this.high_watermark = rng.int();
-        this.last_stable_offset = rng.int();
-        if version >= 5 {
-            this.log_start_offset = rng.int();
-        }
-        if version >= 12 {
-            this.diverging_epoch = if rng.one_in(3) {
-                this.diverging_epoch.clone()
+impl Sample for PartitionData {
+    fn sample(rng: &mut Rng, version: i16) -> Self {
+        Self {
+            partition_index: rng.int() as i32,
+            error_code: rng.int() as i16,
+            high_watermark: rng.int(),
+            last_stable_offset: rng.int(),
+            log_start_offset: if version >= 5 { rng.int() } else { -1 },
+            diverging_epoch: if version >= 12 && !rng.one_in(3) {
+                EpochEndOffset::sample(rng, version)
             } else {
-                <EpochEndOffset as crate::sample::Sample>::sample(rng, version)
-            };
-        }
-        if version >= 12 {
-            this.current_leader = if rng.one_in(3) {
-                this.current_leader.clone()
+                EpochEndOffset::default()
+            },
+            current_leader: if version >= 12 && !rng.one_in(3) {
+                LeaderIdAndEpoch::sample(rng, version)
             } else {
-                <LeaderIdAndEpoch as crate::sample::Sample>::sample(rng, version)
-            };
-        }
-        if version >= 12 {
-            this.snapshot_id = if rng.one_in(3) {
-                this.snapshot_id.clone()
+                LeaderIdAndEpoch::default()
+            },
+            snapshot_id: if version >= 12 && !rng.one_in(3) {
+                SnapshotId::sample(rng, version)
             } else {
-                <SnapshotId as crate::sample::Sample>::sample(rng, version)
-            };
+                SnapshotId::default()
+            },
+            aborted_transactions: if rng.one_in(4) {
+                None
+            } else {
+                Some(
+                    (0..rng.below(4))
+                        .map(|_| AbortedTransaction::sample(rng, version))
+                        .collect(),
+                )
+            },
+            preferred_read_replica: if version >= 11 { rng.int() as i32 } else { -1 },
+            records: if rng.one_in(4) {
+                None
+            } else {
+                Some(rng.bytes())
+            },
+            unknown_tagged_fields: if version >= 12 && rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        this.aborted_transactions = if (true) && rng.one_in(4) {
-            None
-        } else {
-            Some(
-                (0..rng.below(4))
-                    .map(|_| <AbortedTransaction as crate::sample::Sample>::sample(rng, version))
-                    .collect(),
-            )
-        };
-        if version >= 11 {
-            this.preferred_read_replica = rng.int() as i32;
-        }
-        this.records = if (true) && rng.one_in(4) {
-            None
-        } else {
-            Some(rng.bytes())
-        };
-        if (version >= 12) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
-        }
-        this
     }
 }
 
@@ -1134,42 +1008,24 @@ impl EpochEndOffset {
 }
 
 impl Encodable for EpochEndOffset {
-    fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
-        let flexible = true;
-        let _ = flexible;
-        {
-            let mut b = [0u8; 12];
-            b[0..4].copy_from_slice(&self.epoch.to_be_bytes());
-            b[4..12].copy_from_slice(&self.end_offset.to_be_bytes());
-            buf.put_slice(&b);
-        }
-        if flexible {
-            wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
-                return Err(EncodeError::InvalidRawTags(u32::MAX));
-            }
-        } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsUnsupported { version });
+    fn encode<B: BufMut>(&self, buf: &mut B, _version: i16) -> Result<(), EncodeError> {
+        let mut b = [0u8; 12];
+        b[0..4].copy_from_slice(&self.epoch.to_be_bytes());
+        b[4..12].copy_from_slice(&self.end_offset.to_be_bytes());
+        buf.put_slice(&b);
+        wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
+        wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+        let mut raw_offset = 0;
+        wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+        if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
+            return Err(EncodeError::InvalidRawTags(u32::MAX));
         }
         Ok(())
     }
 
-    fn encoded_len(&self, version: i16) -> usize {
-        let flexible = true;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += 4;
-        len += 8;
-        if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
-        }
-        len
+    fn encoded_len(&self, _version: i16) -> usize {
+        12 + wire::raw_tags_len(&self.unknown_tagged_fields)
+            + wire::uvarint_len(self.unknown_tagged_fields.count())
     }
 }
 
@@ -1197,16 +1053,12 @@ impl Decodable for EpochEndOffset {
         self.read_into(buf, version, checked)
     }
 
-    fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        let flexible = true;
-        let _ = flexible;
+    fn skip_checked(buf: &mut Bytes, _version: i16) -> Result<(), DecodeError> {
         wire::skip(buf, 4)?;
         wire::skip(buf, 8)?;
-        if flexible {
-            for _ in 0..wire::get_tag_count(buf)? {
-                let (_, hdr, size) = wire::peek_tag_header(buf)?;
-                wire::skip(buf, hdr + size)?;
-            }
+        for _ in 0..wire::get_tag_count(buf)? {
+            let (_, hdr, size) = wire::peek_tag_header(buf)?;
+            wire::skip(buf, hdr + size)?;
         }
         Ok(())
     }
@@ -1222,23 +1074,15 @@ impl EpochEndOffset {
     fn read_into(
         &mut self,
         buf: &mut Bytes,
-        version: i16,
-        checked: bool,
+        _version: i16,
+        _checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
-        let flexible = true;
-        let _ = flexible;
-        {
-            let b = wire::get_fixed::<12>(buf)?;
-            self.epoch = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
-            self.end_offset =
-                i64::from_be_bytes([b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11]]);
-        }
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            if count > 0 {
-                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
-            }
+        let b = wire::get_fixed::<12>(buf)?;
+        self.epoch = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+        self.end_offset = i64::from_be_bytes([b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11]]);
+        let count = wire::get_tag_count(buf)?;
+        if count > 0 {
+            self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
         }
         Ok(())
     }
@@ -1246,28 +1090,26 @@ impl EpochEndOffset {
 
 #[cfg(feature = "json")]
 impl ToKafkaJson for EpochEndOffset {
-    fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
+    fn to_kafka_json(&self, _version: i16, _serialize_records: bool) -> serde_json::Value {
         let mut node = serde_json::Map::new();
-        node.insert("epoch".into(), serde_json::Value::from(*(&self.epoch)));
-        node.insert(
-            "endOffset".into(),
-            serde_json::Value::from(*(&self.end_offset)),
-        );
+        node.insert("epoch".into(), serde_json::Value::from(self.epoch));
+        node.insert("endOffset".into(), serde_json::Value::from(self.end_offset));
         serde_json::Value::Object(node)
     }
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for EpochEndOffset {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.epoch = rng.int() as i32;
-        this.end_offset = rng.int();
-        if (true) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
+impl Sample for EpochEndOffset {
+    fn sample(rng: &mut Rng, _version: i16) -> Self {
+        Self {
+            epoch: rng.int() as i32,
+            end_offset: rng.int(),
+            unknown_tagged_fields: if rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        this
     }
 }
 
@@ -1303,42 +1145,24 @@ impl LeaderIdAndEpoch {
 }
 
 impl Encodable for LeaderIdAndEpoch {
-    fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
-        let flexible = true;
-        let _ = flexible;
-        {
-            let mut b = [0u8; 8];
-            b[0..4].copy_from_slice(&self.leader_id.to_be_bytes());
-            b[4..8].copy_from_slice(&self.leader_epoch.to_be_bytes());
-            buf.put_slice(&b);
-        }
-        if flexible {
-            wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
-                return Err(EncodeError::InvalidRawTags(u32::MAX));
-            }
-        } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsUnsupported { version });
+    fn encode<B: BufMut>(&self, buf: &mut B, _version: i16) -> Result<(), EncodeError> {
+        let mut b = [0u8; 8];
+        b[0..4].copy_from_slice(&self.leader_id.to_be_bytes());
+        b[4..8].copy_from_slice(&self.leader_epoch.to_be_bytes());
+        buf.put_slice(&b);
+        wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
+        wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+        let mut raw_offset = 0;
+        wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+        if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
+            return Err(EncodeError::InvalidRawTags(u32::MAX));
         }
         Ok(())
     }
 
-    fn encoded_len(&self, version: i16) -> usize {
-        let flexible = true;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += 4;
-        len += 4;
-        if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
-        }
-        len
+    fn encoded_len(&self, _version: i16) -> usize {
+        8 + wire::raw_tags_len(&self.unknown_tagged_fields)
+            + wire::uvarint_len(self.unknown_tagged_fields.count())
     }
 }
 
@@ -1366,16 +1190,12 @@ impl Decodable for LeaderIdAndEpoch {
         self.read_into(buf, version, checked)
     }
 
-    fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        let flexible = true;
-        let _ = flexible;
+    fn skip_checked(buf: &mut Bytes, _version: i16) -> Result<(), DecodeError> {
         wire::skip(buf, 4)?;
         wire::skip(buf, 4)?;
-        if flexible {
-            for _ in 0..wire::get_tag_count(buf)? {
-                let (_, hdr, size) = wire::peek_tag_header(buf)?;
-                wire::skip(buf, hdr + size)?;
-            }
+        for _ in 0..wire::get_tag_count(buf)? {
+            let (_, hdr, size) = wire::peek_tag_header(buf)?;
+            wire::skip(buf, hdr + size)?;
         }
         Ok(())
     }
@@ -1391,22 +1211,15 @@ impl LeaderIdAndEpoch {
     fn read_into(
         &mut self,
         buf: &mut Bytes,
-        version: i16,
-        checked: bool,
+        _version: i16,
+        _checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
-        let flexible = true;
-        let _ = flexible;
-        {
-            let b = wire::get_fixed::<8>(buf)?;
-            self.leader_id = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
-            self.leader_epoch = i32::from_be_bytes([b[4], b[5], b[6], b[7]]);
-        }
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            if count > 0 {
-                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
-            }
+        let b = wire::get_fixed::<8>(buf)?;
+        self.leader_id = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+        self.leader_epoch = i32::from_be_bytes([b[4], b[5], b[6], b[7]]);
+        let count = wire::get_tag_count(buf)?;
+        if count > 0 {
+            self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
         }
         Ok(())
     }
@@ -1414,31 +1227,29 @@ impl LeaderIdAndEpoch {
 
 #[cfg(feature = "json")]
 impl ToKafkaJson for LeaderIdAndEpoch {
-    fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
+    fn to_kafka_json(&self, _version: i16, _serialize_records: bool) -> serde_json::Value {
         let mut node = serde_json::Map::new();
-        node.insert(
-            "leaderId".into(),
-            serde_json::Value::from(*(&self.leader_id)),
-        );
+        node.insert("leaderId".into(), serde_json::Value::from(self.leader_id));
         node.insert(
             "leaderEpoch".into(),
-            serde_json::Value::from(*(&self.leader_epoch)),
+            serde_json::Value::from(self.leader_epoch),
         );
         serde_json::Value::Object(node)
     }
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for LeaderIdAndEpoch {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.leader_id = rng.int() as i32;
-        this.leader_epoch = rng.int() as i32;
-        if (true) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
+impl Sample for LeaderIdAndEpoch {
+    fn sample(rng: &mut Rng, _version: i16) -> Self {
+        Self {
+            leader_id: rng.int() as i32,
+            leader_epoch: rng.int() as i32,
+            unknown_tagged_fields: if rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        this
     }
 }
 
@@ -1474,42 +1285,24 @@ impl SnapshotId {
 }
 
 impl Encodable for SnapshotId {
-    fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
-        let flexible = true;
-        let _ = flexible;
-        {
-            let mut b = [0u8; 12];
-            b[0..8].copy_from_slice(&self.end_offset.to_be_bytes());
-            b[8..12].copy_from_slice(&self.epoch.to_be_bytes());
-            buf.put_slice(&b);
-        }
-        if flexible {
-            wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
-                return Err(EncodeError::InvalidRawTags(u32::MAX));
-            }
-        } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsUnsupported { version });
+    fn encode<B: BufMut>(&self, buf: &mut B, _version: i16) -> Result<(), EncodeError> {
+        let mut b = [0u8; 12];
+        b[0..8].copy_from_slice(&self.end_offset.to_be_bytes());
+        b[8..12].copy_from_slice(&self.epoch.to_be_bytes());
+        buf.put_slice(&b);
+        wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
+        wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+        let mut raw_offset = 0;
+        wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+        if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
+            return Err(EncodeError::InvalidRawTags(u32::MAX));
         }
         Ok(())
     }
 
-    fn encoded_len(&self, version: i16) -> usize {
-        let flexible = true;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += 8;
-        len += 4;
-        if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
-        }
-        len
+    fn encoded_len(&self, _version: i16) -> usize {
+        12 + wire::raw_tags_len(&self.unknown_tagged_fields)
+            + wire::uvarint_len(self.unknown_tagged_fields.count())
     }
 }
 
@@ -1537,16 +1330,12 @@ impl Decodable for SnapshotId {
         self.read_into(buf, version, checked)
     }
 
-    fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        let flexible = true;
-        let _ = flexible;
+    fn skip_checked(buf: &mut Bytes, _version: i16) -> Result<(), DecodeError> {
         wire::skip(buf, 8)?;
         wire::skip(buf, 4)?;
-        if flexible {
-            for _ in 0..wire::get_tag_count(buf)? {
-                let (_, hdr, size) = wire::peek_tag_header(buf)?;
-                wire::skip(buf, hdr + size)?;
-            }
+        for _ in 0..wire::get_tag_count(buf)? {
+            let (_, hdr, size) = wire::peek_tag_header(buf)?;
+            wire::skip(buf, hdr + size)?;
         }
         Ok(())
     }
@@ -1562,22 +1351,15 @@ impl SnapshotId {
     fn read_into(
         &mut self,
         buf: &mut Bytes,
-        version: i16,
-        checked: bool,
+        _version: i16,
+        _checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
-        let flexible = true;
-        let _ = flexible;
-        {
-            let b = wire::get_fixed::<12>(buf)?;
-            self.end_offset = i64::from_be_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
-            self.epoch = i32::from_be_bytes([b[8], b[9], b[10], b[11]]);
-        }
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            if count > 0 {
-                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
-            }
+        let b = wire::get_fixed::<12>(buf)?;
+        self.end_offset = i64::from_be_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+        self.epoch = i32::from_be_bytes([b[8], b[9], b[10], b[11]]);
+        let count = wire::get_tag_count(buf)?;
+        if count > 0 {
+            self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
         }
         Ok(())
     }
@@ -1585,28 +1367,26 @@ impl SnapshotId {
 
 #[cfg(feature = "json")]
 impl ToKafkaJson for SnapshotId {
-    fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
+    fn to_kafka_json(&self, _version: i16, _serialize_records: bool) -> serde_json::Value {
         let mut node = serde_json::Map::new();
-        node.insert(
-            "endOffset".into(),
-            serde_json::Value::from(*(&self.end_offset)),
-        );
-        node.insert("epoch".into(), serde_json::Value::from(*(&self.epoch)));
+        node.insert("endOffset".into(), serde_json::Value::from(self.end_offset));
+        node.insert("epoch".into(), serde_json::Value::from(self.epoch));
         serde_json::Value::Object(node)
     }
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for SnapshotId {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.end_offset = rng.int();
-        this.epoch = rng.int() as i32;
-        if (true) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
+impl Sample for SnapshotId {
+    fn sample(rng: &mut Rng, _version: i16) -> Self {
+        Self {
+            end_offset: rng.int(),
+            epoch: rng.int() as i32,
+            unknown_tagged_fields: if rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        this
     }
 }
 
@@ -1644,20 +1424,16 @@ impl AbortedTransaction {
 impl Encodable for AbortedTransaction {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = version >= 12;
-        let _ = flexible;
-        {
-            let mut b = [0u8; 16];
-            b[0..8].copy_from_slice(&self.producer_id.to_be_bytes());
-            b[8..16].copy_from_slice(&self.first_offset.to_be_bytes());
-            buf.put_slice(&b);
-        }
+        let mut b = [0u8; 16];
+        b[0..8].copy_from_slice(&self.producer_id.to_be_bytes());
+        b[8..16].copy_from_slice(&self.first_offset.to_be_bytes());
+        buf.put_slice(&b);
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
+            wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+            let mut raw_offset = 0;
+            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+            if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -1668,14 +1444,10 @@ impl Encodable for AbortedTransaction {
 
     fn encoded_len(&self, version: i16) -> usize {
         let flexible = version >= 12;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += 8;
-        len += 8;
+        let mut len = 16;
         if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
+            len += wire::raw_tags_len(&self.unknown_tagged_fields)
+                + wire::uvarint_len(self.unknown_tagged_fields.count());
         }
         len
     }
@@ -1707,7 +1479,6 @@ impl Decodable for AbortedTransaction {
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = version >= 12;
-        let _ = flexible;
         wire::skip(buf, 8)?;
         wire::skip(buf, 8)?;
         if flexible {
@@ -1731,17 +1502,13 @@ impl AbortedTransaction {
         &mut self,
         buf: &mut Bytes,
         version: i16,
-        checked: bool,
+        _checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
         let flexible = version >= 12;
-        let _ = flexible;
-        {
-            let b = wire::get_fixed::<16>(buf)?;
-            self.producer_id = i64::from_be_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
-            self.first_offset =
-                i64::from_be_bytes([b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]]);
-        }
+        let b = wire::get_fixed::<16>(buf)?;
+        self.producer_id = i64::from_be_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+        self.first_offset =
+            i64::from_be_bytes([b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]]);
         if flexible {
             let count = wire::get_tag_count(buf)?;
             if count > 0 {
@@ -1754,31 +1521,32 @@ impl AbortedTransaction {
 
 #[cfg(feature = "json")]
 impl ToKafkaJson for AbortedTransaction {
-    fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
+    fn to_kafka_json(&self, _version: i16, _serialize_records: bool) -> serde_json::Value {
         let mut node = serde_json::Map::new();
         node.insert(
             "producerId".into(),
-            serde_json::Value::from(*(&self.producer_id)),
+            serde_json::Value::from(self.producer_id),
         );
         node.insert(
             "firstOffset".into(),
-            serde_json::Value::from(*(&self.first_offset)),
+            serde_json::Value::from(self.first_offset),
         );
         serde_json::Value::Object(node)
     }
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for AbortedTransaction {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.producer_id = rng.int();
-        this.first_offset = rng.int();
-        if (version >= 12) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
+impl Sample for AbortedTransaction {
+    fn sample(rng: &mut Rng, version: i16) -> Self {
+        Self {
+            producer_id: rng.int(),
+            first_offset: rng.int(),
+            unknown_tagged_fields: if version >= 12 && rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        this
     }
 }
 
@@ -1824,62 +1592,38 @@ impl NodeEndpoint {
 }
 
 impl Encodable for NodeEndpoint {
-    fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
-        let flexible = true;
-        let _ = flexible;
-        buf.put_i32(*(&self.node_id));
+    fn encode<B: BufMut>(&self, buf: &mut B, _version: i16) -> Result<(), EncodeError> {
+        buf.put_i32(self.node_id);
         wire::check_string(&self.host, "host")?;
-        wire::put_string(buf, (&self.host), flexible);
-        buf.put_i32(*(&self.port));
+        wire::put_string(buf, &self.host, true);
+        buf.put_i32(self.port);
         if let Some(v) = &self.rack {
             wire::check_string(v, "rack")?;
         }
         match &self.rack {
             Some(v) => {
-                wire::put_string(buf, v, flexible);
+                wire::put_string(buf, v, true);
             }
-            None if true => {
-                wire::put_nullable_string(buf, None, flexible);
-            }
-            None => {
-                return Err(EncodeError::NullNotAllowed {
-                    field: "rack",
-                    version,
-                })
-            }
+            None => wire::put_nullable_string(buf, None, true),
         }
-        if flexible {
-            wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
-                return Err(EncodeError::InvalidRawTags(u32::MAX));
-            }
-        } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsUnsupported { version });
+        wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
+        wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+        let mut raw_offset = 0;
+        wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+        if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
+            return Err(EncodeError::InvalidRawTags(u32::MAX));
         }
         Ok(())
     }
 
-    fn encoded_len(&self, version: i16) -> usize {
-        let flexible = true;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += 4;
-        len += wire::string_len((&self.host), flexible);
-        len += 4;
-        len += match &self.rack {
-            Some(v) => wire::string_len(v, flexible),
-            None => wire::nullable_string_len(None, flexible),
-        };
-        if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
-        }
-        len
+    fn encoded_len(&self, _version: i16) -> usize {
+        8 + wire::string_len(&self.host, true)
+            + wire::raw_tags_len(&self.unknown_tagged_fields)
+            + wire::uvarint_len(self.unknown_tagged_fields.count())
+            + match &self.rack {
+                Some(v) => wire::string_len(v, true),
+                None => wire::nullable_string_len(None, true),
+            }
     }
 }
 
@@ -1907,18 +1651,14 @@ impl Decodable for NodeEndpoint {
         self.read_into(buf, version, checked)
     }
 
-    fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        let flexible = true;
-        let _ = flexible;
+    fn skip_checked(buf: &mut Bytes, _version: i16) -> Result<(), DecodeError> {
         wire::skip(buf, 4)?;
-        wire::skip_string(buf, flexible)?;
+        wire::skip_string(buf, true)?;
         wire::skip(buf, 4)?;
-        wire::skip_string(buf, flexible)?;
-        if flexible {
-            for _ in 0..wire::get_tag_count(buf)? {
-                let (_, hdr, size) = wire::peek_tag_header(buf)?;
-                wire::skip(buf, hdr + size)?;
-            }
+        wire::skip_string(buf, true)?;
+        for _ in 0..wire::get_tag_count(buf)? {
+            let (_, hdr, size) = wire::peek_tag_header(buf)?;
+            wire::skip(buf, hdr + size)?;
         }
         Ok(())
     }
@@ -1934,21 +1674,16 @@ impl NodeEndpoint {
     fn read_into(
         &mut self,
         buf: &mut Bytes,
-        version: i16,
-        checked: bool,
+        _version: i16,
+        _checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
-        let flexible = true;
-        let _ = flexible;
         self.node_id = wire::get_i32(buf)?;
-        self.host = wire::get_string(buf, flexible)?;
+        self.host = wire::get_string(buf, true)?;
         self.port = wire::get_i32(buf)?;
-        self.rack = wire::get_nullable_string(buf, flexible)?;
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            if count > 0 {
-                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
-            }
+        self.rack = wire::get_nullable_string(buf, true)?;
+        let count = wire::get_tag_count(buf)?;
+        if count > 0 {
+            self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
         }
         Ok(())
     }
@@ -1956,43 +1691,43 @@ impl NodeEndpoint {
 
 #[cfg(feature = "json")]
 impl ToKafkaJson for NodeEndpoint {
-    fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
+    fn to_kafka_json(&self, _version: i16, _serialize_records: bool) -> serde_json::Value {
         let mut node = serde_json::Map::new();
-        node.insert("nodeId".into(), serde_json::Value::from(*(&self.node_id)));
+        node.insert("nodeId".into(), serde_json::Value::from(self.node_id));
         node.insert(
             "host".into(),
-            serde_json::Value::String((&self.host).to_string()),
+            serde_json::Value::String(self.host.to_string()),
         );
-        node.insert("port".into(), serde_json::Value::from(*(&self.port)));
-        match &self.rack {
-            Some(v) => {
-                node.insert("rack".into(), serde_json::Value::String(v.to_string()));
-            }
-            None => {
-                node.insert("rack".into(), serde_json::Value::Null);
-            }
-        }
+        node.insert("port".into(), serde_json::Value::from(self.port));
+        node.insert(
+            "rack".into(),
+            match &self.rack {
+                Some(v) => serde_json::Value::String(v.to_string()),
+                None => serde_json::Value::Null,
+            },
+        );
         serde_json::Value::Object(node)
     }
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for NodeEndpoint {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.node_id = rng.int() as i32;
-        this.host = rng.string();
-        this.port = rng.int() as i32;
-        this.rack = if (true) && rng.one_in(4) {
-            None
-        } else {
-            Some(rng.string())
-        };
-        if (true) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
+impl Sample for NodeEndpoint {
+    fn sample(rng: &mut Rng, _version: i16) -> Self {
+        Self {
+            node_id: rng.int() as i32,
+            host: rng.string(),
+            port: rng.int() as i32,
+            rack: if rng.one_in(4) {
+                None
+            } else {
+                Some(rng.string())
+            },
+            unknown_tagged_fields: if rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        this
     }
 }
 

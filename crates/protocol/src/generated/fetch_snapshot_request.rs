@@ -3,21 +3,17 @@
 //!
 //! Valid versions: 0-1; flexible versions: 0+.
 
-#![allow(
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
-
 use bytes::{Buf, BufMut, Bytes};
 use uuid::Uuid;
 
 #[cfg(feature = "json")]
 use crate::json::ToKafkaJson;
-use crate::wire::{self, RawTaggedFields};
-use crate::{Decodable, DecodeError, Encodable, EncodeError, List, Message, StrBytes};
+#[cfg(feature = "sample")]
+use crate::sample::{Rng, Sample};
+use crate::wire;
+use crate::{
+    Decodable, DecodeError, Encodable, EncodeError, List, Message, RawTaggedFields, StrBytes,
+};
 
 /// The `FetchSnapshotRequest` struct.
 #[derive(Debug, Clone, PartialEq)]
@@ -62,81 +58,59 @@ impl FetchSnapshotRequest {
 
 impl Encodable for FetchSnapshotRequest {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
-        let flexible = true;
-        let _ = flexible;
-        {
-            let mut b = [0u8; 8];
-            b[0..4].copy_from_slice(&self.replica_id.to_be_bytes());
-            b[4..8].copy_from_slice(&self.max_bytes.to_be_bytes());
-            buf.put_slice(&b);
-        }
-        wire::put_array_len(buf, Some((&self.topics).len()), flexible);
-        (&self.topics).encode_elements(buf, version)?;
-        if flexible {
-            wire::check_raw_tags(&self.unknown_tagged_fields, &[0])?;
-            let mut count = self.unknown_tagged_fields.count();
-            let t0 = true && !(self.cluster_id.is_none());
-            count += u32::from(t0);
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            if t0 {
-                wire::put_raw_tags(buf, &self.unknown_tagged_fields, 0, &mut raw);
-                wire::put_tag_header(
-                    buf,
-                    0,
-                    match &self.cluster_id {
-                        Some(v) => wire::string_len(v, true),
-                        None => wire::nullable_string_len(None, true),
-                    },
-                );
+        let mut b = [0u8; 8];
+        b[0..4].copy_from_slice(&self.replica_id.to_be_bytes());
+        b[4..8].copy_from_slice(&self.max_bytes.to_be_bytes());
+        buf.put_slice(&b);
+        wire::put_array_len(buf, Some(self.topics.len()), true);
+        self.topics.encode_elements(buf, version)?;
+        wire::check_raw_tags(&self.unknown_tagged_fields, &[0])?;
+        let mut count = self.unknown_tagged_fields.count();
+        let write_cluster_id = self.cluster_id.is_some();
+        count += u32::from(write_cluster_id);
+        wire::put_uvarint(buf, count);
+        let mut raw_offset = 0;
+        if write_cluster_id {
+            wire::put_raw_tags(buf, &self.unknown_tagged_fields, 0, &mut raw_offset);
+            wire::put_tag_header(
+                buf,
+                0,
                 match &self.cluster_id {
-                    Some(v) => {
-                        wire::put_string(buf, v, true);
-                    }
-                    None if true => {
-                        wire::put_nullable_string(buf, None, true);
-                    }
-                    None => {
-                        return Err(EncodeError::NullNotAllowed {
-                            field: "clusterId",
-                            version,
-                        })
-                    }
+                    Some(v) => wire::string_len(v, true),
+                    None => wire::nullable_string_len(None, true),
+                },
+            );
+            match &self.cluster_id {
+                Some(v) => {
+                    wire::put_string(buf, v, true);
                 }
+                None => wire::put_nullable_string(buf, None, true),
             }
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
-                return Err(EncodeError::InvalidRawTags(u32::MAX));
-            }
-        } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsUnsupported { version });
+        }
+        wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+        if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
+            return Err(EncodeError::InvalidRawTags(u32::MAX));
         }
         Ok(())
     }
 
     fn encoded_len(&self, version: i16) -> usize {
-        let flexible = true;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += 4;
-        len += 4;
-        len += (wire::array_len_len(Some((&self.topics).len()), flexible)
-            + (&self.topics).elements_len(version));
-        if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            if true && !(self.cluster_id.is_none()) {
-                count += 1;
-                len += wire::tagged_field_len(
-                    0,
-                    match &self.cluster_id {
-                        Some(v) => wire::string_len(v, true),
-                        None => wire::nullable_string_len(None, true),
-                    },
-                );
-            }
-            len += wire::uvarint_len(count);
+        let mut len = 8
+            + wire::array_len_len(Some(self.topics.len()), true)
+            + self.topics.elements_len(version);
+        let mut count = self.unknown_tagged_fields.count();
+        len += wire::raw_tags_len(&self.unknown_tagged_fields);
+        if self.cluster_id.is_some() {
+            count += 1;
+            len += wire::tagged_field_len(
+                0,
+                match &self.cluster_id {
+                    Some(v) => wire::string_len(v, true),
+                    None => wire::nullable_string_len(None, true),
+                },
+            );
         }
+        len += wire::uvarint_len(count);
         len
     }
 }
@@ -164,18 +138,14 @@ impl Decodable for FetchSnapshotRequest {
     }
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        let flexible = true;
-        let _ = flexible;
         wire::skip(buf, 4)?;
         wire::skip(buf, 4)?;
-        for _ in 0..wire::get_array_len(buf, flexible)?.unwrap_or(0) {
+        for _ in 0..wire::get_array_len(buf, true)?.unwrap_or(0) {
             TopicSnapshot::skip_checked(buf, version)?;
         }
-        if flexible {
-            for _ in 0..wire::get_tag_count(buf)? {
-                let (_, hdr, size) = wire::peek_tag_header(buf)?;
-                wire::skip(buf, hdr + size)?;
-            }
+        for _ in 0..wire::get_tag_count(buf)? {
+            let (_, hdr, size) = wire::peek_tag_header(buf)?;
+            wire::skip(buf, hdr + size)?;
         }
         Ok(())
     }
@@ -194,42 +164,33 @@ impl FetchSnapshotRequest {
         version: i16,
         checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
-        let flexible = true;
-        let _ = flexible;
-        {
-            let b = wire::get_fixed::<8>(buf)?;
-            self.replica_id = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
-            self.max_bytes = i32::from_be_bytes([b[4], b[5], b[6], b[7]]);
-        }
-        {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            self.topics.decode_elements_into(
-                buf,
-                n,
-                TopicSnapshot::MIN_WIRE_SIZE,
-                version,
-                checked,
-            )?;
-        }
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            if count > 0 {
-                let mut unknown = wire::RawTagsReader::default();
-                for _ in 0..count {
-                    let (tag, hdr, size) = wire::peek_tag_header(buf)?;
-                    match tag {
-                        0 => {
-                            buf.advance(hdr);
-                            let end = buf.remaining() - size;
-                            self.cluster_id = wire::get_nullable_string(buf, true)?;
-                            wire::expect_end(buf, end, tag)?;
-                        }
-                        _ => unknown.push(buf.split_to(hdr + size)),
+        let b = wire::get_fixed::<8>(buf)?;
+        self.replica_id = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+        self.max_bytes = i32::from_be_bytes([b[4], b[5], b[6], b[7]]);
+        let len = wire::get_array_len(buf, true)?.ok_or(DecodeError::UnexpectedNull)?;
+        self.topics.decode_elements_into(
+            buf,
+            len,
+            TopicSnapshot::MIN_WIRE_SIZE,
+            version,
+            checked,
+        )?;
+        let count = wire::get_tag_count(buf)?;
+        if count > 0 {
+            let mut unknown = wire::RawTagsReader::default();
+            for _ in 0..count {
+                let (tag, hdr, size) = wire::peek_tag_header(buf)?;
+                match tag {
+                    0 => {
+                        buf.advance(hdr);
+                        let end = buf.remaining() - size;
+                        self.cluster_id = wire::get_nullable_string(buf, true)?;
+                        wire::expect_end(buf, end, tag)?;
                     }
+                    _ => unknown.push(buf.split_to(hdr + size)),
                 }
-                self.unknown_tagged_fields = unknown.finish();
             }
+            self.unknown_tagged_fields = unknown.finish();
         }
         Ok(())
     }
@@ -238,30 +199,22 @@ impl FetchSnapshotRequest {
 #[cfg(feature = "json")]
 impl ToKafkaJson for FetchSnapshotRequest {
     fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
         let mut node = serde_json::Map::new();
-        if !(self.cluster_id.is_none()) {
-            match &self.cluster_id {
-                Some(v) => {
-                    node.insert("clusterId".into(), serde_json::Value::String(v.to_string()));
-                }
-                None => {
-                    node.insert("clusterId".into(), serde_json::Value::Null);
-                }
-            }
+        if self.cluster_id.is_some() {
+            node.insert(
+                "clusterId".into(),
+                match &self.cluster_id {
+                    Some(v) => serde_json::Value::String(v.to_string()),
+                    None => serde_json::Value::Null,
+                },
+            );
         }
-        node.insert(
-            "replicaId".into(),
-            serde_json::Value::from(*(&self.replica_id)),
-        );
-        node.insert(
-            "maxBytes".into(),
-            serde_json::Value::from(*(&self.max_bytes)),
-        );
+        node.insert("replicaId".into(), serde_json::Value::from(self.replica_id));
+        node.insert("maxBytes".into(), serde_json::Value::from(self.max_bytes));
         node.insert(
             "topics".into(),
             serde_json::Value::Array(
-                (&self.topics)
+                self.topics
                     .iter()
                     .map(|e| e.to_kafka_json(version, serialize_records))
                     .collect(),
@@ -272,27 +225,29 @@ impl ToKafkaJson for FetchSnapshotRequest {
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for FetchSnapshotRequest {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.cluster_id = if rng.one_in(3) {
-            this.cluster_id.clone()
-        } else {
-            if (true) && rng.one_in(4) {
-                None
+impl Sample for FetchSnapshotRequest {
+    fn sample(rng: &mut Rng, version: i16) -> Self {
+        Self {
+            cluster_id: if !rng.one_in(3) {
+                if rng.one_in(4) {
+                    None
+                } else {
+                    Some(rng.string())
+                }
             } else {
-                Some(rng.string())
-            }
-        };
-        this.replica_id = rng.int() as i32;
-        this.max_bytes = rng.int() as i32;
-        this.topics = (0..rng.below(4))
-            .map(|_| <TopicSnapshot as crate::sample::Sample>::sample(rng, version))
-            .collect();
-        if (true) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
+                None
+            },
+            replica_id: rng.int() as i32,
+            max_bytes: rng.int() as i32,
+            topics: (0..rng.below(4))
+                .map(|_| TopicSnapshot::sample(rng, version))
+                .collect(),
+            unknown_tagged_fields: if rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        this
     }
 }
 
@@ -329,40 +284,26 @@ impl TopicSnapshot {
 
 impl Encodable for TopicSnapshot {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
-        let flexible = true;
-        let _ = flexible;
         wire::check_string(&self.name, "name")?;
-        wire::put_string(buf, (&self.name), flexible);
-        wire::put_array_len(buf, Some((&self.partitions).len()), flexible);
-        (&self.partitions).encode_elements(buf, version)?;
-        if flexible {
-            wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
-                return Err(EncodeError::InvalidRawTags(u32::MAX));
-            }
-        } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsUnsupported { version });
+        wire::put_string(buf, &self.name, true);
+        wire::put_array_len(buf, Some(self.partitions.len()), true);
+        self.partitions.encode_elements(buf, version)?;
+        wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
+        wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+        let mut raw_offset = 0;
+        wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+        if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
+            return Err(EncodeError::InvalidRawTags(u32::MAX));
         }
         Ok(())
     }
 
     fn encoded_len(&self, version: i16) -> usize {
-        let flexible = true;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += wire::string_len((&self.name), flexible);
-        len += (wire::array_len_len(Some((&self.partitions).len()), flexible)
-            + (&self.partitions).elements_len(version));
-        if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
-        }
-        len
+        wire::string_len(&self.name, true)
+            + wire::array_len_len(Some(self.partitions.len()), true)
+            + self.partitions.elements_len(version)
+            + wire::raw_tags_len(&self.unknown_tagged_fields)
+            + wire::uvarint_len(self.unknown_tagged_fields.count())
     }
 }
 
@@ -391,17 +332,13 @@ impl Decodable for TopicSnapshot {
     }
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        let flexible = true;
-        let _ = flexible;
-        wire::skip_string(buf, flexible)?;
-        for _ in 0..wire::get_array_len(buf, flexible)?.unwrap_or(0) {
+        wire::skip_string(buf, true)?;
+        for _ in 0..wire::get_array_len(buf, true)?.unwrap_or(0) {
             PartitionSnapshot::skip_checked(buf, version)?;
         }
-        if flexible {
-            for _ in 0..wire::get_tag_count(buf)? {
-                let (_, hdr, size) = wire::peek_tag_header(buf)?;
-                wire::skip(buf, hdr + size)?;
-            }
+        for _ in 0..wire::get_tag_count(buf)? {
+            let (_, hdr, size) = wire::peek_tag_header(buf)?;
+            wire::skip(buf, hdr + size)?;
         }
         Ok(())
     }
@@ -420,25 +357,18 @@ impl TopicSnapshot {
         version: i16,
         checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
-        let flexible = true;
-        let _ = flexible;
-        self.name = wire::get_string(buf, flexible)?;
-        {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            self.partitions.decode_elements_into(
-                buf,
-                n,
-                PartitionSnapshot::MIN_WIRE_SIZE,
-                version,
-                checked,
-            )?;
-        }
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            if count > 0 {
-                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
-            }
+        self.name = wire::get_string(buf, true)?;
+        let len = wire::get_array_len(buf, true)?.ok_or(DecodeError::UnexpectedNull)?;
+        self.partitions.decode_elements_into(
+            buf,
+            len,
+            PartitionSnapshot::MIN_WIRE_SIZE,
+            version,
+            checked,
+        )?;
+        let count = wire::get_tag_count(buf)?;
+        if count > 0 {
+            self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
         }
         Ok(())
     }
@@ -447,16 +377,15 @@ impl TopicSnapshot {
 #[cfg(feature = "json")]
 impl ToKafkaJson for TopicSnapshot {
     fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
         let mut node = serde_json::Map::new();
         node.insert(
             "name".into(),
-            serde_json::Value::String((&self.name).to_string()),
+            serde_json::Value::String(self.name.to_string()),
         );
         node.insert(
             "partitions".into(),
             serde_json::Value::Array(
-                (&self.partitions)
+                self.partitions
                     .iter()
                     .map(|e| e.to_kafka_json(version, serialize_records))
                     .collect(),
@@ -467,17 +396,19 @@ impl ToKafkaJson for TopicSnapshot {
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for TopicSnapshot {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.name = rng.string();
-        this.partitions = (0..rng.below(4))
-            .map(|_| <PartitionSnapshot as crate::sample::Sample>::sample(rng, version))
-            .collect();
-        if (true) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
+impl Sample for TopicSnapshot {
+    fn sample(rng: &mut Rng, version: i16) -> Self {
+        Self {
+            name: rng.string(),
+            partitions: (0..rng.below(4))
+                .map(|_| PartitionSnapshot::sample(rng, version))
+                .collect(),
+            unknown_tagged_fields: if rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        this
     }
 }
 
@@ -529,55 +460,39 @@ impl PartitionSnapshot {
 
 impl Encodable for PartitionSnapshot {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
-        let flexible = true;
-        let _ = flexible;
-        {
-            let mut b = [0u8; 8];
-            b[0..4].copy_from_slice(&self.partition.to_be_bytes());
-            b[4..8].copy_from_slice(&self.current_leader_epoch.to_be_bytes());
-            buf.put_slice(&b);
+        let mut b = [0u8; 8];
+        b[0..4].copy_from_slice(&self.partition.to_be_bytes());
+        b[4..8].copy_from_slice(&self.current_leader_epoch.to_be_bytes());
+        buf.put_slice(&b);
+        self.snapshot_id.encode(buf, version)?;
+        buf.put_i64(self.position);
+        wire::check_raw_tags(&self.unknown_tagged_fields, &[0])?;
+        let mut count = self.unknown_tagged_fields.count();
+        let write_replica_directory_id = version >= 1 && !self.replica_directory_id.is_nil();
+        count += u32::from(write_replica_directory_id);
+        wire::put_uvarint(buf, count);
+        let mut raw_offset = 0;
+        if write_replica_directory_id {
+            wire::put_raw_tags(buf, &self.unknown_tagged_fields, 0, &mut raw_offset);
+            wire::put_tag_header(buf, 0, 16);
+            wire::put_uuid(buf, &self.replica_directory_id);
         }
-        (&self.snapshot_id).encode(buf, version)?;
-        buf.put_i64(*(&self.position));
-        if flexible {
-            wire::check_raw_tags(&self.unknown_tagged_fields, &[0])?;
-            let mut count = self.unknown_tagged_fields.count();
-            let t0 = version >= 1 && !((&self.replica_directory_id).is_nil());
-            count += u32::from(t0);
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            if t0 {
-                wire::put_raw_tags(buf, &self.unknown_tagged_fields, 0, &mut raw);
-                wire::put_tag_header(buf, 0, 16);
-                wire::put_uuid(buf, (&self.replica_directory_id));
-            }
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
-                return Err(EncodeError::InvalidRawTags(u32::MAX));
-            }
-        } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsUnsupported { version });
+        wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+        if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
+            return Err(EncodeError::InvalidRawTags(u32::MAX));
         }
         Ok(())
     }
 
     fn encoded_len(&self, version: i16) -> usize {
-        let flexible = true;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += 4;
-        len += 4;
-        len += (&self.snapshot_id).encoded_len(version);
-        len += 8;
-        if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            if version >= 1 && !((&self.replica_directory_id).is_nil()) {
-                count += 1;
-                len += wire::tagged_field_len(0, 16);
-            }
-            len += wire::uvarint_len(count);
+        let mut len = 16 + self.snapshot_id.encoded_len(version);
+        let mut count = self.unknown_tagged_fields.count();
+        len += wire::raw_tags_len(&self.unknown_tagged_fields);
+        if version >= 1 && !self.replica_directory_id.is_nil() {
+            count += 1;
+            len += wire::tagged_field_len(0, 16);
         }
+        len += wire::uvarint_len(count);
         len
     }
 }
@@ -607,17 +522,13 @@ impl Decodable for PartitionSnapshot {
     }
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        let flexible = true;
-        let _ = flexible;
         wire::skip(buf, 4)?;
         wire::skip(buf, 4)?;
         SnapshotId::skip_checked(buf, version)?;
         wire::skip(buf, 8)?;
-        if flexible {
-            for _ in 0..wire::get_tag_count(buf)? {
-                let (_, hdr, size) = wire::peek_tag_header(buf)?;
-                wire::skip(buf, hdr + size)?;
-            }
+        for _ in 0..wire::get_tag_count(buf)? {
+            let (_, hdr, size) = wire::peek_tag_header(buf)?;
+            wire::skip(buf, hdr + size)?;
         }
         Ok(())
     }
@@ -636,34 +547,27 @@ impl PartitionSnapshot {
         version: i16,
         checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
-        let flexible = true;
-        let _ = flexible;
-        {
-            let b = wire::get_fixed::<8>(buf)?;
-            self.partition = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
-            self.current_leader_epoch = i32::from_be_bytes([b[4], b[5], b[6], b[7]]);
-        }
+        let b = wire::get_fixed::<8>(buf)?;
+        self.partition = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+        self.current_leader_epoch = i32::from_be_bytes([b[4], b[5], b[6], b[7]]);
         self.snapshot_id.read_into(buf, version, checked)?;
         self.position = wire::get_i64(buf)?;
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            if count > 0 {
-                let mut unknown = wire::RawTagsReader::default();
-                for _ in 0..count {
-                    let (tag, hdr, size) = wire::peek_tag_header(buf)?;
-                    match tag {
-                        0 if version >= 1 => {
-                            buf.advance(hdr);
-                            let end = buf.remaining() - size;
-                            self.replica_directory_id = wire::get_uuid(buf)?;
-                            wire::expect_end(buf, end, tag)?;
-                        }
-                        _ => unknown.push(buf.split_to(hdr + size)),
+        let count = wire::get_tag_count(buf)?;
+        if count > 0 {
+            let mut unknown = wire::RawTagsReader::default();
+            for _ in 0..count {
+                let (tag, hdr, size) = wire::peek_tag_header(buf)?;
+                match tag {
+                    0 if version >= 1 => {
+                        buf.advance(hdr);
+                        let end = buf.remaining() - size;
+                        self.replica_directory_id = wire::get_uuid(buf)?;
+                        wire::expect_end(buf, end, tag)?;
                     }
+                    _ => unknown.push(buf.split_to(hdr + size)),
                 }
-                self.unknown_tagged_fields = unknown.finish();
             }
+            self.unknown_tagged_fields = unknown.finish();
         }
         Ok(())
     }
@@ -672,64 +576,46 @@ impl PartitionSnapshot {
 #[cfg(feature = "json")]
 impl ToKafkaJson for PartitionSnapshot {
     fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
         let mut node = serde_json::Map::new();
-        node.insert(
-            "partition".into(),
-            serde_json::Value::from(*(&self.partition)),
-        );
+        node.insert("partition".into(), serde_json::Value::from(self.partition));
         node.insert(
             "currentLeaderEpoch".into(),
-            serde_json::Value::from(*(&self.current_leader_epoch)),
+            serde_json::Value::from(self.current_leader_epoch),
         );
         node.insert(
             "snapshotId".into(),
-            (&self.snapshot_id).to_kafka_json(version, serialize_records),
+            self.snapshot_id.to_kafka_json(version, serialize_records),
         );
-        node.insert(
-            "position".into(),
-            serde_json::Value::from(*(&self.position)),
-        );
-        if version >= 1 {
-            if version >= 1 {
-                if !((&self.replica_directory_id).is_nil()) {
-                    node.insert(
-                        "replicaDirectoryId".into(),
-                        serde_json::Value::String(crate::json::uuid_text(
-                            (&self.replica_directory_id),
-                        )),
-                    );
-                }
-            } else {
-                node.insert(
-                    "replicaDirectoryId".into(),
-                    serde_json::Value::String(crate::json::uuid_text((&self.replica_directory_id))),
-                );
-            }
+        node.insert("position".into(), serde_json::Value::from(self.position));
+        if version >= 1 && !self.replica_directory_id.is_nil() {
+            node.insert(
+                "replicaDirectoryId".into(),
+                serde_json::Value::String(crate::json::uuid_text(&self.replica_directory_id)),
+            );
         }
         serde_json::Value::Object(node)
     }
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for PartitionSnapshot {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.partition = rng.int() as i32;
-        this.current_leader_epoch = rng.int() as i32;
-        this.snapshot_id = <SnapshotId as crate::sample::Sample>::sample(rng, version);
-        this.position = rng.int();
-        if version >= 1 {
-            this.replica_directory_id = if rng.one_in(3) {
-                this.replica_directory_id.clone()
-            } else {
+impl Sample for PartitionSnapshot {
+    fn sample(rng: &mut Rng, version: i16) -> Self {
+        Self {
+            partition: rng.int() as i32,
+            current_leader_epoch: rng.int() as i32,
+            snapshot_id: SnapshotId::sample(rng, version),
+            position: rng.int(),
+            replica_directory_id: if version >= 1 && !rng.one_in(3) {
                 rng.uuid()
-            };
+            } else {
+                Uuid::nil()
+            },
+            unknown_tagged_fields: if rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        if (true) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
-        }
-        this
     }
 }
 
@@ -765,42 +651,24 @@ impl SnapshotId {
 }
 
 impl Encodable for SnapshotId {
-    fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
-        let flexible = true;
-        let _ = flexible;
-        {
-            let mut b = [0u8; 12];
-            b[0..8].copy_from_slice(&self.end_offset.to_be_bytes());
-            b[8..12].copy_from_slice(&self.epoch.to_be_bytes());
-            buf.put_slice(&b);
-        }
-        if flexible {
-            wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
-                return Err(EncodeError::InvalidRawTags(u32::MAX));
-            }
-        } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsUnsupported { version });
+    fn encode<B: BufMut>(&self, buf: &mut B, _version: i16) -> Result<(), EncodeError> {
+        let mut b = [0u8; 12];
+        b[0..8].copy_from_slice(&self.end_offset.to_be_bytes());
+        b[8..12].copy_from_slice(&self.epoch.to_be_bytes());
+        buf.put_slice(&b);
+        wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
+        wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+        let mut raw_offset = 0;
+        wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+        if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
+            return Err(EncodeError::InvalidRawTags(u32::MAX));
         }
         Ok(())
     }
 
-    fn encoded_len(&self, version: i16) -> usize {
-        let flexible = true;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += 8;
-        len += 4;
-        if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
-        }
-        len
+    fn encoded_len(&self, _version: i16) -> usize {
+        12 + wire::raw_tags_len(&self.unknown_tagged_fields)
+            + wire::uvarint_len(self.unknown_tagged_fields.count())
     }
 }
 
@@ -828,16 +696,12 @@ impl Decodable for SnapshotId {
         self.read_into(buf, version, checked)
     }
 
-    fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        let flexible = true;
-        let _ = flexible;
+    fn skip_checked(buf: &mut Bytes, _version: i16) -> Result<(), DecodeError> {
         wire::skip(buf, 8)?;
         wire::skip(buf, 4)?;
-        if flexible {
-            for _ in 0..wire::get_tag_count(buf)? {
-                let (_, hdr, size) = wire::peek_tag_header(buf)?;
-                wire::skip(buf, hdr + size)?;
-            }
+        for _ in 0..wire::get_tag_count(buf)? {
+            let (_, hdr, size) = wire::peek_tag_header(buf)?;
+            wire::skip(buf, hdr + size)?;
         }
         Ok(())
     }
@@ -853,22 +717,15 @@ impl SnapshotId {
     fn read_into(
         &mut self,
         buf: &mut Bytes,
-        version: i16,
-        checked: bool,
+        _version: i16,
+        _checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
-        let flexible = true;
-        let _ = flexible;
-        {
-            let b = wire::get_fixed::<12>(buf)?;
-            self.end_offset = i64::from_be_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
-            self.epoch = i32::from_be_bytes([b[8], b[9], b[10], b[11]]);
-        }
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            if count > 0 {
-                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
-            }
+        let b = wire::get_fixed::<12>(buf)?;
+        self.end_offset = i64::from_be_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+        self.epoch = i32::from_be_bytes([b[8], b[9], b[10], b[11]]);
+        let count = wire::get_tag_count(buf)?;
+        if count > 0 {
+            self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
         }
         Ok(())
     }
@@ -876,28 +733,26 @@ impl SnapshotId {
 
 #[cfg(feature = "json")]
 impl ToKafkaJson for SnapshotId {
-    fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
+    fn to_kafka_json(&self, _version: i16, _serialize_records: bool) -> serde_json::Value {
         let mut node = serde_json::Map::new();
-        node.insert(
-            "endOffset".into(),
-            serde_json::Value::from(*(&self.end_offset)),
-        );
-        node.insert("epoch".into(), serde_json::Value::from(*(&self.epoch)));
+        node.insert("endOffset".into(), serde_json::Value::from(self.end_offset));
+        node.insert("epoch".into(), serde_json::Value::from(self.epoch));
         serde_json::Value::Object(node)
     }
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for SnapshotId {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.end_offset = rng.int();
-        this.epoch = rng.int() as i32;
-        if (true) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
+impl Sample for SnapshotId {
+    fn sample(rng: &mut Rng, _version: i16) -> Self {
+        Self {
+            end_offset: rng.int(),
+            epoch: rng.int() as i32,
+            unknown_tagged_fields: if rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        this
     }
 }
 

@@ -3,21 +3,16 @@
 //!
 //! Valid versions: 0-1; flexible versions: 0+.
 
-#![allow(
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
-
 use bytes::{Buf, BufMut, Bytes};
-use uuid::Uuid;
 
 #[cfg(feature = "json")]
 use crate::json::ToKafkaJson;
-use crate::wire::{self, RawTaggedFields};
-use crate::{Decodable, DecodeError, Encodable, EncodeError, List, Message, StrBytes};
+#[cfg(feature = "sample")]
+use crate::sample::{Rng, Sample};
+use crate::wire;
+use crate::{
+    Decodable, DecodeError, Encodable, EncodeError, List, Message, RawTaggedFields, StrBytes,
+};
 
 /// The `FetchSnapshotResponse` struct.
 #[derive(Debug, Clone, PartialEq)]
@@ -62,71 +57,57 @@ impl FetchSnapshotResponse {
 
 impl Encodable for FetchSnapshotResponse {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
-        let flexible = true;
-        let _ = flexible;
-        {
-            let mut b = [0u8; 6];
-            b[0..4].copy_from_slice(&self.throttle_time_ms.to_be_bytes());
-            b[4..6].copy_from_slice(&self.error_code.to_be_bytes());
-            buf.put_slice(&b);
-        }
-        wire::put_array_len(buf, Some((&self.topics).len()), flexible);
-        (&self.topics).encode_elements(buf, version)?;
-        if !(version >= 1) && !((&self.node_endpoints).is_empty()) {
+        let mut b = [0u8; 6];
+        b[0..4].copy_from_slice(&self.throttle_time_ms.to_be_bytes());
+        b[4..6].copy_from_slice(&self.error_code.to_be_bytes());
+        buf.put_slice(&b);
+        wire::put_array_len(buf, Some(self.topics.len()), true);
+        self.topics.encode_elements(buf, version)?;
+        if version < 1 && !self.node_endpoints.is_empty() {
             return Err(EncodeError::NonDefaultField {
                 field: "nodeEndpoints",
                 version,
             });
         }
-        if flexible {
-            wire::check_raw_tags(&self.unknown_tagged_fields, &[0])?;
-            let mut count = self.unknown_tagged_fields.count();
-            let t0 = version >= 1 && !((&self.node_endpoints).is_empty());
-            count += u32::from(t0);
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            if t0 {
-                wire::put_raw_tags(buf, &self.unknown_tagged_fields, 0, &mut raw);
-                wire::put_tag_header(
-                    buf,
-                    0,
-                    (wire::array_len_len(Some((&self.node_endpoints).len()), true)
-                        + (&self.node_endpoints).elements_len(version)),
-                );
-                wire::put_array_len(buf, Some((&self.node_endpoints).len()), true);
-                (&self.node_endpoints).encode_elements(buf, version)?;
-            }
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
-                return Err(EncodeError::InvalidRawTags(u32::MAX));
-            }
-        } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsUnsupported { version });
+        wire::check_raw_tags(&self.unknown_tagged_fields, &[0])?;
+        let mut count = self.unknown_tagged_fields.count();
+        let write_node_endpoints = version >= 1 && !self.node_endpoints.is_empty();
+        count += u32::from(write_node_endpoints);
+        wire::put_uvarint(buf, count);
+        let mut raw_offset = 0;
+        if write_node_endpoints {
+            wire::put_raw_tags(buf, &self.unknown_tagged_fields, 0, &mut raw_offset);
+            wire::put_tag_header(
+                buf,
+                0,
+                wire::array_len_len(Some(self.node_endpoints.len()), true)
+                    + self.node_endpoints.elements_len(version),
+            );
+            wire::put_array_len(buf, Some(self.node_endpoints.len()), true);
+            self.node_endpoints.encode_elements(buf, version)?;
+        }
+        wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+        if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
+            return Err(EncodeError::InvalidRawTags(u32::MAX));
         }
         Ok(())
     }
 
     fn encoded_len(&self, version: i16) -> usize {
-        let flexible = true;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += 4;
-        len += 2;
-        len += (wire::array_len_len(Some((&self.topics).len()), flexible)
-            + (&self.topics).elements_len(version));
-        if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            if version >= 1 && !((&self.node_endpoints).is_empty()) {
-                count += 1;
-                len += wire::tagged_field_len(
-                    0,
-                    (wire::array_len_len(Some((&self.node_endpoints).len()), true)
-                        + (&self.node_endpoints).elements_len(version)),
-                );
-            }
-            len += wire::uvarint_len(count);
+        let mut len = 6
+            + wire::array_len_len(Some(self.topics.len()), true)
+            + self.topics.elements_len(version);
+        let mut count = self.unknown_tagged_fields.count();
+        len += wire::raw_tags_len(&self.unknown_tagged_fields);
+        if version >= 1 && !self.node_endpoints.is_empty() {
+            count += 1;
+            len += wire::tagged_field_len(
+                0,
+                wire::array_len_len(Some(self.node_endpoints.len()), true)
+                    + self.node_endpoints.elements_len(version),
+            );
         }
+        len += wire::uvarint_len(count);
         len
     }
 }
@@ -154,18 +135,14 @@ impl Decodable for FetchSnapshotResponse {
     }
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        let flexible = true;
-        let _ = flexible;
         wire::skip(buf, 4)?;
         wire::skip(buf, 2)?;
-        for _ in 0..wire::get_array_len(buf, flexible)?.unwrap_or(0) {
+        for _ in 0..wire::get_array_len(buf, true)?.unwrap_or(0) {
             TopicSnapshot::skip_checked(buf, version)?;
         }
-        if flexible {
-            for _ in 0..wire::get_tag_count(buf)? {
-                let (_, hdr, size) = wire::peek_tag_header(buf)?;
-                wire::skip(buf, hdr + size)?;
-            }
+        for _ in 0..wire::get_tag_count(buf)? {
+            let (_, hdr, size) = wire::peek_tag_header(buf)?;
+            wire::skip(buf, hdr + size)?;
         }
         Ok(())
     }
@@ -184,52 +161,41 @@ impl FetchSnapshotResponse {
         version: i16,
         checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
-        let flexible = true;
-        let _ = flexible;
-        {
-            let b = wire::get_fixed::<6>(buf)?;
-            self.throttle_time_ms = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
-            self.error_code = i16::from_be_bytes([b[4], b[5]]);
-        }
-        {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            self.topics.decode_elements_into(
-                buf,
-                n,
-                TopicSnapshot::MIN_WIRE_SIZE,
-                version,
-                checked,
-            )?;
-        }
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            if count > 0 {
-                let mut unknown = wire::RawTagsReader::default();
-                for _ in 0..count {
-                    let (tag, hdr, size) = wire::peek_tag_header(buf)?;
-                    match tag {
-                        0 if version >= 1 => {
-                            buf.advance(hdr);
-                            let end = buf.remaining() - size;
-                            {
-                                let n = wire::get_array_len(buf, true)?
-                                    .ok_or(DecodeError::UnexpectedNull)?;
-                                self.node_endpoints.decode_elements_into(
-                                    buf,
-                                    n,
-                                    NodeEndpoint::MIN_WIRE_SIZE,
-                                    version,
-                                    checked,
-                                )?;
-                            }
-                            wire::expect_end(buf, end, tag)?;
-                        }
-                        _ => unknown.push(buf.split_to(hdr + size)),
+        let b = wire::get_fixed::<6>(buf)?;
+        self.throttle_time_ms = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+        self.error_code = i16::from_be_bytes([b[4], b[5]]);
+        let len = wire::get_array_len(buf, true)?.ok_or(DecodeError::UnexpectedNull)?;
+        self.topics.decode_elements_into(
+            buf,
+            len,
+            TopicSnapshot::MIN_WIRE_SIZE,
+            version,
+            checked,
+        )?;
+        let count = wire::get_tag_count(buf)?;
+        if count > 0 {
+            let mut unknown = wire::RawTagsReader::default();
+            for _ in 0..count {
+                let (tag, hdr, size) = wire::peek_tag_header(buf)?;
+                match tag {
+                    0 if version >= 1 => {
+                        buf.advance(hdr);
+                        let end = buf.remaining() - size;
+                        let len =
+                            wire::get_array_len(buf, true)?.ok_or(DecodeError::UnexpectedNull)?;
+                        self.node_endpoints.decode_elements_into(
+                            buf,
+                            len,
+                            NodeEndpoint::MIN_WIRE_SIZE,
+                            version,
+                            checked,
+                        )?;
+                        wire::expect_end(buf, end, tag)?;
                     }
+                    _ => unknown.push(buf.split_to(hdr + size)),
                 }
-                self.unknown_tagged_fields = unknown.finish();
             }
+            self.unknown_tagged_fields = unknown.finish();
         }
         Ok(())
     }
@@ -238,76 +204,58 @@ impl FetchSnapshotResponse {
 #[cfg(feature = "json")]
 impl ToKafkaJson for FetchSnapshotResponse {
     fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
         let mut node = serde_json::Map::new();
         node.insert(
             "throttleTimeMs".into(),
-            serde_json::Value::from(*(&self.throttle_time_ms)),
+            serde_json::Value::from(self.throttle_time_ms),
         );
-        node.insert(
-            "errorCode".into(),
-            serde_json::Value::from(*(&self.error_code)),
-        );
+        node.insert("errorCode".into(), serde_json::Value::from(self.error_code));
         node.insert(
             "topics".into(),
             serde_json::Value::Array(
-                (&self.topics)
+                self.topics
                     .iter()
                     .map(|e| e.to_kafka_json(version, serialize_records))
                     .collect(),
             ),
         );
-        if version >= 1 {
-            if version >= 1 {
-                if !((&self.node_endpoints).is_empty()) {
-                    node.insert(
-                        "nodeEndpoints".into(),
-                        serde_json::Value::Array(
-                            (&self.node_endpoints)
-                                .iter()
-                                .map(|e| e.to_kafka_json(version, serialize_records))
-                                .collect(),
-                        ),
-                    );
-                }
-            } else {
-                node.insert(
-                    "nodeEndpoints".into(),
-                    serde_json::Value::Array(
-                        (&self.node_endpoints)
-                            .iter()
-                            .map(|e| e.to_kafka_json(version, serialize_records))
-                            .collect(),
-                    ),
-                );
-            }
+        if version >= 1 && !self.node_endpoints.is_empty() {
+            node.insert(
+                "nodeEndpoints".into(),
+                serde_json::Value::Array(
+                    self.node_endpoints
+                        .iter()
+                        .map(|e| e.to_kafka_json(version, serialize_records))
+                        .collect(),
+                ),
+            );
         }
         serde_json::Value::Object(node)
     }
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for FetchSnapshotResponse {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.throttle_time_ms = rng.int() as i32;
-        this.error_code = rng.int() as i16;
-        this.topics = (0..rng.below(4))
-            .map(|_| <TopicSnapshot as crate::sample::Sample>::sample(rng, version))
-            .collect();
-        if version >= 1 {
-            this.node_endpoints = if rng.one_in(3) {
-                this.node_endpoints.clone()
-            } else {
+impl Sample for FetchSnapshotResponse {
+    fn sample(rng: &mut Rng, version: i16) -> Self {
+        Self {
+            throttle_time_ms: rng.int() as i32,
+            error_code: rng.int() as i16,
+            topics: (0..rng.below(4))
+                .map(|_| TopicSnapshot::sample(rng, version))
+                .collect(),
+            node_endpoints: if version >= 1 && !rng.one_in(3) {
                 (0..rng.below(4))
-                    .map(|_| <NodeEndpoint as crate::sample::Sample>::sample(rng, version))
+                    .map(|_| NodeEndpoint::sample(rng, version))
                     .collect()
-            };
+            } else {
+                List::new()
+            },
+            unknown_tagged_fields: if rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        if (true) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
-        }
-        this
     }
 }
 
@@ -344,40 +292,26 @@ impl TopicSnapshot {
 
 impl Encodable for TopicSnapshot {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
-        let flexible = true;
-        let _ = flexible;
         wire::check_string(&self.name, "name")?;
-        wire::put_string(buf, (&self.name), flexible);
-        wire::put_array_len(buf, Some((&self.partitions).len()), flexible);
-        (&self.partitions).encode_elements(buf, version)?;
-        if flexible {
-            wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
-                return Err(EncodeError::InvalidRawTags(u32::MAX));
-            }
-        } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsUnsupported { version });
+        wire::put_string(buf, &self.name, true);
+        wire::put_array_len(buf, Some(self.partitions.len()), true);
+        self.partitions.encode_elements(buf, version)?;
+        wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
+        wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+        let mut raw_offset = 0;
+        wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+        if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
+            return Err(EncodeError::InvalidRawTags(u32::MAX));
         }
         Ok(())
     }
 
     fn encoded_len(&self, version: i16) -> usize {
-        let flexible = true;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += wire::string_len((&self.name), flexible);
-        len += (wire::array_len_len(Some((&self.partitions).len()), flexible)
-            + (&self.partitions).elements_len(version));
-        if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
-        }
-        len
+        wire::string_len(&self.name, true)
+            + wire::array_len_len(Some(self.partitions.len()), true)
+            + self.partitions.elements_len(version)
+            + wire::raw_tags_len(&self.unknown_tagged_fields)
+            + wire::uvarint_len(self.unknown_tagged_fields.count())
     }
 }
 
@@ -406,17 +340,13 @@ impl Decodable for TopicSnapshot {
     }
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        let flexible = true;
-        let _ = flexible;
-        wire::skip_string(buf, flexible)?;
-        for _ in 0..wire::get_array_len(buf, flexible)?.unwrap_or(0) {
+        wire::skip_string(buf, true)?;
+        for _ in 0..wire::get_array_len(buf, true)?.unwrap_or(0) {
             PartitionSnapshot::skip_checked(buf, version)?;
         }
-        if flexible {
-            for _ in 0..wire::get_tag_count(buf)? {
-                let (_, hdr, size) = wire::peek_tag_header(buf)?;
-                wire::skip(buf, hdr + size)?;
-            }
+        for _ in 0..wire::get_tag_count(buf)? {
+            let (_, hdr, size) = wire::peek_tag_header(buf)?;
+            wire::skip(buf, hdr + size)?;
         }
         Ok(())
     }
@@ -435,25 +365,18 @@ impl TopicSnapshot {
         version: i16,
         checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
-        let flexible = true;
-        let _ = flexible;
-        self.name = wire::get_string(buf, flexible)?;
-        {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            self.partitions.decode_elements_into(
-                buf,
-                n,
-                PartitionSnapshot::MIN_WIRE_SIZE,
-                version,
-                checked,
-            )?;
-        }
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            if count > 0 {
-                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
-            }
+        self.name = wire::get_string(buf, true)?;
+        let len = wire::get_array_len(buf, true)?.ok_or(DecodeError::UnexpectedNull)?;
+        self.partitions.decode_elements_into(
+            buf,
+            len,
+            PartitionSnapshot::MIN_WIRE_SIZE,
+            version,
+            checked,
+        )?;
+        let count = wire::get_tag_count(buf)?;
+        if count > 0 {
+            self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
         }
         Ok(())
     }
@@ -462,16 +385,15 @@ impl TopicSnapshot {
 #[cfg(feature = "json")]
 impl ToKafkaJson for TopicSnapshot {
     fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
         let mut node = serde_json::Map::new();
         node.insert(
             "name".into(),
-            serde_json::Value::String((&self.name).to_string()),
+            serde_json::Value::String(self.name.to_string()),
         );
         node.insert(
             "partitions".into(),
             serde_json::Value::Array(
-                (&self.partitions)
+                self.partitions
                     .iter()
                     .map(|e| e.to_kafka_json(version, serialize_records))
                     .collect(),
@@ -482,17 +404,19 @@ impl ToKafkaJson for TopicSnapshot {
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for TopicSnapshot {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.name = rng.string();
-        this.partitions = (0..rng.below(4))
-            .map(|_| <PartitionSnapshot as crate::sample::Sample>::sample(rng, version))
-            .collect();
-        if (true) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
+impl Sample for TopicSnapshot {
+    fn sample(rng: &mut Rng, version: i16) -> Self {
+        Self {
+            name: rng.string(),
+            partitions: (0..rng.below(4))
+                .map(|_| PartitionSnapshot::sample(rng, version))
+                .collect(),
+            unknown_tagged_fields: if rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        this
     }
 }
 
@@ -554,63 +478,45 @@ impl PartitionSnapshot {
 
 impl Encodable for PartitionSnapshot {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
-        let flexible = true;
-        let _ = flexible;
-        {
-            let mut b = [0u8; 6];
-            b[0..4].copy_from_slice(&self.index.to_be_bytes());
-            b[4..6].copy_from_slice(&self.error_code.to_be_bytes());
-            buf.put_slice(&b);
+        let mut b = [0u8; 6];
+        b[0..4].copy_from_slice(&self.index.to_be_bytes());
+        b[4..6].copy_from_slice(&self.error_code.to_be_bytes());
+        buf.put_slice(&b);
+        self.snapshot_id.encode(buf, version)?;
+        let mut b = [0u8; 16];
+        b[0..8].copy_from_slice(&self.size.to_be_bytes());
+        b[8..16].copy_from_slice(&self.position.to_be_bytes());
+        buf.put_slice(&b);
+        wire::put_bytes(buf, &self.unaligned_records, true);
+        wire::check_raw_tags(&self.unknown_tagged_fields, &[0])?;
+        let mut count = self.unknown_tagged_fields.count();
+        let write_current_leader = self.current_leader != LeaderIdAndEpoch::default();
+        count += u32::from(write_current_leader);
+        wire::put_uvarint(buf, count);
+        let mut raw_offset = 0;
+        if write_current_leader {
+            wire::put_raw_tags(buf, &self.unknown_tagged_fields, 0, &mut raw_offset);
+            wire::put_tag_header(buf, 0, self.current_leader.encoded_len(version));
+            self.current_leader.encode(buf, version)?;
         }
-        (&self.snapshot_id).encode(buf, version)?;
-        {
-            let mut b = [0u8; 16];
-            b[0..8].copy_from_slice(&self.size.to_be_bytes());
-            b[8..16].copy_from_slice(&self.position.to_be_bytes());
-            buf.put_slice(&b);
-        }
-        wire::put_bytes(buf, (&self.unaligned_records), flexible);
-        if flexible {
-            wire::check_raw_tags(&self.unknown_tagged_fields, &[0])?;
-            let mut count = self.unknown_tagged_fields.count();
-            let t0 = true && !(*(&self.current_leader) == LeaderIdAndEpoch::default());
-            count += u32::from(t0);
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            if t0 {
-                wire::put_raw_tags(buf, &self.unknown_tagged_fields, 0, &mut raw);
-                wire::put_tag_header(buf, 0, (&self.current_leader).encoded_len(version));
-                (&self.current_leader).encode(buf, version)?;
-            }
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
-                return Err(EncodeError::InvalidRawTags(u32::MAX));
-            }
-        } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsUnsupported { version });
+        wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+        if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
+            return Err(EncodeError::InvalidRawTags(u32::MAX));
         }
         Ok(())
     }
 
     fn encoded_len(&self, version: i16) -> usize {
-        let flexible = true;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += 4;
-        len += 2;
-        len += (&self.snapshot_id).encoded_len(version);
-        len += 8;
-        len += 8;
-        len += wire::bytes_len((&self.unaligned_records), flexible);
-        if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            if true && !(*(&self.current_leader) == LeaderIdAndEpoch::default()) {
-                count += 1;
-                len += wire::tagged_field_len(0, (&self.current_leader).encoded_len(version));
-            }
-            len += wire::uvarint_len(count);
+        let mut len = 22
+            + self.snapshot_id.encoded_len(version)
+            + wire::bytes_len(&self.unaligned_records, true);
+        let mut count = self.unknown_tagged_fields.count();
+        len += wire::raw_tags_len(&self.unknown_tagged_fields);
+        if self.current_leader != LeaderIdAndEpoch::default() {
+            count += 1;
+            len += wire::tagged_field_len(0, self.current_leader.encoded_len(version));
         }
+        len += wire::uvarint_len(count);
         len
     }
 }
@@ -640,19 +546,15 @@ impl Decodable for PartitionSnapshot {
     }
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        let flexible = true;
-        let _ = flexible;
         wire::skip(buf, 4)?;
         wire::skip(buf, 2)?;
         SnapshotId::skip_checked(buf, version)?;
         wire::skip(buf, 8)?;
         wire::skip(buf, 8)?;
-        wire::skip_bytes(buf, flexible)?;
-        if flexible {
-            for _ in 0..wire::get_tag_count(buf)? {
-                let (_, hdr, size) = wire::peek_tag_header(buf)?;
-                wire::skip(buf, hdr + size)?;
-            }
+        wire::skip_bytes(buf, true)?;
+        for _ in 0..wire::get_tag_count(buf)? {
+            let (_, hdr, size) = wire::peek_tag_header(buf)?;
+            wire::skip(buf, hdr + size)?;
         }
         Ok(())
     }
@@ -671,41 +573,31 @@ impl PartitionSnapshot {
         version: i16,
         checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
-        let flexible = true;
-        let _ = flexible;
-        {
-            let b = wire::get_fixed::<6>(buf)?;
-            self.index = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
-            self.error_code = i16::from_be_bytes([b[4], b[5]]);
-        }
+        let b = wire::get_fixed::<6>(buf)?;
+        self.index = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+        self.error_code = i16::from_be_bytes([b[4], b[5]]);
         self.snapshot_id.read_into(buf, version, checked)?;
-        {
-            let b = wire::get_fixed::<16>(buf)?;
-            self.size = i64::from_be_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
-            self.position =
-                i64::from_be_bytes([b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]]);
-        }
-        self.unaligned_records = wire::get_bytes(buf, flexible)?;
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            if count > 0 {
-                let mut unknown = wire::RawTagsReader::default();
-                for _ in 0..count {
-                    let (tag, hdr, size) = wire::peek_tag_header(buf)?;
-                    match tag {
-                        0 => {
-                            buf.advance(hdr);
-                            let end = buf.remaining() - size;
-                            self.current_leader = Default::default();
-                            self.current_leader.read_into(buf, version, checked)?;
-                            wire::expect_end(buf, end, tag)?;
-                        }
-                        _ => unknown.push(buf.split_to(hdr + size)),
+        let b = wire::get_fixed::<16>(buf)?;
+        self.size = i64::from_be_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+        self.position = i64::from_be_bytes([b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]]);
+        self.unaligned_records = wire::get_bytes(buf, true)?;
+        let count = wire::get_tag_count(buf)?;
+        if count > 0 {
+            let mut unknown = wire::RawTagsReader::default();
+            for _ in 0..count {
+                let (tag, hdr, size) = wire::peek_tag_header(buf)?;
+                match tag {
+                    0 => {
+                        buf.advance(hdr);
+                        let end = buf.remaining() - size;
+                        self.current_leader = LeaderIdAndEpoch::default();
+                        self.current_leader.read_into(buf, version, checked)?;
+                        wire::expect_end(buf, end, tag)?;
                     }
+                    _ => unknown.push(buf.split_to(hdr + size)),
                 }
-                self.unknown_tagged_fields = unknown.finish();
             }
+            self.unknown_tagged_fields = unknown.finish();
         }
         Ok(())
     }
@@ -714,28 +606,22 @@ impl PartitionSnapshot {
 #[cfg(feature = "json")]
 impl ToKafkaJson for PartitionSnapshot {
     fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
         let mut node = serde_json::Map::new();
-        node.insert("index".into(), serde_json::Value::from(*(&self.index)));
-        node.insert(
-            "errorCode".into(),
-            serde_json::Value::from(*(&self.error_code)),
-        );
+        node.insert("index".into(), serde_json::Value::from(self.index));
+        node.insert("errorCode".into(), serde_json::Value::from(self.error_code));
         node.insert(
             "snapshotId".into(),
-            (&self.snapshot_id).to_kafka_json(version, serialize_records),
+            self.snapshot_id.to_kafka_json(version, serialize_records),
         );
-        if !(*(&self.current_leader) == LeaderIdAndEpoch::default()) {
+        if self.current_leader != LeaderIdAndEpoch::default() {
             node.insert(
                 "currentLeader".into(),
-                (&self.current_leader).to_kafka_json(version, serialize_records),
+                self.current_leader
+                    .to_kafka_json(version, serialize_records),
             );
         }
-        node.insert("size".into(), serde_json::Value::from(*(&self.size)));
-        node.insert(
-            "position".into(),
-            serde_json::Value::from(*(&self.position)),
-        );
+        node.insert("size".into(), serde_json::Value::from(self.size));
+        node.insert("position".into(), serde_json::Value::from(self.position));
         if serialize_records {
             node.insert(
                 "unalignedRecords".into(),
@@ -744,7 +630,7 @@ impl ToKafkaJson for PartitionSnapshot {
         } else {
             node.insert(
                 "unalignedRecordsSizeInBytes".into(),
-                serde_json::Value::from((&self.unaligned_records).len()),
+                serde_json::Value::from(self.unaligned_records.len()),
             );
         }
         serde_json::Value::Object(node)
@@ -752,24 +638,26 @@ impl ToKafkaJson for PartitionSnapshot {
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for PartitionSnapshot {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.index = rng.int() as i32;
-        this.error_code = rng.int() as i16;
-        this.snapshot_id = <SnapshotId as crate::sample::Sample>::sample(rng, version);
-        this.current_leader = if rng.one_in(3) {
-            this.current_leader.clone()
-        } else {
-            <LeaderIdAndEpoch as crate::sample::Sample>::sample(rng, version)
-        };
-        this.size = rng.int();
-        this.position = rng.int();
-        this.unaligned_records = rng.bytes();
-        if (true) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
+impl Sample for PartitionSnapshot {
+    fn sample(rng: &mut Rng, version: i16) -> Self {
+        Self {
+            index: rng.int() as i32,
+            error_code: rng.int() as i16,
+            snapshot_id: SnapshotId::sample(rng, version),
+            current_leader: if !rng.one_in(3) {
+                LeaderIdAndEpoch::sample(rng, version)
+            } else {
+                LeaderIdAndEpoch::default()
+            },
+            size: rng.int(),
+            position: rng.int(),
+            unaligned_records: rng.bytes(),
+            unknown_tagged_fields: if rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        this
     }
 }
 
@@ -805,42 +693,24 @@ impl SnapshotId {
 }
 
 impl Encodable for SnapshotId {
-    fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
-        let flexible = true;
-        let _ = flexible;
-        {
-            let mut b = [0u8; 12];
-            b[0..8].copy_from_slice(&self.end_offset.to_be_bytes());
-            b[8..12].copy_from_slice(&self.epoch.to_be_bytes());
-            buf.put_slice(&b);
-        }
-        if flexible {
-            wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
-                return Err(EncodeError::InvalidRawTags(u32::MAX));
-            }
-        } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsUnsupported { version });
+    fn encode<B: BufMut>(&self, buf: &mut B, _version: i16) -> Result<(), EncodeError> {
+        let mut b = [0u8; 12];
+        b[0..8].copy_from_slice(&self.end_offset.to_be_bytes());
+        b[8..12].copy_from_slice(&self.epoch.to_be_bytes());
+        buf.put_slice(&b);
+        wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
+        wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+        let mut raw_offset = 0;
+        wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+        if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
+            return Err(EncodeError::InvalidRawTags(u32::MAX));
         }
         Ok(())
     }
 
-    fn encoded_len(&self, version: i16) -> usize {
-        let flexible = true;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += 8;
-        len += 4;
-        if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
-        }
-        len
+    fn encoded_len(&self, _version: i16) -> usize {
+        12 + wire::raw_tags_len(&self.unknown_tagged_fields)
+            + wire::uvarint_len(self.unknown_tagged_fields.count())
     }
 }
 
@@ -868,16 +738,12 @@ impl Decodable for SnapshotId {
         self.read_into(buf, version, checked)
     }
 
-    fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        let flexible = true;
-        let _ = flexible;
+    fn skip_checked(buf: &mut Bytes, _version: i16) -> Result<(), DecodeError> {
         wire::skip(buf, 8)?;
         wire::skip(buf, 4)?;
-        if flexible {
-            for _ in 0..wire::get_tag_count(buf)? {
-                let (_, hdr, size) = wire::peek_tag_header(buf)?;
-                wire::skip(buf, hdr + size)?;
-            }
+        for _ in 0..wire::get_tag_count(buf)? {
+            let (_, hdr, size) = wire::peek_tag_header(buf)?;
+            wire::skip(buf, hdr + size)?;
         }
         Ok(())
     }
@@ -893,22 +759,15 @@ impl SnapshotId {
     fn read_into(
         &mut self,
         buf: &mut Bytes,
-        version: i16,
-        checked: bool,
+        _version: i16,
+        _checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
-        let flexible = true;
-        let _ = flexible;
-        {
-            let b = wire::get_fixed::<12>(buf)?;
-            self.end_offset = i64::from_be_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
-            self.epoch = i32::from_be_bytes([b[8], b[9], b[10], b[11]]);
-        }
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            if count > 0 {
-                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
-            }
+        let b = wire::get_fixed::<12>(buf)?;
+        self.end_offset = i64::from_be_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+        self.epoch = i32::from_be_bytes([b[8], b[9], b[10], b[11]]);
+        let count = wire::get_tag_count(buf)?;
+        if count > 0 {
+            self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
         }
         Ok(())
     }
@@ -916,28 +775,26 @@ impl SnapshotId {
 
 #[cfg(feature = "json")]
 impl ToKafkaJson for SnapshotId {
-    fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
+    fn to_kafka_json(&self, _version: i16, _serialize_records: bool) -> serde_json::Value {
         let mut node = serde_json::Map::new();
-        node.insert(
-            "endOffset".into(),
-            serde_json::Value::from(*(&self.end_offset)),
-        );
-        node.insert("epoch".into(), serde_json::Value::from(*(&self.epoch)));
+        node.insert("endOffset".into(), serde_json::Value::from(self.end_offset));
+        node.insert("epoch".into(), serde_json::Value::from(self.epoch));
         serde_json::Value::Object(node)
     }
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for SnapshotId {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.end_offset = rng.int();
-        this.epoch = rng.int() as i32;
-        if (true) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
+impl Sample for SnapshotId {
+    fn sample(rng: &mut Rng, _version: i16) -> Self {
+        Self {
+            end_offset: rng.int(),
+            epoch: rng.int() as i32,
+            unknown_tagged_fields: if rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        this
     }
 }
 
@@ -973,42 +830,24 @@ impl LeaderIdAndEpoch {
 }
 
 impl Encodable for LeaderIdAndEpoch {
-    fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
-        let flexible = true;
-        let _ = flexible;
-        {
-            let mut b = [0u8; 8];
-            b[0..4].copy_from_slice(&self.leader_id.to_be_bytes());
-            b[4..8].copy_from_slice(&self.leader_epoch.to_be_bytes());
-            buf.put_slice(&b);
-        }
-        if flexible {
-            wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
-                return Err(EncodeError::InvalidRawTags(u32::MAX));
-            }
-        } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsUnsupported { version });
+    fn encode<B: BufMut>(&self, buf: &mut B, _version: i16) -> Result<(), EncodeError> {
+        let mut b = [0u8; 8];
+        b[0..4].copy_from_slice(&self.leader_id.to_be_bytes());
+        b[4..8].copy_from_slice(&self.leader_epoch.to_be_bytes());
+        buf.put_slice(&b);
+        wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
+        wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+        let mut raw_offset = 0;
+        wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+        if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
+            return Err(EncodeError::InvalidRawTags(u32::MAX));
         }
         Ok(())
     }
 
-    fn encoded_len(&self, version: i16) -> usize {
-        let flexible = true;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += 4;
-        len += 4;
-        if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
-        }
-        len
+    fn encoded_len(&self, _version: i16) -> usize {
+        8 + wire::raw_tags_len(&self.unknown_tagged_fields)
+            + wire::uvarint_len(self.unknown_tagged_fields.count())
     }
 }
 
@@ -1036,16 +875,12 @@ impl Decodable for LeaderIdAndEpoch {
         self.read_into(buf, version, checked)
     }
 
-    fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        let flexible = true;
-        let _ = flexible;
+    fn skip_checked(buf: &mut Bytes, _version: i16) -> Result<(), DecodeError> {
         wire::skip(buf, 4)?;
         wire::skip(buf, 4)?;
-        if flexible {
-            for _ in 0..wire::get_tag_count(buf)? {
-                let (_, hdr, size) = wire::peek_tag_header(buf)?;
-                wire::skip(buf, hdr + size)?;
-            }
+        for _ in 0..wire::get_tag_count(buf)? {
+            let (_, hdr, size) = wire::peek_tag_header(buf)?;
+            wire::skip(buf, hdr + size)?;
         }
         Ok(())
     }
@@ -1061,22 +896,15 @@ impl LeaderIdAndEpoch {
     fn read_into(
         &mut self,
         buf: &mut Bytes,
-        version: i16,
-        checked: bool,
+        _version: i16,
+        _checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
-        let flexible = true;
-        let _ = flexible;
-        {
-            let b = wire::get_fixed::<8>(buf)?;
-            self.leader_id = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
-            self.leader_epoch = i32::from_be_bytes([b[4], b[5], b[6], b[7]]);
-        }
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            if count > 0 {
-                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
-            }
+        let b = wire::get_fixed::<8>(buf)?;
+        self.leader_id = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+        self.leader_epoch = i32::from_be_bytes([b[4], b[5], b[6], b[7]]);
+        let count = wire::get_tag_count(buf)?;
+        if count > 0 {
+            self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
         }
         Ok(())
     }
@@ -1084,31 +912,29 @@ impl LeaderIdAndEpoch {
 
 #[cfg(feature = "json")]
 impl ToKafkaJson for LeaderIdAndEpoch {
-    fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
+    fn to_kafka_json(&self, _version: i16, _serialize_records: bool) -> serde_json::Value {
         let mut node = serde_json::Map::new();
-        node.insert(
-            "leaderId".into(),
-            serde_json::Value::from(*(&self.leader_id)),
-        );
+        node.insert("leaderId".into(), serde_json::Value::from(self.leader_id));
         node.insert(
             "leaderEpoch".into(),
-            serde_json::Value::from(*(&self.leader_epoch)),
+            serde_json::Value::from(self.leader_epoch),
         );
         serde_json::Value::Object(node)
     }
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for LeaderIdAndEpoch {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.leader_id = rng.int() as i32;
-        this.leader_epoch = rng.int() as i32;
-        if (true) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
+impl Sample for LeaderIdAndEpoch {
+    fn sample(rng: &mut Rng, _version: i16) -> Self {
+        Self {
+            leader_id: rng.int() as i32,
+            leader_epoch: rng.int() as i32,
+            unknown_tagged_fields: if rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        this
     }
 }
 
@@ -1149,41 +975,25 @@ impl NodeEndpoint {
 }
 
 impl Encodable for NodeEndpoint {
-    fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
-        let flexible = true;
-        let _ = flexible;
-        buf.put_i32(*(&self.node_id));
+    fn encode<B: BufMut>(&self, buf: &mut B, _version: i16) -> Result<(), EncodeError> {
+        buf.put_i32(self.node_id);
         wire::check_string(&self.host, "host")?;
-        wire::put_string(buf, (&self.host), flexible);
-        buf.put_u16(*(&self.port));
-        if flexible {
-            wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
-                return Err(EncodeError::InvalidRawTags(u32::MAX));
-            }
-        } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsUnsupported { version });
+        wire::put_string(buf, &self.host, true);
+        buf.put_u16(self.port);
+        wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
+        wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+        let mut raw_offset = 0;
+        wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+        if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
+            return Err(EncodeError::InvalidRawTags(u32::MAX));
         }
         Ok(())
     }
 
-    fn encoded_len(&self, version: i16) -> usize {
-        let flexible = true;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += 4;
-        len += wire::string_len((&self.host), flexible);
-        len += 2;
-        if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
-        }
-        len
+    fn encoded_len(&self, _version: i16) -> usize {
+        6 + wire::string_len(&self.host, true)
+            + wire::raw_tags_len(&self.unknown_tagged_fields)
+            + wire::uvarint_len(self.unknown_tagged_fields.count())
     }
 }
 
@@ -1211,17 +1021,13 @@ impl Decodable for NodeEndpoint {
         self.read_into(buf, version, checked)
     }
 
-    fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        let flexible = true;
-        let _ = flexible;
+    fn skip_checked(buf: &mut Bytes, _version: i16) -> Result<(), DecodeError> {
         wire::skip(buf, 4)?;
-        wire::skip_string(buf, flexible)?;
+        wire::skip_string(buf, true)?;
         wire::skip(buf, 2)?;
-        if flexible {
-            for _ in 0..wire::get_tag_count(buf)? {
-                let (_, hdr, size) = wire::peek_tag_header(buf)?;
-                wire::skip(buf, hdr + size)?;
-            }
+        for _ in 0..wire::get_tag_count(buf)? {
+            let (_, hdr, size) = wire::peek_tag_header(buf)?;
+            wire::skip(buf, hdr + size)?;
         }
         Ok(())
     }
@@ -1237,20 +1043,15 @@ impl NodeEndpoint {
     fn read_into(
         &mut self,
         buf: &mut Bytes,
-        version: i16,
-        checked: bool,
+        _version: i16,
+        _checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
-        let flexible = true;
-        let _ = flexible;
         self.node_id = wire::get_i32(buf)?;
-        self.host = wire::get_string(buf, flexible)?;
+        self.host = wire::get_string(buf, true)?;
         self.port = wire::get_u16(buf)?;
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            if count > 0 {
-                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
-            }
+        let count = wire::get_tag_count(buf)?;
+        if count > 0 {
+            self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
         }
         Ok(())
     }
@@ -1258,30 +1059,31 @@ impl NodeEndpoint {
 
 #[cfg(feature = "json")]
 impl ToKafkaJson for NodeEndpoint {
-    fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
+    fn to_kafka_json(&self, _version: i16, _serialize_records: bool) -> serde_json::Value {
         let mut node = serde_json::Map::new();
-        node.insert("nodeId".into(), serde_json::Value::from(*(&self.node_id)));
+        node.insert("nodeId".into(), serde_json::Value::from(self.node_id));
         node.insert(
             "host".into(),
-            serde_json::Value::String((&self.host).to_string()),
+            serde_json::Value::String(self.host.to_string()),
         );
-        node.insert("port".into(), serde_json::Value::from(*(&self.port)));
+        node.insert("port".into(), serde_json::Value::from(self.port));
         serde_json::Value::Object(node)
     }
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for NodeEndpoint {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.node_id = rng.int() as i32;
-        this.host = rng.string();
-        this.port = rng.int() as u16;
-        if (true) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
+impl Sample for NodeEndpoint {
+    fn sample(rng: &mut Rng, _version: i16) -> Self {
+        Self {
+            node_id: rng.int() as i32,
+            host: rng.string(),
+            port: rng.int() as u16,
+            unknown_tagged_fields: if rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        this
     }
 }
 

@@ -3,21 +3,15 @@
 //!
 //! Valid versions: 0-1; flexible versions: 0+.
 
-#![allow(
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
-
-use bytes::{Buf, BufMut, Bytes};
+use bytes::{BufMut, Bytes};
 use uuid::Uuid;
 
 #[cfg(feature = "json")]
 use crate::json::ToKafkaJson;
-use crate::wire::{self, RawTaggedFields};
-use crate::{Decodable, DecodeError, Encodable, EncodeError, List, Message, StrBytes};
+#[cfg(feature = "sample")]
+use crate::sample::{Rng, Sample};
+use crate::wire;
+use crate::{Decodable, DecodeError, Encodable, EncodeError, List, Message, RawTaggedFields};
 
 /// The `LeaderChangeMessage` struct.
 #[derive(Debug, Clone, PartialEq)]
@@ -62,49 +56,31 @@ impl LeaderChangeMessage {
 
 impl Encodable for LeaderChangeMessage {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
-        let flexible = true;
-        let _ = flexible;
-        {
-            let mut b = [0u8; 6];
-            b[0..2].copy_from_slice(&self.version.to_be_bytes());
-            b[2..6].copy_from_slice(&self.leader_id.to_be_bytes());
-            buf.put_slice(&b);
-        }
-        wire::put_array_len(buf, Some((&self.voters).len()), flexible);
-        (&self.voters).encode_elements(buf, version)?;
-        wire::put_array_len(buf, Some((&self.granting_voters).len()), flexible);
-        (&self.granting_voters).encode_elements(buf, version)?;
-        if flexible {
-            wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
-                return Err(EncodeError::InvalidRawTags(u32::MAX));
-            }
-        } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsUnsupported { version });
+        let mut b = [0u8; 6];
+        b[0..2].copy_from_slice(&self.version.to_be_bytes());
+        b[2..6].copy_from_slice(&self.leader_id.to_be_bytes());
+        buf.put_slice(&b);
+        wire::put_array_len(buf, Some(self.voters.len()), true);
+        self.voters.encode_elements(buf, version)?;
+        wire::put_array_len(buf, Some(self.granting_voters.len()), true);
+        self.granting_voters.encode_elements(buf, version)?;
+        wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
+        wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+        let mut raw_offset = 0;
+        wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+        if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
+            return Err(EncodeError::InvalidRawTags(u32::MAX));
         }
         Ok(())
     }
 
     fn encoded_len(&self, version: i16) -> usize {
-        let flexible = true;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += 2;
-        len += 4;
-        len += (wire::array_len_len(Some((&self.voters).len()), flexible)
-            + (&self.voters).elements_len(version));
-        len += (wire::array_len_len(Some((&self.granting_voters).len()), flexible)
-            + (&self.granting_voters).elements_len(version));
-        if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
-        }
-        len
+        6 + wire::array_len_len(Some(self.voters.len()), true)
+            + self.voters.elements_len(version)
+            + wire::array_len_len(Some(self.granting_voters.len()), true)
+            + self.granting_voters.elements_len(version)
+            + wire::raw_tags_len(&self.unknown_tagged_fields)
+            + wire::uvarint_len(self.unknown_tagged_fields.count())
     }
 }
 
@@ -131,21 +107,17 @@ impl Decodable for LeaderChangeMessage {
     }
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        let flexible = true;
-        let _ = flexible;
         wire::skip(buf, 2)?;
         wire::skip(buf, 4)?;
-        for _ in 0..wire::get_array_len(buf, flexible)?.unwrap_or(0) {
+        for _ in 0..wire::get_array_len(buf, true)?.unwrap_or(0) {
             Voter::skip_checked(buf, version)?;
         }
-        for _ in 0..wire::get_array_len(buf, flexible)?.unwrap_or(0) {
+        for _ in 0..wire::get_array_len(buf, true)?.unwrap_or(0) {
             Voter::skip_checked(buf, version)?;
         }
-        if flexible {
-            for _ in 0..wire::get_tag_count(buf)? {
-                let (_, hdr, size) = wire::peek_tag_header(buf)?;
-                wire::skip(buf, hdr + size)?;
-            }
+        for _ in 0..wire::get_tag_count(buf)? {
+            let (_, hdr, size) = wire::peek_tag_header(buf)?;
+            wire::skip(buf, hdr + size)?;
         }
         Ok(())
     }
@@ -164,34 +136,23 @@ impl LeaderChangeMessage {
         version: i16,
         checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
-        let flexible = true;
-        let _ = flexible;
-        {
-            let b = wire::get_fixed::<6>(buf)?;
-            self.version = i16::from_be_bytes([b[0], b[1]]);
-            self.leader_id = i32::from_be_bytes([b[2], b[3], b[4], b[5]]);
-        }
-        {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            self.voters
-                .decode_elements_into(buf, n, Voter::MIN_WIRE_SIZE, version, checked)?;
-        }
-        {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            self.granting_voters.decode_elements_into(
-                buf,
-                n,
-                Voter::MIN_WIRE_SIZE,
-                version,
-                checked,
-            )?;
-        }
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            if count > 0 {
-                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
-            }
+        let b = wire::get_fixed::<6>(buf)?;
+        self.version = i16::from_be_bytes([b[0], b[1]]);
+        self.leader_id = i32::from_be_bytes([b[2], b[3], b[4], b[5]]);
+        let len = wire::get_array_len(buf, true)?.ok_or(DecodeError::UnexpectedNull)?;
+        self.voters
+            .decode_elements_into(buf, len, Voter::MIN_WIRE_SIZE, version, checked)?;
+        let len = wire::get_array_len(buf, true)?.ok_or(DecodeError::UnexpectedNull)?;
+        self.granting_voters.decode_elements_into(
+            buf,
+            len,
+            Voter::MIN_WIRE_SIZE,
+            version,
+            checked,
+        )?;
+        let count = wire::get_tag_count(buf)?;
+        if count > 0 {
+            self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
         }
         Ok(())
     }
@@ -200,17 +161,13 @@ impl LeaderChangeMessage {
 #[cfg(feature = "json")]
 impl ToKafkaJson for LeaderChangeMessage {
     fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
         let mut node = serde_json::Map::new();
-        node.insert("version".into(), serde_json::Value::from(*(&self.version)));
-        node.insert(
-            "leaderId".into(),
-            serde_json::Value::from(*(&self.leader_id)),
-        );
+        node.insert("version".into(), serde_json::Value::from(self.version));
+        node.insert("leaderId".into(), serde_json::Value::from(self.leader_id));
         node.insert(
             "voters".into(),
             serde_json::Value::Array(
-                (&self.voters)
+                self.voters
                     .iter()
                     .map(|e| e.to_kafka_json(version, serialize_records))
                     .collect(),
@@ -219,7 +176,7 @@ impl ToKafkaJson for LeaderChangeMessage {
         node.insert(
             "grantingVoters".into(),
             serde_json::Value::Array(
-                (&self.granting_voters)
+                self.granting_voters
                     .iter()
                     .map(|e| e.to_kafka_json(version, serialize_records))
                     .collect(),
@@ -230,21 +187,23 @@ impl ToKafkaJson for LeaderChangeMessage {
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for LeaderChangeMessage {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.version = rng.int() as i16;
-        this.leader_id = rng.int() as i32;
-        this.voters = (0..rng.below(4))
-            .map(|_| <Voter as crate::sample::Sample>::sample(rng, version))
-            .collect();
-        this.granting_voters = (0..rng.below(4))
-            .map(|_| <Voter as crate::sample::Sample>::sample(rng, version))
-            .collect();
-        if (true) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
+impl Sample for LeaderChangeMessage {
+    fn sample(rng: &mut Rng, version: i16) -> Self {
+        Self {
+            version: rng.int() as i16,
+            leader_id: rng.int() as i32,
+            voters: (0..rng.below(4))
+                .map(|_| Voter::sample(rng, version))
+                .collect(),
+            granting_voters: (0..rng.below(4))
+                .map(|_| Voter::sample(rng, version))
+                .collect(),
+            unknown_tagged_fields: if rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        this
     }
 }
 
@@ -281,45 +240,32 @@ impl Voter {
 
 impl Encodable for Voter {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
-        let flexible = true;
-        let _ = flexible;
-        buf.put_i32(*(&self.voter_id));
+        buf.put_i32(self.voter_id);
         if version >= 1 {
-            wire::put_uuid(buf, (&self.voter_directory_id));
-        } else if !((&self.voter_directory_id).is_nil()) {
+            wire::put_uuid(buf, &self.voter_directory_id);
+        } else if !self.voter_directory_id.is_nil() {
             return Err(EncodeError::NonDefaultField {
                 field: "voterDirectoryId",
                 version,
             });
         }
-        if flexible {
-            wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
-                return Err(EncodeError::InvalidRawTags(u32::MAX));
-            }
-        } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsUnsupported { version });
+        wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
+        wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+        let mut raw_offset = 0;
+        wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+        if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
+            return Err(EncodeError::InvalidRawTags(u32::MAX));
         }
         Ok(())
     }
 
     fn encoded_len(&self, version: i16) -> usize {
-        let flexible = true;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += 4;
+        let mut len = 4;
         if version >= 1 {
             len += 16;
         }
-        if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
-        }
+        len += wire::raw_tags_len(&self.unknown_tagged_fields)
+            + wire::uvarint_len(self.unknown_tagged_fields.count());
         len
     }
 }
@@ -349,17 +295,13 @@ impl Decodable for Voter {
     }
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        let flexible = true;
-        let _ = flexible;
         wire::skip(buf, 4)?;
         if version >= 1 {
             wire::skip(buf, 16)?;
         }
-        if flexible {
-            for _ in 0..wire::get_tag_count(buf)? {
-                let (_, hdr, size) = wire::peek_tag_header(buf)?;
-                wire::skip(buf, hdr + size)?;
-            }
+        for _ in 0..wire::get_tag_count(buf)? {
+            let (_, hdr, size) = wire::peek_tag_header(buf)?;
+            wire::skip(buf, hdr + size)?;
         }
         Ok(())
     }
@@ -376,20 +318,15 @@ impl Voter {
         &mut self,
         buf: &mut Bytes,
         version: i16,
-        checked: bool,
+        _checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
-        let flexible = true;
-        let _ = flexible;
         self.voter_id = wire::get_i32(buf)?;
         if version >= 1 {
             self.voter_directory_id = wire::get_uuid(buf)?;
         }
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            if count > 0 {
-                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
-            }
+        let count = wire::get_tag_count(buf)?;
+        if count > 0 {
+            self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
         }
         Ok(())
     }
@@ -397,14 +334,13 @@ impl Voter {
 
 #[cfg(feature = "json")]
 impl ToKafkaJson for Voter {
-    fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
+    fn to_kafka_json(&self, version: i16, _serialize_records: bool) -> serde_json::Value {
         let mut node = serde_json::Map::new();
-        node.insert("voterId".into(), serde_json::Value::from(*(&self.voter_id)));
+        node.insert("voterId".into(), serde_json::Value::from(self.voter_id));
         if version >= 1 {
             node.insert(
                 "voterDirectoryId".into(),
-                serde_json::Value::String(crate::json::uuid_text((&self.voter_directory_id))),
+                serde_json::Value::String(crate::json::uuid_text(&self.voter_directory_id)),
             );
         }
         serde_json::Value::Object(node)
@@ -412,17 +348,21 @@ impl ToKafkaJson for Voter {
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for Voter {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.voter_id = rng.int() as i32;
-        if version >= 1 {
-            this.voter_directory_id = rng.uuid();
+impl Sample for Voter {
+    fn sample(rng: &mut Rng, version: i16) -> Self {
+        Self {
+            voter_id: rng.int() as i32,
+            voter_directory_id: if version >= 1 {
+                rng.uuid()
+            } else {
+                Uuid::nil()
+            },
+            unknown_tagged_fields: if rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        if (true) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
-        }
-        this
     }
 }
 

@@ -3,21 +3,15 @@
 //!
 //! Valid versions: 0-1; flexible versions: 0+.
 
-#![allow(
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
-
-use bytes::{Buf, BufMut, Bytes};
+use bytes::{BufMut, Bytes};
 use uuid::Uuid;
 
 #[cfg(feature = "json")]
 use crate::json::ToKafkaJson;
-use crate::wire::{self, RawTaggedFields};
-use crate::{Decodable, DecodeError, Encodable, EncodeError, List, Message, StrBytes};
+#[cfg(feature = "sample")]
+use crate::sample::{Rng, Sample};
+use crate::wire;
+use crate::{Decodable, DecodeError, Encodable, EncodeError, Message, RawTaggedFields, StrBytes};
 
 /// The `RemoveRaftVoterRequest` struct.
 #[derive(Debug, Clone, PartialEq)]
@@ -56,63 +50,37 @@ impl RemoveRaftVoterRequest {
 }
 
 impl Encodable for RemoveRaftVoterRequest {
-    fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
-        let flexible = true;
-        let _ = flexible;
+    fn encode<B: BufMut>(&self, buf: &mut B, _version: i16) -> Result<(), EncodeError> {
         if let Some(v) = &self.cluster_id {
             wire::check_string(v, "clusterId")?;
         }
         match &self.cluster_id {
             Some(v) => {
-                wire::put_string(buf, v, flexible);
+                wire::put_string(buf, v, true);
             }
-            None if true => {
-                wire::put_nullable_string(buf, None, flexible);
-            }
-            None => {
-                return Err(EncodeError::NullNotAllowed {
-                    field: "clusterId",
-                    version,
-                })
-            }
+            None => wire::put_nullable_string(buf, None, true),
         }
-        {
-            let mut b = [0u8; 20];
-            b[0..4].copy_from_slice(&self.voter_id.to_be_bytes());
-            b[4..20].copy_from_slice(self.voter_directory_id.as_bytes());
-            buf.put_slice(&b);
-        }
-        if flexible {
-            wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
-                return Err(EncodeError::InvalidRawTags(u32::MAX));
-            }
-        } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsUnsupported { version });
+        let mut b = [0u8; 20];
+        b[0..4].copy_from_slice(&self.voter_id.to_be_bytes());
+        b[4..20].copy_from_slice(self.voter_directory_id.as_bytes());
+        buf.put_slice(&b);
+        wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
+        wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+        let mut raw_offset = 0;
+        wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+        if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
+            return Err(EncodeError::InvalidRawTags(u32::MAX));
         }
         Ok(())
     }
 
-    fn encoded_len(&self, version: i16) -> usize {
-        let flexible = true;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += match &self.cluster_id {
-            Some(v) => wire::string_len(v, flexible),
-            None => wire::nullable_string_len(None, flexible),
-        };
-        len += 4;
-        len += 16;
-        if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
-        }
-        len
+    fn encoded_len(&self, _version: i16) -> usize {
+        20 + wire::raw_tags_len(&self.unknown_tagged_fields)
+            + wire::uvarint_len(self.unknown_tagged_fields.count())
+            + match &self.cluster_id {
+                Some(v) => wire::string_len(v, true),
+                None => wire::nullable_string_len(None, true),
+            }
     }
 }
 
@@ -138,17 +106,13 @@ impl Decodable for RemoveRaftVoterRequest {
         self.read_into(buf, version, checked)
     }
 
-    fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        let flexible = true;
-        let _ = flexible;
-        wire::skip_string(buf, flexible)?;
+    fn skip_checked(buf: &mut Bytes, _version: i16) -> Result<(), DecodeError> {
+        wire::skip_string(buf, true)?;
         wire::skip(buf, 4)?;
         wire::skip(buf, 16)?;
-        if flexible {
-            for _ in 0..wire::get_tag_count(buf)? {
-                let (_, hdr, size) = wire::peek_tag_header(buf)?;
-                wire::skip(buf, hdr + size)?;
-            }
+        for _ in 0..wire::get_tag_count(buf)? {
+            let (_, hdr, size) = wire::peek_tag_header(buf)?;
+            wire::skip(buf, hdr + size)?;
         }
         Ok(())
     }
@@ -164,26 +128,19 @@ impl RemoveRaftVoterRequest {
     fn read_into(
         &mut self,
         buf: &mut Bytes,
-        version: i16,
-        checked: bool,
+        _version: i16,
+        _checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
-        let flexible = true;
-        let _ = flexible;
-        self.cluster_id = wire::get_nullable_string(buf, flexible)?;
-        {
-            let b = wire::get_fixed::<20>(buf)?;
-            self.voter_id = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
-            self.voter_directory_id = Uuid::from_bytes([
-                b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15],
-                b[16], b[17], b[18], b[19],
-            ]);
-        }
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            if count > 0 {
-                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
-            }
+        self.cluster_id = wire::get_nullable_string(buf, true)?;
+        let b = wire::get_fixed::<20>(buf)?;
+        self.voter_id = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+        self.voter_directory_id = Uuid::from_bytes([
+            b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15], b[16],
+            b[17], b[18], b[19],
+        ]);
+        let count = wire::get_tag_count(buf)?;
+        if count > 0 {
+            self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
         }
         Ok(())
     }
@@ -191,41 +148,41 @@ impl RemoveRaftVoterRequest {
 
 #[cfg(feature = "json")]
 impl ToKafkaJson for RemoveRaftVoterRequest {
-    fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
+    fn to_kafka_json(&self, _version: i16, _serialize_records: bool) -> serde_json::Value {
         let mut node = serde_json::Map::new();
-        match &self.cluster_id {
-            Some(v) => {
-                node.insert("clusterId".into(), serde_json::Value::String(v.to_string()));
-            }
-            None => {
-                node.insert("clusterId".into(), serde_json::Value::Null);
-            }
-        }
-        node.insert("voterId".into(), serde_json::Value::from(*(&self.voter_id)));
+        node.insert(
+            "clusterId".into(),
+            match &self.cluster_id {
+                Some(v) => serde_json::Value::String(v.to_string()),
+                None => serde_json::Value::Null,
+            },
+        );
+        node.insert("voterId".into(), serde_json::Value::from(self.voter_id));
         node.insert(
             "voterDirectoryId".into(),
-            serde_json::Value::String(crate::json::uuid_text((&self.voter_directory_id))),
+            serde_json::Value::String(crate::json::uuid_text(&self.voter_directory_id)),
         );
         serde_json::Value::Object(node)
     }
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for RemoveRaftVoterRequest {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.cluster_id = if (true) && rng.one_in(4) {
-            None
-        } else {
-            Some(rng.string())
-        };
-        this.voter_id = rng.int() as i32;
-        this.voter_directory_id = rng.uuid();
-        if (true) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
+impl Sample for RemoveRaftVoterRequest {
+    fn sample(rng: &mut Rng, _version: i16) -> Self {
+        Self {
+            cluster_id: if rng.one_in(4) {
+                None
+            } else {
+                Some(rng.string())
+            },
+            voter_id: rng.int() as i32,
+            voter_directory_id: rng.uuid(),
+            unknown_tagged_fields: if rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        this
     }
 }
 

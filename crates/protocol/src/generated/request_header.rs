@@ -3,21 +3,14 @@
 //!
 //! Valid versions: 1-2; flexible versions: 2+.
 
-#![allow(
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
-
-use bytes::{Buf, BufMut, Bytes};
-use uuid::Uuid;
+use bytes::{BufMut, Bytes};
 
 #[cfg(feature = "json")]
 use crate::json::ToKafkaJson;
-use crate::wire::{self, RawTaggedFields};
-use crate::{Decodable, DecodeError, Encodable, EncodeError, List, Message, StrBytes};
+#[cfg(feature = "sample")]
+use crate::sample::{Rng, Sample};
+use crate::wire;
+use crate::{Decodable, DecodeError, Encodable, EncodeError, Message, RawTaggedFields, StrBytes};
 
 /// The `RequestHeader` struct.
 #[derive(Debug, Clone, PartialEq)]
@@ -63,14 +56,11 @@ impl RequestHeader {
 impl Encodable for RequestHeader {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = version >= 2;
-        let _ = flexible;
-        {
-            let mut b = [0u8; 8];
-            b[0..2].copy_from_slice(&self.request_api_key.to_be_bytes());
-            b[2..4].copy_from_slice(&self.request_api_version.to_be_bytes());
-            b[4..8].copy_from_slice(&self.correlation_id.to_be_bytes());
-            buf.put_slice(&b);
-        }
+        let mut b = [0u8; 8];
+        b[0..2].copy_from_slice(&self.request_api_key.to_be_bytes());
+        b[2..4].copy_from_slice(&self.request_api_version.to_be_bytes());
+        b[4..8].copy_from_slice(&self.correlation_id.to_be_bytes());
+        buf.put_slice(&b);
         if let Some(v) = &self.client_id {
             wire::check_string(v, "clientId")?;
         }
@@ -78,23 +68,14 @@ impl Encodable for RequestHeader {
             Some(v) => {
                 wire::put_string(buf, v, false);
             }
-            None if true => {
-                wire::put_nullable_string(buf, None, false);
-            }
-            None => {
-                return Err(EncodeError::NullNotAllowed {
-                    field: "clientId",
-                    version,
-                })
-            }
+            None => wire::put_nullable_string(buf, None, false),
         }
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
+            wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+            let mut raw_offset = 0;
+            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+            if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -105,19 +86,13 @@ impl Encodable for RequestHeader {
 
     fn encoded_len(&self, version: i16) -> usize {
         let flexible = version >= 2;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += 2;
-        len += 2;
-        len += 4;
-        len += match &self.client_id {
+        let mut len = 8 + match &self.client_id {
             Some(v) => wire::string_len(v, false),
             None => wire::nullable_string_len(None, false),
         };
         if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
+            len += wire::raw_tags_len(&self.unknown_tagged_fields)
+                + wire::uvarint_len(self.unknown_tagged_fields.count());
         }
         len
     }
@@ -147,7 +122,6 @@ impl Decodable for RequestHeader {
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = version >= 2;
-        let _ = flexible;
         wire::skip(buf, 2)?;
         wire::skip(buf, 2)?;
         wire::skip(buf, 4)?;
@@ -173,17 +147,13 @@ impl RequestHeader {
         &mut self,
         buf: &mut Bytes,
         version: i16,
-        checked: bool,
+        _checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
         let flexible = version >= 2;
-        let _ = flexible;
-        {
-            let b = wire::get_fixed::<8>(buf)?;
-            self.request_api_key = i16::from_be_bytes([b[0], b[1]]);
-            self.request_api_version = i16::from_be_bytes([b[2], b[3]]);
-            self.correlation_id = i32::from_be_bytes([b[4], b[5], b[6], b[7]]);
-        }
+        let b = wire::get_fixed::<8>(buf)?;
+        self.request_api_key = i16::from_be_bytes([b[0], b[1]]);
+        self.request_api_version = i16::from_be_bytes([b[2], b[3]]);
+        self.correlation_id = i32::from_be_bytes([b[4], b[5], b[6], b[7]]);
         self.client_id = wire::get_nullable_string(buf, false)?;
         if flexible {
             let count = wire::get_tag_count(buf)?;
@@ -197,49 +167,49 @@ impl RequestHeader {
 
 #[cfg(feature = "json")]
 impl ToKafkaJson for RequestHeader {
-    fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
+    fn to_kafka_json(&self, _version: i16, _serialize_records: bool) -> serde_json::Value {
         let mut node = serde_json::Map::new();
         node.insert(
             "requestApiKey".into(),
-            serde_json::Value::from(*(&self.request_api_key)),
+            serde_json::Value::from(self.request_api_key),
         );
         node.insert(
             "requestApiVersion".into(),
-            serde_json::Value::from(*(&self.request_api_version)),
+            serde_json::Value::from(self.request_api_version),
         );
         node.insert(
             "correlationId".into(),
-            serde_json::Value::from(*(&self.correlation_id)),
+            serde_json::Value::from(self.correlation_id),
         );
-        match &self.client_id {
-            Some(v) => {
-                node.insert("clientId".into(), serde_json::Value::String(v.to_string()));
-            }
-            None => {
-                node.insert("clientId".into(), serde_json::Value::Null);
-            }
-        }
+        node.insert(
+            "clientId".into(),
+            match &self.client_id {
+                Some(v) => serde_json::Value::String(v.to_string()),
+                None => serde_json::Value::Null,
+            },
+        );
         serde_json::Value::Object(node)
     }
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for RequestHeader {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.request_api_key = rng.int() as i16;
-        this.request_api_version = rng.int() as i16;
-        this.correlation_id = rng.int() as i32;
-        this.client_id = if (true) && rng.one_in(4) {
-            None
-        } else {
-            Some(rng.string())
-        };
-        if (version >= 2) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
+impl Sample for RequestHeader {
+    fn sample(rng: &mut Rng, version: i16) -> Self {
+        Self {
+            request_api_key: rng.int() as i16,
+            request_api_version: rng.int() as i16,
+            correlation_id: rng.int() as i32,
+            client_id: if rng.one_in(4) {
+                None
+            } else {
+                Some(rng.string())
+            },
+            unknown_tagged_fields: if version >= 2 && rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        this
     }
 }
 

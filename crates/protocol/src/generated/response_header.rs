@@ -3,21 +3,14 @@
 //!
 //! Valid versions: 0-1; flexible versions: 1+.
 
-#![allow(
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
-
-use bytes::{Buf, BufMut, Bytes};
-use uuid::Uuid;
+use bytes::{BufMut, Bytes};
 
 #[cfg(feature = "json")]
 use crate::json::ToKafkaJson;
-use crate::wire::{self, RawTaggedFields};
-use crate::{Decodable, DecodeError, Encodable, EncodeError, List, Message, StrBytes};
+#[cfg(feature = "sample")]
+use crate::sample::{Rng, Sample};
+use crate::wire;
+use crate::{Decodable, DecodeError, Encodable, EncodeError, Message, RawTaggedFields};
 
 /// The `ResponseHeader` struct.
 #[derive(Debug, Clone, PartialEq)]
@@ -48,15 +41,13 @@ impl ResponseHeader {
 impl Encodable for ResponseHeader {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let flexible = version >= 1;
-        let _ = flexible;
-        buf.put_i32(*(&self.correlation_id));
+        buf.put_i32(self.correlation_id);
         if flexible {
             wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
+            wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+            let mut raw_offset = 0;
+            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+            if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
                 return Err(EncodeError::InvalidRawTags(u32::MAX));
             }
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -67,13 +58,10 @@ impl Encodable for ResponseHeader {
 
     fn encoded_len(&self, version: i16) -> usize {
         let flexible = version >= 1;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += 4;
+        let mut len = 4;
         if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
+            len += wire::raw_tags_len(&self.unknown_tagged_fields)
+                + wire::uvarint_len(self.unknown_tagged_fields.count());
         }
         len
     }
@@ -103,7 +91,6 @@ impl Decodable for ResponseHeader {
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
         let flexible = version >= 1;
-        let _ = flexible;
         wire::skip(buf, 4)?;
         if flexible {
             for _ in 0..wire::get_tag_count(buf)? {
@@ -126,11 +113,9 @@ impl ResponseHeader {
         &mut self,
         buf: &mut Bytes,
         version: i16,
-        checked: bool,
+        _checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
         let flexible = version >= 1;
-        let _ = flexible;
         self.correlation_id = wire::get_i32(buf)?;
         if flexible {
             let count = wire::get_tag_count(buf)?;
@@ -144,26 +129,27 @@ impl ResponseHeader {
 
 #[cfg(feature = "json")]
 impl ToKafkaJson for ResponseHeader {
-    fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
+    fn to_kafka_json(&self, _version: i16, _serialize_records: bool) -> serde_json::Value {
         let mut node = serde_json::Map::new();
         node.insert(
             "correlationId".into(),
-            serde_json::Value::from(*(&self.correlation_id)),
+            serde_json::Value::from(self.correlation_id),
         );
         serde_json::Value::Object(node)
     }
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for ResponseHeader {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.correlation_id = rng.int() as i32;
-        if (version >= 1) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
+impl Sample for ResponseHeader {
+    fn sample(rng: &mut Rng, version: i16) -> Self {
+        Self {
+            correlation_id: rng.int() as i32,
+            unknown_tagged_fields: if version >= 1 && rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        this
     }
 }
 

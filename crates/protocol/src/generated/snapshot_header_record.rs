@@ -3,21 +3,14 @@
 //!
 //! Valid versions: 0; flexible versions: 0+.
 
-#![allow(
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
-
-use bytes::{Buf, BufMut, Bytes};
-use uuid::Uuid;
+use bytes::{BufMut, Bytes};
 
 #[cfg(feature = "json")]
 use crate::json::ToKafkaJson;
-use crate::wire::{self, RawTaggedFields};
-use crate::{Decodable, DecodeError, Encodable, EncodeError, List, Message, StrBytes};
+#[cfg(feature = "sample")]
+use crate::sample::{Rng, Sample};
+use crate::wire;
+use crate::{Decodable, DecodeError, Encodable, EncodeError, Message, RawTaggedFields};
 
 /// The `SnapshotHeaderRecord` struct.
 #[derive(Debug, Clone, PartialEq)]
@@ -51,42 +44,24 @@ impl SnapshotHeaderRecord {
 }
 
 impl Encodable for SnapshotHeaderRecord {
-    fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
-        let flexible = true;
-        let _ = flexible;
-        {
-            let mut b = [0u8; 10];
-            b[0..2].copy_from_slice(&self.version.to_be_bytes());
-            b[2..10].copy_from_slice(&self.last_contained_log_timestamp.to_be_bytes());
-            buf.put_slice(&b);
-        }
-        if flexible {
-            wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
-                return Err(EncodeError::InvalidRawTags(u32::MAX));
-            }
-        } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsUnsupported { version });
+    fn encode<B: BufMut>(&self, buf: &mut B, _version: i16) -> Result<(), EncodeError> {
+        let mut b = [0u8; 10];
+        b[0..2].copy_from_slice(&self.version.to_be_bytes());
+        b[2..10].copy_from_slice(&self.last_contained_log_timestamp.to_be_bytes());
+        buf.put_slice(&b);
+        wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
+        wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+        let mut raw_offset = 0;
+        wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+        if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
+            return Err(EncodeError::InvalidRawTags(u32::MAX));
         }
         Ok(())
     }
 
-    fn encoded_len(&self, version: i16) -> usize {
-        let flexible = true;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += 2;
-        len += 8;
-        if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
-        }
-        len
+    fn encoded_len(&self, _version: i16) -> usize {
+        10 + wire::raw_tags_len(&self.unknown_tagged_fields)
+            + wire::uvarint_len(self.unknown_tagged_fields.count())
     }
 }
 
@@ -112,16 +87,12 @@ impl Decodable for SnapshotHeaderRecord {
         self.read_into(buf, version, checked)
     }
 
-    fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        let flexible = true;
-        let _ = flexible;
+    fn skip_checked(buf: &mut Bytes, _version: i16) -> Result<(), DecodeError> {
         wire::skip(buf, 2)?;
         wire::skip(buf, 8)?;
-        if flexible {
-            for _ in 0..wire::get_tag_count(buf)? {
-                let (_, hdr, size) = wire::peek_tag_header(buf)?;
-                wire::skip(buf, hdr + size)?;
-            }
+        for _ in 0..wire::get_tag_count(buf)? {
+            let (_, hdr, size) = wire::peek_tag_header(buf)?;
+            wire::skip(buf, hdr + size)?;
         }
         Ok(())
     }
@@ -137,23 +108,16 @@ impl SnapshotHeaderRecord {
     fn read_into(
         &mut self,
         buf: &mut Bytes,
-        version: i16,
-        checked: bool,
+        _version: i16,
+        _checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
-        let flexible = true;
-        let _ = flexible;
-        {
-            let b = wire::get_fixed::<10>(buf)?;
-            self.version = i16::from_be_bytes([b[0], b[1]]);
-            self.last_contained_log_timestamp =
-                i64::from_be_bytes([b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9]]);
-        }
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            if count > 0 {
-                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
-            }
+        let b = wire::get_fixed::<10>(buf)?;
+        self.version = i16::from_be_bytes([b[0], b[1]]);
+        self.last_contained_log_timestamp =
+            i64::from_be_bytes([b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9]]);
+        let count = wire::get_tag_count(buf)?;
+        if count > 0 {
+            self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
         }
         Ok(())
     }
@@ -161,28 +125,29 @@ impl SnapshotHeaderRecord {
 
 #[cfg(feature = "json")]
 impl ToKafkaJson for SnapshotHeaderRecord {
-    fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
+    fn to_kafka_json(&self, _version: i16, _serialize_records: bool) -> serde_json::Value {
         let mut node = serde_json::Map::new();
-        node.insert("version".into(), serde_json::Value::from(*(&self.version)));
+        node.insert("version".into(), serde_json::Value::from(self.version));
         node.insert(
             "lastContainedLogTimestamp".into(),
-            serde_json::Value::from(*(&self.last_contained_log_timestamp)),
+            serde_json::Value::from(self.last_contained_log_timestamp),
         );
         serde_json::Value::Object(node)
     }
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for SnapshotHeaderRecord {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.version = rng.int() as i16;
-        this.last_contained_log_timestamp = rng.int();
-        if (true) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
+impl Sample for SnapshotHeaderRecord {
+    fn sample(rng: &mut Rng, _version: i16) -> Self {
+        Self {
+            version: rng.int() as i16,
+            last_contained_log_timestamp: rng.int(),
+            unknown_tagged_fields: if rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        this
     }
 }
 

@@ -3,21 +3,14 @@
 //!
 //! Valid versions: 0; flexible versions: 0+.
 
-#![allow(
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
-
-use bytes::{Buf, BufMut, Bytes};
-use uuid::Uuid;
+use bytes::{BufMut, Bytes};
 
 #[cfg(feature = "json")]
 use crate::json::ToKafkaJson;
-use crate::wire::{self, RawTaggedFields};
-use crate::{Decodable, DecodeError, Encodable, EncodeError, List, Message, StrBytes};
+#[cfg(feature = "sample")]
+use crate::sample::{Rng, Sample};
+use crate::wire;
+use crate::{Decodable, DecodeError, Encodable, EncodeError, Message, RawTaggedFields};
 
 /// The `UnregisterControllerRequest` struct.
 #[derive(Debug, Clone, PartialEq)]
@@ -46,36 +39,21 @@ impl UnregisterControllerRequest {
 }
 
 impl Encodable for UnregisterControllerRequest {
-    fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
-        let flexible = true;
-        let _ = flexible;
-        buf.put_i32(*(&self.controller_id));
-        if flexible {
-            wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
-                return Err(EncodeError::InvalidRawTags(u32::MAX));
-            }
-        } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsUnsupported { version });
+    fn encode<B: BufMut>(&self, buf: &mut B, _version: i16) -> Result<(), EncodeError> {
+        buf.put_i32(self.controller_id);
+        wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
+        wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+        let mut raw_offset = 0;
+        wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+        if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
+            return Err(EncodeError::InvalidRawTags(u32::MAX));
         }
         Ok(())
     }
 
-    fn encoded_len(&self, version: i16) -> usize {
-        let flexible = true;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += 4;
-        if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
-        }
-        len
+    fn encoded_len(&self, _version: i16) -> usize {
+        4 + wire::raw_tags_len(&self.unknown_tagged_fields)
+            + wire::uvarint_len(self.unknown_tagged_fields.count())
     }
 }
 
@@ -101,15 +79,11 @@ impl Decodable for UnregisterControllerRequest {
         self.read_into(buf, version, checked)
     }
 
-    fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        let flexible = true;
-        let _ = flexible;
+    fn skip_checked(buf: &mut Bytes, _version: i16) -> Result<(), DecodeError> {
         wire::skip(buf, 4)?;
-        if flexible {
-            for _ in 0..wire::get_tag_count(buf)? {
-                let (_, hdr, size) = wire::peek_tag_header(buf)?;
-                wire::skip(buf, hdr + size)?;
-            }
+        for _ in 0..wire::get_tag_count(buf)? {
+            let (_, hdr, size) = wire::peek_tag_header(buf)?;
+            wire::skip(buf, hdr + size)?;
         }
         Ok(())
     }
@@ -125,18 +99,13 @@ impl UnregisterControllerRequest {
     fn read_into(
         &mut self,
         buf: &mut Bytes,
-        version: i16,
-        checked: bool,
+        _version: i16,
+        _checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
-        let flexible = true;
-        let _ = flexible;
         self.controller_id = wire::get_i32(buf)?;
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            if count > 0 {
-                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
-            }
+        let count = wire::get_tag_count(buf)?;
+        if count > 0 {
+            self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
         }
         Ok(())
     }
@@ -144,26 +113,27 @@ impl UnregisterControllerRequest {
 
 #[cfg(feature = "json")]
 impl ToKafkaJson for UnregisterControllerRequest {
-    fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
+    fn to_kafka_json(&self, _version: i16, _serialize_records: bool) -> serde_json::Value {
         let mut node = serde_json::Map::new();
         node.insert(
             "controllerId".into(),
-            serde_json::Value::from(*(&self.controller_id)),
+            serde_json::Value::from(self.controller_id),
         );
         serde_json::Value::Object(node)
     }
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for UnregisterControllerRequest {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.controller_id = rng.int() as i32;
-        if (true) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
+impl Sample for UnregisterControllerRequest {
+    fn sample(rng: &mut Rng, _version: i16) -> Self {
+        Self {
+            controller_id: rng.int() as i32,
+            unknown_tagged_fields: if rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        this
     }
 }
 

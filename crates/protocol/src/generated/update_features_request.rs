@@ -3,21 +3,16 @@
 //!
 //! Valid versions: 0-2; flexible versions: 0+.
 
-#![allow(
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
-
-use bytes::{Buf, BufMut, Bytes};
-use uuid::Uuid;
+use bytes::{BufMut, Bytes};
 
 #[cfg(feature = "json")]
 use crate::json::ToKafkaJson;
-use crate::wire::{self, RawTaggedFields};
-use crate::{Decodable, DecodeError, Encodable, EncodeError, List, Message, StrBytes};
+#[cfg(feature = "sample")]
+use crate::sample::{Rng, Sample};
+use crate::wire;
+use crate::{
+    Decodable, DecodeError, Encodable, EncodeError, List, Message, RawTaggedFields, StrBytes,
+};
 
 /// The `UpdateFeaturesRequest` struct.
 #[derive(Debug, Clone, PartialEq)]
@@ -57,49 +52,36 @@ impl UpdateFeaturesRequest {
 
 impl Encodable for UpdateFeaturesRequest {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
-        let flexible = true;
-        let _ = flexible;
-        buf.put_i32(*(&self.timeout_ms));
-        wire::put_array_len(buf, Some((&self.feature_updates).len()), flexible);
-        (&self.feature_updates).encode_elements(buf, version)?;
+        buf.put_i32(self.timeout_ms);
+        wire::put_array_len(buf, Some(self.feature_updates.len()), true);
+        self.feature_updates.encode_elements(buf, version)?;
         if version >= 1 {
-            wire::put_bool(buf, *(&self.validate_only));
-        } else if !(*(&self.validate_only) == false) {
+            wire::put_bool(buf, self.validate_only);
+        } else if self.validate_only {
             return Err(EncodeError::NonDefaultField {
                 field: "validateOnly",
                 version,
             });
         }
-        if flexible {
-            wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
-                return Err(EncodeError::InvalidRawTags(u32::MAX));
-            }
-        } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsUnsupported { version });
+        wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
+        wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+        let mut raw_offset = 0;
+        wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+        if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
+            return Err(EncodeError::InvalidRawTags(u32::MAX));
         }
         Ok(())
     }
 
     fn encoded_len(&self, version: i16) -> usize {
-        let flexible = true;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += 4;
-        len += (wire::array_len_len(Some((&self.feature_updates).len()), flexible)
-            + (&self.feature_updates).elements_len(version));
+        let mut len = 4
+            + wire::array_len_len(Some(self.feature_updates.len()), true)
+            + self.feature_updates.elements_len(version);
         if version >= 1 {
             len += 1;
         }
-        if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
-        }
+        len += wire::raw_tags_len(&self.unknown_tagged_fields)
+            + wire::uvarint_len(self.unknown_tagged_fields.count());
         len
     }
 }
@@ -127,20 +109,16 @@ impl Decodable for UpdateFeaturesRequest {
     }
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        let flexible = true;
-        let _ = flexible;
         wire::skip(buf, 4)?;
-        for _ in 0..wire::get_array_len(buf, flexible)?.unwrap_or(0) {
+        for _ in 0..wire::get_array_len(buf, true)?.unwrap_or(0) {
             FeatureUpdateKey::skip_checked(buf, version)?;
         }
         if version >= 1 {
             wire::skip(buf, 1)?;
         }
-        if flexible {
-            for _ in 0..wire::get_tag_count(buf)? {
-                let (_, hdr, size) = wire::peek_tag_header(buf)?;
-                wire::skip(buf, hdr + size)?;
-            }
+        for _ in 0..wire::get_tag_count(buf)? {
+            let (_, hdr, size) = wire::peek_tag_header(buf)?;
+            wire::skip(buf, hdr + size)?;
         }
         Ok(())
     }
@@ -159,28 +137,21 @@ impl UpdateFeaturesRequest {
         version: i16,
         checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
-        let flexible = true;
-        let _ = flexible;
         self.timeout_ms = wire::get_i32(buf)?;
-        {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            self.feature_updates.decode_elements_into(
-                buf,
-                n,
-                FeatureUpdateKey::MIN_WIRE_SIZE,
-                version,
-                checked,
-            )?;
-        }
+        let len = wire::get_array_len(buf, true)?.ok_or(DecodeError::UnexpectedNull)?;
+        self.feature_updates.decode_elements_into(
+            buf,
+            len,
+            FeatureUpdateKey::MIN_WIRE_SIZE,
+            version,
+            checked,
+        )?;
         if version >= 1 {
             self.validate_only = wire::get_bool(buf)?;
         }
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            if count > 0 {
-                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
-            }
+        let count = wire::get_tag_count(buf)?;
+        if count > 0 {
+            self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
         }
         Ok(())
     }
@@ -189,16 +160,12 @@ impl UpdateFeaturesRequest {
 #[cfg(feature = "json")]
 impl ToKafkaJson for UpdateFeaturesRequest {
     fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
         let mut node = serde_json::Map::new();
-        node.insert(
-            "timeoutMs".into(),
-            serde_json::Value::from(*(&self.timeout_ms)),
-        );
+        node.insert("timeoutMs".into(), serde_json::Value::from(self.timeout_ms));
         node.insert(
             "featureUpdates".into(),
             serde_json::Value::Array(
-                (&self.feature_updates)
+                self.feature_updates
                     .iter()
                     .map(|e| e.to_kafka_json(version, serialize_records))
                     .collect(),
@@ -207,7 +174,7 @@ impl ToKafkaJson for UpdateFeaturesRequest {
         if version >= 1 {
             node.insert(
                 "validateOnly".into(),
-                serde_json::Value::Bool(*(&self.validate_only)),
+                serde_json::Value::Bool(self.validate_only),
             );
         }
         serde_json::Value::Object(node)
@@ -215,20 +182,20 @@ impl ToKafkaJson for UpdateFeaturesRequest {
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for UpdateFeaturesRequest {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.timeout_ms = rng.int() as i32;
-        this.feature_updates = (0..rng.below(4))
-            .map(|_| <FeatureUpdateKey as crate::sample::Sample>::sample(rng, version))
-            .collect();
-        if version >= 1 {
-            this.validate_only = rng.bool();
+impl Sample for UpdateFeaturesRequest {
+    fn sample(rng: &mut Rng, version: i16) -> Self {
+        Self {
+            timeout_ms: rng.int() as i32,
+            feature_updates: (0..rng.below(4))
+                .map(|_| FeatureUpdateKey::sample(rng, version))
+                .collect(),
+            validate_only: if version >= 1 { rng.bool() } else { false },
+            unknown_tagged_fields: if rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        if (true) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
-        }
-        this
     }
 }
 
@@ -275,59 +242,45 @@ impl FeatureUpdateKey {
 
 impl Encodable for FeatureUpdateKey {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
-        let flexible = true;
-        let _ = flexible;
         wire::check_string(&self.feature, "feature")?;
-        wire::put_string(buf, (&self.feature), flexible);
-        buf.put_i16(*(&self.max_version_level));
+        wire::put_string(buf, &self.feature, true);
+        buf.put_i16(self.max_version_level);
         if version <= 0 {
-            wire::put_bool(buf, *(&self.allow_downgrade));
-        } else if !(!*(&self.allow_downgrade)) {
+            wire::put_bool(buf, self.allow_downgrade);
+        } else if self.allow_downgrade {
             return Err(EncodeError::NonDefaultField {
                 field: "allowDowngrade",
                 version,
             });
         }
         if version >= 1 {
-            buf.put_i8(*(&self.upgrade_type));
-        } else if !(*(&self.upgrade_type) == 1) {
+            buf.put_i8(self.upgrade_type);
+        } else if self.upgrade_type != 1 {
             return Err(EncodeError::NonDefaultField {
                 field: "upgradeType",
                 version,
             });
         }
-        if flexible {
-            wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
-                return Err(EncodeError::InvalidRawTags(u32::MAX));
-            }
-        } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsUnsupported { version });
+        wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
+        wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+        let mut raw_offset = 0;
+        wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+        if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
+            return Err(EncodeError::InvalidRawTags(u32::MAX));
         }
         Ok(())
     }
 
     fn encoded_len(&self, version: i16) -> usize {
-        let flexible = true;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += wire::string_len((&self.feature), flexible);
-        len += 2;
+        let mut len = 2 + wire::string_len(&self.feature, true);
         if version <= 0 {
             len += 1;
         }
         if version >= 1 {
             len += 1;
         }
-        if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
-        }
+        len += wire::raw_tags_len(&self.unknown_tagged_fields)
+            + wire::uvarint_len(self.unknown_tagged_fields.count());
         len
     }
 }
@@ -357,9 +310,7 @@ impl Decodable for FeatureUpdateKey {
     }
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        let flexible = true;
-        let _ = flexible;
-        wire::skip_string(buf, flexible)?;
+        wire::skip_string(buf, true)?;
         wire::skip(buf, 2)?;
         if version <= 0 {
             wire::skip(buf, 1)?;
@@ -367,11 +318,9 @@ impl Decodable for FeatureUpdateKey {
         if version >= 1 {
             wire::skip(buf, 1)?;
         }
-        if flexible {
-            for _ in 0..wire::get_tag_count(buf)? {
-                let (_, hdr, size) = wire::peek_tag_header(buf)?;
-                wire::skip(buf, hdr + size)?;
-            }
+        for _ in 0..wire::get_tag_count(buf)? {
+            let (_, hdr, size) = wire::peek_tag_header(buf)?;
+            wire::skip(buf, hdr + size)?;
         }
         Ok(())
     }
@@ -388,12 +337,9 @@ impl FeatureUpdateKey {
         &mut self,
         buf: &mut Bytes,
         version: i16,
-        checked: bool,
+        _checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
-        let flexible = true;
-        let _ = flexible;
-        self.feature = wire::get_string(buf, flexible)?;
+        self.feature = wire::get_string(buf, true)?;
         self.max_version_level = wire::get_i16(buf)?;
         if version <= 0 {
             self.allow_downgrade = wire::get_bool(buf)?;
@@ -401,11 +347,9 @@ impl FeatureUpdateKey {
         if version >= 1 {
             self.upgrade_type = wire::get_i8(buf)?;
         }
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            if count > 0 {
-                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
-            }
+        let count = wire::get_tag_count(buf)?;
+        if count > 0 {
+            self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
         }
         Ok(())
     }
@@ -413,27 +357,26 @@ impl FeatureUpdateKey {
 
 #[cfg(feature = "json")]
 impl ToKafkaJson for FeatureUpdateKey {
-    fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
+    fn to_kafka_json(&self, version: i16, _serialize_records: bool) -> serde_json::Value {
         let mut node = serde_json::Map::new();
         node.insert(
             "feature".into(),
-            serde_json::Value::String((&self.feature).to_string()),
+            serde_json::Value::String(self.feature.to_string()),
         );
         node.insert(
             "maxVersionLevel".into(),
-            serde_json::Value::from(*(&self.max_version_level)),
+            serde_json::Value::from(self.max_version_level),
         );
         if version <= 0 {
             node.insert(
                 "allowDowngrade".into(),
-                serde_json::Value::Bool(*(&self.allow_downgrade)),
+                serde_json::Value::Bool(self.allow_downgrade),
             );
         }
         if version >= 1 {
             node.insert(
                 "upgradeType".into(),
-                serde_json::Value::from(*(&self.upgrade_type)),
+                serde_json::Value::from(self.upgrade_type),
             );
         }
         serde_json::Value::Object(node)
@@ -441,21 +384,23 @@ impl ToKafkaJson for FeatureUpdateKey {
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for FeatureUpdateKey {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.feature = rng.string();
-        this.max_version_level = rng.int() as i16;
-        if version <= 0 {
-            this.allow_downgrade = rng.bool();
+impl Sample for FeatureUpdateKey {
+    fn sample(rng: &mut Rng, version: i16) -> Self {
+        Self {
+            feature: rng.string(),
+            max_version_level: rng.int() as i16,
+            allow_downgrade: if version <= 0 { rng.bool() } else { false },
+            upgrade_type: if version >= 1 {
+                rng.next_u64() as i8
+            } else {
+                1
+            },
+            unknown_tagged_fields: if rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        if version >= 1 {
-            this.upgrade_type = rng.next_u64() as i8;
-        }
-        if (true) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
-        }
-        this
     }
 }
 

@@ -3,21 +3,16 @@
 //!
 //! Valid versions: 0-2; flexible versions: 0+.
 
-#![allow(
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
-
-use bytes::{Buf, BufMut, Bytes};
-use uuid::Uuid;
+use bytes::{BufMut, Bytes};
 
 #[cfg(feature = "json")]
 use crate::json::ToKafkaJson;
-use crate::wire::{self, RawTaggedFields};
-use crate::{Decodable, DecodeError, Encodable, EncodeError, List, Message, StrBytes};
+#[cfg(feature = "sample")]
+use crate::sample::{Rng, Sample};
+use crate::wire;
+use crate::{
+    Decodable, DecodeError, Encodable, EncodeError, List, Message, RawTaggedFields, StrBytes,
+};
 
 /// The `UpdateFeaturesResponse` struct.
 #[derive(Debug, Clone, PartialEq)]
@@ -62,69 +57,44 @@ impl UpdateFeaturesResponse {
 
 impl Encodable for UpdateFeaturesResponse {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
-        let flexible = true;
-        let _ = flexible;
-        {
-            let mut b = [0u8; 6];
-            b[0..4].copy_from_slice(&self.throttle_time_ms.to_be_bytes());
-            b[4..6].copy_from_slice(&self.error_code.to_be_bytes());
-            buf.put_slice(&b);
-        }
+        let mut b = [0u8; 6];
+        b[0..4].copy_from_slice(&self.throttle_time_ms.to_be_bytes());
+        b[4..6].copy_from_slice(&self.error_code.to_be_bytes());
+        buf.put_slice(&b);
         if let Some(v) = &self.error_message {
             wire::check_string(v, "errorMessage")?;
         }
         match &self.error_message {
             Some(v) => {
-                wire::put_string(buf, v, flexible);
+                wire::put_string(buf, v, true);
             }
-            None if true => {
-                wire::put_nullable_string(buf, None, flexible);
-            }
-            None => {
-                return Err(EncodeError::NullNotAllowed {
-                    field: "errorMessage",
-                    version,
-                })
-            }
+            None => wire::put_nullable_string(buf, None, true),
         }
         if version <= 1 {
-            wire::put_array_len(buf, Some((&self.results).len()), flexible);
-            (&self.results).encode_elements(buf, version)?;
+            wire::put_array_len(buf, Some(self.results.len()), true);
+            self.results.encode_elements(buf, version)?;
         }
-        if flexible {
-            wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
-                return Err(EncodeError::InvalidRawTags(u32::MAX));
-            }
-        } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsUnsupported { version });
+        wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
+        wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+        let mut raw_offset = 0;
+        wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+        if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
+            return Err(EncodeError::InvalidRawTags(u32::MAX));
         }
         Ok(())
     }
 
     fn encoded_len(&self, version: i16) -> usize {
-        let flexible = true;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += 4;
-        len += 2;
-        len += match &self.error_message {
-            Some(v) => wire::string_len(v, flexible),
-            None => wire::nullable_string_len(None, flexible),
+        let mut len = 6 + match &self.error_message {
+            Some(v) => wire::string_len(v, true),
+            None => wire::nullable_string_len(None, true),
         };
         if version <= 1 {
-            len += (wire::array_len_len(Some((&self.results).len()), flexible)
-                + (&self.results).elements_len(version));
+            len += wire::array_len_len(Some(self.results.len()), true)
+                + self.results.elements_len(version);
         }
-        if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
-        }
+        len += wire::raw_tags_len(&self.unknown_tagged_fields)
+            + wire::uvarint_len(self.unknown_tagged_fields.count());
         len
     }
 }
@@ -152,21 +122,17 @@ impl Decodable for UpdateFeaturesResponse {
     }
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        let flexible = true;
-        let _ = flexible;
         wire::skip(buf, 4)?;
         wire::skip(buf, 2)?;
-        wire::skip_string(buf, flexible)?;
+        wire::skip_string(buf, true)?;
         if version <= 1 {
-            for _ in 0..wire::get_array_len(buf, flexible)?.unwrap_or(0) {
+            for _ in 0..wire::get_array_len(buf, true)?.unwrap_or(0) {
                 UpdatableFeatureResult::skip_checked(buf, version)?;
             }
         }
-        if flexible {
-            for _ in 0..wire::get_tag_count(buf)? {
-                let (_, hdr, size) = wire::peek_tag_header(buf)?;
-                wire::skip(buf, hdr + size)?;
-            }
+        for _ in 0..wire::get_tag_count(buf)? {
+            let (_, hdr, size) = wire::peek_tag_header(buf)?;
+            wire::skip(buf, hdr + size)?;
         }
         Ok(())
     }
@@ -185,32 +151,23 @@ impl UpdateFeaturesResponse {
         version: i16,
         checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
-        let flexible = true;
-        let _ = flexible;
-        {
-            let b = wire::get_fixed::<6>(buf)?;
-            self.throttle_time_ms = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
-            self.error_code = i16::from_be_bytes([b[4], b[5]]);
-        }
-        self.error_message = wire::get_nullable_string(buf, flexible)?;
+        let b = wire::get_fixed::<6>(buf)?;
+        self.throttle_time_ms = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+        self.error_code = i16::from_be_bytes([b[4], b[5]]);
+        self.error_message = wire::get_nullable_string(buf, true)?;
         if version <= 1 {
-            {
-                let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-                self.results.decode_elements_into(
-                    buf,
-                    n,
-                    UpdatableFeatureResult::MIN_WIRE_SIZE,
-                    version,
-                    checked,
-                )?;
-            }
+            let len = wire::get_array_len(buf, true)?.ok_or(DecodeError::UnexpectedNull)?;
+            self.results.decode_elements_into(
+                buf,
+                len,
+                UpdatableFeatureResult::MIN_WIRE_SIZE,
+                version,
+                checked,
+            )?;
         }
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            if count > 0 {
-                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
-            }
+        let count = wire::get_tag_count(buf)?;
+        if count > 0 {
+            self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
         }
         Ok(())
     }
@@ -219,32 +176,24 @@ impl UpdateFeaturesResponse {
 #[cfg(feature = "json")]
 impl ToKafkaJson for UpdateFeaturesResponse {
     fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
         let mut node = serde_json::Map::new();
         node.insert(
             "throttleTimeMs".into(),
-            serde_json::Value::from(*(&self.throttle_time_ms)),
+            serde_json::Value::from(self.throttle_time_ms),
         );
+        node.insert("errorCode".into(), serde_json::Value::from(self.error_code));
         node.insert(
-            "errorCode".into(),
-            serde_json::Value::from(*(&self.error_code)),
+            "errorMessage".into(),
+            match &self.error_message {
+                Some(v) => serde_json::Value::String(v.to_string()),
+                None => serde_json::Value::Null,
+            },
         );
-        match &self.error_message {
-            Some(v) => {
-                node.insert(
-                    "errorMessage".into(),
-                    serde_json::Value::String(v.to_string()),
-                );
-            }
-            None => {
-                node.insert("errorMessage".into(), serde_json::Value::Null);
-            }
-        }
         if version <= 1 {
             node.insert(
                 "results".into(),
                 serde_json::Value::Array(
-                    (&self.results)
+                    self.results
                         .iter()
                         .map(|e| e.to_kafka_json(version, serialize_records))
                         .collect(),
@@ -256,25 +205,29 @@ impl ToKafkaJson for UpdateFeaturesResponse {
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for UpdateFeaturesResponse {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.throttle_time_ms = rng.int() as i32;
-        this.error_code = rng.int() as i16;
-        this.error_message = if (true) && rng.one_in(4) {
-            None
-        } else {
-            Some(rng.string())
-        };
-        if version <= 1 {
-            this.results = (0..rng.below(4))
-                .map(|_| <UpdatableFeatureResult as crate::sample::Sample>::sample(rng, version))
-                .collect();
+impl Sample for UpdateFeaturesResponse {
+    fn sample(rng: &mut Rng, version: i16) -> Self {
+        Self {
+            throttle_time_ms: rng.int() as i32,
+            error_code: rng.int() as i16,
+            error_message: if rng.one_in(4) {
+                None
+            } else {
+                Some(rng.string())
+            },
+            results: if version <= 1 {
+                (0..rng.below(4))
+                    .map(|_| UpdatableFeatureResult::sample(rng, version))
+                    .collect()
+            } else {
+                List::new()
+            },
+            unknown_tagged_fields: if rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        if (true) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
-        }
-        this
     }
 }
 
@@ -315,60 +268,37 @@ impl UpdatableFeatureResult {
 }
 
 impl Encodable for UpdatableFeatureResult {
-    fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
-        let flexible = true;
-        let _ = flexible;
+    fn encode<B: BufMut>(&self, buf: &mut B, _version: i16) -> Result<(), EncodeError> {
         wire::check_string(&self.feature, "feature")?;
-        wire::put_string(buf, (&self.feature), flexible);
-        buf.put_i16(*(&self.error_code));
+        wire::put_string(buf, &self.feature, true);
+        buf.put_i16(self.error_code);
         if let Some(v) = &self.error_message {
             wire::check_string(v, "errorMessage")?;
         }
         match &self.error_message {
             Some(v) => {
-                wire::put_string(buf, v, flexible);
+                wire::put_string(buf, v, true);
             }
-            None if true => {
-                wire::put_nullable_string(buf, None, flexible);
-            }
-            None => {
-                return Err(EncodeError::NullNotAllowed {
-                    field: "errorMessage",
-                    version,
-                })
-            }
+            None => wire::put_nullable_string(buf, None, true),
         }
-        if flexible {
-            wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
-                return Err(EncodeError::InvalidRawTags(u32::MAX));
-            }
-        } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsUnsupported { version });
+        wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
+        wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+        let mut raw_offset = 0;
+        wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+        if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
+            return Err(EncodeError::InvalidRawTags(u32::MAX));
         }
         Ok(())
     }
 
-    fn encoded_len(&self, version: i16) -> usize {
-        let flexible = true;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += wire::string_len((&self.feature), flexible);
-        len += 2;
-        len += match &self.error_message {
-            Some(v) => wire::string_len(v, flexible),
-            None => wire::nullable_string_len(None, flexible),
-        };
-        if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
-        }
-        len
+    fn encoded_len(&self, _version: i16) -> usize {
+        2 + wire::string_len(&self.feature, true)
+            + wire::raw_tags_len(&self.unknown_tagged_fields)
+            + wire::uvarint_len(self.unknown_tagged_fields.count())
+            + match &self.error_message {
+                Some(v) => wire::string_len(v, true),
+                None => wire::nullable_string_len(None, true),
+            }
     }
 }
 
@@ -396,17 +326,13 @@ impl Decodable for UpdatableFeatureResult {
         self.read_into(buf, version, checked)
     }
 
-    fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        let flexible = true;
-        let _ = flexible;
-        wire::skip_string(buf, flexible)?;
+    fn skip_checked(buf: &mut Bytes, _version: i16) -> Result<(), DecodeError> {
+        wire::skip_string(buf, true)?;
         wire::skip(buf, 2)?;
-        wire::skip_string(buf, flexible)?;
-        if flexible {
-            for _ in 0..wire::get_tag_count(buf)? {
-                let (_, hdr, size) = wire::peek_tag_header(buf)?;
-                wire::skip(buf, hdr + size)?;
-            }
+        wire::skip_string(buf, true)?;
+        for _ in 0..wire::get_tag_count(buf)? {
+            let (_, hdr, size) = wire::peek_tag_header(buf)?;
+            wire::skip(buf, hdr + size)?;
         }
         Ok(())
     }
@@ -422,20 +348,15 @@ impl UpdatableFeatureResult {
     fn read_into(
         &mut self,
         buf: &mut Bytes,
-        version: i16,
-        checked: bool,
+        _version: i16,
+        _checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
-        let flexible = true;
-        let _ = flexible;
-        self.feature = wire::get_string(buf, flexible)?;
+        self.feature = wire::get_string(buf, true)?;
         self.error_code = wire::get_i16(buf)?;
-        self.error_message = wire::get_nullable_string(buf, flexible)?;
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            if count > 0 {
-                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
-            }
+        self.error_message = wire::get_nullable_string(buf, true)?;
+        let count = wire::get_tag_count(buf)?;
+        if count > 0 {
+            self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
         }
         Ok(())
     }
@@ -443,47 +364,41 @@ impl UpdatableFeatureResult {
 
 #[cfg(feature = "json")]
 impl ToKafkaJson for UpdatableFeatureResult {
-    fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
+    fn to_kafka_json(&self, _version: i16, _serialize_records: bool) -> serde_json::Value {
         let mut node = serde_json::Map::new();
         node.insert(
             "feature".into(),
-            serde_json::Value::String((&self.feature).to_string()),
+            serde_json::Value::String(self.feature.to_string()),
         );
+        node.insert("errorCode".into(), serde_json::Value::from(self.error_code));
         node.insert(
-            "errorCode".into(),
-            serde_json::Value::from(*(&self.error_code)),
+            "errorMessage".into(),
+            match &self.error_message {
+                Some(v) => serde_json::Value::String(v.to_string()),
+                None => serde_json::Value::Null,
+            },
         );
-        match &self.error_message {
-            Some(v) => {
-                node.insert(
-                    "errorMessage".into(),
-                    serde_json::Value::String(v.to_string()),
-                );
-            }
-            None => {
-                node.insert("errorMessage".into(), serde_json::Value::Null);
-            }
-        }
         serde_json::Value::Object(node)
     }
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for UpdatableFeatureResult {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.feature = rng.string();
-        this.error_code = rng.int() as i16;
-        this.error_message = if (true) && rng.one_in(4) {
-            None
-        } else {
-            Some(rng.string())
-        };
-        if (true) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
+impl Sample for UpdatableFeatureResult {
+    fn sample(rng: &mut Rng, _version: i16) -> Self {
+        Self {
+            feature: rng.string(),
+            error_code: rng.int() as i16,
+            error_message: if rng.one_in(4) {
+                None
+            } else {
+                Some(rng.string())
+            },
+            unknown_tagged_fields: if rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        this
     }
 }
 

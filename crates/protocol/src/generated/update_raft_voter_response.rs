@@ -3,21 +3,14 @@
 //!
 //! Valid versions: 0; flexible versions: 0+.
 
-#![allow(
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
-
 use bytes::{Buf, BufMut, Bytes};
-use uuid::Uuid;
 
 #[cfg(feature = "json")]
 use crate::json::ToKafkaJson;
-use crate::wire::{self, RawTaggedFields};
-use crate::{Decodable, DecodeError, Encodable, EncodeError, List, Message, StrBytes};
+#[cfg(feature = "sample")]
+use crate::sample::{Rng, Sample};
+use crate::wire;
+use crate::{Decodable, DecodeError, Encodable, EncodeError, Message, RawTaggedFields, StrBytes};
 
 /// The `UpdateRaftVoterResponse` struct.
 #[derive(Debug, Clone, PartialEq)]
@@ -57,51 +50,37 @@ impl UpdateRaftVoterResponse {
 
 impl Encodable for UpdateRaftVoterResponse {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
-        let flexible = true;
-        let _ = flexible;
-        {
-            let mut b = [0u8; 6];
-            b[0..4].copy_from_slice(&self.throttle_time_ms.to_be_bytes());
-            b[4..6].copy_from_slice(&self.error_code.to_be_bytes());
-            buf.put_slice(&b);
+        let mut b = [0u8; 6];
+        b[0..4].copy_from_slice(&self.throttle_time_ms.to_be_bytes());
+        b[4..6].copy_from_slice(&self.error_code.to_be_bytes());
+        buf.put_slice(&b);
+        wire::check_raw_tags(&self.unknown_tagged_fields, &[0])?;
+        let mut count = self.unknown_tagged_fields.count();
+        let write_current_leader = self.current_leader != CurrentLeader::default();
+        count += u32::from(write_current_leader);
+        wire::put_uvarint(buf, count);
+        let mut raw_offset = 0;
+        if write_current_leader {
+            wire::put_raw_tags(buf, &self.unknown_tagged_fields, 0, &mut raw_offset);
+            wire::put_tag_header(buf, 0, self.current_leader.encoded_len(version));
+            self.current_leader.encode(buf, version)?;
         }
-        if flexible {
-            wire::check_raw_tags(&self.unknown_tagged_fields, &[0])?;
-            let mut count = self.unknown_tagged_fields.count();
-            let t0 = true && !(*(&self.current_leader) == CurrentLeader::default());
-            count += u32::from(t0);
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            if t0 {
-                wire::put_raw_tags(buf, &self.unknown_tagged_fields, 0, &mut raw);
-                wire::put_tag_header(buf, 0, (&self.current_leader).encoded_len(version));
-                (&self.current_leader).encode(buf, version)?;
-            }
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
-                return Err(EncodeError::InvalidRawTags(u32::MAX));
-            }
-        } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsUnsupported { version });
+        wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+        if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
+            return Err(EncodeError::InvalidRawTags(u32::MAX));
         }
         Ok(())
     }
 
     fn encoded_len(&self, version: i16) -> usize {
-        let flexible = true;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += 4;
-        len += 2;
-        if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            if true && !(*(&self.current_leader) == CurrentLeader::default()) {
-                count += 1;
-                len += wire::tagged_field_len(0, (&self.current_leader).encoded_len(version));
-            }
-            len += wire::uvarint_len(count);
+        let mut len = 6;
+        let mut count = self.unknown_tagged_fields.count();
+        len += wire::raw_tags_len(&self.unknown_tagged_fields);
+        if self.current_leader != CurrentLeader::default() {
+            count += 1;
+            len += wire::tagged_field_len(0, self.current_leader.encoded_len(version));
         }
+        len += wire::uvarint_len(count);
         len
     }
 }
@@ -128,16 +107,12 @@ impl Decodable for UpdateRaftVoterResponse {
         self.read_into(buf, version, checked)
     }
 
-    fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        let flexible = true;
-        let _ = flexible;
+    fn skip_checked(buf: &mut Bytes, _version: i16) -> Result<(), DecodeError> {
         wire::skip(buf, 4)?;
         wire::skip(buf, 2)?;
-        if flexible {
-            for _ in 0..wire::get_tag_count(buf)? {
-                let (_, hdr, size) = wire::peek_tag_header(buf)?;
-                wire::skip(buf, hdr + size)?;
-            }
+        for _ in 0..wire::get_tag_count(buf)? {
+            let (_, hdr, size) = wire::peek_tag_header(buf)?;
+            wire::skip(buf, hdr + size)?;
         }
         Ok(())
     }
@@ -156,33 +131,26 @@ impl UpdateRaftVoterResponse {
         version: i16,
         checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
-        let flexible = true;
-        let _ = flexible;
-        {
-            let b = wire::get_fixed::<6>(buf)?;
-            self.throttle_time_ms = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
-            self.error_code = i16::from_be_bytes([b[4], b[5]]);
-        }
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            if count > 0 {
-                let mut unknown = wire::RawTagsReader::default();
-                for _ in 0..count {
-                    let (tag, hdr, size) = wire::peek_tag_header(buf)?;
-                    match tag {
-                        0 => {
-                            buf.advance(hdr);
-                            let end = buf.remaining() - size;
-                            self.current_leader = Default::default();
-                            self.current_leader.read_into(buf, version, checked)?;
-                            wire::expect_end(buf, end, tag)?;
-                        }
-                        _ => unknown.push(buf.split_to(hdr + size)),
+        let b = wire::get_fixed::<6>(buf)?;
+        self.throttle_time_ms = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+        self.error_code = i16::from_be_bytes([b[4], b[5]]);
+        let count = wire::get_tag_count(buf)?;
+        if count > 0 {
+            let mut unknown = wire::RawTagsReader::default();
+            for _ in 0..count {
+                let (tag, hdr, size) = wire::peek_tag_header(buf)?;
+                match tag {
+                    0 => {
+                        buf.advance(hdr);
+                        let end = buf.remaining() - size;
+                        self.current_leader = CurrentLeader::default();
+                        self.current_leader.read_into(buf, version, checked)?;
+                        wire::expect_end(buf, end, tag)?;
                     }
+                    _ => unknown.push(buf.split_to(hdr + size)),
                 }
-                self.unknown_tagged_fields = unknown.finish();
             }
+            self.unknown_tagged_fields = unknown.finish();
         }
         Ok(())
     }
@@ -191,20 +159,17 @@ impl UpdateRaftVoterResponse {
 #[cfg(feature = "json")]
 impl ToKafkaJson for UpdateRaftVoterResponse {
     fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
         let mut node = serde_json::Map::new();
         node.insert(
             "throttleTimeMs".into(),
-            serde_json::Value::from(*(&self.throttle_time_ms)),
+            serde_json::Value::from(self.throttle_time_ms),
         );
-        node.insert(
-            "errorCode".into(),
-            serde_json::Value::from(*(&self.error_code)),
-        );
-        if !(*(&self.current_leader) == CurrentLeader::default()) {
+        node.insert("errorCode".into(), serde_json::Value::from(self.error_code));
+        if self.current_leader != CurrentLeader::default() {
             node.insert(
                 "currentLeader".into(),
-                (&self.current_leader).to_kafka_json(version, serialize_records),
+                self.current_leader
+                    .to_kafka_json(version, serialize_records),
             );
         }
         serde_json::Value::Object(node)
@@ -212,20 +177,22 @@ impl ToKafkaJson for UpdateRaftVoterResponse {
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for UpdateRaftVoterResponse {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.throttle_time_ms = rng.int() as i32;
-        this.error_code = rng.int() as i16;
-        this.current_leader = if rng.one_in(3) {
-            this.current_leader.clone()
-        } else {
-            <CurrentLeader as crate::sample::Sample>::sample(rng, version)
-        };
-        if (true) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
+impl Sample for UpdateRaftVoterResponse {
+    fn sample(rng: &mut Rng, version: i16) -> Self {
+        Self {
+            throttle_time_ms: rng.int() as i32,
+            error_code: rng.int() as i16,
+            current_leader: if !rng.one_in(3) {
+                CurrentLeader::sample(rng, version)
+            } else {
+                CurrentLeader::default()
+            },
+            unknown_tagged_fields: if rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        this
     }
 }
 
@@ -271,47 +238,28 @@ impl CurrentLeader {
 }
 
 impl Encodable for CurrentLeader {
-    fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
-        let flexible = true;
-        let _ = flexible;
-        {
-            let mut b = [0u8; 8];
-            b[0..4].copy_from_slice(&self.leader_id.to_be_bytes());
-            b[4..8].copy_from_slice(&self.leader_epoch.to_be_bytes());
-            buf.put_slice(&b);
-        }
+    fn encode<B: BufMut>(&self, buf: &mut B, _version: i16) -> Result<(), EncodeError> {
+        let mut b = [0u8; 8];
+        b[0..4].copy_from_slice(&self.leader_id.to_be_bytes());
+        b[4..8].copy_from_slice(&self.leader_epoch.to_be_bytes());
+        buf.put_slice(&b);
         wire::check_string(&self.host, "host")?;
-        wire::put_string(buf, (&self.host), flexible);
-        buf.put_i32(*(&self.port));
-        if flexible {
-            wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
-                return Err(EncodeError::InvalidRawTags(u32::MAX));
-            }
-        } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsUnsupported { version });
+        wire::put_string(buf, &self.host, true);
+        buf.put_i32(self.port);
+        wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
+        wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+        let mut raw_offset = 0;
+        wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+        if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
+            return Err(EncodeError::InvalidRawTags(u32::MAX));
         }
         Ok(())
     }
 
-    fn encoded_len(&self, version: i16) -> usize {
-        let flexible = true;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += 4;
-        len += 4;
-        len += wire::string_len((&self.host), flexible);
-        len += 4;
-        if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
-        }
-        len
+    fn encoded_len(&self, _version: i16) -> usize {
+        12 + wire::string_len(&self.host, true)
+            + wire::raw_tags_len(&self.unknown_tagged_fields)
+            + wire::uvarint_len(self.unknown_tagged_fields.count())
     }
 }
 
@@ -339,18 +287,14 @@ impl Decodable for CurrentLeader {
         self.read_into(buf, version, checked)
     }
 
-    fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        let flexible = true;
-        let _ = flexible;
+    fn skip_checked(buf: &mut Bytes, _version: i16) -> Result<(), DecodeError> {
         wire::skip(buf, 4)?;
         wire::skip(buf, 4)?;
-        wire::skip_string(buf, flexible)?;
+        wire::skip_string(buf, true)?;
         wire::skip(buf, 4)?;
-        if flexible {
-            for _ in 0..wire::get_tag_count(buf)? {
-                let (_, hdr, size) = wire::peek_tag_header(buf)?;
-                wire::skip(buf, hdr + size)?;
-            }
+        for _ in 0..wire::get_tag_count(buf)? {
+            let (_, hdr, size) = wire::peek_tag_header(buf)?;
+            wire::skip(buf, hdr + size)?;
         }
         Ok(())
     }
@@ -366,24 +310,17 @@ impl CurrentLeader {
     fn read_into(
         &mut self,
         buf: &mut Bytes,
-        version: i16,
-        checked: bool,
+        _version: i16,
+        _checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
-        let flexible = true;
-        let _ = flexible;
-        {
-            let b = wire::get_fixed::<8>(buf)?;
-            self.leader_id = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
-            self.leader_epoch = i32::from_be_bytes([b[4], b[5], b[6], b[7]]);
-        }
-        self.host = wire::get_string(buf, flexible)?;
+        let b = wire::get_fixed::<8>(buf)?;
+        self.leader_id = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+        self.leader_epoch = i32::from_be_bytes([b[4], b[5], b[6], b[7]]);
+        self.host = wire::get_string(buf, true)?;
         self.port = wire::get_i32(buf)?;
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            if count > 0 {
-                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
-            }
+        let count = wire::get_tag_count(buf)?;
+        if count > 0 {
+            self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
         }
         Ok(())
     }
@@ -391,38 +328,36 @@ impl CurrentLeader {
 
 #[cfg(feature = "json")]
 impl ToKafkaJson for CurrentLeader {
-    fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
+    fn to_kafka_json(&self, _version: i16, _serialize_records: bool) -> serde_json::Value {
         let mut node = serde_json::Map::new();
-        node.insert(
-            "leaderId".into(),
-            serde_json::Value::from(*(&self.leader_id)),
-        );
+        node.insert("leaderId".into(), serde_json::Value::from(self.leader_id));
         node.insert(
             "leaderEpoch".into(),
-            serde_json::Value::from(*(&self.leader_epoch)),
+            serde_json::Value::from(self.leader_epoch),
         );
         node.insert(
             "host".into(),
-            serde_json::Value::String((&self.host).to_string()),
+            serde_json::Value::String(self.host.to_string()),
         );
-        node.insert("port".into(), serde_json::Value::from(*(&self.port)));
+        node.insert("port".into(), serde_json::Value::from(self.port));
         serde_json::Value::Object(node)
     }
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for CurrentLeader {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.leader_id = rng.int() as i32;
-        this.leader_epoch = rng.int() as i32;
-        this.host = rng.string();
-        this.port = rng.int() as i32;
-        if (true) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
+impl Sample for CurrentLeader {
+    fn sample(rng: &mut Rng, _version: i16) -> Self {
+        Self {
+            leader_id: rng.int() as i32,
+            leader_epoch: rng.int() as i32,
+            host: rng.string(),
+            port: rng.int() as i32,
+            unknown_tagged_fields: if rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        this
     }
 }
 

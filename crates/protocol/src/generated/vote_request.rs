@@ -3,21 +3,17 @@
 //!
 //! Valid versions: 0-2; flexible versions: 0+.
 
-#![allow(
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
-
-use bytes::{Buf, BufMut, Bytes};
+use bytes::{BufMut, Bytes};
 use uuid::Uuid;
 
 #[cfg(feature = "json")]
 use crate::json::ToKafkaJson;
-use crate::wire::{self, RawTaggedFields};
-use crate::{Decodable, DecodeError, Encodable, EncodeError, List, Message, StrBytes};
+#[cfg(feature = "sample")]
+use crate::sample::{Rng, Sample};
+use crate::wire;
+use crate::{
+    Decodable, DecodeError, Encodable, EncodeError, List, Message, RawTaggedFields, StrBytes,
+};
 
 /// The `VoteRequest` struct.
 #[derive(Debug, Clone, PartialEq)]
@@ -57,63 +53,42 @@ impl VoteRequest {
 
 impl Encodable for VoteRequest {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
-        let flexible = true;
-        let _ = flexible;
         if let Some(v) = &self.cluster_id {
             wire::check_string(v, "clusterId")?;
         }
         match &self.cluster_id {
             Some(v) => {
-                wire::put_string(buf, v, flexible);
+                wire::put_string(buf, v, true);
             }
-            None if true => {
-                wire::put_nullable_string(buf, None, flexible);
-            }
-            None => {
-                return Err(EncodeError::NullNotAllowed {
-                    field: "clusterId",
-                    version,
-                })
-            }
+            None => wire::put_nullable_string(buf, None, true),
         }
         if version >= 1 {
-            buf.put_i32(*(&self.voter_id));
+            buf.put_i32(self.voter_id);
         }
-        wire::put_array_len(buf, Some((&self.topics).len()), flexible);
-        (&self.topics).encode_elements(buf, version)?;
-        if flexible {
-            wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
-                return Err(EncodeError::InvalidRawTags(u32::MAX));
-            }
-        } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsUnsupported { version });
+        wire::put_array_len(buf, Some(self.topics.len()), true);
+        self.topics.encode_elements(buf, version)?;
+        wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
+        wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+        let mut raw_offset = 0;
+        wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+        if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
+            return Err(EncodeError::InvalidRawTags(u32::MAX));
         }
         Ok(())
     }
 
     fn encoded_len(&self, version: i16) -> usize {
-        let flexible = true;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += match &self.cluster_id {
-            Some(v) => wire::string_len(v, flexible),
-            None => wire::nullable_string_len(None, flexible),
-        };
+        let mut len = wire::array_len_len(Some(self.topics.len()), true)
+            + self.topics.elements_len(version)
+            + match &self.cluster_id {
+                Some(v) => wire::string_len(v, true),
+                None => wire::nullable_string_len(None, true),
+            };
         if version >= 1 {
             len += 4;
         }
-        len += (wire::array_len_len(Some((&self.topics).len()), flexible)
-            + (&self.topics).elements_len(version));
-        if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
-        }
+        len += wire::raw_tags_len(&self.unknown_tagged_fields)
+            + wire::uvarint_len(self.unknown_tagged_fields.count());
         len
     }
 }
@@ -141,20 +116,16 @@ impl Decodable for VoteRequest {
     }
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        let flexible = true;
-        let _ = flexible;
-        wire::skip_string(buf, flexible)?;
+        wire::skip_string(buf, true)?;
         if version >= 1 {
             wire::skip(buf, 4)?;
         }
-        for _ in 0..wire::get_array_len(buf, flexible)?.unwrap_or(0) {
+        for _ in 0..wire::get_array_len(buf, true)?.unwrap_or(0) {
             TopicData::skip_checked(buf, version)?;
         }
-        if flexible {
-            for _ in 0..wire::get_tag_count(buf)? {
-                let (_, hdr, size) = wire::peek_tag_header(buf)?;
-                wire::skip(buf, hdr + size)?;
-            }
+        for _ in 0..wire::get_tag_count(buf)? {
+            let (_, hdr, size) = wire::peek_tag_header(buf)?;
+            wire::skip(buf, hdr + size)?;
         }
         Ok(())
     }
@@ -173,23 +144,16 @@ impl VoteRequest {
         version: i16,
         checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
-        let flexible = true;
-        let _ = flexible;
-        self.cluster_id = wire::get_nullable_string(buf, flexible)?;
+        self.cluster_id = wire::get_nullable_string(buf, true)?;
         if version >= 1 {
             self.voter_id = wire::get_i32(buf)?;
         }
-        {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            self.topics
-                .decode_elements_into(buf, n, TopicData::MIN_WIRE_SIZE, version, checked)?;
-        }
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            if count > 0 {
-                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
-            }
+        let len = wire::get_array_len(buf, true)?.ok_or(DecodeError::UnexpectedNull)?;
+        self.topics
+            .decode_elements_into(buf, len, TopicData::MIN_WIRE_SIZE, version, checked)?;
+        let count = wire::get_tag_count(buf)?;
+        if count > 0 {
+            self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
         }
         Ok(())
     }
@@ -198,23 +162,21 @@ impl VoteRequest {
 #[cfg(feature = "json")]
 impl ToKafkaJson for VoteRequest {
     fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
         let mut node = serde_json::Map::new();
-        match &self.cluster_id {
-            Some(v) => {
-                node.insert("clusterId".into(), serde_json::Value::String(v.to_string()));
-            }
-            None => {
-                node.insert("clusterId".into(), serde_json::Value::Null);
-            }
-        }
+        node.insert(
+            "clusterId".into(),
+            match &self.cluster_id {
+                Some(v) => serde_json::Value::String(v.to_string()),
+                None => serde_json::Value::Null,
+            },
+        );
         if version >= 1 {
-            node.insert("voterId".into(), serde_json::Value::from(*(&self.voter_id)));
+            node.insert("voterId".into(), serde_json::Value::from(self.voter_id));
         }
         node.insert(
             "topics".into(),
             serde_json::Value::Array(
-                (&self.topics)
+                self.topics
                     .iter()
                     .map(|e| e.to_kafka_json(version, serialize_records))
                     .collect(),
@@ -225,24 +187,24 @@ impl ToKafkaJson for VoteRequest {
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for VoteRequest {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.cluster_id = if (true) && rng.one_in(4) {
-            None
-        } else {
-            Some(rng.string())
-        };
-        if version >= 1 {
-            this.voter_id = rng.int() as i32;
+impl Sample for VoteRequest {
+    fn sample(rng: &mut Rng, version: i16) -> Self {
+        Self {
+            cluster_id: if rng.one_in(4) {
+                None
+            } else {
+                Some(rng.string())
+            },
+            voter_id: if version >= 1 { rng.int() as i32 } else { -1 },
+            topics: (0..rng.below(4))
+                .map(|_| TopicData::sample(rng, version))
+                .collect(),
+            unknown_tagged_fields: if rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        this.topics = (0..rng.below(4))
-            .map(|_| <TopicData as crate::sample::Sample>::sample(rng, version))
-            .collect();
-        if (true) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
-        }
-        this
     }
 }
 
@@ -279,40 +241,26 @@ impl TopicData {
 
 impl Encodable for TopicData {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
-        let flexible = true;
-        let _ = flexible;
         wire::check_string(&self.topic_name, "topicName")?;
-        wire::put_string(buf, (&self.topic_name), flexible);
-        wire::put_array_len(buf, Some((&self.partitions).len()), flexible);
-        (&self.partitions).encode_elements(buf, version)?;
-        if flexible {
-            wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
-                return Err(EncodeError::InvalidRawTags(u32::MAX));
-            }
-        } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsUnsupported { version });
+        wire::put_string(buf, &self.topic_name, true);
+        wire::put_array_len(buf, Some(self.partitions.len()), true);
+        self.partitions.encode_elements(buf, version)?;
+        wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
+        wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+        let mut raw_offset = 0;
+        wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+        if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
+            return Err(EncodeError::InvalidRawTags(u32::MAX));
         }
         Ok(())
     }
 
     fn encoded_len(&self, version: i16) -> usize {
-        let flexible = true;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += wire::string_len((&self.topic_name), flexible);
-        len += (wire::array_len_len(Some((&self.partitions).len()), flexible)
-            + (&self.partitions).elements_len(version));
-        if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
-        }
-        len
+        wire::string_len(&self.topic_name, true)
+            + wire::array_len_len(Some(self.partitions.len()), true)
+            + self.partitions.elements_len(version)
+            + wire::raw_tags_len(&self.unknown_tagged_fields)
+            + wire::uvarint_len(self.unknown_tagged_fields.count())
     }
 }
 
@@ -341,17 +289,13 @@ impl Decodable for TopicData {
     }
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        let flexible = true;
-        let _ = flexible;
-        wire::skip_string(buf, flexible)?;
-        for _ in 0..wire::get_array_len(buf, flexible)?.unwrap_or(0) {
+        wire::skip_string(buf, true)?;
+        for _ in 0..wire::get_array_len(buf, true)?.unwrap_or(0) {
             PartitionData::skip_checked(buf, version)?;
         }
-        if flexible {
-            for _ in 0..wire::get_tag_count(buf)? {
-                let (_, hdr, size) = wire::peek_tag_header(buf)?;
-                wire::skip(buf, hdr + size)?;
-            }
+        for _ in 0..wire::get_tag_count(buf)? {
+            let (_, hdr, size) = wire::peek_tag_header(buf)?;
+            wire::skip(buf, hdr + size)?;
         }
         Ok(())
     }
@@ -370,25 +314,18 @@ impl TopicData {
         version: i16,
         checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
-        let flexible = true;
-        let _ = flexible;
-        self.topic_name = wire::get_string(buf, flexible)?;
-        {
-            let n = wire::get_array_len(buf, flexible)?.ok_or(DecodeError::UnexpectedNull)?;
-            self.partitions.decode_elements_into(
-                buf,
-                n,
-                PartitionData::MIN_WIRE_SIZE,
-                version,
-                checked,
-            )?;
-        }
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            if count > 0 {
-                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
-            }
+        self.topic_name = wire::get_string(buf, true)?;
+        let len = wire::get_array_len(buf, true)?.ok_or(DecodeError::UnexpectedNull)?;
+        self.partitions.decode_elements_into(
+            buf,
+            len,
+            PartitionData::MIN_WIRE_SIZE,
+            version,
+            checked,
+        )?;
+        let count = wire::get_tag_count(buf)?;
+        if count > 0 {
+            self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
         }
         Ok(())
     }
@@ -397,16 +334,15 @@ impl TopicData {
 #[cfg(feature = "json")]
 impl ToKafkaJson for TopicData {
     fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
         let mut node = serde_json::Map::new();
         node.insert(
             "topicName".into(),
-            serde_json::Value::String((&self.topic_name).to_string()),
+            serde_json::Value::String(self.topic_name.to_string()),
         );
         node.insert(
             "partitions".into(),
             serde_json::Value::Array(
-                (&self.partitions)
+                self.partitions
                     .iter()
                     .map(|e| e.to_kafka_json(version, serialize_records))
                     .collect(),
@@ -417,17 +353,19 @@ impl ToKafkaJson for TopicData {
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for TopicData {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.topic_name = rng.string();
-        this.partitions = (0..rng.below(4))
-            .map(|_| <PartitionData as crate::sample::Sample>::sample(rng, version))
-            .collect();
-        if (true) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
+impl Sample for TopicData {
+    fn sample(rng: &mut Rng, version: i16) -> Self {
+        Self {
+            topic_name: rng.string(),
+            partitions: (0..rng.below(4))
+                .map(|_| PartitionData::sample(rng, version))
+                .collect(),
+            unknown_tagged_fields: if rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        this
     }
 }
 
@@ -494,76 +432,49 @@ impl PartitionData {
 
 impl Encodable for PartitionData {
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
-        let flexible = true;
-        let _ = flexible;
-        {
-            let mut b = [0u8; 12];
-            b[0..4].copy_from_slice(&self.partition_index.to_be_bytes());
-            b[4..8].copy_from_slice(&self.replica_epoch.to_be_bytes());
-            b[8..12].copy_from_slice(&self.replica_id.to_be_bytes());
-            buf.put_slice(&b);
-        }
+        let mut b = [0u8; 12];
+        b[0..4].copy_from_slice(&self.partition_index.to_be_bytes());
+        b[4..8].copy_from_slice(&self.replica_epoch.to_be_bytes());
+        b[8..12].copy_from_slice(&self.replica_id.to_be_bytes());
+        buf.put_slice(&b);
         if version >= 1 {
-            {
-                let mut b = [0u8; 32];
-                b[0..16].copy_from_slice(self.replica_directory_id.as_bytes());
-                b[16..32].copy_from_slice(self.voter_directory_id.as_bytes());
-                buf.put_slice(&b);
-            }
-        } else {
-        }
-        {
-            let mut b = [0u8; 12];
-            b[0..4].copy_from_slice(&self.last_offset_epoch.to_be_bytes());
-            b[4..12].copy_from_slice(&self.last_offset.to_be_bytes());
+            let mut b = [0u8; 32];
+            b[0..16].copy_from_slice(self.replica_directory_id.as_bytes());
+            b[16..32].copy_from_slice(self.voter_directory_id.as_bytes());
             buf.put_slice(&b);
         }
+        let mut b = [0u8; 12];
+        b[0..4].copy_from_slice(&self.last_offset_epoch.to_be_bytes());
+        b[4..12].copy_from_slice(&self.last_offset.to_be_bytes());
+        buf.put_slice(&b);
         if version >= 2 {
-            wire::put_bool(buf, *(&self.pre_vote));
-        } else if !(!*(&self.pre_vote)) {
+            wire::put_bool(buf, self.pre_vote);
+        } else if self.pre_vote {
             return Err(EncodeError::NonDefaultField {
                 field: "preVote",
                 version,
             });
         }
-        if flexible {
-            wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
-            let mut count = self.unknown_tagged_fields.count();
-            wire::put_uvarint(buf, count);
-            let mut raw = 0usize;
-            wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw);
-            if raw < self.unknown_tagged_fields.as_bytes().len() {
-                return Err(EncodeError::InvalidRawTags(u32::MAX));
-            }
-        } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsUnsupported { version });
+        wire::check_raw_tags(&self.unknown_tagged_fields, &[])?;
+        wire::put_uvarint(buf, self.unknown_tagged_fields.count());
+        let mut raw_offset = 0;
+        wire::put_raw_tags(buf, &self.unknown_tagged_fields, u32::MAX, &mut raw_offset);
+        if raw_offset < self.unknown_tagged_fields.as_bytes().len() {
+            return Err(EncodeError::InvalidRawTags(u32::MAX));
         }
         Ok(())
     }
 
     fn encoded_len(&self, version: i16) -> usize {
-        let flexible = true;
-        let _ = flexible;
-        let mut len = 0usize;
-        len += 4;
-        len += 4;
-        len += 4;
+        let mut len = 24;
         if version >= 1 {
-            len += 16;
+            len += 32;
         }
-        if version >= 1 {
-            len += 16;
-        }
-        len += 4;
-        len += 8;
         if version >= 2 {
             len += 1;
         }
-        if flexible {
-            let mut count = self.unknown_tagged_fields.count();
-            len += wire::raw_tags_len(&self.unknown_tagged_fields);
-            len += wire::uvarint_len(count);
-        }
+        len += wire::raw_tags_len(&self.unknown_tagged_fields)
+            + wire::uvarint_len(self.unknown_tagged_fields.count());
         len
     }
 }
@@ -593,15 +504,11 @@ impl Decodable for PartitionData {
     }
 
     fn skip_checked(buf: &mut Bytes, version: i16) -> Result<(), DecodeError> {
-        let flexible = true;
-        let _ = flexible;
         wire::skip(buf, 4)?;
         wire::skip(buf, 4)?;
         wire::skip(buf, 4)?;
         if version >= 1 {
             wire::skip(buf, 16)?;
-        }
-        if version >= 1 {
             wire::skip(buf, 16)?;
         }
         wire::skip(buf, 4)?;
@@ -609,11 +516,9 @@ impl Decodable for PartitionData {
         if version >= 2 {
             wire::skip(buf, 1)?;
         }
-        if flexible {
-            for _ in 0..wire::get_tag_count(buf)? {
-                let (_, hdr, size) = wire::peek_tag_header(buf)?;
-                wire::skip(buf, hdr + size)?;
-            }
+        for _ in 0..wire::get_tag_count(buf)? {
+            let (_, hdr, size) = wire::peek_tag_header(buf)?;
+            wire::skip(buf, hdr + size)?;
         }
         Ok(())
     }
@@ -630,44 +535,32 @@ impl PartitionData {
         &mut self,
         buf: &mut Bytes,
         version: i16,
-        checked: bool,
+        _checked: bool,
     ) -> Result<(), DecodeError> {
-        let _ = checked;
-        let flexible = true;
-        let _ = flexible;
-        {
-            let b = wire::get_fixed::<12>(buf)?;
-            self.partition_index = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
-            self.replica_epoch = i32::from_be_bytes([b[4], b[5], b[6], b[7]]);
-            self.replica_id = i32::from_be_bytes([b[8], b[9], b[10], b[11]]);
-        }
+        let b = wire::get_fixed::<12>(buf)?;
+        self.partition_index = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+        self.replica_epoch = i32::from_be_bytes([b[4], b[5], b[6], b[7]]);
+        self.replica_id = i32::from_be_bytes([b[8], b[9], b[10], b[11]]);
         if version >= 1 {
-            {
-                let b = wire::get_fixed::<32>(buf)?;
-                self.replica_directory_id = Uuid::from_bytes([
-                    b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11],
-                    b[12], b[13], b[14], b[15],
-                ]);
-                self.voter_directory_id = Uuid::from_bytes([
-                    b[16], b[17], b[18], b[19], b[20], b[21], b[22], b[23], b[24], b[25], b[26],
-                    b[27], b[28], b[29], b[30], b[31],
-                ]);
-            }
+            let b = wire::get_fixed::<32>(buf)?;
+            self.replica_directory_id = Uuid::from_bytes([
+                b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12],
+                b[13], b[14], b[15],
+            ]);
+            self.voter_directory_id = Uuid::from_bytes([
+                b[16], b[17], b[18], b[19], b[20], b[21], b[22], b[23], b[24], b[25], b[26], b[27],
+                b[28], b[29], b[30], b[31],
+            ]);
         }
-        {
-            let b = wire::get_fixed::<12>(buf)?;
-            self.last_offset_epoch = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
-            self.last_offset =
-                i64::from_be_bytes([b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11]]);
-        }
+        let b = wire::get_fixed::<12>(buf)?;
+        self.last_offset_epoch = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+        self.last_offset = i64::from_be_bytes([b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11]]);
         if version >= 2 {
             self.pre_vote = wire::get_bool(buf)?;
         }
-        if flexible {
-            let count = wire::get_tag_count(buf)?;
-            if count > 0 {
-                self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
-            }
+        let count = wire::get_tag_count(buf)?;
+        if count > 0 {
+            self.unknown_tagged_fields = wire::get_raw_tag_section(buf, count)?;
         }
         Ok(())
     }
@@ -675,70 +568,70 @@ impl PartitionData {
 
 #[cfg(feature = "json")]
 impl ToKafkaJson for PartitionData {
-    fn to_kafka_json(&self, version: i16, serialize_records: bool) -> serde_json::Value {
-        let _ = (version, serialize_records);
+    fn to_kafka_json(&self, version: i16, _serialize_records: bool) -> serde_json::Value {
         let mut node = serde_json::Map::new();
         node.insert(
             "partitionIndex".into(),
-            serde_json::Value::from(*(&self.partition_index)),
+            serde_json::Value::from(self.partition_index),
         );
         node.insert(
             "replicaEpoch".into(),
-            serde_json::Value::from(*(&self.replica_epoch)),
+            serde_json::Value::from(self.replica_epoch),
         );
-        node.insert(
-            "replicaId".into(),
-            serde_json::Value::from(*(&self.replica_id)),
-        );
+        node.insert("replicaId".into(), serde_json::Value::from(self.replica_id));
         if version >= 1 {
             node.insert(
                 "replicaDirectoryId".into(),
-                serde_json::Value::String(crate::json::uuid_text((&self.replica_directory_id))),
+                serde_json::Value::String(crate::json::uuid_text(&self.replica_directory_id)),
             );
         }
         if version >= 1 {
             node.insert(
                 "voterDirectoryId".into(),
-                serde_json::Value::String(crate::json::uuid_text((&self.voter_directory_id))),
+                serde_json::Value::String(crate::json::uuid_text(&self.voter_directory_id)),
             );
         }
         node.insert(
             "lastOffsetEpoch".into(),
-            serde_json::Value::from(*(&self.last_offset_epoch)),
+            serde_json::Value::from(self.last_offset_epoch),
         );
         node.insert(
             "lastOffset".into(),
-            serde_json::Value::from(*(&self.last_offset)),
+            serde_json::Value::from(self.last_offset),
         );
         if version >= 2 {
-            node.insert("preVote".into(), serde_json::Value::Bool(*(&self.pre_vote)));
+            node.insert("preVote".into(), serde_json::Value::Bool(self.pre_vote));
         }
         serde_json::Value::Object(node)
     }
 }
 
 #[cfg(feature = "sample")]
-impl crate::sample::Sample for PartitionData {
-    fn sample(rng: &mut crate::sample::Rng, version: i16) -> Self {
-        let mut this = Self::default();
-        this.partition_index = rng.int() as i32;
-        this.replica_epoch = rng.int() as i32;
-        this.replica_id = rng.int() as i32;
-        if version >= 1 {
-            this.replica_directory_id = rng.uuid();
+impl Sample for PartitionData {
+    fn sample(rng: &mut Rng, version: i16) -> Self {
+        Self {
+            partition_index: rng.int() as i32,
+            replica_epoch: rng.int() as i32,
+            replica_id: rng.int() as i32,
+            replica_directory_id: if version >= 1 {
+                rng.uuid()
+            } else {
+                Uuid::nil()
+            },
+            voter_directory_id: if version >= 1 {
+                rng.uuid()
+            } else {
+                Uuid::nil()
+            },
+            last_offset_epoch: rng.int() as i32,
+            last_offset: rng.int(),
+            pre_vote: if version >= 2 { rng.bool() } else { false },
+            unknown_tagged_fields: if rng.one_in(4) {
+                rng.raw_tags()
+            } else {
+                RawTaggedFields::new()
+            },
         }
-        if version >= 1 {
-            this.voter_directory_id = rng.uuid();
-        }
-        this.last_offset_epoch = rng.int() as i32;
-        this.last_offset = rng.int();
-        if version >= 2 {
-            this.pre_vote = rng.bool();
-        }
-        if (true) && rng.one_in(4) {
-            this.unknown_tagged_fields = rng.raw_tags();
-        }
-        this
     }
 }
 
