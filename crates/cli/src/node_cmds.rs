@@ -180,11 +180,31 @@ pub async fn server(args: ServerArgs, out: &mut dyn Write) -> Result<(), CliErro
     tracing::info!(node_id, "controller started");
     let _ = writeln!(out, "kraft controller {node_id} started");
     let _ = out.flush();
-    wait_for_shutdown_signal().await;
-    tracing::info!(node_id, "shutting down");
-    node.shutdown().await;
-    Ok(())
+    let fatal = tokio::select! {
+        _ = wait_for_shutdown_signal() => None,
+        error = node.fatal_error() => Some(error),
+    };
+    let Some(error) = fatal else {
+        tracing::info!(node_id, "shutting down");
+        node.shutdown().await;
+        return Ok(());
+    };
+    tracing::error!(node_id, %error, "stopping: the metadata log directory failed");
+    // Nothing is durable any more; stop serving without waiting for long.
+    if tokio::time::timeout(FATAL_SHUTDOWN_GRACE, node.shutdown())
+        .await
+        .is_err()
+    {
+        tracing::warn!(node_id, "shutdown after the storage failure timed out");
+    }
+    Err(CliError::new(format!(
+        "controller {node_id} stopped: {error}"
+    )))
 }
+
+/// How long `kraft server` waits for a clean shutdown after a fatal
+/// storage error before it exits anyway.
+const FATAL_SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
 
 async fn wait_for_shutdown_signal() {
     #[cfg(unix)]

@@ -11,14 +11,12 @@ use bytes::Bytes;
 use kraft_protocol::messages::controller_registration_request::ControllerRegistrationRequest;
 use kraft_protocol::messages::controller_registration_response::ControllerRegistrationResponse;
 use kraft_protocol::{ApiKey, RequestBody, ResponseBody, Uuid};
-use kraft_raft::core::record::{ControlRecord, Record};
-use kraft_raft::core::types::{Address, Endpoint, Endpoints, KRaftVersionRange};
-use kraft_raft::core::voters::{VoterNode, VoterSet};
-use kraft_raft::core::RaftConfig;
-use kraft_raft::disk_log::DiskLog;
-use kraft_raft::driver::{self, DurableLog, RaftEvent, RaftHandle};
-use kraft_raft::storage::{LogConfig, QuorumStateStore};
-use kraft_raft::transport::Transport;
+use kraft_raft::{
+    start_driver, Address, ControlRecord, ControllerRegistrations, DiskLog, DriverError,
+    DriverOptions, DurableLog, ElectionState, Endpoint, Endpoints, FatalError, KRaftVersionRange,
+    LogConfig, QuorumStateStore, RaftConfig, RaftEvent, RaftHandle, Record, SnapshotId, Transport,
+    VoterNode, VoterSet,
+};
 use tokio::sync::watch;
 
 use crate::config::ControllerConfig;
@@ -46,11 +44,13 @@ pub enum NodeError {
 }
 
 /// Applies committed records and snapshots to the image, in log order,
-/// publishes the last applied offset and triggers periodic snapshots.
+/// publishes the last applied offset, triggers periodic snapshots and
+/// publishes the driver's fatal error if it stops on one.
 fn driver_apply_events(
     mut events: tokio::sync::mpsc::UnboundedReceiver<RaftEvent>,
     image: SharedImage,
     applied: watch::Sender<i64>,
+    fatal: watch::Sender<Option<Arc<FatalError>>>,
     log_dir: PathBuf,
     mut snapshots: SnapshotTrigger,
 ) -> tokio::task::JoinHandle<()> {
@@ -112,6 +112,12 @@ fn driver_apply_events(
                 RaftEvent::LeaderChange(leader) => {
                     tracing::info!(leader = ?leader.leader_id, epoch = leader.epoch, "leader change");
                 }
+                // The driver logged it; the owner of the node decides.
+                RaftEvent::Fatal(error) => {
+                    fatal.send_replace(Some(Arc::new(error)));
+                }
+                // Events this controller does not act on.
+                _ => {}
             }
         }
     })
@@ -155,14 +161,14 @@ fn mark_image_loaded(
 
 fn load_snapshot_records(
     log_dir: &std::path::Path,
-    id: kraft_raft::core::types::SnapshotId,
+    id: SnapshotId,
 ) -> Result<(Vec<MetadataRecord>, i16), String> {
     // Read by name: opening a `SnapshotStore` here would delete the
     // temporary files of snapshots the driver is writing or downloading.
     let path = log_dir.join(kraft_raft::storage::snapshot_file_name(id));
     let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     let contents =
-        kraft_raft::disk_log::decode_snapshot(Bytes::from(bytes)).map_err(|e| e.to_string())?;
+        kraft_raft::storage::decode_snapshot(Bytes::from(bytes)).map_err(|e| e.to_string())?;
     let records = contents
         .records
         .into_iter()
@@ -260,8 +266,7 @@ impl RaftQuorum for RaftBridge {
         .await
         {
             Err(_) => return Err(AppendError::Timeout),
-            Ok(Err(driver::DriverError::NotCommitted(_)))
-            | Ok(Err(driver::DriverError::Raft(_))) => {
+            Ok(Err(DriverError::NotCommitted(_))) | Ok(Err(DriverError::Raft(_))) => {
                 return Err(AppendError::NotController {
                     leader_id: self.handle.status().leader.leader_id,
                 })
@@ -346,7 +351,7 @@ impl RaftQuorum for RaftBridge {
     }
 }
 
-impl driver::ControllerRegistrations for SharedImage {
+impl ControllerRegistrations for SharedImage {
     fn registered_endpoints(&self, id: i32) -> Option<Endpoints> {
         let image = self.read();
         let registration = image.controller(id)?;
@@ -361,6 +366,7 @@ pub struct ControllerNode {
     server: ControllerServer,
     raft: RaftHandle,
     image: SharedImage,
+    fatal: watch::Receiver<Option<Arc<FatalError>>>,
     tasks: Vec<tokio::task::JoinHandle<()>>,
 }
 
@@ -469,24 +475,32 @@ impl ControllerNode {
         cluster_id: String,
         cfg: RaftConfig,
         log: L,
-        persisted: Option<kraft_raft::core::ElectionState>,
+        persisted: Option<ElectionState>,
         store: QuorumStateStore,
         log_dir: PathBuf,
     ) -> Result<ControllerNode, NodeError> {
         let node_id = config.node_id;
-        let (raft, events) =
-            driver::start(cfg, log, persisted, store, format!("raft-client-{node_id}"))
-                .map_err(|e| NodeError::Raft(e.to_string()))?;
+        let options = DriverOptions::new(format!("raft-client-{node_id}"));
+        let (raft, events) = start_driver(cfg, log, persisted, store, options)
+            .map_err(|e| NodeError::Raft(e.to_string()))?;
         // Not loaded until the committed snapshot and log are replayed.
         let image = SharedImage::unloaded();
         raft.set_controller_registrations(Arc::new(image.clone()));
         let (applied_tx, applied_rx) = watch::channel(-1i64);
+        let (fatal_tx, fatal_rx) = watch::channel(None);
         let (trigger, snapshot_task) = SnapshotTrigger::start(
             SnapshotPolicy::from_config(&config.metadata_log),
             raft.clone(),
         );
         let mut tasks = vec![
-            driver_apply_events(events, image.clone(), applied_tx, log_dir, trigger),
+            driver_apply_events(
+                events,
+                image.clone(),
+                applied_tx,
+                fatal_tx,
+                log_dir,
+                trigger,
+            ),
             snapshot_task,
             mark_image_loaded(raft.clone(), applied_rx.clone(), image.clone()),
         ];
@@ -534,6 +548,7 @@ impl ControllerNode {
             server,
             raft,
             image,
+            fatal: fatal_rx,
             tasks,
         })
     }
@@ -553,9 +568,25 @@ impl ControllerNode {
         &self.image
     }
 
-    /// Resigns leadership if held, stops serving, flushes the log.
+    /// Resolves when the raft layer stopped on a storage failure (a failed
+    /// fsync of the metadata log or write of `quorum-state`); never
+    /// otherwise. The node then answers nothing that needs the quorum: the
+    /// process should shut it down and exit with an error.
+    pub async fn fatal_error(&self) -> Arc<FatalError> {
+        let mut fatal = self.fatal.clone();
+        if let Ok(error) = fatal.wait_for(Option::is_some).await {
+            if let Some(error) = error.as_ref() {
+                return error.clone();
+            }
+        }
+        std::future::pending().await
+    }
+
+    /// Resigns leadership if held (unless storage failed), stops serving,
+    /// flushes the log.
     pub async fn shutdown(self) {
-        if self.raft.status().is_leader {
+        let failed = self.fatal.borrow().is_some();
+        if self.raft.status().is_leader && !failed {
             if let Err(e) = self.raft.resign().await {
                 tracing::warn!(error = %e, "resign failed");
             }

@@ -21,8 +21,7 @@
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use kraft_raft::disk_log::Retention;
-use kraft_raft::driver::RaftHandle;
+use kraft_raft::{DriverError, RaftHandle, Retention};
 use tokio::sync::mpsc;
 
 use crate::config::MetadataLogConfig;
@@ -181,7 +180,7 @@ async fn run_writer(
                         end_offset = request.end_offset,
                         "no snapshot taken: the offset is not a batch end above the log start"
                     ),
-                    Err(kraft_raft::driver::DriverError::Stopped) => return,
+                    Err(DriverError::Stopped) => return,
                     Err(e) => {
                         tracing::warn!(error = %e, end_offset = request.end_offset, "cannot write a metadata snapshot");
                         continue;
@@ -199,7 +198,7 @@ async fn clean(raft: &RaftHandle, retention: Retention) {
         Ok(true) => {
             tracing::info!("old snapshots and log segments deleted by the retention policy")
         }
-        Ok(false) | Err(kraft_raft::driver::DriverError::Stopped) => {}
+        Ok(false) | Err(DriverError::Stopped) => {}
         Err(e) => tracing::warn!(error = %e, "cannot apply the metadata log retention"),
     }
 }

@@ -23,8 +23,8 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use criterion::Criterion;
-use kraft_raft::core::message::FetchRequest;
-use kraft_raft::core::*;
+use kraft_raft::message::{FetchRequest, Request, Response};
+use kraft_raft::*;
 
 fn endpoints(id: NodeId) -> Endpoints {
     Endpoints::single("CONTROLLER", "localhost", 9000 + id as u16)

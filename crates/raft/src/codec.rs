@@ -317,7 +317,7 @@ mod tests {
         assert_eq!(back, vec![control, data]);
     }
 
-    /// A KRAFT_VERSION control batch written by Kafka 4.4.0 (spec digest §3.4,
+    /// A KRAFT_VERSION control batch written by Kafka 4.4.0 (KRaftVersionRecord.json,
     /// checked against `MemoryRecords` by the golden-vector driver) decodes.
     #[test]
     fn voters_record_matches_kafka_field_layout() {

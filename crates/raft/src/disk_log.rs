@@ -1,79 +1,4 @@
-//! The core's [`RaftLog`] over the real on-disk storage.
-//!
-//! [`DiskLog`] adapts a [`FileLog`] (RecordBatch v2 segments, the epoch cache
-//! and the `<20-digit offset>-<10-digit epoch>.checkpoint` snapshot files) to
-//! the sans-IO core. It is the production counterpart of
-//! [`MemoryLog`](crate::core::MemoryLog) and answers every [`RaftLog`] method
-//! the same way (see "Differences" below for the few accepted exceptions).
-//!
-//! # Writes and durability
-//!
-//! [`RaftLog::append`] encodes the core's [`Batch`] as a RecordBatch v2 and
-//! writes it to the active segment; nothing is fsynced. The driver makes the
-//! log durable when the core emits [`Action::Flush`](crate::core::Action::Flush)
-//! by calling [`DiskLog::flush`] (which returns the durable end offset) and
-//! then reports it with [`RaftCore::flushed`](crate::core::RaftCore::flushed);
-//! a flush costs nothing when no append is pending. Truncations, snapshot
-//! creation and snapshot installation are durable when they return (as in
-//! `MemoryLog`).
-//!
-//! # Reads
-//!
-//! Reads decode batches from the segments. The batches appended most recently
-//! (up to [`DEFAULT_TAIL_CACHE_BYTES`] of [`Batch::size_estimate`]) are also
-//! kept decoded in memory, so that the leader's hot Fetch path near the log
-//! end does not touch the disk. `max_bytes` is measured with
-//! [`Batch::size_estimate`], exactly as `MemoryLog` does.
-//!
-//! # Snapshots
-//!
-//! Snapshots are Kafka snapshot files: a control batch with a
-//! `SnapshotHeaderRecord`, then the `KRaftVersionRecord` and `VotersRecord` of
-//! the [`SnapshotControl`] when present, then the data records
-//! ([`DiskLog::create_snapshot`]), then a control batch with a
-//! `SnapshotFooterRecord`. The bootstrap checkpoint written by
-//! `kraft storage format` has this shape; its control state is exposed by
-//! [`RaftLog::latest_snapshot_control`] like `MemoryLog::with_bootstrap`.
-//! Downloads go to a `.checkpoint.part` file that is validated, fsynced and
-//! renamed into place on completion.
-//!
-//! # Errors
-//!
-//! Methods that can return an error ([`RaftLog::append`], the snapshot
-//! download methods, [`DiskLog::flush`], [`DiskLog::create_snapshot`], ...)
-//! return it. The trait methods that cannot never panic; they log with
-//! `tracing::error!` and:
-//!
-//! * [`RaftLog::read`] returns the batches read before the failure (possibly
-//!   none; the core treats that like a momentarily empty answer);
-//! * [`RaftLog::read_snapshot`] returns `None` (the leader answers
-//!   `SNAPSHOT_NOT_FOUND`);
-//! * [`RaftLog::truncate_to`] returns the end offset the log is left with.
-//!
-//! An I/O failure while the log is being modified (append, truncate, flush,
-//! snapshot install) leaves the on-disk state unknown, so the log is marked
-//! *failed* ([`DiskLog::failure`]): from then on every mutation and every
-//! flush fails, which makes the driver stop the process, as Kafka halts on a
-//! log directory failure. A failed fsync is never retried.
-//!
-//! # Differences from `MemoryLog`
-//!
-//! * Snapshot bytes are Kafka's format, not `MemoryLog`'s private encoding,
-//!   so snapshot sizes and download sizes differ; contents are equivalent.
-//! * `MemoryLog` orders snapshots by `(offset, epoch)`, the files by
-//!   `(epoch, offset)` (Kafka's `OffsetAndEpoch` order). The two agree for
-//!   snapshots of one consistent log.
-//! * [`DiskLog::create_snapshot`] of an id that already exists keeps the
-//!   existing file (`MemoryLog` replaces its content) and returns the id.
-//! * The log start offset follows [`FileLog`]: the larger of the first
-//!   segment's base and the *oldest* snapshot. With a bootstrap checkpoint
-//!   (always written by `kraft storage format`) that is the same as
-//!   `MemoryLog`; a log without any snapshot moves its start to the first
-//!   snapshot it creates, while `MemoryLog` waits for
-//!   [`DiskLog::delete_before_latest_snapshot`].
-//! * Appends of batches that mix data and control records, that exceed
-//!   [`LogConfig::max_batch_size`] or that carry a negative epoch are refused
-//!   with [`LogError::Storage`] (the core never produces them).
+//! [`DiskLog`]: the core's [`RaftLog`] over the real on-disk storage.
 
 use std::collections::VecDeque;
 use std::fs::File;
@@ -88,6 +13,8 @@ use crate::codec::{decode_batch, encode_batch};
 use crate::core::log::{epoch_cache_lookup, LogError, RaftLog, SnapshotControl, SnapshotInfo};
 use crate::core::record::{Batch, ControlRecord, Record};
 use crate::core::types::{OffsetAndEpoch, SnapshotId};
+use crate::storage::durable::{DurableLog, FlushJob, FlushOutcome};
+use crate::storage::log::{DetachedFlush, FlushReceipt};
 use crate::storage::{FileLog, LogConfig, RecoveryReport, SnapshotWriter, StorageError};
 
 /// Default size of the in-memory cache of recently appended batches, in
@@ -259,8 +186,87 @@ impl TailCache {
     }
 }
 
-/// The replicated log and snapshots of a replica, on disk: a [`RaftLog`]
-/// backed by a [`FileLog`]. See the [module docs](self).
+/// The replicated log and snapshots of a replica, on disk: the core's
+/// [`RaftLog`] over a [`FileLog`].
+///
+/// [`DiskLog`] adapts a [`FileLog`] (RecordBatch v2 segments, the epoch cache
+/// and the `<20-digit offset>-<10-digit epoch>.checkpoint` snapshot files) to
+/// the sans-IO core. It is the production counterpart of
+/// [`MemoryLog`](crate::MemoryLog) and answers every [`RaftLog`] method
+/// the same way (see "Differences" below for the few accepted exceptions).
+///
+/// # Writes and durability
+///
+/// [`RaftLog::append`] encodes the core's [`Batch`] as a RecordBatch v2 and
+/// writes it to the active segment; nothing is fsynced. The driver makes the
+/// log durable when the core emits [`Action::Flush`](crate::Action::Flush)
+/// by calling [`DiskLog::flush`] (which returns the durable end offset) and
+/// then reports it with [`RaftCore::flushed`](crate::RaftCore::flushed);
+/// a flush costs nothing when no append is pending. The fsync can also run
+/// on another thread while the log keeps serving reads and appends:
+/// [`DurableLog::begin_flush`] detaches it as a [`FlushJob`] and
+/// [`DurableLog::finish_flush`] records its outcome. Truncations, snapshot
+/// creation and snapshot installation are durable when they return (as in
+/// `MemoryLog`).
+///
+/// # Reads
+///
+/// Reads decode batches from the segments. The batches appended most recently
+/// (up to [`DEFAULT_TAIL_CACHE_BYTES`] of [`Batch::size_estimate`]) are also
+/// kept decoded in memory, so that the leader's hot Fetch path near the log
+/// end does not touch the disk. `max_bytes` is measured with
+/// [`Batch::size_estimate`], exactly as `MemoryLog` does.
+///
+/// # Snapshots
+///
+/// Snapshots are Kafka snapshot files: a control batch with a
+/// `SnapshotHeaderRecord`, then the `KRaftVersionRecord` and `VotersRecord` of
+/// the [`SnapshotControl`] when present, then the data records
+/// ([`DiskLog::create_snapshot`]), then a control batch with a
+/// `SnapshotFooterRecord`. The bootstrap checkpoint written by
+/// `kraft storage format` has this shape; its control state is exposed by
+/// [`RaftLog::latest_snapshot_control`] like `MemoryLog::with_bootstrap`.
+/// Downloads go to a `.checkpoint.part` file that is validated, fsynced and
+/// renamed into place on completion.
+///
+/// # Errors
+///
+/// Methods that can return an error ([`RaftLog::append`], the snapshot
+/// download methods, [`DiskLog::flush`], [`DiskLog::create_snapshot`], ...)
+/// return it. The trait methods that cannot never panic; they log with
+/// `tracing::error!` and:
+///
+/// * [`RaftLog::read`] returns the batches read before the failure (possibly
+///   none; the core treats that like a momentarily empty answer);
+/// * [`RaftLog::read_snapshot`] returns `None` (the leader answers
+///   `SNAPSHOT_NOT_FOUND`);
+/// * [`RaftLog::truncate_to`] returns the end offset the log is left with.
+///
+/// An I/O failure while the log is being modified (append, truncate, flush,
+/// snapshot install) leaves the on-disk state unknown, so the log is marked
+/// *failed* ([`DiskLog::failure`]): from then on every mutation and every
+/// flush fails with [`StorageError::Failed`], which stops the driver and,
+/// through its fatal event, the process, as Kafka halts on a log directory
+/// failure. A failed fsync is never retried.
+///
+/// # Differences from `MemoryLog`
+///
+/// * Snapshot bytes are Kafka's format, not `MemoryLog`'s private encoding,
+///   so snapshot sizes and download sizes differ; contents are equivalent.
+/// * `MemoryLog` orders snapshots by `(offset, epoch)`, the files by
+///   `(epoch, offset)` (Kafka's `OffsetAndEpoch` order). The two agree for
+///   snapshots of one consistent log.
+/// * [`DiskLog::create_snapshot`] of an id that already exists keeps the
+///   existing file (`MemoryLog` replaces its content) and returns the id.
+/// * The log start offset follows [`FileLog`]: the larger of the first
+///   segment's base and the *oldest* snapshot. With a bootstrap checkpoint
+///   (always written by `kraft storage format`) that is the same as
+///   `MemoryLog`; a log without any snapshot moves its start to the first
+///   snapshot it creates, while `MemoryLog` waits for
+///   [`DiskLog::delete_before_latest_snapshot`].
+/// * Appends of batches that mix data and control records, that exceed
+///   [`LogConfig::max_batch_size`] or that carry a negative epoch are refused
+///   with [`LogError::Storage`] (the core never produces them).
 pub struct DiskLog {
     file: FileLog,
     tail: TailCache,
@@ -269,6 +275,9 @@ pub struct DiskLog {
     latest_control: Option<(SnapshotId, SnapshotControl)>,
     /// Set after an I/O failure that left the on-disk state unknown.
     failure: Option<String>,
+    /// Detached flushes not finished yet, by ticket, oldest first.
+    detached: VecDeque<(u64, FlushReceipt)>,
+    next_ticket: u64,
 }
 
 impl std::fmt::Debug for DiskLog {
@@ -282,13 +291,17 @@ impl std::fmt::Debug for DiskLog {
             )
             .field("latest_control", &self.latest_control)
             .field("failure", &self.failure)
+            .field("detached_flushes", &self.detached.len())
             .finish()
     }
 }
 
 /// Whether a storage error leaves the on-disk state unknown.
 fn is_fatal(e: &StorageError) -> bool {
-    matches!(e, StorageError::Io { .. } | StorageError::Corrupt { .. })
+    matches!(
+        e,
+        StorageError::Io { .. } | StorageError::Corrupt { .. } | StorageError::Failed { .. }
+    )
 }
 
 fn to_log_error(e: &StorageError) -> LogError {
@@ -482,6 +495,8 @@ impl DiskLog {
             downloading: None,
             latest_control: None,
             failure: None,
+            detached: VecDeque::new(),
+            next_ticket: 0,
         };
         log.refresh_latest_control()?;
         Ok((log, report))
@@ -517,10 +532,10 @@ impl DiskLog {
 
     /// Makes every append so far durable (fsync) and returns the durable end
     /// offset. The driver calls it to execute an
-    /// [`Action::Flush`](crate::core::Action::Flush) `{ up_to }` (the result
+    /// [`Action::Flush`](crate::Action::Flush) `{ up_to }` (the result
     /// is then at least `up_to` unless the log was truncated since) and
     /// reports the completion with
-    /// [`RaftCore::flushed`](crate::core::RaftCore::flushed). Returns at once
+    /// [`RaftCore::flushed`](crate::RaftCore::flushed). Returns at once
     /// when nothing is pending. A failed fsync marks the log failed: it is
     /// never retried, since the kernel may have dropped the dirty pages.
     pub fn flush(&mut self) -> Result<i64, StorageError> {
@@ -688,7 +703,7 @@ impl DiskLog {
     }
 
     /// Reads and decodes snapshot `id` (e.g. for
-    /// [`Action::LoadSnapshot`](crate::core::Action::LoadSnapshot)), checking
+    /// [`Action::LoadSnapshot`](crate::Action::LoadSnapshot)), checking
     /// every batch's CRC and the header and footer records.
     pub fn load_snapshot(&self, id: SnapshotId) -> Result<SnapshotContents, StorageError> {
         let bytes = self.file.snapshots().load(id)?;
@@ -701,9 +716,9 @@ impl DiskLog {
     fn check_healthy(&self) -> Result<(), StorageError> {
         match &self.failure {
             None => Ok(()),
-            Some(reason) => Err(StorageError::Io {
+            Some(reason) => Err(StorageError::Failed {
                 path: self.file.dir().to_path_buf(),
-                source: std::io::Error::other(format!("the metadata log failed earlier: {reason}")),
+                reason: reason.clone(),
             }),
         }
     }
@@ -1065,9 +1080,47 @@ impl RaftLog for DiskLog {
     }
 }
 
-impl crate::driver::DurableLog for DiskLog {
-    fn flush_to(&mut self, _up_to: i64) -> Result<i64, String> {
-        self.flush().map_err(|e| e.to_string())
+impl DurableLog for DiskLog {
+    fn flush_to(&mut self, _up_to: i64) -> Result<i64, StorageError> {
+        self.flush()
+    }
+
+    fn begin_flush(&mut self) -> Result<Option<FlushJob>, StorageError> {
+        self.check_healthy()?;
+        let DetachedFlush { sync, receipt } = match self.file.detach_flush() {
+            Ok(detached) => detached,
+            Err(e) => {
+                self.fail("flush", &e);
+                return Err(e);
+            }
+        };
+        let ticket = self.next_ticket;
+        self.next_ticket += 1;
+        self.detached.push_back((ticket, receipt));
+        Ok(Some(match sync {
+            Some(sync) => FlushJob::new(receipt.end_offset, ticket, move || sync.run()),
+            None => FlushJob::done(receipt.end_offset, ticket),
+        }))
+    }
+
+    fn finish_flush(&mut self, outcome: FlushOutcome) -> Result<i64, StorageError> {
+        let position = self.detached.iter().position(|(t, _)| *t == outcome.ticket);
+        let Some(receipt) = position
+            .and_then(|i| self.detached.remove(i))
+            .map(|(_, r)| r)
+        else {
+            return Err(StorageError::InvalidArgument(format!(
+                "no detached flush with ticket {}",
+                outcome.ticket
+            )));
+        };
+        if let Err(e) = outcome.result {
+            self.fail("flush", &e);
+            return Err(e);
+        }
+        self.check_healthy()?;
+        self.file.complete_flush(receipt);
+        Ok(self.file.flushed_offset())
     }
 
     fn create_snapshot(
@@ -1075,12 +1128,12 @@ impl crate::driver::DurableLog for DiskLog {
         end_offset: i64,
         control: &SnapshotControl,
         records: Vec<Bytes>,
-    ) -> Result<Option<SnapshotId>, String> {
-        DiskLog::create_snapshot(self, end_offset, control, records).map_err(|e| e.to_string())
+    ) -> Result<Option<SnapshotId>, StorageError> {
+        DiskLog::create_snapshot(self, end_offset, control, records)
     }
 
-    fn maybe_clean(&mut self, retention: Retention, now_ms: i64) -> Result<bool, String> {
-        DiskLog::maybe_clean(self, retention, now_ms).map_err(|e| e.to_string())
+    fn maybe_clean(&mut self, retention: Retention, now_ms: i64) -> Result<bool, StorageError> {
+        DiskLog::maybe_clean(self, retention, now_ms)
     }
 }
 

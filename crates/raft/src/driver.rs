@@ -4,7 +4,10 @@
 //! layer above.
 //!
 //! One task owns the core and the log; everything else talks to it through
-//! channels, so the core stays single-threaded and deterministic.
+//! channels, so the core stays single-threaded and deterministic. Log
+//! fsyncs run on a dedicated I/O thread or inline, as [`FlushMode`] says.
+//! A failed fsync or election-state write stops the driver at once (see
+//! [`FatalError`]).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -15,7 +18,6 @@ use kraft_protocol::{ApiKey, RequestBody, ResponseBody};
 use tokio::sync::{mpsc, oneshot, watch};
 
 use crate::core::log::SnapshotControl;
-use crate::core::memlog::MemoryLog;
 use crate::core::message::{self as m, Api};
 use crate::core::record::Batch;
 use crate::core::rng::SplitMix64;
@@ -24,87 +26,89 @@ use crate::core::{
     Action, ElectionState, ErrorCode, RaftConfig, RaftCore, RaftError, RaftLog, UpgradeError,
 };
 use crate::disk_log::Retention;
-use crate::storage::QuorumStateStore;
+use crate::storage::durable::{DurableLog, ElectionStore, FlushJob, FlushOutcome};
+use crate::storage::StorageError;
 use crate::transport::{Transport, TransportResult};
 use crate::wire;
 
 /// Milliseconds since the Unix epoch (the clock Kafka's timestamps use).
-pub fn now_ms() -> i64 {
+pub(crate) fn now_ms() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_millis() as i64)
         .unwrap_or(0)
 }
 
-/// A log the driver can make durable.
-pub trait DurableLog: RaftLog + Send + 'static {
-    /// Makes the log durable at least up to `up_to` (exclusive) and returns
-    /// the durable end offset.
-    fn flush_to(&mut self, up_to: i64) -> Result<i64, String>;
+/// Where the driver runs the fsync that makes appends durable.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FlushMode {
+    /// On a dedicated I/O thread (`raft-io`): the driver keeps serving
+    /// requests, replicating and answering its peers while the fsync runs,
+    /// and flushes requested meanwhile are covered by one next fsync. Logs
+    /// that cannot detach a flush ([`DurableLog::begin_flush`] returns
+    /// `None`) are flushed inline.
+    #[default]
+    IoThread,
+    /// On the driver's task, between two actions: the runtime thread is
+    /// blocked for the whole fsync, and with it every task of a
+    /// current-thread runtime.
+    Inline,
+}
 
-    /// Writes a snapshot of the committed log prefix ending at `end_offset`
-    /// made of `control` and the state machine's `records` (see
-    /// [`DiskLog::create_snapshot`](crate::disk_log::DiskLog::create_snapshot)).
-    /// Returns `None` when `end_offset` is not a batch end above the log
-    /// start. Logs that cannot hold state-machine snapshots refuse.
-    fn create_snapshot(
-        &mut self,
-        end_offset: i64,
-        control: &SnapshotControl,
-        records: Vec<Bytes>,
-    ) -> Result<Option<SnapshotId>, String> {
-        let _ = (end_offset, control, records);
-        Err("this log does not take snapshots".to_string())
+/// Settings of a driver beyond the core's [`RaftConfig`].
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct DriverOptions {
+    /// `client.id` of the driver's outbound requests.
+    pub client_id: String,
+    /// Where log fsyncs run.
+    pub flush_mode: FlushMode,
+}
+
+impl DriverOptions {
+    /// Default options with this `client.id`.
+    pub fn new(client_id: impl Into<String>) -> Self {
+        DriverOptions {
+            client_id: client_id.into(),
+            flush_mode: FlushMode::default(),
+        }
     }
 
-    /// Applies the retention policy (see
-    /// [`DiskLog::maybe_clean`](crate::disk_log::DiskLog::maybe_clean));
-    /// returns whether anything was deleted. Does nothing by default.
-    fn maybe_clean(&mut self, retention: Retention, now_ms: i64) -> Result<bool, String> {
-        let _ = (retention, now_ms);
-        Ok(false)
+    /// The same options with another flush mode.
+    pub fn with_flush_mode(mut self, flush_mode: FlushMode) -> Self {
+        self.flush_mode = flush_mode;
+        self
     }
 }
 
-impl DurableLog for MemoryLog {
-    fn flush_to(&mut self, _up_to: i64) -> Result<i64, String> {
-        let ticket = self.issue_flush();
-        self.complete_flush(ticket);
-        Ok(self.durable_end())
-    }
+/// Why the driver stopped on its own. Durability is unknown after any of
+/// these, so the driver answers, votes and acknowledges nothing more; the
+/// process should exit (Kafka halts in the same situations).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum FatalError {
+    /// The election state (`quorum-state`) could not be made durable:
+    /// continuing could vote twice in one epoch after a restart.
+    #[error("cannot persist the election state: {0}")]
+    PersistElectionState(#[source] StorageError),
+    /// The log could not be made durable (a failed fsync is never retried).
+    #[error("cannot flush the metadata log: {0}")]
+    FlushLog(#[source] StorageError),
+    /// The I/O thread that runs the fsyncs is gone.
+    #[error("the raft I/O thread stopped")]
+    IoThreadStopped,
 }
 
-/// Where the election state is kept.
-pub trait ElectionStore: Send + 'static {
-    /// Durably replaces the election state.
-    fn persist(
-        &mut self,
-        state: &ElectionState,
-        kraft_version: i16,
-        voters: &[NodeId],
-    ) -> Result<(), String>;
-}
-
-impl ElectionStore for QuorumStateStore {
-    fn persist(
-        &mut self,
-        state: &ElectionState,
-        kraft_version: i16,
-        voters: &[NodeId],
-    ) -> Result<(), String> {
-        self.write_election_state(state, kraft_version, voters)
-            .map_err(|e| e.to_string())
-    }
-}
-
-/// An election store that keeps nothing (tests of the driver itself).
-#[derive(Debug, Default)]
-pub struct NoElectionStore;
-
-impl ElectionStore for NoElectionStore {
-    fn persist(&mut self, _: &ElectionState, _: i16, _: &[NodeId]) -> Result<(), String> {
-        Ok(())
-    }
+/// Why a driver could not start.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StartError {
+    /// The core refused the configuration or the persisted state.
+    #[error(transparent)]
+    Config(#[from] RaftError),
+    /// The I/O thread could not be started.
+    #[error("cannot start the raft I/O thread: {0}")]
+    IoThread(#[source] std::io::Error),
 }
 
 /// Read access to the controller registrations the layer above keeps in its
@@ -117,7 +121,8 @@ pub trait ControllerRegistrations: Send + Sync + 'static {
 }
 
 /// Something the layer above learns from the quorum, in log order.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
+#[non_exhaustive]
 pub enum RaftEvent {
     /// Batches newly committed, in order.
     Committed(Vec<Batch>),
@@ -125,6 +130,10 @@ pub enum RaftEvent {
     LoadSnapshot(SnapshotId),
     /// The leader or epoch changed.
     LeaderChange(LeaderAndEpoch),
+    /// The driver stopped because storage failed; the last event. Every
+    /// pending and later call on the handle fails with
+    /// [`DriverError::Stopped`]. The process should exit.
+    Fatal(FatalError),
 }
 
 /// A snapshot of the replica's status, published on every change.
@@ -145,7 +154,8 @@ pub struct RaftStatus {
 }
 
 /// Why a driver call failed.
-#[derive(Debug, thiserror::Error, Clone, PartialEq)]
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum DriverError {
     /// The driver task has stopped.
     #[error("the raft driver has stopped")]
@@ -156,6 +166,9 @@ pub enum DriverError {
     /// The proposal was not committed (leadership lost).
     #[error("proposal failed: {0:?}")]
     NotCommitted(ErrorCode),
+    /// The log refused a snapshot or retention request.
+    #[error(transparent)]
+    Storage(#[from] StorageError),
 }
 
 // Message bodies hold their single-element arrays inline.
@@ -207,7 +220,7 @@ enum Command {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Inspection {
     /// The latest voter set: (id, directory id, endpoints).
-    pub voters: Vec<(NodeId, Option<uuid::Uuid>, crate::core::types::Endpoints)>,
+    pub voters: Vec<(NodeId, Option<uuid::Uuid>, Endpoints)>,
     /// Status.
     pub status: RaftStatus,
 }
@@ -369,16 +382,52 @@ struct Driver<L: DurableLog, S: ElectionStore> {
     status: watch::Sender<RaftStatus>,
     outcomes_tx: mpsc::UnboundedSender<Outcome>,
     registrations: Option<Arc<dyn ControllerRegistrations>>,
+    flushes: Flushes,
 }
 
-/// Starts a driver for `core` and returns its handle and the event stream.
-pub fn start<L: DurableLog, S: ElectionStore>(
+/// The flushes the core asked for and where they run.
+struct Flushes {
+    /// Jobs for the I/O thread; `None` flushes inline.
+    io_thread: Option<std::sync::mpsc::Sender<FlushJob>>,
+    /// `up_to` of the flushes the job on the I/O thread covers, in request
+    /// order; empty when no job runs.
+    running: Vec<i64>,
+    /// `up_to` of the flushes requested while a job runs, in request order.
+    waiting: Vec<i64>,
+}
+
+/// Runs flush jobs in order on a dedicated thread until the driver drops
+/// the job channel.
+fn spawn_io_thread(
+    done: mpsc::UnboundedSender<FlushOutcome>,
+) -> std::io::Result<std::sync::mpsc::Sender<FlushJob>> {
+    let (jobs, queue) = std::sync::mpsc::channel::<FlushJob>();
+    std::thread::Builder::new()
+        .name("raft-io".into())
+        .spawn(move || {
+            while let Ok(job) = queue.recv() {
+                if done.send(job.run()).is_err() {
+                    return;
+                }
+            }
+        })?;
+    Ok(jobs)
+}
+
+/// Starts a driver for a core over `log` on the current tokio runtime and
+/// returns its handle and the event stream. `persisted` is the election
+/// state read back from `store`.
+///
+/// The driver runs until [`RaftHandle::shutdown`], until every handle is
+/// dropped, or until storage fails: then it stops at once and sends
+/// [`RaftEvent::Fatal`] as its last event.
+pub fn start_driver<L: DurableLog, S: ElectionStore>(
     cfg: RaftConfig,
     log: L,
     persisted: Option<ElectionState>,
     store: S,
-    client_id: String,
-) -> Result<(RaftHandle, mpsc::UnboundedReceiver<RaftEvent>), RaftError> {
+    options: DriverOptions,
+) -> Result<(RaftHandle, mpsc::UnboundedReceiver<RaftEvent>), StartError> {
     let seed = now_ms() as u64 ^ u64::from(std::process::id()).rotate_left(32);
     let cluster_id = cfg.cluster_id.clone();
     let request_timeout = Duration::from_millis(cfg.request_timeout_ms.max(1) as u64);
@@ -390,6 +439,11 @@ pub fn start<L: DurableLog, S: ElectionStore>(
         Box::new(SplitMix64::new(seed)),
         now_ms(),
     )?;
+    let (flush_done_tx, flush_done_rx) = mpsc::unbounded_channel();
+    let io_thread = match options.flush_mode {
+        FlushMode::IoThread => Some(spawn_io_thread(flush_done_tx).map_err(StartError::IoThread)?),
+        FlushMode::Inline => None,
+    };
     let (commands_tx, commands_rx) = mpsc::unbounded_channel();
     let (events_tx, events_rx) = mpsc::unbounded_channel();
     let (outcomes_tx, outcomes_rx) = mpsc::unbounded_channel();
@@ -398,17 +452,30 @@ pub fn start<L: DurableLog, S: ElectionStore>(
     let driver = Driver {
         core,
         store,
-        transport: Transport::new(client_id, request_timeout + fetch_wait),
+        transport: Transport::new(options.client_id, request_timeout + fetch_wait),
         cluster_id,
         inbound_next: 1,
         inbound: HashMap::new(),
         proposals: HashMap::new(),
-        events: events_tx,
+        events: events_tx.clone(),
         status: status_tx,
         outcomes_tx,
         registrations: None,
+        flushes: Flushes {
+            io_thread,
+            running: Vec::new(),
+            waiting: Vec::new(),
+        },
     };
-    tokio::spawn(driver.run(commands_rx, outcomes_rx));
+    tokio::spawn(async move {
+        match driver.run(commands_rx, outcomes_rx, flush_done_rx).await {
+            Ok(()) => tracing::info!("raft driver stopped"),
+            Err(fatal) => {
+                tracing::error!(error = %fatal, "raft driver stopped: storage failed");
+                let _ = events_tx.send(RaftEvent::Fatal(fatal));
+            }
+        }
+    });
     Ok((
         RaftHandle {
             commands: commands_tx,
@@ -448,38 +515,111 @@ fn api_key_of(api: Api) -> ApiKey {
 }
 
 impl<L: DurableLog, S: ElectionStore> Driver<L, S> {
+    /// The event loop. Returns when asked to stop (or every handle is
+    /// gone), or with the first storage failure: the driver is dropped at
+    /// once, with every pending reply, so nothing is answered after it.
     async fn run(
         mut self,
         mut commands: mpsc::UnboundedReceiver<Command>,
         mut outcomes: mpsc::UnboundedReceiver<Outcome>,
-    ) {
-        self.execute_actions();
+        mut flush_done: mpsc::UnboundedReceiver<FlushOutcome>,
+    ) -> Result<(), FatalError> {
+        self.execute_actions()?;
         loop {
             let deadline = self.core.next_deadline();
             let wait = (deadline - now_ms()).clamp(0, 60_000) as u64;
+            let io_thread = self.flushes.io_thread.is_some();
             tokio::select! {
                 command = commands.recv() => {
-                    let Some(command) = command else { break };
+                    let Some(command) = command else { return Ok(()) };
                     if let Some(reply) = self.handle_command(command) {
                         self.shutdown_flush();
                         let _ = reply.send(());
-                        break;
+                        return Ok(());
                     }
                 }
                 Some(outcome) = outcomes.recv() => self.handle_outcome(outcome),
+                done = flush_done.recv(), if io_thread => match done {
+                    Some(done) => self.flush_finished(done)?,
+                    None => return Err(FatalError::IoThreadStopped),
+                },
                 _ = tokio::time::sleep(Duration::from_millis(wait)) => {
                     self.core.tick(now_ms());
                 }
             }
-            self.execute_actions();
+            self.execute_actions()?;
         }
-        tracing::info!("raft driver stopped");
     }
 
     fn shutdown_flush(&mut self) {
         let end = self.core.log().end_offset();
         if let Err(e) = self.core.log_mut().flush_to(end) {
             tracing::error!(error = %e, "flush at shutdown failed");
+        }
+    }
+
+    /// Executes a flush the core asked for: inline, or as a job for the I/O
+    /// thread (at most one runs; flushes asked for meanwhile wait for the
+    /// next).
+    fn flush(&mut self, up_to: i64) -> Result<(), FatalError> {
+        if self.flushes.io_thread.is_none() {
+            self.core
+                .log_mut()
+                .flush_to(up_to)
+                .map_err(FatalError::FlushLog)?;
+            self.core.flushed(up_to, now_ms());
+            return Ok(());
+        }
+        self.flushes.waiting.push(up_to);
+        if self.flushes.running.is_empty() {
+            self.start_flush_job()?;
+        }
+        Ok(())
+    }
+
+    /// Starts one job covering every waiting flush.
+    fn start_flush_job(&mut self) -> Result<(), FatalError> {
+        let covered = std::mem::take(&mut self.flushes.waiting);
+        let Some(&last) = covered.last() else {
+            return Ok(());
+        };
+        let log = self.core.log_mut();
+        let Some(job) = log.begin_flush().map_err(FatalError::FlushLog)? else {
+            log.flush_to(last).map_err(FatalError::FlushLog)?;
+            self.report_flushed(&covered);
+            return Ok(());
+        };
+        if job.is_noop() {
+            log.finish_flush(job.run()).map_err(FatalError::FlushLog)?;
+            self.report_flushed(&covered);
+            return Ok(());
+        }
+        let Some(io_thread) = &self.flushes.io_thread else {
+            return Err(FatalError::IoThreadStopped);
+        };
+        io_thread
+            .send(job)
+            .map_err(|_| FatalError::IoThreadStopped)?;
+        self.flushes.running = covered;
+        Ok(())
+    }
+
+    /// The I/O thread finished the running job.
+    fn flush_finished(&mut self, outcome: FlushOutcome) -> Result<(), FatalError> {
+        self.core
+            .log_mut()
+            .finish_flush(outcome)
+            .map_err(FatalError::FlushLog)?;
+        let covered = std::mem::take(&mut self.flushes.running);
+        self.report_flushed(&covered);
+        self.start_flush_job()
+    }
+
+    /// Reports completed flushes to the core, in request order.
+    fn report_flushed(&mut self, covered: &[i64]) {
+        let now = now_ms();
+        for &up_to in covered {
+            self.core.flushed(up_to, now);
         }
     }
 
@@ -561,7 +701,7 @@ impl<L: DurableLog, S: ElectionStore> Driver<L, S> {
                     .core
                     .log_mut()
                     .maybe_clean(retention, now)
-                    .map_err(DriverError::Raft);
+                    .map_err(DriverError::Storage);
                 let _ = reply.send(result);
             }
             Command::Shutdown { reply } => return Some(reply),
@@ -611,7 +751,7 @@ impl<L: DurableLog, S: ElectionStore> Driver<L, S> {
         self.core
             .log_mut()
             .create_snapshot(end_offset, &control, records)
-            .map_err(DriverError::Raft)
+            .map_err(DriverError::Storage)
     }
 
     fn handle_outcome(&mut self, outcome: Outcome) {
@@ -643,14 +783,17 @@ impl<L: DurableLog, S: ElectionStore> Driver<L, S> {
         }
     }
 
-    fn execute_actions(&mut self) {
+    /// Executes the core's actions in order until it has none left, then
+    /// publishes the status. Stops at the first storage failure: the
+    /// actions after it (votes, acknowledgements, responses) are dropped.
+    fn execute_actions(&mut self) -> Result<(), FatalError> {
         loop {
             let actions = self.core.take_actions();
             if actions.is_empty() {
                 break;
             }
             for action in actions {
-                self.execute(action);
+                self.execute(action)?;
             }
         }
         let status = status_of(&self.core);
@@ -662,20 +805,19 @@ impl<L: DurableLog, S: ElectionStore> Driver<L, S> {
                 true
             }
         });
+        Ok(())
     }
 
-    fn execute(&mut self, action: Action) {
+    fn execute(&mut self, action: Action) -> Result<(), FatalError> {
         match action {
             Action::PersistElectionState {
                 state,
                 kraft_version,
             } => {
                 let voters: Vec<NodeId> = self.core.voters().ids().collect();
-                if let Err(e) = self.store.persist(&state, kraft_version, &voters) {
-                    // Continuing could vote twice in one epoch after a restart.
-                    tracing::error!(error = %e, "cannot persist quorum-state; stopping the process");
-                    std::process::exit(1);
-                }
+                self.store
+                    .persist(&state, kraft_version, &voters)
+                    .map_err(FatalError::PersistElectionState)?;
             }
             Action::Send {
                 correlation_id,
@@ -690,7 +832,7 @@ impl<L: DurableLog, S: ElectionStore> Driver<L, S> {
                         ErrorCode::BrokerNotAvailable,
                         now_ms(),
                     );
-                    return;
+                    return Ok(());
                 };
                 let api = api_key_of(request.api());
                 let transport = self.transport.clone();
@@ -709,13 +851,7 @@ impl<L: DurableLog, S: ElectionStore> Driver<L, S> {
                     let _ = reply.send(wire::outbound_response(&response, version));
                 }
             }
-            Action::Flush { up_to } => match self.core.log_mut().flush_to(up_to) {
-                Ok(_durable) => self.core.flushed(up_to, now_ms()),
-                Err(e) => {
-                    tracing::error!(error = %e, "log flush failed; stopping the process");
-                    std::process::exit(1);
-                }
-            },
+            Action::Flush { up_to } => self.flush(up_to)?,
             Action::LoadSnapshot { id } => {
                 let _ = self.events.send(RaftEvent::LoadSnapshot(id));
             }
@@ -739,12 +875,24 @@ impl<L: DurableLog, S: ElectionStore> Driver<L, S> {
                 }
             }
         }
+        Ok(())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::memlog::MemoryLog;
+
+    /// An election store that keeps nothing.
+    #[derive(Debug, Default)]
+    struct NoElectionStore;
+
+    impl ElectionStore for NoElectionStore {
+        fn persist(&mut self, _: &ElectionState, _: i16, _: &[NodeId]) -> Result<(), StorageError> {
+            Ok(())
+        }
+    }
     use crate::core::types::{Endpoints, KRaftVersionRange, ReplicaKey};
     use crate::core::voters::{VoterNode, VoterSet};
     use kraft_protocol::frame::{encode_frame_with, FrameDecoder};
@@ -870,12 +1018,12 @@ mod tests {
                 "CONTROLLER",
             );
             cfg.static_voters = voters.clone();
-            let (handle, ev) = start(
+            let (handle, ev) = start_driver(
                 cfg,
                 MemoryLog::new(),
                 None,
                 NoElectionStore,
-                format!("raft-{id}"),
+                DriverOptions::new(format!("raft-{id}")),
             )
             .expect("driver starts");
             tokio::spawn(serve(listener, handle.clone()));
@@ -935,6 +1083,334 @@ mod tests {
         assert_eq!(describe.current_voters.len(), 3);
         for h in &handles {
             h.shutdown().await;
+        }
+    }
+
+    /// A [`MemoryLog`] whose flushes (inline or detached) fail once armed.
+    struct FailingLog {
+        inner: MemoryLog,
+        fail_flushes: Arc<std::sync::atomic::AtomicBool>,
+        flush_attempts: Arc<std::sync::atomic::AtomicUsize>,
+    }
+
+    impl FailingLog {
+        fn failure(&self) -> Result<(), StorageError> {
+            self.flush_attempts
+                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            if self.fail_flushes.load(std::sync::atomic::Ordering::SeqCst) {
+                Err(StorageError::Io {
+                    path: "failing-log".into(),
+                    source: std::io::Error::other("injected fsync failure"),
+                })
+            } else {
+                Ok(())
+            }
+        }
+    }
+
+    impl RaftLog for FailingLog {
+        fn start_offset(&self) -> i64 {
+            self.inner.start_offset()
+        }
+        fn end_offset(&self) -> i64 {
+            self.inner.end_offset()
+        }
+        fn last_fetched_epoch(&self) -> i32 {
+            self.inner.last_fetched_epoch()
+        }
+        fn end_offset_for_epoch(&self, epoch: i32) -> crate::core::types::OffsetAndEpoch {
+            self.inner.end_offset_for_epoch(epoch)
+        }
+        fn read(&self, start: i64, max_bytes: usize) -> Vec<Batch> {
+            self.inner.read(start, max_bytes)
+        }
+        fn append(&mut self, batch: Batch) -> Result<(), crate::core::log::LogError> {
+            self.inner.append(batch)
+        }
+        fn truncate_to(&mut self, offset: i64) -> i64 {
+            self.inner.truncate_to(offset)
+        }
+        fn latest_snapshot(&self) -> Option<crate::core::log::SnapshotInfo> {
+            self.inner.latest_snapshot()
+        }
+        fn earliest_snapshot_id(&self) -> Option<SnapshotId> {
+            self.inner.earliest_snapshot_id()
+        }
+        fn latest_snapshot_control(&self) -> Option<SnapshotControl> {
+            self.inner.latest_snapshot_control()
+        }
+        fn read_snapshot(&self, id: SnapshotId, position: u64, max: usize) -> Option<(Bytes, u64)> {
+            self.inner.read_snapshot(id, position, max)
+        }
+        fn begin_snapshot_download(
+            &mut self,
+            id: SnapshotId,
+        ) -> Result<bool, crate::core::log::LogError> {
+            self.inner.begin_snapshot_download(id)
+        }
+        fn snapshot_download_size(&self, id: SnapshotId) -> Option<u64> {
+            self.inner.snapshot_download_size(id)
+        }
+        fn append_snapshot_chunk(
+            &mut self,
+            id: SnapshotId,
+            bytes: &[u8],
+        ) -> Result<u64, crate::core::log::LogError> {
+            self.inner.append_snapshot_chunk(id, bytes)
+        }
+        fn complete_snapshot_download(
+            &mut self,
+            id: SnapshotId,
+        ) -> Result<(), crate::core::log::LogError> {
+            self.inner.complete_snapshot_download(id)
+        }
+        fn abort_snapshot_download(&mut self, id: SnapshotId) {
+            self.inner.abort_snapshot_download(id)
+        }
+    }
+
+    impl DurableLog for FailingLog {
+        fn flush_to(&mut self, up_to: i64) -> Result<i64, StorageError> {
+            self.failure()?;
+            self.inner.flush_to(up_to)
+        }
+
+        fn begin_flush(&mut self) -> Result<Option<FlushJob>, StorageError> {
+            let end = self.inner.end_offset();
+            let fail = self.fail_flushes.clone();
+            let attempts = self.flush_attempts.clone();
+            Ok(Some(FlushJob::new(end, 0, move || {
+                attempts.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                if fail.load(std::sync::atomic::Ordering::SeqCst) {
+                    Err(StorageError::Io {
+                        path: "failing-log".into(),
+                        source: std::io::Error::other("injected fsync failure"),
+                    })
+                } else {
+                    Ok(())
+                }
+            })))
+        }
+
+        fn finish_flush(&mut self, outcome: FlushOutcome) -> Result<i64, StorageError> {
+            outcome.result?;
+            self.inner.flush_to(outcome.end_offset)
+        }
+    }
+
+    /// An election store that fails every write once armed.
+    struct FailingStore {
+        fail: Arc<std::sync::atomic::AtomicBool>,
+    }
+
+    impl ElectionStore for FailingStore {
+        fn persist(&mut self, _: &ElectionState, _: i16, _: &[NodeId]) -> Result<(), StorageError> {
+            if self.fail.load(std::sync::atomic::Ordering::SeqCst) {
+                Err(StorageError::Io {
+                    path: "quorum-state".into(),
+                    source: std::io::Error::other("injected write failure"),
+                })
+            } else {
+                Ok(())
+            }
+        }
+    }
+
+    /// A single voter that needs no peers to elect itself.
+    fn single_voter_config() -> RaftConfig {
+        let endpoints = Endpoints::single("CONTROLLER", "127.0.0.1", 1);
+        let mut cfg = RaftConfig::new(
+            1,
+            uuid::Uuid::nil(),
+            "test-cluster-id-0000000",
+            endpoints.clone(),
+            "CONTROLLER",
+        );
+        cfg.static_voters = VoterSet::new([VoterNode::new(
+            ReplicaKey::without_directory(1),
+            endpoints,
+            KRaftVersionRange { min: 0, max: 1 },
+        )]);
+        cfg
+    }
+
+    async fn wait_until_leader(handle: &RaftHandle) {
+        let mut status = handle.watch_status();
+        tokio::time::timeout(
+            Duration::from_secs(20),
+            status.wait_for(|s| s.is_leader && s.high_watermark.is_some()),
+        )
+        .await
+        .expect("elected in time")
+        .expect("driver running");
+    }
+
+    /// The last event of a driver that stopped: everything before it is
+    /// returned too.
+    async fn events_until_end(events: &mut mpsc::UnboundedReceiver<RaftEvent>) -> Vec<RaftEvent> {
+        tokio::time::timeout(Duration::from_secs(10), async {
+            let mut seen = Vec::new();
+            while let Some(e) = events.recv().await {
+                seen.push(e);
+            }
+            seen
+        })
+        .await
+        .expect("the event stream ends")
+    }
+
+    fn committed_data(events: &[RaftEvent]) -> Vec<Bytes> {
+        events
+            .iter()
+            .filter_map(|e| match e {
+                RaftEvent::Committed(batches) => Some(batches),
+                _ => None,
+            })
+            .flatten()
+            .flat_map(|b| b.records.iter())
+            .filter_map(|r| match r {
+                crate::core::record::Record::Data(d) => Some(d.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    async fn failed_flush_stops_the_driver(mode: FlushMode) {
+        let fail = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let attempts = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let log = FailingLog {
+            inner: MemoryLog::new(),
+            fail_flushes: fail.clone(),
+            flush_attempts: attempts.clone(),
+        };
+        let (handle, mut events) = start_driver(
+            single_voter_config(),
+            log,
+            None,
+            NoElectionStore,
+            DriverOptions::new("raft-1").with_flush_mode(mode),
+        )
+        .expect("driver starts");
+        wait_until_leader(&handle).await;
+        let first = handle
+            .propose(vec![Bytes::from_static(b"durable")])
+            .await
+            .expect("commits while the log works");
+        fail.store(true, std::sync::atomic::Ordering::SeqCst);
+        let attempts_before = attempts.load(std::sync::atomic::Ordering::SeqCst);
+        let second = tokio::time::timeout(
+            Duration::from_secs(10),
+            handle.propose(vec![Bytes::from_static(b"lost")]),
+        )
+        .await
+        .expect("the proposal is answered");
+        assert!(
+            matches!(second, Err(DriverError::Stopped)),
+            "{mode:?}: {second:?}"
+        );
+        let seen = events_until_end(&mut events).await;
+        assert!(
+            matches!(
+                seen.last(),
+                Some(RaftEvent::Fatal(FatalError::FlushLog(
+                    StorageError::Io { .. }
+                )))
+            ),
+            "{mode:?}: {seen:?}"
+        );
+        // Only the record flushed before the failure was ever committed.
+        assert_eq!(committed_data(&seen), vec![Bytes::from_static(b"durable")]);
+        assert!(first >= 0);
+        // The failed fsync was tried once and never again.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert_eq!(
+            attempts.load(std::sync::atomic::Ordering::SeqCst),
+            attempts_before + 1,
+            "{mode:?}"
+        );
+        assert!(matches!(
+            handle.describe_quorum().await,
+            Err(DriverError::Stopped)
+        ));
+        // Shutting down a stopped driver returns at once.
+        tokio::time::timeout(Duration::from_secs(1), handle.shutdown())
+            .await
+            .expect("shutdown does not hang");
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_failed_inline_flush_stops_the_driver_and_reports_it() {
+        failed_flush_stops_the_driver(FlushMode::Inline).await;
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_failed_fsync_on_the_io_thread_stops_the_driver_and_reports_it() {
+        failed_flush_stops_the_driver(FlushMode::IoThread).await;
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_failed_election_state_write_stops_the_driver_before_it_leads() {
+        let fail = Arc::new(std::sync::atomic::AtomicBool::new(true));
+        let (handle, mut events) = start_driver(
+            single_voter_config(),
+            MemoryLog::new(),
+            None,
+            FailingStore { fail },
+            DriverOptions::new("raft-1"),
+        )
+        .expect("driver starts");
+        let seen = events_until_end(&mut events).await;
+        assert!(
+            matches!(
+                seen.last(),
+                Some(RaftEvent::Fatal(FatalError::PersistElectionState(_)))
+            ),
+            "{seen:?}"
+        );
+        // The vote it could not persist was never acted on.
+        assert!(seen
+            .iter()
+            .all(|e| !matches!(e, RaftEvent::LeaderChange(l) if l.leader_id == Some(1))));
+        assert!(matches!(
+            handle.propose(vec![Bytes::from_static(b"x")]).await,
+            Err(DriverError::Stopped)
+        ));
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_single_voter_commits_over_a_disk_log_in_both_flush_modes() {
+        for mode in [FlushMode::Inline, FlushMode::IoThread] {
+            let dir = std::env::temp_dir().join(format!(
+                "kraft-driver-{mode:?}-{}-{}",
+                std::process::id(),
+                now_ms()
+            ));
+            let (log, _) =
+                crate::disk_log::DiskLog::open(&dir, Default::default()).expect("open the log");
+            let store = crate::storage::QuorumStateStore::new(&dir);
+            let (handle, _events) = start_driver(
+                single_voter_config(),
+                log,
+                None,
+                store,
+                DriverOptions::new("raft-1").with_flush_mode(mode),
+            )
+            .expect("driver starts");
+            wait_until_leader(&handle).await;
+            let mut last = -1;
+            for i in 0..20u8 {
+                let offset = handle
+                    .propose(vec![Bytes::from(vec![i; 100])])
+                    .await
+                    .expect("commits");
+                assert!(offset > last, "{mode:?}");
+                last = offset;
+            }
+            handle.shutdown().await;
+            let (reopened, _) =
+                crate::disk_log::DiskLog::open(&dir, Default::default()).expect("reopen the log");
+            assert!(reopened.end_offset() > last, "{mode:?}");
+            let _ = std::fs::remove_dir_all(&dir);
         }
     }
 }

@@ -323,7 +323,7 @@ fn fetch_snapshot_error(e: ErrorCode) -> ResponseBody {
 }
 
 /// DescribeQuorum for anything but `__cluster_metadata-0`: every requested
-/// partition echoed with `UNKNOWN_TOPIC_OR_PARTITION` (spec §2.5).
+/// partition echoed with `UNKNOWN_TOPIC_OR_PARTITION` (Kafka's `KafkaRaftClient.handleDescribeQuorumRequest`).
 fn describe_quorum_unknown_partitions(
     r: &describe_quorum_request::DescribeQuorumRequest,
 ) -> describe_quorum_response::DescribeQuorumResponse {

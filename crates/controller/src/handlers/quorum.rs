@@ -48,7 +48,7 @@ impl std::error::Error for ApiError {}
 
 /// A replica: node id plus the directory id of its metadata log directory
 /// (`None` when unknown, i.e. UUID0 on the wire); the raft layer's key.
-pub use kraft_raft::core::ReplicaKey;
+pub use kraft_raft::ReplicaKey;
 
 /// One endpoint of a voter.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -10,7 +10,7 @@ use kraft_controller::format::{format, FormatOptions, InitialQuorum};
 use kraft_controller::image::{ClusterImage, MetadataRecord};
 use kraft_controller::node::ControllerNode;
 use kraft_protocol::text::Properties;
-use kraft_raft::disk_log::decode_snapshot;
+use kraft_raft::storage::decode_snapshot;
 
 use crate::common::TempDir;
 

@@ -258,7 +258,7 @@ impl LeaderState {
         let state = self.state_mut(key);
         state.update_follower(now, fetch_offset, leader_leo);
         self.update_check_quorum(key, now);
-        let counts = self.is_voter(key) || cfg!(feature = "mutate-observer-in-majority");
+        let counts = self.is_voter(key) || cfg!(kraft_mutant = "observer-in-majority");
         counts && self.maybe_update_high_watermark()
     }
 
@@ -311,7 +311,7 @@ impl LeaderState {
 
     fn maybe_update_high_watermark(&mut self) -> bool {
         let mut sorted: Vec<&ReplicaState> = self.voters.values().collect();
-        if cfg!(feature = "mutate-observer-in-majority") {
+        if cfg!(kraft_mutant = "observer-in-majority") {
             sorted.extend(self.observers.values());
         }
         if sorted.is_empty() {
@@ -322,13 +322,13 @@ impl LeaderState {
         let Some(candidate) = sorted[index].end_offset else {
             return false;
         };
-        let epoch_condition = candidate > self.epoch_start_offset
-            || cfg!(feature = "mutate-commit-old-epoch-by-count");
+        let epoch_condition =
+            candidate > self.epoch_start_offset || cfg!(kraft_mutant = "commit-old-epoch-by-count");
         if !epoch_condition {
             return false;
         }
         match self.high_watermark {
-            Some(hw) if candidate < hw && cfg!(feature = "mutate-hw-may-decrease") => {
+            Some(hw) if candidate < hw && cfg!(kraft_mutant = "hw-may-decrease") => {
                 self.high_watermark = Some(candidate);
                 true
             }

@@ -146,7 +146,7 @@ pub fn validate_offset_and_epoch<L: RaftLog + ?Sized>(
         }
     }
     let end = log.end_offset_for_epoch(epoch);
-    let epoch_differs = end.epoch != epoch && !cfg!(feature = "mutate-divergence-offset-only");
+    let epoch_differs = end.epoch != epoch && !cfg!(kraft_mutant = "divergence-offset-only");
     if epoch_differs || end.offset < offset {
         FetchPosition::Diverging(end)
     } else {

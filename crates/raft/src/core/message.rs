@@ -336,7 +336,7 @@ pub struct DescribeQuorumResponse {
     pub high_watermark: i64,
     /// `CurrentVoters` (latest voter set, leader included).
     pub current_voters: Vec<ReplicaDescription>,
-    /// `CommittedVoters` (v3 draft, §7.3).
+    /// `CommittedVoters` (DescribeQuorum v3 draft, docs/compatibility.md).
     pub committed_voters: Vec<ReplicaDescription>,
     /// `Observers`.
     pub observers: Vec<ReplicaDescription>,

@@ -1260,3 +1260,94 @@ fn retention_by_time_deletes_only_snapshots_older_than_the_limit() {
     assert_eq!(log.earliest_snapshot_id(), Some(ids[2]));
     assert_eq!(log.start_offset(), 120);
 }
+
+/// Appends `count` one-record batches of epoch 1 at the log end.
+fn append_batches(log: &mut DiskLog, count: usize) {
+    for _ in 0..count {
+        let base = log.end_offset();
+        log.append(batch(base, 1, data(&[b"value"]))).unwrap();
+    }
+}
+
+#[test]
+fn a_detached_flush_makes_the_appends_before_it_durable() {
+    let dir = TempDir::new("detached-flush");
+    let mut log = open(dir.path());
+    append_batches(&mut log, 3);
+    let job = log
+        .begin_flush()
+        .unwrap()
+        .expect("DiskLog detaches flushes");
+    assert!(!job.is_noop());
+    assert_eq!(job.end_offset(), 3);
+    // Appends made while the fsync runs are not covered by it.
+    append_batches(&mut log, 2);
+    let outcome = std::thread::spawn(move || job.run()).join().unwrap();
+    assert_eq!(log.flushed_offset(), 0);
+    assert_eq!(log.finish_flush(outcome).unwrap(), 3);
+    assert_eq!(log.flushed_offset(), 3);
+    // The later appends are still pending: the next flush does real work.
+    let next = log.begin_flush().unwrap().unwrap();
+    assert!(!next.is_noop());
+    assert_eq!(log.finish_flush(next.run()).unwrap(), 5);
+    let idle = log.begin_flush().unwrap().unwrap();
+    assert!(idle.is_noop());
+    assert_eq!(log.finish_flush(idle.run()).unwrap(), 5);
+}
+
+#[test]
+fn an_inline_flush_during_a_detached_one_still_fsyncs() {
+    let dir = TempDir::new("detached-then-inline");
+    let mut log = open(dir.path());
+    append_batches(&mut log, 2);
+    let job = log.begin_flush().unwrap().unwrap();
+    // The detached fsync has not run: an inline flush must not skip its own.
+    assert_eq!(log.flush().unwrap(), 2);
+    assert_eq!(log.finish_flush(job.run()).unwrap(), 2);
+}
+
+#[test]
+fn a_detached_flush_begun_before_a_truncation_covers_nothing_after_it() {
+    let dir = TempDir::new("detached-truncated");
+    let mut log = open(dir.path());
+    append_batches(&mut log, 4);
+    log.flush().unwrap();
+    append_batches(&mut log, 4);
+    let job = log.begin_flush().unwrap().unwrap();
+    assert_eq!(job.end_offset(), 8);
+    assert_eq!(log.truncate_to(6), 6);
+    let base = log.end_offset();
+    log.append(batch(base, 2, data(&[b"new"]))).unwrap();
+    log.append(batch(base + 1, 2, data(&[b"new"]))).unwrap();
+    log.finish_flush(job.run()).unwrap();
+    // The re-appended offsets 6 and 7 were written after the fsync began.
+    assert!(log.flushed_offset() <= 6, "{}", log.flushed_offset());
+    assert_eq!(log.flush().unwrap(), 8);
+}
+
+#[test]
+fn a_failed_detached_fsync_fails_the_log() {
+    let dir = TempDir::new("detached-failed");
+    let mut log = open(dir.path());
+    append_batches(&mut log, 2);
+    let job = log.begin_flush().unwrap().unwrap();
+    let mut outcome = job.run();
+    outcome.result = Err(StorageError::Io {
+        path: dir.path().to_path_buf(),
+        source: std::io::Error::other("injected fsync failure"),
+    });
+    assert!(matches!(
+        log.finish_flush(outcome),
+        Err(StorageError::Io { .. })
+    ));
+    assert!(log.failure().is_some());
+    assert_eq!(log.flushed_offset(), 0);
+    // Never retried: every later flush and change is refused.
+    assert!(matches!(log.flush(), Err(StorageError::Failed { .. })));
+    assert!(matches!(
+        log.begin_flush(),
+        Err(StorageError::Failed { .. })
+    ));
+    let base = log.end_offset();
+    assert!(log.append(batch(base, 1, data(&[b"x"]))).is_err());
+}

@@ -1,5 +1,6 @@
 //! The segmented, file-backed replicated log.
 
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 use bytes::Bytes;
@@ -7,7 +8,7 @@ use kraft_protocol::records::{self, Compression, RecordBatch, RecordBatchHeader}
 
 use super::epoch_cache::EpochCache;
 use super::fs::{sync_dir, IoContext};
-use super::segment::{parse_segment_file_name, ScanStop, Segment};
+use super::segment::{parse_segment_file_name, DetachedSync, ScanStop, Segment};
 use super::snapshot::{SnapshotStore, SnapshotWriter};
 use super::{SnapshotId, StorageError};
 use crate::core::types::OffsetAndEpoch;
@@ -101,6 +102,29 @@ pub struct FileLog {
     snapshots: SnapshotStore,
     log_start_offset: i64,
     flushed_offset: i64,
+    /// Truncations so far: a detached flush begun before one no longer
+    /// describes the log.
+    truncations: u64,
+}
+
+/// A flush of a [`FileLog`] whose fsync runs away from the log (see
+/// [`FileLog::detach_flush`]).
+#[derive(Debug)]
+pub(crate) struct DetachedFlush {
+    /// The fsync to run; `None` when the appends were durable already.
+    pub sync: Option<DetachedSync>,
+    /// What the log needs back once the fsync succeeded.
+    pub receipt: FlushReceipt,
+}
+
+/// What a [`FileLog`] records once a detached fsync succeeded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct FlushReceipt {
+    /// Log end offset when the flush was detached.
+    pub end_offset: i64,
+    segment_base: i64,
+    writes: u64,
+    truncations: u64,
 }
 
 impl std::fmt::Debug for FileLog {
@@ -186,6 +210,7 @@ impl FileLog {
             snapshots,
             log_start_offset: log_start,
             flushed_offset: 0,
+            truncations: 0,
         };
         report.truncated_tail = log.recover_segments(log_start)?;
 
@@ -246,19 +271,19 @@ impl FileLog {
                 |b| {
                     let h = &b.header;
                     if h.base_offset != expected {
-                        return Err(format!(
+                        return ControlFlow::Break(format!(
                             "batch at position {} has base offset {}, expected {expected}",
                             b.position, h.base_offset
                         ));
                     }
                     if h.last_offset_delta < 0 {
-                        return Err(format!(
+                        return ControlFlow::Break(format!(
                             "batch at position {} has a negative last offset delta",
                             b.position
                         ));
                     }
                     if h.partition_leader_epoch < last_epoch {
-                        return Err(format!(
+                        return ControlFlow::Break(format!(
                             "batch at position {} has epoch {} after epoch {last_epoch}",
                             b.position, h.partition_leader_epoch
                         ));
@@ -268,7 +293,7 @@ impl FileLog {
                     if h.last_offset() >= log_start {
                         epochs.assign(h.partition_leader_epoch, h.base_offset.max(log_start));
                     }
-                    Ok(())
+                    ControlFlow::Continue(())
                 },
             )?;
             if let Some((position, stop)) = end.stop {
@@ -502,6 +527,37 @@ impl FileLog {
         Ok(())
     }
 
+    /// Starts a flush whose fsync runs elsewhere (another thread): the
+    /// appends so far become durable once the returned fsync succeeds and
+    /// its receipt is handed to [`FileLog::complete_flush`]. Appends,
+    /// reads and truncations may go on meanwhile.
+    pub(crate) fn detach_flush(&mut self) -> Result<DetachedFlush, StorageError> {
+        let active = self.active();
+        Ok(DetachedFlush {
+            sync: active.detach_sync()?,
+            receipt: FlushReceipt {
+                end_offset: self.log_end_offset(),
+                segment_base: active.base_offset(),
+                writes: active.writes(),
+                truncations: self.truncations,
+            },
+        })
+    }
+
+    /// Records a detached flush whose fsync succeeded. A flush detached
+    /// before a later truncation records nothing: the log it covered is
+    /// gone. A segment roll since then fsynced the covered appends already.
+    pub(crate) fn complete_flush(&mut self, receipt: FlushReceipt) {
+        if receipt.truncations != self.truncations {
+            return;
+        }
+        let active = self.active_mut();
+        if active.base_offset() == receipt.segment_base {
+            active.synced(receipt.writes);
+        }
+        self.flushed_offset = self.flushed_offset.max(receipt.end_offset);
+    }
+
     /// Whole batches starting with the one that contains `from` (normally a
     /// batch boundary): at least one batch when `from` is below the log end,
     /// then more while the total stays within `max_bytes`, continuing into
@@ -580,6 +636,7 @@ impl FileLog {
         let end = self.log_end_offset();
         self.epochs.truncate_from_end(end);
         self.flushed_offset = self.flushed_offset.min(end);
+        self.truncations += 1;
         tracing::info!(offset, log_end_offset = end, "truncated the metadata log");
         Ok(end)
     }
@@ -602,6 +659,7 @@ impl FileLog {
         sync_dir(&self.dir)?;
         self.epochs.clear();
         self.flushed_offset = offset;
+        self.truncations += 1;
         self.recompute_log_start();
         tracing::info!(offset, "reset the metadata log to start at a new offset");
         Ok(())

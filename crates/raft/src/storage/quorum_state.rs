@@ -122,8 +122,9 @@ impl QuorumStateData {
 
     /// Parses the first line of a `quorum-state` file. Every field the
     /// version requires must be present with the right type; unknown fields
-    /// are ignored (as Kafka does).
-    pub fn from_json(text: &str) -> Result<QuorumStateData, String> {
+    /// are ignored (as Kafka does). The error is the reason of the
+    /// [`StorageError::QuorumState`] that [`QuorumStateStore::read`] reports.
+    pub(crate) fn from_json(text: &str) -> Result<QuorumStateData, String> {
         let line = text.lines().next().ok_or("the file is empty")?;
         let value: Value = serde_json::from_str(line).map_err(|e| format!("invalid JSON: {e}"))?;
         let obj = value

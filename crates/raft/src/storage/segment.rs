@@ -2,6 +2,7 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufReader, Read};
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 use bytes::Bytes;
@@ -71,8 +72,27 @@ pub(crate) struct Segment {
     index: Vec<(u32, u32)>,
     index_file: File,
     bytes_since_index: u64,
-    /// Whether writes since the last fsync exist.
-    dirty: bool,
+    /// Appends since the segment was opened.
+    writes: u64,
+    /// How many of those appends are known to be durable.
+    synced_writes: u64,
+}
+
+/// A detached fsync of a segment: duplicated handles of its files (see
+/// [`Segment::detach_sync`]).
+#[derive(Debug)]
+pub(crate) struct DetachedSync {
+    files: [(File, PathBuf); 2],
+}
+
+impl DetachedSync {
+    /// fsyncs the data file and the index; may run on any thread.
+    pub(crate) fn run(self) -> Result<(), StorageError> {
+        for (file, path) in &self.files {
+            file.sync_data().at(path)?;
+        }
+        Ok(())
+    }
 }
 
 impl Segment {
@@ -98,7 +118,8 @@ impl Segment {
             index: Vec::new(),
             index_file,
             bytes_since_index: 0,
-            dirty: false,
+            writes: 0,
+            synced_writes: 0,
         })
     }
 
@@ -129,7 +150,8 @@ impl Segment {
             index: Vec::new(),
             index_file,
             bytes_since_index: 0,
-            dirty: false,
+            writes: 0,
+            synced_writes: 0,
         })
     }
 
@@ -157,13 +179,14 @@ impl Segment {
     /// each good one, and rebuilds the in-memory index. With `verify_crc`
     /// every batch is read whole and CRC-checked; otherwise only headers are
     /// read. Stops at the first torn or malformed batch (or when `on_batch`
-    /// rejects one) and returns the valid prefix; nothing is modified.
+    /// rejects one, breaking with the reason) and returns the valid prefix;
+    /// nothing is modified.
     pub(crate) fn scan(
         &mut self,
         verify_crc: bool,
         max_batch_size: usize,
         index_interval: u64,
-        mut on_batch: impl FnMut(&ScannedBatch) -> Result<(), String>,
+        mut on_batch: impl FnMut(&ScannedBatch) -> ControlFlow<String>,
     ) -> Result<ScanEnd, StorageError> {
         let file_size = self.file.metadata().at(&self.log_path)?.len();
         let reader_file = File::open(&self.log_path).at(&self.log_path)?;
@@ -237,7 +260,7 @@ impl Segment {
                 header,
                 position: pos,
             };
-            if let Err(reason) = on_batch(&scanned) {
+            if let ControlFlow::Break(reason) = on_batch(&scanned) {
                 break Some(ScanStop::Corrupt(reason));
             }
             self.note_batch(&header, pos, index_interval);
@@ -319,7 +342,7 @@ impl Segment {
             let _ = self.file.set_len(position);
             return Err(io_err(&self.log_path, e));
         }
-        self.dirty = true;
+        self.writes += 1;
         let header = batch.header();
         if let Some((rel, pos)) = self.note_batch(&header, position, index_interval) {
             let mut entry = [0u8; INDEX_ENTRY_SIZE];
@@ -331,14 +354,47 @@ impl Segment {
         Ok(())
     }
 
+    /// Whether appends that are not known to be durable exist.
+    pub(crate) fn is_dirty(&self) -> bool {
+        self.synced_writes < self.writes
+    }
+
     /// fsyncs the data file (and the index) if anything was written.
     pub(crate) fn sync(&mut self) -> Result<(), StorageError> {
-        if self.dirty {
+        if self.is_dirty() {
             self.file.sync_data().at(&self.log_path)?;
             self.index_file.sync_data().at(&self.index_path)?;
-            self.dirty = false;
+            self.synced_writes = self.writes;
         }
         Ok(())
+    }
+
+    /// An fsync of the appends so far (the first [`Segment::writes`]) that
+    /// can run on another thread, or `None` when they are durable already.
+    /// Report its success with [`Segment::synced`]; until then the appends
+    /// still count as dirty.
+    pub(crate) fn detach_sync(&self) -> Result<Option<DetachedSync>, StorageError> {
+        if !self.is_dirty() {
+            return Ok(None);
+        }
+        let log = self.file.try_clone().at(&self.log_path)?;
+        let index = self.index_file.try_clone().at(&self.index_path)?;
+        Ok(Some(DetachedSync {
+            files: [
+                (log, self.log_path.clone()),
+                (index, self.index_path.clone()),
+            ],
+        }))
+    }
+
+    /// Appends since the segment was opened.
+    pub(crate) fn writes(&self) -> u64 {
+        self.writes
+    }
+
+    /// Records that the first `writes` appends are durable.
+    pub(crate) fn synced(&mut self, writes: u64) {
+        self.synced_writes = self.synced_writes.max(writes.min(self.writes));
     }
 
     /// Reads the header of the batch at `position`.
@@ -403,7 +459,7 @@ impl Segment {
         };
         let bytes = self.index_bytes();
         self.rewrite_index(&bytes)?;
-        self.dirty = false;
+        self.synced_writes = self.writes;
         Ok(())
     }
 

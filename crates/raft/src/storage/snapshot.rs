@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use bytes::Bytes;
 use kraft_protocol::records::{ControlRecordType, RecordBatch, RecordBatchHeader, LOG_OVERHEAD};
+use kraft_protocol::DecodeError;
 
 use super::fs::{read_exact_at, remove_if_exists, sync_dir, write_all_at, IoContext};
 use super::{SnapshotId, StorageError};
@@ -70,8 +71,13 @@ fn parse_snapshot_file_name(name: &str) -> Option<(SnapshotId, SnapshotFileKind)
 
 /// Checks a snapshot's structure while streaming it: whole batches with valid
 /// CRCs, the first record a SNAPSHOT_HEADER control record, the last a
-/// SNAPSHOT_FOOTER.
-fn validate_snapshot_file(path: &Path) -> Result<Result<(), String>, StorageError> {
+/// SNAPSHOT_FOOTER. A file that breaks these rules is
+/// [`StorageError::Corrupt`].
+fn validate_snapshot_file(path: &Path) -> Result<(), StorageError> {
+    let corrupt = |reason: String| StorageError::Corrupt {
+        path: path.to_path_buf(),
+        reason,
+    };
     let file = File::open(path).at(path)?;
     let size = file.metadata().at(path)?.len();
     let mut reader = BufReader::with_capacity(256 * 1024, file);
@@ -82,38 +88,27 @@ fn validate_snapshot_file(path: &Path) -> Result<Result<(), String>, StorageErro
     while pos < size {
         let remaining = size - pos;
         if remaining < LOG_OVERHEAD as u64 {
-            return Ok(Err(format!("{remaining} trailing bytes at position {pos}")));
+            return Err(corrupt(format!(
+                "{remaining} trailing bytes at position {pos}"
+            )));
         }
         buf.clear();
         buf.resize(LOG_OVERHEAD, 0);
         reader.read_exact(&mut buf).at(path)?;
         let size_of_batch = match RecordBatchHeader::size_from_prefix(&buf) {
             Ok(Some(n)) if n <= MAX_SNAPSHOT_BATCH && n as u64 <= remaining => n,
-            Ok(_) => return Ok(Err(format!("incomplete batch at position {pos}"))),
-            Err(e) => return Ok(Err(format!("batch at position {pos}: {e}"))),
+            Ok(_) => return Err(corrupt(format!("incomplete batch at position {pos}"))),
+            Err(e) => return Err(corrupt(format!("batch at position {pos}: {e}"))),
         };
         buf.resize(size_of_batch, 0);
         reader.read_exact(&mut buf[LOG_OVERHEAD..]).at(path)?;
-        let batch = match RecordBatch::parse(Bytes::copy_from_slice(&buf)) {
-            Ok(b) => b,
-            Err(e) => return Ok(Err(format!("batch at position {pos}: {e}"))),
-        };
-        let control_types = |batch: &RecordBatch| -> Result<Vec<ControlRecordType>, String> {
-            if !batch.is_control() {
-                return Ok(Vec::new());
-            }
-            let records = batch.records().map_err(|e| e.to_string())?;
-            records
-                .map(|r| r.and_then(|r| r.control_type()).map_err(|e| e.to_string()))
-                .collect()
-        };
-        let types = match control_types(&batch) {
-            Ok(t) => t,
-            Err(e) => return Ok(Err(format!("batch at position {pos}: {e}"))),
-        };
+        let batch = RecordBatch::parse(Bytes::copy_from_slice(&buf))
+            .map_err(|e| corrupt(format!("batch at position {pos}: {e}")))?;
+        let types =
+            control_types(&batch).map_err(|e| corrupt(format!("batch at position {pos}: {e}")))?;
         if first && types.first() != Some(&ControlRecordType::SnapshotHeader) {
-            return Ok(Err(
-                "the first record is not a SnapshotHeaderRecord".to_string()
+            return Err(corrupt(
+                "the first record is not a SnapshotHeaderRecord".to_string(),
             ));
         }
         first = false;
@@ -121,14 +116,26 @@ fn validate_snapshot_file(path: &Path) -> Result<Result<(), String>, StorageErro
         pos += size_of_batch as u64;
     }
     if first {
-        return Ok(Err("the snapshot is empty".to_string()));
+        return Err(corrupt("the snapshot is empty".to_string()));
     }
     if !last_is_footer {
-        return Ok(Err(
-            "the last record is not a SnapshotFooterRecord".to_string()
+        return Err(corrupt(
+            "the last record is not a SnapshotFooterRecord".to_string(),
         ));
     }
-    Ok(Ok(()))
+    Ok(())
+}
+
+/// The control record types of a control batch, in order (none for a data
+/// batch).
+fn control_types(batch: &RecordBatch) -> Result<Vec<ControlRecordType>, DecodeError> {
+    if !batch.is_control() {
+        return Ok(Vec::new());
+    }
+    batch
+        .records()?
+        .map(|r| r.and_then(|r| r.control_type()))
+        .collect()
 }
 
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -303,11 +310,15 @@ impl SnapshotStore {
             return Err(StorageError::snapshot(id, "writer already closed"));
         };
         file.sync_all().at(&writer.tmp_path)?;
-        if let Err(reason) = validate_snapshot_file(&writer.tmp_path)? {
-            return Err(StorageError::snapshot(
-                id,
-                format!("invalid snapshot: {reason}"),
-            ));
+        match validate_snapshot_file(&writer.tmp_path) {
+            Ok(()) => {}
+            Err(StorageError::Corrupt { reason, .. }) => {
+                return Err(StorageError::snapshot(
+                    id,
+                    format!("invalid snapshot: {reason}"),
+                ))
+            }
+            Err(e) => return Err(e),
         }
         let final_path = self.path(id);
         std::fs::rename(&writer.tmp_path, &final_path).at(&final_path)?;
@@ -349,9 +360,7 @@ impl SnapshotStore {
             return Err(StorageError::snapshot(id, "not found"));
         }
         let path = self.path(id);
-        if let Err(reason) = validate_snapshot_file(&path)? {
-            return Err(StorageError::Corrupt { path, reason });
-        }
+        validate_snapshot_file(&path)?;
         let bytes = std::fs::read(&path).at(&path)?;
         Ok(Bytes::from(bytes))
     }

@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 
 use bytes::Bytes;
-use kraft_raft::core::message::*;
-use kraft_raft::core::*;
+use kraft_raft::message::*;
+use kraft_raft::*;
 
 pub const LISTENER: &str = "CONTROLLER";
 pub const CLUSTER: &str = "conformance-cluster";

@@ -3,8 +3,8 @@
 //! request that leaves them empty gets the same answer as a complete v1
 //! request wherever one of those checks refuses it.
 
-use kraft_raft::core::message::*;
-use kraft_raft::core::*;
+use kraft_raft::message::*;
+use kraft_raft::*;
 
 use super::harness::*;
 

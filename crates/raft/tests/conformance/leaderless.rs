@@ -7,8 +7,8 @@
 
 use std::collections::BTreeMap;
 
-use kraft_raft::core::message::*;
-use kraft_raft::core::*;
+use kraft_raft::message::*;
+use kraft_raft::*;
 
 use super::harness::*;
 

@@ -2,8 +2,8 @@
 //! Kafka's KafkaRaftClientTest / PreVote / Fetch / Snapshot cases).
 
 use bytes::Bytes;
-use kraft_raft::core::message::*;
-use kraft_raft::core::*;
+use kraft_raft::message::*;
+use kraft_raft::*;
 
 use super::harness::*;
 

@@ -1,8 +1,8 @@
 //! Reconfiguration cases after Kafka 4.4's `KafkaRaftClientReconfigTest`:
 //! same scenarios, same outcome and error codes, our own code.
 
-use kraft_raft::core::message::*;
-use kraft_raft::core::*;
+use kraft_raft::message::*;
+use kraft_raft::*;
 
 use super::harness::*;
 

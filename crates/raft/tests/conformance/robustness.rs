@@ -2,8 +2,8 @@
 //! field values, fed to replicas in every role.
 
 use bytes::Bytes;
-use kraft_raft::core::message::*;
-use kraft_raft::core::*;
+use kraft_raft::message::*;
+use kraft_raft::*;
 
 use super::harness::*;
 

@@ -58,8 +58,10 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use bytes::Bytes;
-use kraft_raft::core::message::{AddRaftVoterRequest, ApiVersionsResponse, RemoveRaftVoterRequest};
-use kraft_raft::core::*;
+use kraft_raft::message::{
+    AddRaftVoterRequest, ApiVersionsResponse, RemoveRaftVoterRequest, Request, Response,
+};
+use kraft_raft::*;
 
 use crate::sim::cluster::Origin;
 use crate::sim::oracle::{batch_hash, inv, Oracle};

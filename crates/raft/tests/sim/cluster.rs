@@ -5,10 +5,11 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 
 use bytes::Bytes;
-use kraft_raft::core::message::{
-    AddRaftVoterRequest, ApiVersionsResponse, RemoveRaftVoterRequest, VoterChangeResponse,
+use kraft_raft::message::{
+    AddRaftVoterRequest, ApiVersionsResponse, RemoveRaftVoterRequest, Request, Response,
+    VoterChangeResponse,
 };
-use kraft_raft::core::*;
+use kraft_raft::*;
 
 use super::oracle::{batch_hash, inv, same_keys, voter_sets_overlap, BatchKey, Oracle};
 

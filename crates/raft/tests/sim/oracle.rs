@@ -6,7 +6,7 @@ use std::collections::hash_map::DefaultHasher;
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{Hash, Hasher};
 
-use kraft_raft::core::{Batch, ControlRecord, NodeId, ReplicaKey, VoterSet};
+use kraft_raft::{Batch, ControlRecord, NodeId, ReplicaKey, VoterSet};
 
 /// Key of a batch: (base offset, epoch).
 pub type BatchKey = (i64, i32);

@@ -15,7 +15,7 @@ impl<L: RaftLog> RaftCore<L> {
     /// local high watermark (`None` while the HW is unknown).
     pub fn committed_voters(&self) -> Option<VoterSet> {
         let hw = self.high_watermark()?;
-        if cfg!(feature = "mutate-committed-voters-latest") {
+        if cfg!(kraft_mutant = "committed-voters-latest") {
             return Some(self.control.last_voter_set().clone());
         }
         self.control.committed_voter_set(hw).cloned()

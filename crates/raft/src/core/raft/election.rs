@@ -94,7 +94,7 @@ impl<L: RaftLog> RaftCore<L> {
     }
 
     fn can_grant_vote(&self, candidate: &ReplicaKey, log_up_to_date: bool, pre_vote: bool) -> bool {
-        let log_up_to_date = log_up_to_date || cfg!(feature = "mutate-accept-stale-vote");
+        let log_up_to_date = log_up_to_date || cfg!(kraft_mutant = "accept-stale-vote");
         match &self.state {
             State::Unattached(Unattached { leader, voted, .. })
             | State::Prospective(Nominee { leader, voted, .. }) => {
@@ -104,7 +104,7 @@ impl<L: RaftLog> RaftCore<L> {
                     if v.id == candidate.id {
                         v.directory_id.is_none() || v.directory_id == candidate.directory_id
                     } else {
-                        cfg!(feature = "mutate-vote-twice-per-epoch") && log_up_to_date
+                        cfg!(kraft_mutant = "vote-twice-per-epoch") && log_up_to_date
                     }
                 } else if leader.is_some() {
                     false

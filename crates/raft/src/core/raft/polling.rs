@@ -228,7 +228,7 @@ impl<L: RaftLog> RaftCore<L> {
             State::Unattached(s) => s.election_deadline,
             _ => return i64::MAX,
         };
-        if self.is_voter() && now >= deadline && !cfg!(feature = "mutate-never-campaign") {
+        if self.is_voter() && now >= deadline && !cfg!(kraft_mutant = "never-campaign") {
             self.transition_to_prospective(now);
             return 0;
         }
@@ -255,7 +255,7 @@ impl<L: RaftLog> RaftCore<L> {
 
     /// A follower only reports an offset in Fetch once it is durable.
     fn fetch_allowed(&self) -> bool {
-        cfg!(feature = "mutate-ack-before-fsync") || self.flushed_offset >= self.log.end_offset()
+        cfg!(kraft_mutant = "ack-before-fsync") || self.flushed_offset >= self.log.end_offset()
     }
 
     fn fetch_request(&self) -> Request {

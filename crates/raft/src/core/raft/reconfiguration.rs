@@ -115,7 +115,7 @@ impl<L: RaftLog> RaftCore<L> {
             }
         }
         let l = self.leader_state()?;
-        if l.pending.is_some() && !cfg!(feature = "mutate-skip-one-change-check") {
+        if l.pending.is_some() && !cfg!(kraft_mutant = "skip-one-change-check") {
             return Some((
                 ErrorCode::RequestTimedOut,
                 "Request timed out waiting for leader to handle previous voter change request"
@@ -164,13 +164,13 @@ impl<L: RaftLog> RaftCore<L> {
         }
         let hw = self.high_watermark().unwrap_or(-1);
         let kraft = self.control.last_kraft_version();
-        if kraft < 1 && !cfg!(feature = "mutate-skip-kraft-version-check") {
+        if kraft < 1 && !cfg!(kraft_mutant = "skip-kraft-version-check") {
             return Err(VoterChangeResponse::new(
                 ErrorCode::UnsupportedVersion,
                 format!("Cluster doesn't support {verb} voter because the kraft.version feature is {kraft}"),
             ));
         }
-        let skip = cfg!(feature = "mutate-skip-one-change-check");
+        let skip = cfg!(kraft_mutant = "skip-one-change-check");
         match self.control.last_voter_set_entry() {
             Some((offset, voters)) if offset < hw || skip => Ok(voters.clone()),
             other => Err(VoterChangeResponse::new(

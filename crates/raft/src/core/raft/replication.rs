@@ -49,7 +49,7 @@ impl<L: RaftLog> RaftCore<L> {
     }
 
     pub(super) fn update_leader_end_offset(&mut self, now: i64) {
-        let end = if cfg!(feature = "mutate-ack-before-fsync") {
+        let end = if cfg!(kraft_mutant = "ack-before-fsync") {
             self.log.end_offset()
         } else {
             self.flushed_offset
@@ -269,7 +269,7 @@ impl<L: RaftLog> RaftCore<L> {
         if let Some(e) = self.validate_leader_only(r.current_leader_epoch) {
             return self.fetch_response(e, None);
         }
-        let position = if cfg!(feature = "mutate-skip-divergence-check") {
+        let position = if cfg!(kraft_mutant = "skip-divergence-check") {
             match fetch_position(&self.log, r.fetch_offset, r.last_fetched_epoch) {
                 FetchPosition::Diverging(_) => FetchPosition::Valid,
                 other => other,
@@ -296,7 +296,7 @@ impl<L: RaftLog> RaftCore<L> {
         let mut resp = self.fetch_response(ErrorCode::None, self.high_watermark());
         resp.records = records;
         match position {
-            FetchPosition::Diverging(d) if cfg!(feature = "mutate-diverge-too-far") => {
+            FetchPosition::Diverging(d) if cfg!(kraft_mutant = "diverge-too-far") => {
                 resp.diverging_epoch = Some(OffsetAndEpoch::new((d.offset - 1).max(0), d.epoch))
             }
             FetchPosition::Diverging(d) => resp.diverging_epoch = Some(d),
