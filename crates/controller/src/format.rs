@@ -26,7 +26,6 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use kraft_protocol::messages::k_raft_version_record::KRaftVersionRecord;
@@ -47,6 +46,7 @@ use crate::java::{
     uuid_from_text, uuid_to_text, JavaHashMap,
 };
 use kraft_protocol::text::Properties;
+use kraft_raft::storage::write_file_atomically;
 
 /// Name of the properties file in every log directory.
 pub const META_PROPERTIES: &str = "meta.properties";
@@ -721,52 +721,15 @@ fn io_err(what: &str, path: &Path, e: std::io::Error) -> FormatError {
     FormatError::Io(format!("{what} {}: {e}", path.display()))
 }
 
-fn fsync_dir(dir: &Path) {
-    if let Ok(d) = fs::File::open(dir) {
-        // Best effort, as Kafka's atomicMoveWithFallback.
-        let _ = d.sync_all();
-    }
-}
-
-/// Writes `bytes` to `path` atomically: temp file, fsync, optional read-only, rename, fsync dir.
+/// Writes `bytes` to `path` atomically (temp file, fsync, optional
+/// read-only, rename, fsync dir).
 fn write_atomically(
     path: &Path,
     tmp: &Path,
     bytes: &[u8],
     read_only: bool,
 ) -> Result<(), FormatError> {
-    let mut open = fs::OpenOptions::new();
-    open.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    {
-        // Like Files.createTempFile: readable and writable by the owner only.
-        use std::os::unix::fs::OpenOptionsExt;
-        if read_only {
-            open.mode(0o600);
-        }
-    }
-    let mut f = open
-        .open(tmp)
-        .map_err(|e| io_err("cannot create", tmp, e))?;
-    f.write_all(bytes)
-        .map_err(|e| io_err("cannot write", tmp, e))?;
-    f.sync_all().map_err(|e| io_err("cannot fsync", tmp, e))?;
-    drop(f);
-    if read_only {
-        let mut perms = fs::metadata(tmp)
-            .map_err(|e| io_err("cannot stat", tmp, e))?
-            .permissions();
-        perms.set_readonly(true);
-        fs::set_permissions(tmp, perms).map_err(|e| io_err("cannot make read-only", tmp, e))?;
-    }
-    fs::rename(tmp, path).map_err(|e| {
-        let _ = fs::remove_file(tmp);
-        io_err("cannot rename into place", path, e)
-    })?;
-    if let Some(parent) = path.parent() {
-        fsync_dir(parent);
-    }
-    Ok(())
+    write_file_atomically(path, tmp, bytes, read_only).map_err(|e| FormatError::Io(e.to_string()))
 }
 
 /// Writes the bootstrap checkpoint into `metadata_dir/__cluster_metadata-0/`.

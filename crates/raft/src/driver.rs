@@ -1380,14 +1380,11 @@ mod tests {
     #[tokio::test(flavor = "current_thread")]
     async fn a_single_voter_commits_over_a_disk_log_in_both_flush_modes() {
         for mode in [FlushMode::Inline, FlushMode::IoThread] {
-            let dir = std::env::temp_dir().join(format!(
-                "kraft-driver-{mode:?}-{}-{}",
-                std::process::id(),
-                now_ms()
-            ));
+            let tmp = kraft_testkit::TempDir::new(&format!("driver-{mode:?}"));
+            let dir = tmp.path();
             let (log, _) =
-                crate::disk_log::DiskLog::open(&dir, Default::default()).expect("open the log");
-            let store = crate::storage::QuorumStateStore::new(&dir);
+                crate::disk_log::DiskLog::open(dir, Default::default()).expect("open the log");
+            let store = crate::storage::QuorumStateStore::new(dir);
             let (handle, _events) = start_driver(
                 single_voter_config(),
                 log,
@@ -1408,9 +1405,8 @@ mod tests {
             }
             handle.shutdown().await;
             let (reopened, _) =
-                crate::disk_log::DiskLog::open(&dir, Default::default()).expect("reopen the log");
+                crate::disk_log::DiskLog::open(dir, Default::default()).expect("reopen the log");
             assert!(reopened.end_offset() > last, "{mode:?}");
-            let _ = std::fs::remove_dir_all(&dir);
         }
     }
 }

@@ -2,7 +2,6 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use bytes::Bytes;
 use kraft_protocol::messages::k_raft_version_record::KRaftVersionRecord;
@@ -23,35 +22,7 @@ use crate::storage::snapshot_file_name;
 
 const T: i64 = 1_700_000_000_000;
 
-/// A unique directory under the system temp dir, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> TempDir {
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        let dir = std::env::temp_dir().join(format!(
-            "kraft-disklog-{tag}-{}-{}-{nanos}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-
-    fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        // The bootstrap checkpoint may be read-only; the directory is not.
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use kraft_testkit::TempDir;
 
 fn small_config() -> LogConfig {
     LogConfig {
@@ -179,7 +150,7 @@ struct Harness {
 impl Harness {
     fn new(seed: u64, bootstrap: bool) -> Harness {
         let mut rng = SplitMix64::new(seed);
-        let dir = TempDir::new("conformance");
+        let dir = TempDir::new("disklog-conformance");
         let mem = if bootstrap {
             let control = SnapshotControl {
                 voters: Some(voters(&[1, 2, 3])),
@@ -479,7 +450,7 @@ impl Harness {
         let flushed = self.disk.flushed_offset();
         let dir = self.dir.path().to_path_buf();
         // A fresh log replaces the crashed one (dropping it writes nothing).
-        let placeholder = TempDir::new("placeholder");
+        let placeholder = TempDir::new("disklog-placeholder");
         let old = std::mem::replace(&mut self.disk, open(placeholder.path()));
         drop(old);
         lose_unflushed(&dir, flushed);
@@ -645,7 +616,7 @@ fn conformance_without_snapshots() {
 
 #[test]
 fn reopen_after_crash_keeps_only_flushed_batches() {
-    let dir = TempDir::new("crash");
+    let dir = TempDir::new("disklog-crash");
     let mut log = open(dir.path());
     log.append(batch(0, 1, data(&[b"a", b"b"]))).unwrap();
     log.append(batch(2, 1, data(&[b"c"]))).unwrap();
@@ -673,7 +644,7 @@ fn reopen_after_crash_keeps_only_flushed_batches() {
 
 #[test]
 fn reopen_truncates_a_torn_tail() {
-    let dir = TempDir::new("torn");
+    let dir = TempDir::new("disklog-torn");
     let mut log = open(dir.path());
     log.append(batch(0, 1, data(&[b"a"]))).unwrap();
     log.append(batch(1, 1, data(&[b"b", b"c"]))).unwrap();
@@ -697,7 +668,7 @@ fn reopen_truncates_a_torn_tail() {
 
 #[test]
 fn crash_during_snapshot_download_leaves_no_partial_file() {
-    let dir = TempDir::new("partial");
+    let dir = TempDir::new("disklog-partial");
     let mut log = open(dir.path());
     log.append(batch(0, 1, data(&[b"a"]))).unwrap();
     log.flush().unwrap();
@@ -719,7 +690,7 @@ fn crash_during_snapshot_download_leaves_no_partial_file() {
 
 #[test]
 fn installed_snapshot_survives_reopen() {
-    let dir = TempDir::new("install");
+    let dir = TempDir::new("disklog-install");
     let mut log = open(dir.path());
     log.append(batch(0, 1, data(&[b"old"]))).unwrap();
     let id = OffsetAndEpoch::new(20, 4);
@@ -845,7 +816,7 @@ fn assert_same_answers(mem: &MemoryLog, disk: &DiskLog) {
 
 #[test]
 fn bootstrap_checkpoint_with_voters() {
-    let dir = TempDir::new("bootstrap");
+    let dir = TempDir::new("disklog-bootstrap");
     let set = voters(&[1, 2, 3]);
     write_bootstrap(
         dir.path(),
@@ -902,7 +873,7 @@ fn bootstrap_checkpoint_with_voters() {
 
 #[test]
 fn bootstrap_checkpoint_without_kraft_version() {
-    let dir = TempDir::new("bootstrap0");
+    let dir = TempDir::new("disklog-bootstrap0");
     write_bootstrap(
         dir.path(),
         &format_checkpoint(0, None, &[b"metadata.version"]),
@@ -920,7 +891,7 @@ fn bootstrap_checkpoint_without_kraft_version() {
 
 #[test]
 fn bootstrap_checkpoint_without_voters() {
-    let dir = TempDir::new("bootstrap-observer");
+    let dir = TempDir::new("disklog-bootstrap-observer");
     write_bootstrap(
         dir.path(),
         &format_checkpoint(1, None, &[b"metadata.version"]),
@@ -935,7 +906,7 @@ fn bootstrap_checkpoint_without_voters() {
 
 #[test]
 fn unreadable_latest_snapshot_fails_open() {
-    let dir = TempDir::new("bad-snapshot");
+    let dir = TempDir::new("disklog-bad-snapshot");
     // A data batch where the header should be.
     let mut b = RecordBatchBuilder::new(0, 0, T);
     b.push(NewRecord::value(b"x"));
@@ -949,8 +920,8 @@ fn unreadable_latest_snapshot_fails_open() {
 
 #[test]
 fn snapshot_transfer_between_disk_logs() {
-    let leader_dir = TempDir::new("leader");
-    let follower_dir = TempDir::new("follower");
+    let leader_dir = TempDir::new("disklog-leader");
+    let follower_dir = TempDir::new("disklog-follower");
     let mut leader = open(leader_dir.path());
     let mut next = 0;
     for i in 0..40 {
@@ -1021,7 +992,7 @@ fn snapshot_transfer_between_disk_logs() {
 
 #[test]
 fn corrupt_download_is_rejected_and_changes_nothing() {
-    let dir = TempDir::new("corrupt-download");
+    let dir = TempDir::new("disklog-corrupt-download");
     let mut log = open(dir.path());
     log.append(batch(0, 1, data(&[b"keep"]))).unwrap();
     let id = OffsetAndEpoch::new(10, 2);
@@ -1055,7 +1026,7 @@ fn corrupt_download_is_rejected_and_changes_nothing() {
 
 #[test]
 fn reads_span_segments_and_the_tail_cache() {
-    let dir = TempDir::new("reads");
+    let dir = TempDir::new("disklog-reads");
     let mut log = open(dir.path());
     log.set_tail_cache_bytes(600);
     let mut mem = MemoryLog::new();
@@ -1084,7 +1055,7 @@ fn reads_span_segments_and_the_tail_cache() {
 
 #[test]
 fn mixed_and_oversized_batches_are_refused() {
-    let dir = TempDir::new("refused");
+    let dir = TempDir::new("disklog-refused");
     let mut log = open(dir.path());
     let mut records = data(&[b"a"]);
     records.push(Record::Control(ControlRecord::KRaftVersion(1)));
@@ -1106,7 +1077,7 @@ fn mixed_and_oversized_batches_are_refused() {
 /// restarts from the same directory.
 #[test]
 fn raft_core_runs_over_disk_log() {
-    let dir = TempDir::new("core");
+    let dir = TempDir::new("disklog-core");
     let dir_id = Uuid::from_u64_pair(1, 1);
     let mut cfg = RaftConfig::new(
         1,
@@ -1195,7 +1166,7 @@ fn log_with_three_snapshots(dir: &Path) -> (DiskLog, Vec<SnapshotId>) {
 
 #[test]
 fn retention_by_size_keeps_the_latest_snapshot_and_moves_the_log_start() {
-    let dir = TempDir::new("retention-size");
+    let dir = TempDir::new("disklog-retention-size");
     let (mut log, ids) = log_with_three_snapshots(dir.path());
     let segments_before = log.file_log().segment_base_offsets();
     assert!(segments_before.len() > 3, "{segments_before:?}");
@@ -1243,7 +1214,7 @@ fn retention_by_size_keeps_the_latest_snapshot_and_moves_the_log_start() {
 
 #[test]
 fn retention_by_time_deletes_only_snapshots_older_than_the_limit() {
-    let dir = TempDir::new("retention-time");
+    let dir = TempDir::new("disklog-retention-time");
     let (mut log, ids) = log_with_three_snapshots(dir.path());
     // Snapshot timestamps are the append times of their last batches:
     // T + 38, T + 78 and T + 118. At T + 100 with 50 ms, only the first is
@@ -1271,7 +1242,7 @@ fn append_batches(log: &mut DiskLog, count: usize) {
 
 #[test]
 fn a_detached_flush_makes_the_appends_before_it_durable() {
-    let dir = TempDir::new("detached-flush");
+    let dir = TempDir::new("disklog-detached-flush");
     let mut log = open(dir.path());
     append_batches(&mut log, 3);
     let job = log
@@ -1297,7 +1268,7 @@ fn a_detached_flush_makes_the_appends_before_it_durable() {
 
 #[test]
 fn an_inline_flush_during_a_detached_one_still_fsyncs() {
-    let dir = TempDir::new("detached-then-inline");
+    let dir = TempDir::new("disklog-detached-then-inline");
     let mut log = open(dir.path());
     append_batches(&mut log, 2);
     let job = log.begin_flush().unwrap().unwrap();
@@ -1308,7 +1279,7 @@ fn an_inline_flush_during_a_detached_one_still_fsyncs() {
 
 #[test]
 fn a_detached_flush_begun_before_a_truncation_covers_nothing_after_it() {
-    let dir = TempDir::new("detached-truncated");
+    let dir = TempDir::new("disklog-detached-truncated");
     let mut log = open(dir.path());
     append_batches(&mut log, 4);
     log.flush().unwrap();
@@ -1327,7 +1298,7 @@ fn a_detached_flush_begun_before_a_truncation_covers_nothing_after_it() {
 
 #[test]
 fn a_failed_detached_fsync_fails_the_log() {
-    let dir = TempDir::new("detached-failed");
+    let dir = TempDir::new("disklog-detached-failed");
     let mut log = open(dir.path());
     append_batches(&mut log, 2);
     let job = log.begin_flush().unwrap().unwrap();

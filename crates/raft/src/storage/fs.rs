@@ -100,16 +100,38 @@ pub(crate) fn replace_atomically(
     tmp: &Path,
     contents: &[u8],
 ) -> Result<(), StorageError> {
+    write_file_atomically(path, tmp, contents, false)
+}
+
+/// Writes `contents` to `path` atomically, as Kafka writes `quorum-state`,
+/// `meta.properties` and the bootstrap checkpoint: write `tmp` (owner-only
+/// permissions when `read_only`), fsync it, make it read-only if asked,
+/// rename it over `path`, fsync the directory. The temporary file is removed
+/// if any step fails.
+pub fn write_file_atomically(
+    path: &Path,
+    tmp: &Path,
+    contents: &[u8],
+    read_only: bool,
+) -> Result<(), StorageError> {
     let result = (|| {
-        let mut f = OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(tmp)
-            .at(tmp)?;
+        let mut open = OpenOptions::new();
+        open.write(true).create(true).truncate(true);
+        #[cfg(unix)]
+        if read_only {
+            // Like Files.createTempFile: readable and writable by the owner only.
+            use std::os::unix::fs::OpenOptionsExt;
+            open.mode(0o600);
+        }
+        let mut f = open.open(tmp).at(tmp)?;
         f.write_all(contents).at(tmp)?;
         f.sync_all().at(tmp)?;
         drop(f);
+        if read_only {
+            let mut perms = std::fs::metadata(tmp).at(tmp)?.permissions();
+            perms.set_readonly(true);
+            std::fs::set_permissions(tmp, perms).at(tmp)?;
+        }
         std::fs::rename(tmp, path).at(path)?;
         sync_dir(&parent_dir(path))
     })();

@@ -45,6 +45,7 @@ mod snapshot;
 mod tests;
 
 pub use epoch_cache::EpochCache;
+pub use fs::write_file_atomically;
 pub use log::{FileLog, RecoveryReport, TailDamage, TruncatedTail};
 pub use quorum_state::{QuorumStateData, QUORUM_STATE_FILE};
 pub use snapshot::{

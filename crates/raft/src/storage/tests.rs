@@ -3,7 +3,6 @@
 use std::fs::OpenOptions;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use bytes::Bytes;
 use kraft_protocol::records::{
@@ -17,34 +16,7 @@ use crate::core::ElectionState;
 
 const T: i64 = 1_700_000_000_000;
 
-/// A unique directory under the system temp dir, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> TempDir {
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        let dir = std::env::temp_dir().join(format!(
-            "kraft-storage-{tag}-{}-{}-{nanos}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-
-    fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use kraft_testkit::TempDir;
 
 fn small_config() -> LogConfig {
     LogConfig {
@@ -122,7 +94,7 @@ fn write_snapshot(log: &mut FileLog, id: SnapshotId) {
 
 #[test]
 fn append_read_flush_reopen() {
-    let dir = TempDir::new("basic");
+    let dir = TempDir::new("storage-basic");
     let (mut log, report) = open(dir.path(), LogConfig::default());
     assert_eq!(report.truncated_tail, None);
     assert_eq!((log.log_start_offset(), log.log_end_offset()), (0, 0));
@@ -167,7 +139,7 @@ fn append_read_flush_reopen() {
 
 #[test]
 fn read_returns_whole_batches_within_the_limit() {
-    let dir = TempDir::new("read");
+    let dir = TempDir::new("storage-read");
     let (mut log, _) = open(dir.path(), LogConfig::default());
     let written = fill(&mut log, 5, |_| 1);
     let size = written[0].size_in_bytes();
@@ -181,7 +153,7 @@ fn read_returns_whole_batches_within_the_limit() {
 
 #[test]
 fn append_validation() {
-    let dir = TempDir::new("validate");
+    let dir = TempDir::new("storage-validate");
     let (mut log, _) = open(dir.path(), small_config());
     fill(&mut log, 2, |_| 5);
     assert!(matches!(
@@ -222,7 +194,7 @@ fn append_validation() {
 
 #[test]
 fn torn_tail_is_truncated_at_start_up() {
-    let dir = TempDir::new("torn");
+    let dir = TempDir::new("storage-torn");
     let (mut log, _) = open(dir.path(), LogConfig::default());
     let written = fill(&mut log, 5, |_| 2);
     log.flush().unwrap();
@@ -261,7 +233,7 @@ fn torn_tail_is_truncated_at_start_up() {
 
 #[test]
 fn torn_tail_at_every_length() {
-    let dir = TempDir::new("torn-every");
+    let dir = TempDir::new("storage-torn-every");
     let (mut log, _) = open(dir.path(), LogConfig::default());
     fill(&mut log, 2, |_| 1);
     let last = data_batch(4, 1, 2, 10);
@@ -291,7 +263,7 @@ fn torn_tail_at_every_length() {
 
 #[test]
 fn crc_corruption_in_the_tail_is_truncated() {
-    let dir = TempDir::new("crc");
+    let dir = TempDir::new("storage-crc");
     let (mut log, _) = open(dir.path(), LogConfig::default());
     let written = fill(&mut log, 5, |_| 3);
     log.flush().unwrap();
@@ -313,7 +285,7 @@ fn crc_corruption_in_the_tail_is_truncated() {
 
 #[test]
 fn zero_filled_tail_is_truncated() {
-    let dir = TempDir::new("zeros");
+    let dir = TempDir::new("storage-zeros");
     let (mut log, _) = open(dir.path(), LogConfig::default());
     fill(&mut log, 3, |_| 1);
     log.flush().unwrap();
@@ -335,7 +307,7 @@ fn zero_filled_tail_is_truncated() {
 
 #[test]
 fn damage_in_an_older_segment_is_an_error() {
-    let dir = TempDir::new("old-damage");
+    let dir = TempDir::new("storage-old-damage");
     let (mut log, _) = open(dir.path(), small_config());
     fill(&mut log, 20, |_| 1);
     log.flush().unwrap();
@@ -351,7 +323,7 @@ fn damage_in_an_older_segment_is_an_error() {
 
 #[test]
 fn truncate_then_append() {
-    let dir = TempDir::new("truncate");
+    let dir = TempDir::new("storage-truncate");
     let (mut log, _) = open(dir.path(), LogConfig::default());
     let written = fill(&mut log, 10, |i| if i < 5 { 1 } else { 2 });
     log.flush().unwrap();
@@ -383,7 +355,7 @@ fn truncate_then_append() {
 
 #[test]
 fn segments_roll_at_segment_bytes() {
-    let dir = TempDir::new("roll");
+    let dir = TempDir::new("storage-roll");
     let (mut log, _) = open(dir.path(), small_config());
     let written = fill(&mut log, 20, |i| 1 + i as i32 / 7);
     let size = written[0].size_in_bytes() as u64;
@@ -417,7 +389,7 @@ fn segments_roll_at_segment_bytes() {
 
 #[test]
 fn index_file_uses_kafka_layout_and_survives_reopen() {
-    let dir = TempDir::new("index");
+    let dir = TempDir::new("storage-index");
     let config = LogConfig {
         index_interval_bytes: 1,
         ..LogConfig::default()
@@ -451,7 +423,7 @@ fn index_file_uses_kafka_layout_and_survives_reopen() {
 
 #[test]
 fn snapshots_and_log_start_advancement() {
-    let dir = TempDir::new("snapshots");
+    let dir = TempDir::new("storage-snapshots");
     let (mut log, _) = open(dir.path(), small_config());
     fill(&mut log, 20, |i| 1 + i as i32 / 5);
     log.flush().unwrap();
@@ -526,7 +498,7 @@ fn snapshots_and_log_start_advancement() {
 
 #[test]
 fn invalid_snapshots_are_refused_and_partials_cleaned() {
-    let dir = TempDir::new("bad-snapshot");
+    let dir = TempDir::new("storage-bad-snapshot");
     let (mut log, _) = open(dir.path(), LogConfig::default());
     fill(&mut log, 3, |_| 1);
     let id = SnapshotId::new(4, 1);
@@ -563,7 +535,7 @@ fn invalid_snapshots_are_refused_and_partials_cleaned() {
 
 #[test]
 fn downloaded_snapshot_ahead_of_the_log_replaces_it() {
-    let dir = TempDir::new("download");
+    let dir = TempDir::new("storage-download");
     let (mut log, _) = open(dir.path(), small_config());
     fill(&mut log, 4, |_| 1);
     write_snapshot(&mut log, SnapshotId::new(0, 0));
@@ -592,7 +564,7 @@ fn downloaded_snapshot_ahead_of_the_log_replaces_it() {
 
 #[test]
 fn crash_after_download_truncates_at_start_up() {
-    let dir = TempDir::new("download-crash");
+    let dir = TempDir::new("storage-download-crash");
     let (mut log, _) = open(dir.path(), LogConfig::default());
     fill(&mut log, 4, |_| 1);
     log.flush().unwrap();
@@ -613,7 +585,7 @@ fn crash_after_download_truncates_at_start_up() {
 
 #[test]
 fn log_without_covering_snapshot_is_refused() {
-    let dir = TempDir::new("uncovered");
+    let dir = TempDir::new("storage-uncovered");
     let (mut log, _) = open(dir.path(), LogConfig::default());
     log.truncate_fully_and_start_at(30).unwrap();
     log.append(&data_batch(30, 1, 2, 10)).unwrap();
@@ -627,7 +599,7 @@ fn log_without_covering_snapshot_is_refused() {
 
 #[test]
 fn end_offset_for_epoch_matches_the_core_lookup() {
-    let dir = TempDir::new("epochs");
+    let dir = TempDir::new("storage-epochs");
     let (mut log, _) = open(dir.path(), LogConfig::default());
     fill(&mut log, 9, |i| [1, 1, 3, 3, 3, 6, 8, 8, 8][i]);
     for epoch in -1..10 {
@@ -717,7 +689,7 @@ fn quorum_state_matches_kafka_byte_for_byte() {
         ),
         ("v0_unknown", ElectionState::initial(), 0, vec![]),
     ];
-    let tmp = TempDir::new("quorum-state");
+    let tmp = TempDir::new("storage-quorum-state");
     let store = QuorumStateStore::new(tmp.path());
     assert_eq!(store.read().unwrap(), None);
     for (name, election, kraft_version, voters) in cases {
@@ -768,7 +740,7 @@ fn quorum_state_parses_kafka_files() {
 
 #[test]
 fn corrupt_quorum_state_is_refused_not_reset() {
-    let tmp = TempDir::new("quorum-state-bad");
+    let tmp = TempDir::new("storage-quorum-state-bad");
     let store = QuorumStateStore::new(tmp.path());
     let bad: &[&[u8]] = &[
         b"",
