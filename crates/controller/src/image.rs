@@ -1,7 +1,7 @@
 //! The controller state machine: committed metadata records replayed into a
 //! [`ClusterImage`] (finalized features and controller registrations).
 //!
-//! Records arrive as framed metadata record values (spec §3.5:
+//! Records arrive as framed metadata record values (Kafka's `MetadataRecordSerde`:
 //! `uvarint frameVersion=1, uvarint type, uvarint version, body`).
 //! [`MetadataRecord::decode`] understands the records a KRaft-only
 //! controller acts on; every other type decodes to
@@ -645,7 +645,7 @@ mod tests {
 
     #[test]
     fn unregister_record_bytes_match_the_spec() {
-        // Spec §3.5: UnregisterControllerRecord for controller 5.
+        // UnregisterControllerRecord for controller 5 (KIP-1312).
         let r = MetadataRecord::UnregisterController(UnregisterControllerRecord {
             controller_id: 5,
             ..Default::default()

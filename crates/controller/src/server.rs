@@ -13,7 +13,7 @@
 //!   connection only;
 //! * ApiVersions at a version the server does not know is answered anyway:
 //!   response header v0 and a v0 body with `UNSUPPORTED_VERSION` and a single
-//!   `ApiKeys` entry for ApiVersions (spec §1.2, KIP-511).
+//!   `ApiKeys` entry for ApiVersions (KIP-511).
 //!
 //! [`ControllerServer::shutdown`] stops accepting, lets every connection
 //! finish the request it is processing (its response is still written) and

@@ -166,7 +166,7 @@ mod tests {
     use crate::messages::unregister_controller_request::UnregisterControllerRequest;
     use crate::StrBytes;
 
-    /// Spec digest §1.8: UnregisterController v0, correlation 7, client id
+    /// UnregisterController v0 (KIP-1312), correlation 7, client id
     /// `adminclient-1`, ControllerId 5 (ClientId keeps the classic int16 length
     /// even in header v2).
     #[test]

@@ -1,7 +1,7 @@
 //! Hand-written vectors for the versions kraft-rs speaks before Kafka does
 //! (Kafka 4.4 has no class to write them): AddRaftVoter v2, RemoveRaftVoter
 //! v1 and DescribeQuorum v3 with `CommittedVoters`. The bytes below were
-//! written by hand from the wire rules and spec §7.2/§7.3, not produced by our
+//! written by hand from the wire rules and KIP-1141 / the DescribeQuorum v3 draft (docs/compatibility.md), not produced by our
 //! encoder.
 
 use bytes::Bytes;

@@ -4,20 +4,20 @@
 //!
 //! The handlers follow Kafka 4.4's `ControllerApis` / `QuorumController`:
 //!
-//! * **ApiVersions** (spec §2.1): the served APIs, supported features (at
+//! * **ApiVersions** (KIP-511, `ControllerApis.handleApiVersionsRequest`): the served APIs, supported features (at
 //!   versions below 4 the features whose minimum is 0 are omitted, KAFKA-17492)
 //!   and finalized features (non-zero levels, as point ranges; kraft.version
 //!   from the raft layer), in the order Kafka's hash maps produce them;
 //!   `INVALID_REQUEST` for v3+ requests with malformed client software
 //!   name/version or a v5 request setting only one of ClusterId/NodeId.
-//! * **DescribeCluster** (§2.8): the registered controllers with an endpoint
+//! * **DescribeCluster** (KIP-919, `ControllerApis.handleDescribeCluster`): the registered controllers with an endpoint
 //!   on the request's listener; the raft leader as ControllerId (or -1 when
 //!   it is not in the list).
 //! * Until the image is loaded (a starting controller has not replayed its
 //!   committed snapshot and log, [`SharedImage::is_loaded`]) nothing is
 //!   answered from it: DescribeCluster and the writes answer the retriable
 //!   `NOT_CONTROLLER`, ApiVersions finalizes no feature.
-//! * **ControllerRegistration** (§2.9) and **UnregisterController** (§7.4):
+//! * **ControllerRegistration** (KIP-919) and **UnregisterController** (KIP-1312):
 //!   write one record and answer after it commits.
 //! * **UpdateFeatures**: metadata.version and the other features (via
 //!   FeatureLevelRecord), kraft.version (via the raft layer); refused while a

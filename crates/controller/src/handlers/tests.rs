@@ -1,5 +1,5 @@
 //! Unit tests of the handlers. Expected codes and messages come from the
-//! spec digest (§2.1, §2.8, §2.9, §7.2, §7.4) and from Kafka 4.4's sources
+//! Kafka 4.4's sources (`ControllerApis`, `ClusterControlManager`, `QuorumController`), KIP-1141 and KIP-1312
 //! (`ControllerApis`, `QuorumController`, `ClusterControlManager`,
 //! `FeatureControlManager`, `QuorumFeatures`, `AuthHelper`); the
 //! ApiVersions feature lists were produced by Kafka 4.4.0's own classes
@@ -205,7 +205,7 @@ async fn unregister(s: &Setup, id: i32) -> (i16, Option<String>) {
     (r.error_code, r.error_message.map(|m| m.to_string()))
 }
 
-// ---- UnregisterController (spec §7.4) ----
+// ---- UnregisterController (KIP-1312) ----
 
 #[tokio::test]
 async fn unregister_not_controller_comes_first() {
@@ -283,7 +283,7 @@ async fn unregister_writes_the_record_and_answers_after_commit() {
         )]
     );
     assert!(s.controller.image().read().controller(5).is_none());
-    // The success response body of spec §1.8 (after the header):
+    // The success response body (after the header), from UnregisterControllerResponse.json:
     // throttle 0, error 0, ErrorMessage "" (0x01), no tags.
     assert_eq!(r.encode_to_vec(0).unwrap(), [0, 0, 0, 0, 0, 0, 1, 0]);
     // and a second attempt reports the id as not registered
@@ -314,7 +314,7 @@ async fn unregister_fails_when_leadership_is_lost_before_commit() {
     assert!(s.controller.image().read().controller(5).is_some());
 }
 
-// ---- ControllerRegistration (spec §2.9) ----
+// ---- ControllerRegistration (KIP-919, `ClusterControlManager.registerController`) ----
 
 fn registration_req(id: i32, protocol: i16) -> ControllerRegistrationRequest {
     ControllerRegistrationRequest {
@@ -431,7 +431,7 @@ fn registration_request_advertises_local_features() {
     assert_eq!(req.listeners.get(0).expect("element").security_protocol, 0);
 }
 
-// ---- DescribeCluster (spec §2.8) ----
+// ---- DescribeCluster (KIP-919, `ControllerApis.handleDescribeCluster`) ----
 
 fn describe(
     s: &Setup,
@@ -517,7 +517,7 @@ fn describe_cluster_lists_registered_controllers_on_the_listener() {
     assert_eq!(describe(&s, 2, 2, false).controller_id, -1);
 }
 
-// ---- ApiVersions (spec §2.1) ----
+// ---- ApiVersions (KIP-511, `ControllerApis.handleApiVersionsRequest`) ----
 
 fn api_versions(s: &Setup, version: i16, req: ApiVersionsRequest) -> ApiVersionsResponse {
     s.controller.api_versions(version, &req)

@@ -623,7 +623,7 @@ pub struct Record {
 }
 
 impl Record {
-    /// The control record type read from the key (§3.3 rules). Only
+    /// The control record type read from the key (Kafka's `ControlRecordType.parse` rules). Only
     /// meaningful for records of a control batch.
     pub fn control_type(&self) -> Result<ControlRecordType, DecodeError> {
         match &self.key {

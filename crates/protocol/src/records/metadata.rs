@@ -74,7 +74,7 @@ mod tests {
 
     #[test]
     fn unregister_controller_record_frame() {
-        // Spec §3.5: UnregisterControllerRecord (29) v0 for controller 5.
+        // UnregisterControllerRecord (29) v0 for controller 5 (KIP-1312).
         let mut buf = Bytes::from_static(&[0x01, 0x1d, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00]);
         let h = decode_metadata_record_header(&mut buf).unwrap();
         assert_eq!(

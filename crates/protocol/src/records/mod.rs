@@ -10,7 +10,7 @@
 //! * [`encode_metadata_record_header`] / [`decode_metadata_record_header`]:
 //!   the frame in front of every metadata record value.
 //!
-//! Layout (spec §3.1-3.2): a 61-byte header (baseOffset, batchLength,
+//! Layout (KIP-98, Kafka's `DefaultRecordBatch` and `DefaultRecord`): a 61-byte header (baseOffset, batchLength,
 //! partitionLeaderEpoch, magic, crc, attributes, lastOffsetDelta,
 //! baseTimestamp, maxTimestamp, producerId, producerEpoch, baseSequence,
 //! recordsCount), then records framed with zig-zag varints. The CRC covers the

@@ -33,7 +33,7 @@ fn kafka_vector(name: &str) -> Bytes {
     hex(line)
 }
 
-/// A data batch written out field by field from spec §3.1-3.2; the CRC was
+/// A data batch written out field by field from the RecordBatch v2 layout (KIP-98, Kafka's `DefaultRecordBatch`); the CRC was
 /// computed with an independent bitwise CRC-32C.
 fn hand_batch() -> Bytes {
     hex("
@@ -133,7 +133,7 @@ fn builder_reproduces_hand_written_batch() {
 
 #[test]
 fn spec_kraft_version_vector() {
-    // Spec §3.4 test vector; identical to what Kafka 4.4.0 writes.
+    // A KRaftVersionRecord control batch, identical to what Kafka 4.4.0 writes.
     let spec = hex("
         00 00 00 00 00 00 00 00  00 00 00 41  00 00 00 00  02  a8 9c 55 86
         00 20  00 00 00 00  00 00 01 8b cf e5 68 00  00 00 01 8b cf e5 68 00

@@ -95,7 +95,7 @@ final class Frames {
             typical("DescribeQuorumResponse", (short) 2)));
         s.add(new Spec("AddRaftVoterRequest-v1-spec", "request", ApiKeys.ADD_RAFT_VOTER, (short) 1, 9, "adminclient-1",
             extra("AddRaftVoterRequest", (short) 1, "spec-example")));
-        // spec §1.8 worked examples
+        // hand-computed examples from the message schemas
         s.add(new Spec("UnregisterControllerRequest-v0-spec", "request", ApiKeys.UNREGISTER_CONTROLLER, (short) 0, 7,
             "adminclient-1", new UnregisterControllerRequestData().setControllerId(5)));
         s.add(new Spec("UnregisterControllerResponse-v0-spec", "response", ApiKeys.UNREGISTER_CONTROLLER, (short) 0, 7,

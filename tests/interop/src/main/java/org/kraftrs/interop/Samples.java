@@ -97,7 +97,7 @@ final class Samples {
 
     /**
      * Records for FetchResponse: a KRaft control batch (KRAFT_VERSION record, offset 0,
-     * epoch 0, timestamp 1700000000000; the spec §3.4 test vector) followed by a v2 data
+     * epoch 0, timestamp 1700000000000) followed by a v2 data
      * batch at offset 1, epoch 5 with two records: a metadata record (null key,
      * FeatureLevelRecord metadata.version=33, no headers) and a record with key, value
      * and two headers (one with a null value).
@@ -456,19 +456,19 @@ final class Samples {
         List<Extra> out = new ArrayList<>();
         switch (name) {
             case "AddRaftVoterRequest":
-                if (v == 1) { // spec §1.8
+                if (v == 1) { // the hand-computed UnregisterController v1 example
                     AddRaftVoterRequestData.ListenerCollection ls = new AddRaftVoterRequestData.ListenerCollection();
                     ls.add(new AddRaftVoterRequestData.Listener().setName(LISTENER).setHost("ctl-4").setPort(9093));
                     out.add(new Extra("spec-example", new AddRaftVoterRequestData().setClusterId(null).setTimeoutMs(30000)
                         .setVoterId(4).setVoterDirectoryId(DIR1).setListeners(ls).setAckWhenCommitted(false)));
                 }
                 break;
-            case "UnregisterControllerResponse": // spec §1.8 error response
+            case "UnregisterControllerResponse": // an error response (KIP-1312)
                 out.add(new Extra("error", new UnregisterControllerResponseData().setThrottleTimeMs(0)
                     .setErrorCode(Errors.forCode((short) 136).code())
                     .setErrorMessage("Controller ID 5 is not currently registered.")));
                 break;
-            case "VotersRecord": { // spec §3.4
+            case "VotersRecord": { // KIP-853 VotersRecord
                 VotersRecord.EndpointCollection eps = new VotersRecord.EndpointCollection();
                 eps.add(new VotersRecord.Endpoint().setName(LISTENER).setHost(HOST).setPort(PORT));
                 out.add(new Extra("spec-example", new VotersRecord().setVersion((short) 0).setVoters(new ArrayList<>(List.of(
@@ -477,7 +477,7 @@ final class Samples {
                             .setMaxSupportedVersion((short) 1)))))));
                 break;
             }
-            case "DescribeQuorumResponse": // error-shaped response of a non-leader (spec §2.5)
+            case "DescribeQuorumResponse": // error-shaped response of a non-leader (KafkaRaftClient.handleDescribeQuorumRequest)
                 out.add(new Extra("not-leader", new DescribeQuorumResponseData().setTopics(new ArrayList<>(List.of(
                     new DescribeQuorumResponseData.TopicData().setTopicName(TOPIC).setPartitions(new ArrayList<>(List.of(
                         new DescribeQuorumResponseData.PartitionData().setPartitionIndex(0)
