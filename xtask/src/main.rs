@@ -12,7 +12,8 @@
 //! * `soak-restarts [SECONDS]` — the rolling SIGKILL restart end-to-end test
 //!   (real processes, feature changes throughout) for SECONDS (default 120).
 //! * `mutants [SEEDS]` — build the raft core with each rule deliberately broken
-//!   and show which simulator invariant catches it.
+//!   (`--cfg kraft_mutant="<name>"`) and show which simulator invariant and
+//!   which model-check scenario catch it. See [`mutants`].
 //! * `modelcheck` — the raft core's bounded model check with the large bound
 //!   (release build; `MC_DEPTH`, `MC_STATES`, `MC_SCENARIO` override it).
 //! * `bench` — run the criterion benchmarks.
@@ -26,6 +27,7 @@
 //!   `--dry-run`, publish to crates.io in dependency order (needs
 //!   `CARGO_REGISTRY_TOKEN`). See [`release`].
 
+mod mutants;
 mod readme;
 mod release;
 
@@ -52,10 +54,7 @@ fn main() -> ExitCode {
         Some("interop") => interop(),
         Some("soak") => soak(&args[1..]),
         Some("soak-restarts") => soak_restarts(args.get(1).map(String::as_str)),
-        Some("mutants") => {
-            let seeds = args.get(1).cloned().unwrap_or_else(|| "300".into());
-            run("bash", &["crates/raft/tests/mutants.sh", &seeds])
-        }
+        Some("mutants") => mutants::mutants(args.get(1).map(String::as_str)),
         Some("modelcheck") => modelcheck(),
         Some("bench") => run("cargo", &["bench", "--workspace"]),
         Some("readme") => readme::readme(),
@@ -185,6 +184,10 @@ fn ci() -> Result<()> {
             "-D",
             "warnings",
         ],
+    )?;
+    run(
+        "cargo",
+        &["build", "-p", "kraft-raft", "--no-default-features"],
     )?;
     codegen(true)?;
     run("cargo", &["test", "--workspace"])?;
