@@ -132,6 +132,7 @@ fn check() -> Result<Vec<Crate>> {
 
 /// Step 3: package every publishable crate and build it from its package.
 fn package_and_verify(allow_dirty: bool) -> Result<()> {
+    forget_earlier_packages(&publishable()?);
     let excluded = non_publishable()?;
     let mut args = vec!["publish", "--dry-run", "--workspace", "--locked"];
     if allow_dirty {
@@ -141,6 +142,35 @@ fn package_and_verify(allow_dirty: bool) -> Result<()> {
         args.extend(["--exclude", name.as_str()]);
     }
     run("cargo", &args)
+}
+
+/// Cargo unpacks the packages of the temporary registry the dry run builds
+/// from into `$CARGO_HOME/registry/src/-<hash>/<name>-<version>` and never
+/// unpacks a name and version again, so a second dry run at the same
+/// version would verify a crate against its siblings' earlier contents.
+/// Those unpacked copies (never the crates.io ones) are removed first.
+fn forget_earlier_packages(crates: &[Crate]) {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
+    let Some(src) = home.map(|h| h.join("registry").join("src")) else {
+        return;
+    };
+    let Ok(registries) = std::fs::read_dir(&src) else {
+        return;
+    };
+    for registry in registries.flatten() {
+        // Local registries have no host name: their directory is `-<hash>`.
+        if !registry.file_name().to_string_lossy().starts_with('-') {
+            continue;
+        }
+        for c in crates {
+            let unpacked = registry.path().join(format!("{}-{}", c.name, c.version));
+            if unpacked.is_dir() {
+                let _ = std::fs::remove_dir_all(&unpacked);
+            }
+        }
+    }
 }
 
 /// Step 4: copies the `.crate` files next to the tarball and writes
