@@ -216,12 +216,13 @@ impl ControllerConfig {
     pub fn load(path: &Path) -> Result<(ControllerConfig, Vec<ConfigWarning>), ConfigError> {
         let props = Properties::load(path).map_err(|e| match e {
             LoadError::Syntax { path, source } => ConfigError::Syntax { path, source },
+            LoadError::Io { path, source } => ConfigError::Io {
+                path,
+                message: source.to_string(),
+            },
             other => ConfigError::Io {
                 path: path.to_path_buf(),
-                message: match other {
-                    LoadError::Io { source, .. } => source.to_string(),
-                    other => other.to_string(),
-                },
+                message: other.to_string(),
             },
         })?;
         Self::parse(&props)
