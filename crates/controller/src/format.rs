@@ -28,12 +28,12 @@ use std::fmt;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use kraft_protocol::messages::k_raft_version_record::KRaftVersionRecord;
-use kraft_protocol::messages::snapshot_footer_record::SnapshotFooterRecord;
-use kraft_protocol::messages::snapshot_header_record::SnapshotHeaderRecord;
-use kraft_protocol::messages::voters_record::{Endpoint, KRaftVersionFeature, Voter, VotersRecord};
-use kraft_protocol::records::{ControlRecordType, NewRecord, RecordBatchBuilder};
-use kraft_protocol::{Message, Uuid};
+use bytes::Bytes;
+use kraft_protocol::Uuid;
+use kraft_raft::storage::encode_snapshot;
+use kraft_raft::{
+    Endpoint, Endpoints, KRaftVersionRange, ReplicaKey, SnapshotControl, VoterNode, VoterSet,
+};
 
 use crate::config::ControllerConfig;
 use crate::features::{
@@ -590,39 +590,21 @@ fn effective_kraft_level(configured: Option<i16>, dynamic: bool) -> Result<i16, 
     }
 }
 
-/// The voters of the bootstrap VotersRecord in the order Kafka writes them
-/// (the iteration order of the `HashMap<Integer, VoterNode>` in `VoterSet`).
-fn voters_record(voters: &[InitialController], listener: &str) -> VotersRecord {
-    let ids = JavaHashMap::from_keys(voters.iter().map(|v| v.node_id));
-    let ids = JavaHashMap::copy_of(&ids);
-    let ordered: Vec<&InitialController> = ids
-        .iter()
-        .filter_map(|id| voters.iter().find(|v| v.node_id == *id))
-        .collect();
-    VotersRecord {
-        version: 0,
-        voters: ordered
-            .into_iter()
-            .map(|v| Voter {
-                voter_id: v.node_id,
-                voter_directory_id: v.directory_id,
-                endpoints: vec![Endpoint {
-                    name: listener.to_ascii_uppercase().into(),
-                    host: java_host_string(&v.host).into(),
-                    port: v.port,
-                    ..Default::default()
-                }]
-                .into(),
-                k_raft_version_feature: KRaftVersionFeature {
-                    min_supported_version: 0,
-                    max_supported_version: 1,
-                    ..Default::default()
-                },
-                ..Default::default()
-            })
-            .collect(),
-        ..Default::default()
-    }
+/// The initial controllers as the voter set of the bootstrap snapshot
+/// (Kafka's `DynamicVoters.toVoterSet`): one endpoint each on the controller
+/// listener, supporting kraft.version 0-1.
+fn initial_voter_set(voters: &[InitialController], listener: &str) -> VoterSet {
+    VoterSet::new(voters.iter().map(|v| {
+        VoterNode::new(
+            ReplicaKey::of(v.node_id, v.directory_id),
+            Endpoints::new([Endpoint::new(
+                listener.to_ascii_uppercase(),
+                java_host_string(&v.host),
+                v.port,
+            )]),
+            KRaftVersionRange::new(0, 1),
+        )
+    }))
 }
 
 /// The host text Kafka stores for a voter address: Java's
@@ -640,11 +622,6 @@ pub fn java_host_string(host: &str) -> String {
     host.to_string()
 }
 
-fn encode_control<M: Message>(m: &M) -> Result<Vec<u8>, FormatError> {
-    m.encode_to_vec(0)
-        .map_err(|e| FormatError::Io(format!("cannot encode {}: {e}", M::NAME)))
-}
-
 /// The bytes of a bootstrap snapshot (see the module docs for the layout).
 /// `voters` is written only when `kraft_version >= 1` and non-empty.
 pub fn bootstrap_snapshot_bytes(
@@ -653,68 +630,15 @@ pub fn bootstrap_snapshot_bytes(
     voters: &[InitialController],
     controller_listener: &str,
     now_ms: i64,
-) -> Result<Vec<u8>, FormatError> {
-    let header = encode_control(&SnapshotHeaderRecord {
-        version: 0,
-        last_contained_log_timestamp: now_ms,
-        ..Default::default()
-    })?;
-    let kraft = encode_control(&KRaftVersionRecord {
-        version: 0,
-        k_raft_version: kraft_version,
-        ..Default::default()
-    })?;
-    let voters_value = if kraft_version >= 1 && !voters.is_empty() {
-        Some(encode_control(&voters_record(voters, controller_listener))?)
-    } else {
-        None
+) -> Vec<u8> {
+    let dynamic = kraft_version >= 1;
+    let control = SnapshotControl {
+        kraft_version: dynamic.then_some(kraft_version),
+        voters: (dynamic && !voters.is_empty())
+            .then(|| initial_voter_set(voters, controller_listener)),
     };
-    let footer = encode_control(&SnapshotFooterRecord {
-        version: 0,
-        ..Default::default()
-    })?;
-
-    let mut out = Vec::new();
-    let mut control = RecordBatchBuilder::new_control(0, 0, now_ms);
-    control.push(NewRecord::control(
-        ControlRecordType::SnapshotHeader,
-        &header,
-    ));
-    if kraft_version >= 1 {
-        control.push(NewRecord::control(ControlRecordType::KRaftVersion, &kraft));
-        if let Some(v) = &voters_value {
-            control.push(NewRecord::control(ControlRecordType::KRaftVoters, v));
-        }
-    }
-    control.write_to(&mut out);
-    let mut next = control.next_offset();
-
-    let values: Vec<Vec<u8>> = records.iter().map(MetadataRecord::encode).collect();
-    let mut batch = RecordBatchBuilder::new(next, 0, now_ms);
-    for v in &values {
-        let mut grown = batch.clone();
-        grown.push(NewRecord::value(v));
-        if !batch.is_empty() && grown.encoded_len() > MAX_BATCH_SIZE_BYTES {
-            batch.write_to(&mut out);
-            next = batch.next_offset();
-            batch = RecordBatchBuilder::new(next, 0, now_ms);
-            batch.push(NewRecord::value(v));
-        } else {
-            batch = grown;
-        }
-    }
-    if !batch.is_empty() {
-        batch.write_to(&mut out);
-        next = batch.next_offset();
-    }
-
-    let mut footer_batch = RecordBatchBuilder::new_control(next, 0, now_ms);
-    footer_batch.push(NewRecord::control(
-        ControlRecordType::SnapshotFooter,
-        &footer,
-    ));
-    footer_batch.write_to(&mut out);
-    Ok(out)
+    let values = records.iter().map(|r| Bytes::from(r.encode()));
+    encode_snapshot(0, now_ms, &control, values, MAX_BATCH_SIZE_BYTES)
 }
 
 fn io_err(what: &str, path: &Path, e: std::io::Error) -> FormatError {
@@ -867,7 +791,7 @@ pub fn format(opts: &FormatOptions) -> Result<FormatReport, FormatError> {
         &plan.voters,
         config.default_listener_name(),
         now,
-    )?;
+    );
     // Kafka writes the directories in the iteration order of a HashMap<String, _>.
     let order = JavaHashMap::from_keys(empty.iter().cloned());
     let mut used_ids: Vec<Uuid> = seen_ids.keys().copied().collect();

@@ -12,6 +12,7 @@ pub mod error_code;
 pub mod features;
 pub mod frame;
 pub mod header;
+pub mod java_hash_map;
 #[cfg(feature = "json")]
 pub mod json;
 pub mod kafka_uuid;

@@ -6,6 +6,7 @@
 //! SnapshotFooterRecord, KRaftVersionRecord, VotersRecord).
 
 use bytes::{Bytes, BytesMut};
+use kraft_protocol::java_hash_map::JavaHashMap;
 use kraft_protocol::messages::{
     k_raft_version_record::KRaftVersionRecord, leader_change_message,
     snapshot_footer_record::SnapshotFooterRecord, snapshot_header_record::SnapshotHeaderRecord,
@@ -88,12 +89,20 @@ fn control_value(record: &ControlRecord) -> (ControlRecordType, Vec<u8>) {
     }
 }
 
-/// The `VotersRecord` (version 0) of a voter set.
+/// The `VotersRecord` (version 0) of a voter set, its voters in the order
+/// Kafka writes a set it built from ids in ascending order
+/// (`DynamicVoters.toVoterSet`: a `HashMap` filled from a `TreeMap`, then
+/// copied by `VoterSet.fromMap`). Kafka's order after a reconfiguration
+/// follows the set's history and can differ for ids that share a hash
+/// bucket; the sets are equal.
 pub fn voters_record_of(set: &VoterSet) -> voters_record::VotersRecord {
+    let filled = JavaHashMap::from_keys(set.nodes().map(|v| v.key.id));
+    let order = JavaHashMap::copy_of(&filled);
     voters_record::VotersRecord {
         version: 0,
-        voters: set
-            .nodes()
+        voters: order
+            .iter()
+            .filter_map(|id| set.get(*id))
             .map(|v| voters_record::Voter {
                 voter_id: v.key.id,
                 voter_directory_id: v.key.directory_id.unwrap_or_default(),

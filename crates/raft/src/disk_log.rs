@@ -1,6 +1,7 @@
 //! [`DiskLog`]: the core's [`RaftLog`] over the real on-disk storage.
 
 use std::collections::VecDeque;
+use std::convert::Infallible;
 use std::fs::File;
 use std::io::Read;
 use std::path::Path;
@@ -412,20 +413,20 @@ fn read_snapshot_head(path: &Path) -> Result<(SnapshotControl, i64), StorageErro
 
 /// Writes a whole snapshot (header batch with the control state, data
 /// batches of at most `max_batch` bytes, footer batch) through `sink`.
-fn write_snapshot<I>(
-    sink: &mut dyn FnMut(&[u8]) -> Result<(), StorageError>,
+fn write_snapshot<I, E>(
+    sink: &mut dyn FnMut(&[u8]) -> Result<(), E>,
     epoch: i32,
     timestamp: i64,
     control: &SnapshotControl,
     data_records: I,
     max_batch: usize,
-) -> Result<(), StorageError>
+) -> Result<(), E>
 where
     I: IntoIterator,
     I::Item: Into<Bytes>,
 {
     let mut buf = BytesMut::new();
-    let mut emit = |records: Vec<Record>, base_offset: &mut i64| -> Result<(), StorageError> {
+    let mut emit = |records: Vec<Record>, base_offset: &mut i64| -> Result<(), E> {
         let batch = Batch {
             base_offset: *base_offset,
             epoch,
@@ -467,6 +468,41 @@ where
         vec![Record::Control(ControlRecord::SnapshotFooter)],
         &mut next,
     )
+}
+
+/// The bytes of a whole snapshot file, the inverse of [`decode_snapshot`]: a
+/// control batch with the `SnapshotHeaderRecord` (its
+/// `lastContainedLogTimestamp` is `timestamp`) followed by the
+/// `KRaftVersionRecord` and `VotersRecord` of `control` when set; the data
+/// records in batches of at most `max_batch` bytes; a control batch with the
+/// `SnapshotFooterRecord`. Every batch carries the leader epoch `epoch` and
+/// the append time `timestamp`, as Kafka's `RecordsSnapshotWriter` writes
+/// them. `kraft storage format` writes its bootstrap checkpoint with it.
+pub fn encode_snapshot<I>(
+    epoch: i32,
+    timestamp: i64,
+    control: &SnapshotControl,
+    data_records: I,
+    max_batch: usize,
+) -> Vec<u8>
+where
+    I: IntoIterator,
+    I::Item: Into<Bytes>,
+{
+    let mut out = Vec::new();
+    let mut sink = |bytes: &[u8]| -> Result<(), Infallible> {
+        out.extend_from_slice(bytes);
+        Ok(())
+    };
+    let Ok(()) = write_snapshot(
+        &mut sink,
+        epoch,
+        timestamp,
+        control,
+        data_records,
+        max_batch,
+    );
+    out
 }
 
 /// Whether a batch would still fit a read that has `size` estimated bytes in

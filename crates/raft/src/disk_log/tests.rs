@@ -64,13 +64,7 @@ fn open(dir: &Path) -> DiskLog {
 
 /// The bytes of a snapshot file as [`DiskLog::create_snapshot`] writes it.
 fn snapshot_file_bytes(epoch: i32, control: &SnapshotControl, records: &[Bytes]) -> Vec<u8> {
-    let mut out = Vec::new();
-    let mut sink = |b: &[u8]| {
-        out.extend_from_slice(b);
-        Ok(())
-    };
-    write_snapshot(&mut sink, epoch, T, control, records.iter().cloned(), 1000).unwrap();
-    out
+    encode_snapshot(epoch, T, control, records.iter().cloned(), 1000)
 }
 
 fn data_records_of(batches: &[Batch]) -> Vec<Bytes> {

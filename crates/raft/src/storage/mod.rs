@@ -53,7 +53,9 @@ pub use snapshot::{
     SNAPSHOT_SUFFIX,
 };
 
-pub use crate::disk_log::{decode_snapshot, SnapshotContents, DEFAULT_TAIL_CACHE_BYTES};
+pub use crate::disk_log::{
+    decode_snapshot, encode_snapshot, SnapshotContents, DEFAULT_TAIL_CACHE_BYTES,
+};
 
 pub(crate) use self::log::LogConfig;
 pub(crate) use error::StorageError;
