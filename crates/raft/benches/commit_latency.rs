@@ -37,11 +37,9 @@ use kraft_protocol::frame::{FrameDecoder, DEFAULT_MAX_FRAME_SIZE};
 use kraft_protocol::header::encode_response_frame;
 use kraft_protocol::header::{decode_request, decode_response, encode_request_frame};
 use kraft_protocol::messages::api_versions_request::ApiVersionsRequest;
-use kraft_protocol::messages::api_versions_response::{
-    ApiVersion, ApiVersionsResponse, SupportedFeatureKey,
-};
 use kraft_protocol::messages::request_header::RequestHeader;
-use kraft_protocol::{ApiKey, RequestBody, ResponseBody, StrBytes};
+use kraft_protocol::{ApiKey, RequestBody, StrBytes};
+use kraft_raft::wire::raft_api_versions_response;
 use kraft_raft::{
     start_driver, DiskLog, DriverOptions, Endpoints, FlushMode, KRaftVersionRange, LogConfig,
     QuorumStateStore, RaftConfig, RaftHandle, ReplicaKey, Uuid, VoterNode, VoterSet,
@@ -157,28 +155,6 @@ fn loopback_rtt() -> Samples {
     Samples::new(samples)
 }
 
-fn api_versions_response() -> ResponseBody {
-    ResponseBody::ApiVersions(ApiVersionsResponse {
-        api_keys: ApiKey::ALL
-            .iter()
-            .map(|k| ApiVersion {
-                api_key: k.id(),
-                min_version: k.versions().0,
-                max_version: k.versions().1,
-                ..Default::default()
-            })
-            .collect(),
-        supported_features: vec![SupportedFeatureKey {
-            name: "kraft.version".into(),
-            min_version: 0,
-            max_version: 1,
-            ..Default::default()
-        }]
-        .into(),
-        ..Default::default()
-    })
-}
-
 /// A voter's listener: ApiVersions is answered here, KRaft requests by the
 /// driver.
 async fn serve(listener: tokio::net::TcpListener, handle: RaftHandle) {
@@ -203,7 +179,7 @@ async fn serve(listener: tokio::net::TcpListener, handle: RaftHandle) {
                 let version = request.header.request_api_version;
                 let api = request.body.api_key();
                 let body = if api == ApiKey::ApiVersions {
-                    api_versions_response()
+                    raft_api_versions_response()
                 } else {
                     match handle.handle_request(request.body, version).await {
                         Ok(body) => body,

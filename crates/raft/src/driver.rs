@@ -897,9 +897,6 @@ mod tests {
     use crate::core::voters::{VoterNode, VoterSet};
     use kraft_protocol::frame::{encode_frame_with, FrameDecoder};
     use kraft_protocol::header::{decode_request, encode_response_frame};
-    use kraft_protocol::messages::api_versions_response::{
-        ApiVersion, ApiVersionsResponse, SupportedFeatureKey,
-    };
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     use tokio::net::TcpListener;
 
@@ -931,25 +928,7 @@ mod tests {
                     let version = req.header.request_api_version;
                     let api = req.body.api_key();
                     let body = if api == ApiKey::ApiVersions {
-                        ResponseBody::ApiVersions(ApiVersionsResponse {
-                            api_keys: ApiKey::ALL
-                                .iter()
-                                .map(|k| ApiVersion {
-                                    api_key: k.id(),
-                                    min_version: k.versions().0,
-                                    max_version: k.versions().1,
-                                    ..Default::default()
-                                })
-                                .collect(),
-                            supported_features: vec![SupportedFeatureKey {
-                                name: "kraft.version".into(),
-                                min_version: 0,
-                                max_version: 1,
-                                ..Default::default()
-                            }]
-                            .into(),
-                            ..Default::default()
-                        })
+                        crate::wire::raft_api_versions_response()
                     } else {
                         match handle.handle_request(req.body, version).await {
                             Ok(b) => b,

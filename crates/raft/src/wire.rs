@@ -11,7 +11,7 @@
 
 use bytes::Bytes;
 use kraft_protocol::messages::*;
-use kraft_protocol::{Element, List, RequestBody, ResponseBody, StrBytes, Uuid};
+use kraft_protocol::{ApiKey, Element, List, RequestBody, ResponseBody, StrBytes, Uuid};
 
 use crate::codec::{decode_batches, encode_batches};
 use crate::core::error::ErrorCode;
@@ -24,6 +24,47 @@ use crate::core::types::{
 pub const METADATA_TOPIC: &str = "__cluster_metadata";
 /// Fixed topic id of the metadata topic (`Uuid.ONE_UUID`).
 pub const METADATA_TOPIC_ID: Uuid = Uuid::from_u64_pair(0, 1);
+
+/// The APIs the raft layer answers itself (Kafka's `ApiMessageType`s of
+/// listener `CONTROLLER` that `KafkaRaftClient` handles), plus ApiVersions.
+pub const RAFT_APIS: [ApiKey; 10] = [
+    ApiKey::Fetch,
+    ApiKey::ApiVersions,
+    ApiKey::Vote,
+    ApiKey::BeginQuorumEpoch,
+    ApiKey::EndQuorumEpoch,
+    ApiKey::DescribeQuorum,
+    ApiKey::FetchSnapshot,
+    ApiKey::AddRaftVoter,
+    ApiKey::RemoveRaftVoter,
+    ApiKey::UpdateRaftVoter,
+];
+
+/// The ApiVersions answer of a listener that serves the raft layer alone
+/// (an embedding without a controller state machine, a test peer): every
+/// API of [`RAFT_APIS`] at the versions this implementation speaks, and the
+/// `kraft.version` feature at 0-1.
+pub fn raft_api_versions_response() -> ResponseBody {
+    ResponseBody::ApiVersions(api_versions_response::ApiVersionsResponse {
+        api_keys: RAFT_APIS
+            .iter()
+            .map(|k| api_versions_response::ApiVersion {
+                api_key: k.id(),
+                min_version: k.versions().0,
+                max_version: k.versions().1,
+                ..Default::default()
+            })
+            .collect(),
+        supported_features: vec![api_versions_response::SupportedFeatureKey {
+            name: s(crate::core::KRAFT_VERSION_FEATURE),
+            min_version: 0,
+            max_version: 1,
+            ..Default::default()
+        }]
+        .into(),
+        ..Default::default()
+    })
+}
 
 fn s(v: &str) -> StrBytes {
     StrBytes::from(v)

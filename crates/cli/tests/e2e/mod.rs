@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use kraft_testkit::TempDir;
 use serde_json::Value;
 
+mod fatal_exit;
 mod rolling_restarts;
 mod snapshots;
 mod stale_registration;
