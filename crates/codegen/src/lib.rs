@@ -80,6 +80,10 @@ pub fn generate(specs: &[MessageSpec]) -> BTreeMap<String, String> {
         );
     }
     files.insert("api_key.rs".into(), emit::emit_api_keys(specs));
+    files.insert(
+        "metadata_record.rs".into(),
+        emit::emit_metadata_records(specs),
+    );
     files.insert("mod.rs".into(), emit::emit_mod(specs));
     files
 }

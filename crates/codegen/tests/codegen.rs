@@ -191,5 +191,45 @@ fn names_convert_to_rust_conventions() {
 fn every_project_schema_parses() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../schemas");
     let specs = kraft_codegen::load_dir(&dir).expect("project schemas are valid");
-    assert!(specs.len() >= 38, "found {}", specs.len());
+    assert!(specs.len() >= 62, "found {}", specs.len());
+}
+
+#[test]
+fn metadata_dispatch_lists_metadata_records_only() {
+    let record = |name: &str, key: i16, versions: &str| {
+        let text = format!(
+            r#"{{ "apiKey": {key}, "type": "metadata", "name": "{name}", "validVersions": "{versions}",
+                "flexibleVersions": "0+", "fields": [] }}"#
+        );
+        parse_schema(&format!("{name}.json"), &text).expect("valid schema")
+    };
+    let control = parse_schema(
+        "SnapshotFooterRecord.json",
+        r#"{ "type": "data", "name": "SnapshotFooterRecord", "validVersions": "0",
+            "flexibleVersions": "0+", "fields": [] }"#,
+    )
+    .expect("valid schema");
+    let specs = [
+        record("TopicRecord", 2, "0"),
+        control,
+        record("RegisterBrokerRecord", 0, "0-4"),
+    ];
+    let out = kraft_codegen::emit::emit_metadata_records(&specs);
+    // Variants in type id order, without the `Record` suffix.
+    let broker = out
+        .find("RegisterBroker = 0,")
+        .expect("RegisterBroker variant");
+    let topic = out.find("Topic = 2,").expect("Topic variant");
+    assert!(broker < topic);
+    assert!(out.contains("RegisterBroker(RegisterBrokerRecord),"));
+    assert!(out
+        .contains("MetadataRecordType::RegisterBroker => RegisterBrokerRecord::HIGHEST_VERSION,"));
+    assert!(out.contains("\"REGISTER_BROKER_RECORD\""));
+    assert!(
+        !out.contains("SnapshotFooter"),
+        "control records are not metadata records"
+    );
+    let files = kraft_codegen::generate(&specs);
+    assert!(files.contains_key("metadata_record.rs"));
+    assert!(files["mod.rs"].contains("pub mod metadata_record;"));
 }

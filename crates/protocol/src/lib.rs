@@ -5,6 +5,9 @@
 //! * [`messages`]: every request, response, header and record, generated from
 //!   `schemas/*.json` by `cargo xtask codegen` (never edited by hand).
 //! * [`ApiKey`]: API keys with the version ranges this implementation supports.
+//! * [`MetadataRecordType`] / [`MetadataRecordBody`]: every metadata record
+//!   type, and decoding / encoding of a framed metadata record value
+//!   ([`records::MetadataRecordError`] for unknown types and versions).
 #![cfg_attr(doctest, doc = include_str!("../README.md"))]
 
 pub mod error;
@@ -31,6 +34,7 @@ mod generated;
 pub use error::{DecodeError, EncodeError};
 pub use error_code::ErrorCode;
 pub use generated::api_key::{ApiKey, RequestBody, ResponseBody};
+pub use generated::metadata_record::{MetadataRecordBody, MetadataRecordType};
 pub use list::{Element, List};
 pub use message::{Decodable, Encodable, Message, Record, Request};
 pub use str_bytes::StrBytes;

@@ -13,11 +13,13 @@ mod decode;
 mod encode;
 mod json;
 mod layout;
+mod metadata_record;
 mod sample;
 mod types;
 mod writer;
 
 pub use api_key::emit_api_keys;
+pub use metadata_record::emit_metadata_records;
 
 use layout::StructLayout;
 use types::is_list;
@@ -203,6 +205,7 @@ pub fn emit_mod(specs: &[MessageSpec]) -> String {
     w.line("//! Generated message modules, one per schema file.");
     w.blank();
     w.line("pub mod api_key;");
+    w.line("pub mod metadata_record;");
     for n in &names {
         w.line(format!("pub mod {n};"));
     }

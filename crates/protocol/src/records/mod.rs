@@ -8,7 +8,9 @@
 //!   its CRC-32C.
 //! * [`ControlRecordType`]: control record keys.
 //! * [`encode_metadata_record_header`] / [`decode_metadata_record_header`]:
-//!   the frame in front of every metadata record value.
+//!   the frame in front of every metadata record value;
+//!   [`MetadataRecordBody::decode`] / [`MetadataRecordBody::encode`]: a whole
+//!   framed value of any [`MetadataRecordType`].
 //!
 //! Layout (KIP-98, Kafka's `DefaultRecordBatch` and `DefaultRecord`): a 61-byte header (baseOffset, batchLength,
 //! partitionLeaderEpoch, magic, crc, attributes, lastOffsetDelta,
@@ -21,6 +23,7 @@ mod builder;
 mod control;
 mod metadata;
 
+pub use crate::generated::metadata_record::{MetadataRecordBody, MetadataRecordType};
 pub use batch::{
     batches, BatchAttributes, Batches, Compression, PartialBatch, Record, RecordBatch,
     RecordBatchHeader, RecordHeader, Records, TimestampType, LOG_OVERHEAD, MAGIC_V2,
@@ -31,7 +34,7 @@ pub use builder::{NewHeader, NewRecord, RecordBatchBuilder};
 pub use control::{ControlRecordType, CONTROL_KEY_SIZE, CONTROL_KEY_VERSION};
 pub use metadata::{
     decode_metadata_record_header, encode_metadata_record_header, metadata_record_header_len,
-    MetadataRecordHeader, METADATA_FRAME_VERSION,
+    MetadataRecordError, MetadataRecordHeader, METADATA_FRAME_VERSION,
 };
 
 #[cfg(test)]

@@ -176,16 +176,22 @@ final class Filler {
      * Adds unknown tagged fields: tags 7 (3 bytes) and 300 (empty, two-byte varint tag)
      * at the top level; tag 100 on the first nested struct; tag 42 on the deepest struct
      * of the first array path (Topics[0].Partitions[0]...) if that is a different struct.
+     * A tag the struct itself uses (at any version: Kafka refuses a known tag even at a
+     * version where its field is not tagged) is replaced by the next one it does not use.
      * Returns a human-readable description.
      */
     static String addUnknownTags(Message m, Schema.Struct spec, int v) {
-        StringBuilder sb = new StringBuilder("top:7,300");
-        m.unknownTaggedFields().add(new RawTaggedField(7, new byte[]{0x01, 0x02, 0x03}));
-        m.unknownTaggedFields().add(new RawTaggedField(300, new byte[0]));
-        Message first = firstNested(m, spec, v, false);
+        int low = unusedTag(spec, 7);
+        int high = unusedTag(spec, 300);
+        StringBuilder sb = new StringBuilder("top:" + low + "," + high);
+        m.unknownTaggedFields().add(new RawTaggedField(low, new byte[]{0x01, 0x02, 0x03}));
+        m.unknownTaggedFields().add(new RawTaggedField(high, new byte[0]));
+        Object[] firstAndSpec = firstNested(m, spec, v, false);
+        Message first = firstAndSpec == null ? null : (Message) firstAndSpec[0];
         if (first != null) {
-            first.unknownTaggedFields().add(new RawTaggedField(100, new byte[]{(byte) 0xaa}));
-            sb.append(" ").append(first.getClass().getSimpleName()).append(":100");
+            int tag = unusedTag((Schema.Struct) firstAndSpec[1], 100);
+            first.unknownTaggedFields().add(new RawTaggedField(tag, new byte[]{(byte) 0xaa}));
+            sb.append(" ").append(first.getClass().getSimpleName()).append(":").append(tag);
         }
         Message deep = m;
         Schema.Struct deepSpec = spec;
@@ -198,13 +204,27 @@ final class Filler {
             deepSpec = (Schema.Struct) next[1];
         }
         if (deep != m && deep != first) {
-            deep.unknownTaggedFields().add(new RawTaggedField(42, "kraft".getBytes(StandardCharsets.UTF_8)));
-            sb.append(" ").append(deep.getClass().getSimpleName()).append(":42");
+            int tag = unusedTag(deepSpec, 42);
+            deep.unknownTaggedFields().add(new RawTaggedField(tag, "kraft".getBytes(StandardCharsets.UTF_8)));
+            sb.append(" ").append(deep.getClass().getSimpleName()).append(":").append(tag);
         }
         return sb.toString();
     }
 
-    private static Message firstNested(Object obj, Schema.Struct spec, int v, boolean arraysOnly) {
+    /** {@code wanted}, or the next tag after it that no field of {@code spec} has. */
+    static int unusedTag(Schema.Struct spec, int wanted) {
+        int tag = wanted;
+        while (true) {
+            int t = tag;
+            if (spec.fields.stream().noneMatch(f -> f.tag != null && f.tag == t)) {
+                return tag;
+            }
+            tag++;
+        }
+    }
+
+    /** The first nested struct (message and schema) of {@code obj}, or null. */
+    private static Object[] firstNested(Object obj, Schema.Struct spec, int v, boolean arraysOnly) {
         for (Schema.Field f : spec.fields) {
             if (!f.presentIn(v) || f.struct == null) {
                 continue;
@@ -213,10 +233,10 @@ final class Filler {
             if (f.isArray()) {
                 List<Object> els = KafkaMessage.elements(val);
                 if (!els.isEmpty()) {
-                    return (Message) els.get(0);
+                    return new Object[]{els.get(0), f.struct};
                 }
             } else if (!arraysOnly && val != null) {
-                return (Message) val;
+                return new Object[]{val, f.struct};
             }
         }
         return null;

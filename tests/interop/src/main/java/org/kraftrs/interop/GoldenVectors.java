@@ -52,7 +52,16 @@ public final class GoldenVectors {
         "UnregisterControllerRequest", "UnregisterControllerResponse",
         "VotersRecord", "KRaftVersionRecord", "LeaderChangeMessage",
         "SnapshotHeaderRecord", "SnapshotFooterRecord",
-        "RegisterControllerRecord", "UnregisterControllerRecord", "FeatureLevelRecord");
+        "RegisterControllerRecord", "UnregisterControllerRecord", "FeatureLevelRecord",
+        // the other metadata records (kafka-metadata), by record type
+        "RegisterBrokerRecord", "UnregisterBrokerRecord", "TopicRecord", "PartitionRecord",
+        "ConfigRecord", "PartitionChangeRecord", "FenceBrokerRecord", "UnfenceBrokerRecord",
+        "RemoveTopicRecord", "DelegationTokenRecord", "UserScramCredentialRecord",
+        "ClientQuotaRecord", "ProducerIdsRecord", "BrokerRegistrationChangeRecord",
+        "AccessControlEntryRecord", "RemoveAccessControlEntryRecord", "NoOpRecord",
+        "ZkMigrationStateRecord", "RemoveUserScramCredentialRecord", "BeginTransactionRecord",
+        "EndTransactionRecord", "AbortTransactionRecord", "RemoveDelegationTokenRecord",
+        "ClearElrRecord");
 
     static final ObjectMapper MAPPER = new ObjectMapper();
 

@@ -15,6 +15,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 
 /**
  * One Kafka message type (request, response, header, control record or metadata
@@ -60,6 +61,9 @@ final class KafkaMessage {
         }
     }
 
+    /** Schemas whose file is not named after the message (Kafka's file name without ".json"). */
+    private static final Map<String, String> SCHEMA_FILES = Map.of("ZkMigrationStateRecord", "ZkMigrationRecord");
+
     /**
      * Resolves a message name as used in the golden files ("VoteRequest",
      * "RequestHeader", "VotersRecord", "RegisterControllerRecord", ...).
@@ -67,11 +71,12 @@ final class KafkaMessage {
      */
     @SuppressWarnings("unchecked")
     static KafkaMessage resolve(String name) {
+        String file = SCHEMA_FILES.getOrDefault(name, name);
         String[][] candidates = {
-            {"org.apache.kafka.common.message." + name + "Data", "common/message/" + name + ".json"},
-            {"org.apache.kafka.common.message." + name, "common/message/" + name + ".json"},
-            {"org.apache.kafka.common.metadata." + name, "common/metadata/" + name + ".json"},
-            {"org.apache.kafka.common.metadata." + name + "Data", "common/metadata/" + name + ".json"},
+            {"org.apache.kafka.common.message." + name + "Data", "common/message/" + file + ".json"},
+            {"org.apache.kafka.common.message." + name, "common/message/" + file + ".json"},
+            {"org.apache.kafka.common.metadata." + name, "common/metadata/" + file + ".json"},
+            {"org.apache.kafka.common.metadata." + name + "Data", "common/metadata/" + file + ".json"},
         };
         for (String[] c : candidates) {
             Class<?> k;

@@ -40,9 +40,33 @@ import org.apache.kafka.common.message.UpdateRaftVoterResponseData;
 import org.apache.kafka.common.message.VoteRequestData;
 import org.apache.kafka.common.message.VoteResponseData;
 import org.apache.kafka.common.message.VotersRecord;
+import org.apache.kafka.common.metadata.AbortTransactionRecord;
+import org.apache.kafka.common.metadata.AccessControlEntryRecord;
+import org.apache.kafka.common.metadata.BeginTransactionRecord;
+import org.apache.kafka.common.metadata.BrokerRegistrationChangeRecord;
+import org.apache.kafka.common.metadata.ClearElrRecord;
+import org.apache.kafka.common.metadata.ClientQuotaRecord;
+import org.apache.kafka.common.metadata.ConfigRecord;
+import org.apache.kafka.common.metadata.DelegationTokenRecord;
+import org.apache.kafka.common.metadata.EndTransactionRecord;
 import org.apache.kafka.common.metadata.FeatureLevelRecord;
+import org.apache.kafka.common.metadata.FenceBrokerRecord;
+import org.apache.kafka.common.metadata.NoOpRecord;
+import org.apache.kafka.common.metadata.PartitionChangeRecord;
+import org.apache.kafka.common.metadata.PartitionRecord;
+import org.apache.kafka.common.metadata.ProducerIdsRecord;
+import org.apache.kafka.common.metadata.RegisterBrokerRecord;
 import org.apache.kafka.common.metadata.RegisterControllerRecord;
+import org.apache.kafka.common.metadata.RemoveAccessControlEntryRecord;
+import org.apache.kafka.common.metadata.RemoveDelegationTokenRecord;
+import org.apache.kafka.common.metadata.RemoveTopicRecord;
+import org.apache.kafka.common.metadata.RemoveUserScramCredentialRecord;
+import org.apache.kafka.common.metadata.TopicRecord;
+import org.apache.kafka.common.metadata.UnfenceBrokerRecord;
+import org.apache.kafka.common.metadata.UnregisterBrokerRecord;
 import org.apache.kafka.common.metadata.UnregisterControllerRecord;
+import org.apache.kafka.common.metadata.UserScramCredentialRecord;
+import org.apache.kafka.common.metadata.ZkMigrationStateRecord;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Errors;
@@ -82,6 +106,13 @@ final class Samples {
     static final Uuid INCARNATION = new Uuid(0x1a2b3c4d5e6f7081L, 0x92a3b4c5d6e7f809L);
     static final long TIMESTAMP = 1700000000000L;
     static final int EPOCH = 5;
+    // metadata records: broker 4 hosting topic "orders" (replicas 4, 5, 6)
+    static final String USER_TOPIC = "orders";
+    static final Uuid USER_TOPIC_ID = new Uuid(0x4f1e2d3c4b5a6978L, 0x8796a5b4c3d2e1f0L);
+    static final Uuid BROKER_INCARNATION = new Uuid(0x2b3c4d5e6f708192L, 0xa3b4c5d6e7f8091aL);
+    static final Uuid ACL_ID = new Uuid(0x0a1b2c3d4e5f6071L, 0x8293a4b5c6d7e8f9L);
+    static final long BROKER_EPOCH = 1234L;
+    static final String TOKEN_ID = "dG9rZW4tYWxpY2UtMDAwMQ";
 
     // ------------------------------------------------------------------ record batches
 
@@ -435,9 +466,100 @@ final class Samples {
                 return new UnregisterControllerRecord().setControllerId(5);
             case "FeatureLevelRecord":
                 return new FeatureLevelRecord().setName("metadata.version").setFeatureLevel((short) 33);
+            case "RegisterBrokerRecord": { // broker 4 with a PLAINTEXT and an SSL listener, two log dirs
+                RegisterBrokerRecord.BrokerEndpointCollection eps = new RegisterBrokerRecord.BrokerEndpointCollection();
+                eps.add(new RegisterBrokerRecord.BrokerEndpoint().setName("PLAINTEXT").setHost(HOST).setPort(9092)
+                    .setSecurityProtocol((short) 0));
+                eps.add(new RegisterBrokerRecord.BrokerEndpoint().setName("SSL").setHost(HOST).setPort(9192)
+                    .setSecurityProtocol((short) 1));
+                RegisterBrokerRecord.BrokerFeatureCollection fs = new RegisterBrokerRecord.BrokerFeatureCollection();
+                for (Map.Entry<String, short[]> e : features().entrySet()) {
+                    fs.add(new RegisterBrokerRecord.BrokerFeature().setName(e.getKey())
+                        .setMinSupportedVersion(e.getValue()[0]).setMaxSupportedVersion(e.getValue()[1]));
+                }
+                return new RegisterBrokerRecord().setBrokerId(4).setIsMigratingZkBroker(false)
+                    .setIncarnationId(BROKER_INCARNATION).setBrokerEpoch(BROKER_EPOCH).setEndPoints(eps).setFeatures(fs)
+                    .setRack("rack-a").setFenced(true).setInControlledShutdown(false)
+                    .setLogDirs(new ArrayList<>(List.of(DIR1, DIR2)));
+            }
+            case "UnregisterBrokerRecord":
+                return new UnregisterBrokerRecord().setBrokerId(4).setBrokerEpoch(BROKER_EPOCH);
+            case "TopicRecord":
+                return new TopicRecord().setName(USER_TOPIC).setTopicId(USER_TOPIC_ID);
+            case "PartitionRecord": // replicas 4, 5, 6; 6 fell out of the ISR and is an eligible leader
+                return new PartitionRecord().setPartitionId(0).setTopicId(USER_TOPIC_ID)
+                    .setReplicas(new ArrayList<>(List.of(4, 5, 6))).setIsr(new ArrayList<>(List.of(4, 5)))
+                    .setRemovingReplicas(new ArrayList<>()).setAddingReplicas(new ArrayList<>())
+                    .setLeader(4).setLeaderRecoveryState((byte) 0).setLeaderEpoch(EPOCH).setPartitionEpoch(7)
+                    .setDirectories(new ArrayList<>(List.of(DIR1, DIR2, DIR3)))
+                    .setEligibleLeaderReplicas(new ArrayList<>(List.of(6))).setLastKnownElr(new ArrayList<>());
+            case "ConfigRecord": // a topic config (resource type 2 = TOPIC)
+                return new ConfigRecord().setResourceType((byte) 2).setResourceName(USER_TOPIC)
+                    .setName("retention.ms").setValue("604800000");
+            case "PartitionChangeRecord": // leader moves to 5, replica 6 rejoins the ISR and leaves the ELR
+                return new PartitionChangeRecord().setPartitionId(0).setTopicId(USER_TOPIC_ID)
+                    .setIsr(new ArrayList<>(List.of(5, 4, 6))).setLeader(5)
+                    .setEligibleLeaderReplicas(new ArrayList<>()).setLastKnownElr(new ArrayList<>());
+            case "FenceBrokerRecord":
+                return new FenceBrokerRecord().setId(4).setEpoch(BROKER_EPOCH);
+            case "UnfenceBrokerRecord":
+                return new UnfenceBrokerRecord().setId(4).setEpoch(BROKER_EPOCH);
+            case "RemoveTopicRecord":
+                return new RemoveTopicRecord().setTopicId(USER_TOPIC_ID);
+            case "DelegationTokenRecord": // issued now, renewable for 7 days, renewed daily
+                return new DelegationTokenRecord().setOwner("User:alice").setRequester("User:alice")
+                    .setRenewers(new ArrayList<>(List.of("User:bob", "User:admin"))).setIssueTimestamp(TIMESTAMP)
+                    .setMaxTimestamp(TIMESTAMP + 604800000L).setExpirationTimestamp(TIMESTAMP + 86400000L)
+                    .setTokenId(TOKEN_ID);
+            case "UserScramCredentialRecord": // SCRAM-SHA-256 (1): 16-byte salt, 32-byte keys
+                return new UserScramCredentialRecord().setName("alice").setMechanism((byte) 1)
+                    .setSalt(pattern(16, 0x11)).setStoredKey(pattern(32, 0x5a)).setServerKey(pattern(32, 0xc3))
+                    .setIterations(4096);
+            case "ClientQuotaRecord": // producer byte rate of user alice with the default client id
+                return new ClientQuotaRecord().setEntity(new ArrayList<>(List.of(
+                        new ClientQuotaRecord.EntityData().setEntityType("user").setEntityName("alice"),
+                        new ClientQuotaRecord.EntityData().setEntityType("client-id").setEntityName(null))))
+                    .setKey("producer_byte_rate").setValue(1048576.0).setRemove(false);
+            case "ProducerIdsRecord": // broker 4 got the block 1000..1999
+                return new ProducerIdsRecord().setBrokerId(4).setBrokerEpoch(BROKER_EPOCH).setNextProducerId(2000L);
+            case "BrokerRegistrationChangeRecord": // broker 4 unfenced (-1) with its log dirs
+                return new BrokerRegistrationChangeRecord().setBrokerId(4).setBrokerEpoch(BROKER_EPOCH)
+                    .setFenced((byte) -1).setInControlledShutdown((byte) 0)
+                    .setLogDirs(new ArrayList<>(List.of(DIR1, DIR2)));
+            case "AccessControlEntryRecord": // allow User:alice to read topic "orders" from any host
+                return new AccessControlEntryRecord().setId(ACL_ID).setResourceType((byte) 2)
+                    .setResourceName(USER_TOPIC).setPatternType((byte) 3).setPrincipal("User:alice").setHost("*")
+                    .setOperation((byte) 3).setPermissionType((byte) 3);
+            case "RemoveAccessControlEntryRecord":
+                return new RemoveAccessControlEntryRecord().setId(ACL_ID);
+            case "NoOpRecord":
+                return new NoOpRecord();
+            case "ZkMigrationStateRecord": // NONE
+                return new ZkMigrationStateRecord().setZkMigrationState((byte) 0);
+            case "RemoveUserScramCredentialRecord":
+                return new RemoveUserScramCredentialRecord().setName("alice").setMechanism((byte) 1);
+            case "BeginTransactionRecord":
+                return new BeginTransactionRecord().setName("Bootstrap records");
+            case "EndTransactionRecord":
+                return new EndTransactionRecord();
+            case "AbortTransactionRecord":
+                return new AbortTransactionRecord().setReason("Controller failover");
+            case "RemoveDelegationTokenRecord":
+                return new RemoveDelegationTokenRecord().setTokenId(TOKEN_ID);
+            case "ClearElrRecord":
+                return new ClearElrRecord().setTopicName(USER_TOPIC);
             default:
                 throw new IllegalArgumentException("no typical sample for " + name);
         }
+    }
+
+    /** {@code n} deterministic bytes: {@code seed, seed + 37, seed + 74, ...} (mod 256). */
+    private static byte[] pattern(int n, int seed) {
+        byte[] b = new byte[n];
+        for (int i = 0; i < n; i++) {
+            b[i] = (byte) (seed + 37 * i);
+        }
+        return b;
     }
 
     private static Map<String, short[]> features() {
