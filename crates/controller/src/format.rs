@@ -29,7 +29,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use bytes::Bytes;
-use kraft_protocol::Uuid;
+use kraft_protocol::{MetadataRecordBody, Uuid};
 use kraft_raft::storage::encode_snapshot;
 use kraft_raft::{
     Endpoint, Endpoints, KRaftVersionRange, ReplicaKey, SnapshotControl, VoterNode, VoterSet,
@@ -428,8 +428,8 @@ fn parse_name_and_level(input: &str) -> Result<(String, i16), FormatError> {
 fn bootstrap_metadata_text(records: &[MetadataRecord], mv: MetadataVersion) -> String {
     let parts: Vec<String> = records
         .iter()
-        .filter_map(|r| match r {
-            MetadataRecord::FeatureLevel(f) => Some(format!(
+        .filter_map(|r| match &r.body {
+            MetadataRecordBody::FeatureLevel(f) => Some(format!(
                 "ApiMessageAndVersion(FeatureLevelRecord(name='{}', featureLevel={}) at version 0)",
                 f.name, f.feature_level
             )),
@@ -630,15 +630,25 @@ pub fn bootstrap_snapshot_bytes(
     voters: &[InitialController],
     controller_listener: &str,
     now_ms: i64,
-) -> Vec<u8> {
+) -> Result<Vec<u8>, FormatError> {
     let dynamic = kraft_version >= 1;
     let control = SnapshotControl {
         kraft_version: dynamic.then_some(kraft_version),
         voters: (dynamic && !voters.is_empty())
             .then(|| initial_voter_set(voters, controller_listener)),
     };
-    let values = records.iter().map(|r| Bytes::from(r.encode()));
-    encode_snapshot(0, now_ms, &control, values, MAX_BATCH_SIZE_BYTES)
+    let values = records
+        .iter()
+        .map(|r| r.encode().map(Bytes::from))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| FormatError::Io(format!("cannot encode a bootstrap record: {e}")))?;
+    Ok(encode_snapshot(
+        0,
+        now_ms,
+        &control,
+        values,
+        MAX_BATCH_SIZE_BYTES,
+    ))
 }
 
 fn io_err(what: &str, path: &Path, e: std::io::Error) -> FormatError {
@@ -791,7 +801,7 @@ pub fn format(opts: &FormatOptions) -> Result<FormatReport, FormatError> {
         &plan.voters,
         config.default_listener_name(),
         now,
-    );
+    )?;
     // Kafka writes the directories in the iteration order of a HashMap<String, _>.
     let order = JavaHashMap::from_keys(empty.iter().cloned());
     let mut used_ids: Vec<Uuid> = seen_ids.keys().copied().collect();

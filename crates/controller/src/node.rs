@@ -94,17 +94,17 @@ fn driver_apply_events(
                 }
                 RaftEvent::LoadSnapshot(id) => match load_snapshot_records(&log_dir, id) {
                     Ok((records, kraft_version)) => {
-                        if let Err(e) = image.load_snapshot(&records, id.offset - 1, kraft_version)
-                        {
+                        let count = records.len();
+                        if let Err(e) = image.load_snapshot(records, id.offset - 1, kraft_version) {
                             tracing::error!(error = %e, "cannot load snapshot");
                         }
                         tracing::info!(
                             offset = id.offset,
                             epoch = id.epoch,
-                            records = records.len(),
+                            records = count,
                             "loaded the image from a snapshot"
                         );
-                        snapshots.on_snapshot_loaded();
+                        snapshots.on_snapshot_loaded(&image.read());
                         applied.send_replace(id.offset - 1);
                     }
                     Err(e) => tracing::error!(error = %e, "cannot read snapshot {id:?}"),
@@ -162,19 +162,17 @@ fn mark_image_loaded(
 fn load_snapshot_records(
     log_dir: &std::path::Path,
     id: SnapshotId,
-) -> Result<(Vec<MetadataRecord>, i16), String> {
+) -> Result<(Vec<Bytes>, i16), String> {
     // Read by name: opening a `SnapshotStore` here would delete the
     // temporary files of snapshots the driver is writing or downloading.
     let path = log_dir.join(kraft_raft::storage::snapshot_file_name(id));
     let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     let contents =
         kraft_raft::storage::decode_snapshot(Bytes::from(bytes)).map_err(|e| e.to_string())?;
-    let records = contents
-        .records
-        .into_iter()
-        .filter_map(|b| MetadataRecord::decode(b).ok())
-        .collect();
-    Ok((records, contents.control.kraft_version.unwrap_or(0)))
+    Ok((
+        contents.records,
+        contents.control.kraft_version.unwrap_or(0),
+    ))
 }
 
 /// The raft layer as the controller's handlers see it.
@@ -258,7 +256,11 @@ impl RaftQuorum for RaftBridge {
                 leader_id: status.leader.leader_id,
             });
         }
-        let values: Vec<Bytes> = records.iter().map(|r| Bytes::from(r.encode())).collect();
+        let values = records
+            .iter()
+            .map(|r| r.encode().map(Bytes::from))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| AppendError::Failed(e.to_string()))?;
         let offset = match tokio::time::timeout(
             Duration::from_secs(30),
             self.handle.propose(values),

@@ -18,6 +18,8 @@
 //! still waiting for the writer, a new trigger is skipped (Kafka skips while
 //! its snapshot event queue is not empty) and the counters keep running.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -25,7 +27,7 @@ use kraft_raft::{DriverError, RaftHandle, Retention};
 use tokio::sync::mpsc;
 
 use crate::config::MetadataLogConfig;
-use crate::image::ClusterImage;
+use crate::image::MetadataImage;
 
 /// How often the retention policy is applied even without new snapshots
 /// (Kafka's `RaftMetadataLogCleanerManager` interval).
@@ -77,6 +79,13 @@ pub struct SnapshotTrigger {
     bytes_since_last: u64,
     last_snapshot: Instant,
     requests: mpsc::Sender<SnapshotRequest>,
+    /// Set while the image holds records it does not understand: the writer
+    /// then applies no retention, so nothing below the last snapshot that
+    /// held everything is deleted either.
+    log_held: Arc<AtomicBool>,
+    /// Why the image could not be written last time, to log each new
+    /// reason once.
+    last_refusal: Option<String>,
 }
 
 impl SnapshotTrigger {
@@ -84,7 +93,8 @@ impl SnapshotTrigger {
     /// loop feeds.
     pub fn start(policy: SnapshotPolicy, raft: RaftHandle) -> (Self, tokio::task::JoinHandle<()>) {
         let (trigger, rx) = Self::new(policy);
-        let task = tokio::spawn(run_writer(rx, raft, policy.retention));
+        let held = Arc::clone(&trigger.log_held);
+        let task = tokio::spawn(run_writer(rx, raft, policy.retention, held));
         (trigger, task)
     }
 
@@ -98,22 +108,42 @@ impl SnapshotTrigger {
                 bytes_since_last: 0,
                 last_snapshot: Instant::now(),
                 requests: tx,
+                log_held: Arc::new(AtomicBool::new(false)),
+                last_refusal: None,
             },
             rx,
         )
     }
 
     /// The image was just replaced by a snapshot: counting starts again.
-    pub fn on_snapshot_loaded(&mut self) {
+    pub fn on_snapshot_loaded(&mut self, image: &MetadataImage) {
         self.bytes_since_last = 0;
         self.last_snapshot = Instant::now();
+        self.hold_log_if_not_understood(image);
+    }
+
+    /// Whether the metadata log retention is suspended because the image
+    /// holds records it does not understand.
+    pub fn is_log_held(&self) -> bool {
+        self.log_held.load(Ordering::Acquire)
+    }
+
+    fn hold_log_if_not_understood(&mut self, image: &MetadataImage) {
+        let held = image.not_understood().next().is_some();
+        if self.log_held.swap(held, Ordering::AcqRel) != held && held {
+            tracing::error!(
+                "the metadata image holds records this build does not understand: \
+                 snapshots and the metadata log retention are suspended on this node"
+            );
+        }
     }
 
     /// Committed batches of `bytes` bytes were applied; `image` now reflects
     /// every record up to and including `last_offset`, which ends a batch.
     /// Schedules a snapshot if a threshold is reached.
-    pub fn on_committed(&mut self, bytes: u64, last_offset: i64, image: &ClusterImage) {
+    pub fn on_committed(&mut self, bytes: u64, last_offset: i64, image: &MetadataImage) {
         self.bytes_since_last = self.bytes_since_last.saturating_add(bytes);
+        self.hold_log_if_not_understood(image);
         let reason = if self.bytes_since_last >= self.policy.max_bytes_between {
             format!(
                 "{} bytes were applied since the last snapshot (at least {})",
@@ -139,11 +169,20 @@ impl SnapshotTrigger {
             tracing::debug!("no metadata.version yet; not taking a snapshot");
             return;
         }
-        let records = image
-            .to_records()
-            .iter()
-            .map(|r| Bytes::from(r.encode()))
-            .collect();
+        let records = match image.to_values() {
+            Ok(records) => {
+                self.last_refusal = None;
+                records
+            }
+            Err(e) => {
+                let reason = e.to_string();
+                if self.last_refusal.as_ref() != Some(&reason) {
+                    tracing::error!(error = %reason, "not taking a metadata snapshot");
+                    self.last_refusal = Some(reason);
+                }
+                return;
+            }
+        };
         let request = SnapshotRequest {
             end_offset: last_offset + 1,
             records,
@@ -160,6 +199,7 @@ async fn run_writer(
     mut requests: mpsc::Receiver<SnapshotRequest>,
     raft: RaftHandle,
     retention: Retention,
+    log_held: Arc<AtomicBool>,
 ) {
     let mut clean_timer = tokio::time::interval(CLEAN_INTERVAL);
     clean_timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -186,14 +226,18 @@ async fn run_writer(
                         continue;
                     }
                 }
-                clean(&raft, retention).await;
+                clean(&raft, retention, &log_held).await;
             }
-            _ = clean_timer.tick() => clean(&raft, retention).await,
+            _ = clean_timer.tick() => clean(&raft, retention, &log_held).await,
         }
     }
 }
 
-async fn clean(raft: &RaftHandle, retention: Retention) {
+async fn clean(raft: &RaftHandle, retention: Retention, log_held: &AtomicBool) {
+    if log_held.load(Ordering::Acquire) {
+        tracing::debug!("the metadata log retention is suspended: the image holds records it does not understand");
+        return;
+    }
     match raft.maybe_clean(retention).await {
         Ok(true) => {
             tracing::info!("old snapshots and log segments deleted by the retention policy")
@@ -216,8 +260,8 @@ mod tests {
         }
     }
 
-    fn image() -> ClusterImage {
-        let mut image = ClusterImage::new();
+    fn image() -> MetadataImage {
+        let mut image = MetadataImage::new();
         image
             .replay(&MetadataRecord::feature_level("metadata.version", 33))
             .expect("replays");
@@ -241,7 +285,7 @@ mod tests {
             .into_iter()
             .map(|r| MetadataRecord::decode(r).expect("decodes"))
             .collect();
-        assert_eq!(ClusterImage::from_records(&records).expect("replays"), {
+        assert_eq!(MetadataImage::from_records(&records).expect("replays"), {
             let mut i = image.clone();
             i.set_last_offset(-1);
             i
@@ -275,11 +319,11 @@ mod tests {
     #[test]
     fn no_snapshot_without_metadata_version_or_after_a_loaded_snapshot() {
         let (mut trigger, mut rx) = SnapshotTrigger::new(policy(100, None));
-        trigger.on_committed(500, 3, &ClusterImage::new());
+        trigger.on_committed(500, 3, &MetadataImage::new());
         assert!(rx.try_recv().is_err(), "an empty image is not snapshotted");
         let (mut trigger, mut rx) = SnapshotTrigger::new(policy(100, None));
         trigger.on_committed(60, 3, &image());
-        trigger.on_snapshot_loaded();
+        trigger.on_snapshot_loaded(&image());
         trigger.on_committed(60, 4, &image());
         assert!(rx.try_recv().is_err(), "a loaded snapshot resets the count");
     }
@@ -304,5 +348,23 @@ mod tests {
                 },
             }
         );
+    }
+
+    #[test]
+    fn records_not_understood_stop_snapshots_and_hold_the_log() {
+        let (mut trigger, mut rx) = SnapshotTrigger::new(policy(100, None));
+        let mut image = image();
+        // A record type no Kafka release defines yet.
+        image
+            .replay_value(Bytes::from_static(&[0x01, 0xac, 0x02, 0x00, 0x00]), 5)
+            .expect("noted");
+        trigger.on_committed(500, 5, &image);
+        assert!(rx.try_recv().is_err(), "no snapshot without the record");
+        assert!(trigger.is_log_held());
+        // A snapshot that understands everything releases the log.
+        trigger.on_snapshot_loaded(&self::image());
+        assert!(!trigger.is_log_held());
+        trigger.on_committed(500, 6, &self::image());
+        assert_eq!(rx.try_recv().map(|r| r.end_offset).ok(), Some(7));
     }
 }

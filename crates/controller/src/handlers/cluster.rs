@@ -14,7 +14,7 @@ use kraft_protocol::ErrorCode;
 
 use super::Controller;
 use crate::features::{MetadataVersion, KRAFT_VERSION, METADATA_VERSION};
-use crate::image::ClusterImage;
+use crate::image::MetadataImage;
 use crate::java::JavaHashMap;
 
 /// `CLUSTER` operations a request may perform without an authorizer
@@ -220,7 +220,7 @@ impl Controller {
 /// order the features were first set), then metadata.version and
 /// kraft.version added.
 fn finalized_feature_order(
-    image: &ClusterImage,
+    image: &MetadataImage,
     mv: MetadataVersion,
     kraft_version: i16,
 ) -> Vec<(String, i16)> {

@@ -14,7 +14,7 @@ use crate::features::{
     validate_feature_dependencies, FeatureSpec, MetadataVersion, VersionRange, KRAFT_VERSION,
     METADATA_VERSION,
 };
-use crate::image::{ClusterImage, MetadataRecord};
+use crate::image::{MetadataImage, MetadataRecord};
 use crate::java::JavaHashMap;
 
 /// UpdateFeatures upgrade types: 1 upgrade, 2 safe downgrade, 3 unsafe downgrade.
@@ -156,7 +156,7 @@ impl Controller {
     #[allow(clippy::too_many_arguments)]
     async fn update_feature(
         &self,
-        image: &ClusterImage,
+        image: &MetadataImage,
         facts: &QuorumFacts,
         mv: MetadataVersion,
         name: &str,
@@ -243,7 +243,7 @@ impl Controller {
                         .upgrade_kraft_version(facts.epoch, level, validate_only)
                         .await?;
                     // A record so that there is an offset to wait on.
-                    records.push(MetadataRecord::NoOp);
+                    records.push(MetadataRecord::no_op());
                     Ok(())
                 } else if level != current {
                     Err(invalid_update_version(
@@ -281,7 +281,7 @@ impl Controller {
     /// voter set.
     fn reason_not_supported(
         &self,
-        image: &ClusterImage,
+        image: &MetadataImage,
         facts: &QuorumFacts,
         mv: MetadataVersion,
         name: &str,

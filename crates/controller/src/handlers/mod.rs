@@ -1,5 +1,5 @@
 //! The controller's request handlers (Kafka's `ControllerApis` and
-//! `QuorumController`) over the [`ClusterImage`](crate::image::ClusterImage),
+//! `QuorumController`) over the [`MetadataImage`](crate::image::MetadataImage),
 //! and the [`RaftQuorum`] trait through which they reach the raft layer.
 //!
 //! The handlers follow Kafka 4.4's `ControllerApis` / `QuorumController`:

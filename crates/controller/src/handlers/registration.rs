@@ -132,10 +132,7 @@ impl Controller {
             ..Default::default()
         };
         self.quorum
-            .append_and_commit(
-                facts.epoch,
-                vec![MetadataRecord::RegisterController(record)],
-            )
+            .append_and_commit(facts.epoch, vec![MetadataRecord::new(record, 0)])
             .await
             .map_err(append_error)?;
         Ok(())
@@ -209,10 +206,7 @@ impl Controller {
             ..Default::default()
         };
         self.quorum
-            .append_and_commit(
-                facts.epoch,
-                vec![MetadataRecord::UnregisterController(record)],
-            )
+            .append_and_commit(facts.epoch, vec![MetadataRecord::new(record, 0)])
             .await
             .map_err(append_error)?;
         Ok(())

@@ -24,12 +24,12 @@ use kraft_protocol::messages::unregister_controller_record::UnregisterController
 use kraft_protocol::messages::unregister_controller_request::UnregisterControllerRequest;
 use kraft_protocol::messages::update_features_request::{FeatureUpdateKey, UpdateFeaturesRequest};
 use kraft_protocol::messages::update_features_response::UpdateFeaturesResponse;
-use kraft_protocol::{Decodable, Message, Uuid};
+use kraft_protocol::{Decodable, Message, MetadataRecordBody, Uuid};
 
 use super::cluster::valid_software_token;
 use super::*;
 use crate::config::SecurityProtocol;
-use crate::image::{ClusterImage, MetadataRecord};
+use crate::image::{MetadataImage, MetadataRecord};
 
 /// A test double of the raft layer: an in-memory log that commits at once.
 struct FakeQuorum {
@@ -104,7 +104,7 @@ impl RaftQuorum for FakeQuorum {
         for r in records {
             let offset = log.len() as i64;
             self.image
-                .apply_committed([(offset, Bytes::from(r.encode()))])
+                .apply_committed([(offset, Bytes::from(r.encode().expect("encodes")))])
                 .unwrap();
             log.push(r);
         }
@@ -126,34 +126,37 @@ impl RaftQuorum for FakeQuorum {
 }
 
 fn registration(id: i32, mv_max: i16, listener: &str) -> MetadataRecord {
-    MetadataRecord::RegisterController(RegisterControllerRecord {
-        controller_id: id,
-        incarnation_id: Uuid::from_u64_pair(7, id as u64),
-        end_points: vec![ControllerEndpoint {
-            name: listener.into(),
-            host: format!("ctl-{id}").into(),
-            port: 9093,
-            security_protocol: 0,
+    MetadataRecord::new(
+        RegisterControllerRecord {
+            controller_id: id,
+            incarnation_id: Uuid::from_u64_pair(7, id as u64),
+            end_points: vec![ControllerEndpoint {
+                name: listener.into(),
+                host: format!("ctl-{id}").into(),
+                port: 9093,
+                security_protocol: 0,
+                ..Default::default()
+            }]
+            .into(),
+            features: vec![
+                ControllerFeature {
+                    name: "metadata.version".into(),
+                    min_supported_version: 7,
+                    max_supported_version: mv_max,
+                    ..Default::default()
+                },
+                ControllerFeature {
+                    name: "kraft.version".into(),
+                    min_supported_version: 0,
+                    max_supported_version: 1,
+                    ..Default::default()
+                },
+            ]
+            .into(),
             ..Default::default()
-        }]
-        .into(),
-        features: vec![
-            ControllerFeature {
-                name: "metadata.version".into(),
-                min_supported_version: 7,
-                max_supported_version: mv_max,
-                ..Default::default()
-            },
-            ControllerFeature {
-                name: "kraft.version".into(),
-                min_supported_version: 0,
-                max_supported_version: 1,
-                ..Default::default()
-            },
-        ]
-        .into(),
-        ..Default::default()
-    })
+        },
+        0,
+    )
 }
 
 struct Setup {
@@ -275,11 +278,12 @@ async fn unregister_writes_the_record_and_answers_after_commit() {
     assert_eq!(r.error_message.as_deref(), Some(""));
     assert_eq!(
         s.quorum.log(),
-        [MetadataRecord::UnregisterController(
+        [MetadataRecord::new(
             UnregisterControllerRecord {
                 controller_id: 5,
                 ..Default::default()
-            }
+            },
+            0
         )]
     );
     assert!(s.controller.image().read().controller(5).is_none());
@@ -382,7 +386,7 @@ async fn registration_writes_register_controller_record() {
         .await;
     assert_eq!((r.error_code, r.error_message.as_deref()), (0, Some("")));
     let log = s.quorum.log();
-    let MetadataRecord::RegisterController(rec) = &log[0] else {
+    let MetadataRecordBody::RegisterController(rec) = &log[0].body else {
         panic!("expected a RegisterControllerRecord, got {log:?}")
     };
     assert_eq!(rec.controller_id, 4);
@@ -453,7 +457,7 @@ fn describe(
 #[test]
 fn describe_cluster_version_gates() {
     let s = setup(15, &[]);
-    s.controller.image().update(|i| *i = ClusterImage::new());
+    s.controller.image().update(|i| *i = MetadataImage::new());
     let r = describe(&s, 1, 2, false);
     assert_eq!(r.error_code, 35);
     assert_eq!(
@@ -639,7 +643,7 @@ fn api_versions_lists_served_apis_and_omits_min_zero_features_below_v4() {
     // v0 and v1 encode without the flexible parts
     assert!(r.encode_to_vec(0).is_ok());
     // unknown metadata.version: no finalized features, epoch -1
-    s.controller.image().update(|i| *i = ClusterImage::new());
+    s.controller.image().update(|i| *i = MetadataImage::new());
     let r = api_versions(&s, 4, java_request());
     assert!(r.finalized_features.is_empty());
     assert_eq!(r.finalized_features_epoch, -1);
@@ -966,7 +970,7 @@ async fn validate_only_and_kraft_version() {
     assert_eq!(s.quorum.facts().kraft_version, 0);
     let r = update_features(&s, 2, vec![update("kraft.version", 1, 1)], false).await;
     assert_eq!(r.error_code, 0);
-    assert_eq!(s.quorum.log(), [MetadataRecord::NoOp]);
+    assert_eq!(s.quorum.log(), [MetadataRecord::no_op()]);
     assert_eq!(s.quorum.facts().kraft_version, 1);
     // errors of the raft layer are passed through
     *s.quorum.kraft_upgrade.lock().unwrap() =

@@ -58,7 +58,7 @@ impl RaftQuorum for InMemoryQuorum {
         for r in records {
             let offset = log.len() as i64;
             self.image
-                .apply_committed([(offset, Bytes::from(r.encode()))])
+                .apply_committed([(offset, Bytes::from(r.encode().unwrap()))])
                 .map_err(|e| AppendError::Failed(e.to_string()))?;
             log.push(r);
         }
@@ -87,7 +87,7 @@ async fn start(max_frame_size: usize) -> Running {
         i.replay(&MetadataRecord::feature_level("metadata.version", 33))
             .unwrap();
         for id in [1, 5] {
-            i.replay(&MetadataRecord::RegisterController(
+            i.replay(&MetadataRecord::new(
                 RegisterControllerRecord {
                     controller_id: id,
                     incarnation_id: Uuid::from_u64_pair(1, id as u64),
@@ -101,6 +101,7 @@ async fn start(max_frame_size: usize) -> Running {
                     .into(),
                     ..Default::default()
                 },
+                0,
             ))
             .unwrap();
         }

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use kraft_controller::config::ControllerConfig;
 use kraft_controller::format::{format, FormatOptions, InitialQuorum};
-use kraft_controller::image::{ClusterImage, MetadataRecord};
+use kraft_controller::image::{MetadataImage, MetadataRecord};
 use kraft_controller::node::ControllerNode;
 use kraft_protocol::text::Properties;
 use kraft_raft::storage::decode_snapshot;
@@ -64,7 +64,7 @@ fn segments(log_dir: &Path) -> Vec<i64> {
 }
 
 /// The image a snapshot file rebuilds, as the apply loop loads it.
-fn image_from_snapshot(path: &Path, offset: i64) -> ClusterImage {
+fn image_from_snapshot(path: &Path, offset: i64) -> MetadataImage {
     let contents = decode_snapshot(Bytes::from(std::fs::read(path).unwrap())).unwrap();
     assert!(
         contents.control.voters.is_some(),
@@ -75,7 +75,7 @@ fn image_from_snapshot(path: &Path, offset: i64) -> ClusterImage {
         .into_iter()
         .map(|r| MetadataRecord::decode(r).unwrap())
         .collect();
-    let mut image = ClusterImage::from_records(&records).unwrap();
+    let mut image = MetadataImage::from_records(&records).unwrap();
     image.set_last_offset(offset - 1);
     image.set_kraft_version(contents.control.kraft_version.unwrap_or(0));
     image
@@ -93,7 +93,7 @@ async fn wait_until<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
 }
 
 async fn propose(node: &ControllerNode, name: &str, level: i16) {
-    let value = Bytes::from(MetadataRecord::feature_level(name, level).encode());
+    let value = Bytes::from(MetadataRecord::feature_level(name, level).encode().unwrap());
     node.raft().propose(vec![value]).await.unwrap();
 }
 
