@@ -177,6 +177,73 @@ impl MetadataVersion {
         self >= Self::IBP_3_5_IV2
     }
 
+    /// Whether a ZooKeeper migration could be recorded (3.4-IV0+).
+    pub fn is_migration_supported(self) -> bool {
+        self.0 >= 8
+    }
+
+    /// Whether metadata transactions (KIP-866) may be written (3.6-IV1+).
+    pub fn is_metadata_transaction_supported(self) -> bool {
+        self.0 >= 13
+    }
+
+    /// Whether delegation token records are supported (3.6-IV2+).
+    pub fn is_delegation_token_supported(self) -> bool {
+        self.0 >= 14
+    }
+
+    /// Whether replicas are assigned to log directories (KIP-858, 3.7-IV2+).
+    pub fn is_directory_assignment_supported(self) -> bool {
+        self.0 >= 17
+    }
+
+    /// Whether eligible leader replicas can be recorded (KIP-966, 4.0-IV1+).
+    pub fn is_elr_supported(self) -> bool {
+        self.0 >= 23
+    }
+
+    /// Whether brokers may register cordoned log directories (4.3-IV0+).
+    pub fn is_cordoned_log_dirs_supported(self) -> bool {
+        self.0 >= 30
+    }
+
+    /// Whether ACLs may name CIDR host ranges (4.4-IV1+).
+    pub fn is_cidr_acl_supported(self) -> bool {
+        self.0 >= 32
+    }
+
+    /// The RegisterBrokerRecord version written at this level (Kafka's
+    /// `registerBrokerRecordVersion`).
+    pub fn register_broker_record_version(self) -> i16 {
+        if self.is_cordoned_log_dirs_supported() {
+            4
+        } else if self.is_directory_assignment_supported() {
+            3
+        } else if self.is_migration_supported() {
+            2
+        } else {
+            1
+        }
+    }
+
+    /// The PartitionRecord version written at this level (Kafka's
+    /// `partitionRecordVersion`).
+    pub fn partition_record_version(self) -> i16 {
+        if self.is_elr_supported() {
+            2
+        } else if self.is_directory_assignment_supported() {
+            1
+        } else {
+            0
+        }
+    }
+
+    /// The PartitionChangeRecord version written at this level (Kafka's
+    /// `partitionChangeRecordVersion`).
+    pub fn partition_change_record_version(self) -> i16 {
+        self.partition_record_version()
+    }
+
     /// `MetadataVersion.checkIfMetadataChanged`: whether any level in
     /// `(low, high]` changed the metadata format.
     pub fn metadata_changed_between(a: MetadataVersion, b: MetadataVersion) -> bool {
@@ -571,5 +638,32 @@ mod tests {
                 "streams.version"
             ]
         );
+    }
+
+    #[test]
+    fn record_versions_follow_the_metadata_version() {
+        // Boundaries by name, as Kafka's MetadataVersion defines them.
+        let at = |s: &str| MetadataVersion::from_version_string(s, true).expect("known");
+        for (mv, broker, partition) in [
+            ("3.3-IV3", 1, 0),
+            ("3.4-IV0", 2, 0),
+            ("3.7-IV1", 2, 0),
+            ("3.7-IV2", 3, 1),
+            ("4.0-IV0", 3, 1),
+            ("4.0-IV1", 3, 2),
+            ("4.2-IV1", 3, 2),
+            ("4.3-IV0", 4, 2),
+            ("4.4-IV2", 4, 2),
+        ] {
+            assert_eq!(at(mv).register_broker_record_version(), broker, "{mv}");
+            assert_eq!(at(mv).partition_record_version(), partition, "{mv}");
+            assert_eq!(at(mv).partition_change_record_version(), partition, "{mv}");
+        }
+        assert!(!at("3.6-IV0").is_metadata_transaction_supported());
+        assert!(at("3.6-IV1").is_metadata_transaction_supported());
+        assert!(!at("3.6-IV1").is_delegation_token_supported());
+        assert!(at("3.6-IV2").is_delegation_token_supported());
+        assert!(!at("4.4-IV0").is_cidr_acl_supported());
+        assert!(at("4.4-IV1").is_cidr_acl_supported());
     }
 }

@@ -7,6 +7,10 @@ use super::{MetadataRecord, WriteError, WriteOptions};
 pub struct ConfigurationsImage {}
 
 impl ConfigurationsImage {
+    /// Drops the configuration of a removed topic (Kafka's
+    /// `ConfigurationsDelta.replay(RemoveTopicRecord, topicName)`).
+    pub(super) fn remove_topic(&mut self, _topic_name: &str) {}
+
     /// Writes the records that rebuild this part, in Kafka's order.
     pub(super) fn write(
         &self,
