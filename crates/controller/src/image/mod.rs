@@ -8,9 +8,9 @@
 //! version, body`). Replay follows Kafka's image deltas, and a record Kafka
 //! would refuse is a [`ReplayError`], never a skipped record.
 //!
-//! **Nothing not understood is dropped.** A record of a type or version this
-//! build cannot decode, or of a type whose part of the image it does not
-//! model yet, is counted in [`MetadataImage::not_understood`]. From then on
+//! **Nothing not understood is dropped.** Every record type of Kafka 4.4 is
+//! modelled; a record of a type or version this build cannot decode (one a
+//! later Kafka adds) is counted in [`MetadataImage::not_understood`]. From then on
 //! the image refuses to write itself ([`MetadataImage::to_records`] fails
 //! naming the types), so this node takes no snapshot and cleans no log
 //! below one: the records stay in the log, where every other node can read
@@ -34,6 +34,7 @@ mod cluster;
 mod configs;
 mod delegation_tokens;
 mod features;
+mod partition;
 mod producer_ids;
 mod record;
 mod scram;
@@ -49,17 +50,18 @@ use bytes::Bytes;
 use kraft_protocol::records::{MetadataRecordError, MetadataRecordHeader};
 use kraft_protocol::{DecodeError, EncodeError, MetadataRecordBody, MetadataRecordType};
 
-pub use acls::AclsImage;
-pub use client_quotas::ClientQuotasImage;
-pub use cluster::{ClusterImage, ControllerRegistration, RegistrationEndpoint};
-pub use configs::ConfigurationsImage;
-pub use delegation_tokens::DelegationTokensImage;
+pub use acls::{AclsImage, StandardAcl};
+pub use client_quotas::{ClientQuotaEntity, ClientQuotasImage};
+pub use cluster::{BrokerRegistration, ClusterImage, ControllerRegistration, RegistrationEndpoint};
+pub use configs::{ConfigResource, ConfigurationsImage};
+pub use delegation_tokens::{DelegationTokenData, DelegationTokensImage};
 pub use features::FeaturesImage;
+pub use partition::{LeaderRecoveryState, PartitionRegistration};
 pub use producer_ids::ProducerIdsImage;
 pub use record::MetadataRecord;
-pub use scram::ScramImage;
+pub use scram::{ScramCredentialData, ScramImage};
 pub use shared::SharedImage;
-pub use topics::TopicsImage;
+pub use topics::{TopicImage, TopicsImage};
 
 use crate::features::{MetadataVersion, KRAFT_VERSION};
 
@@ -129,8 +131,7 @@ pub struct NotUnderstood {
     pub record_type: i16,
     /// The record version.
     pub version: i16,
-    /// Why: the type or version is unknown to this build, or its part of
-    /// the image is not modelled.
+    /// Why: the type or the version is unknown to this build.
     pub reason: NotUnderstoodReason,
     /// Offset of the first such record (-1 when read from a snapshot).
     pub first_offset: i64,
@@ -145,8 +146,6 @@ pub enum NotUnderstoodReason {
     UnknownType,
     /// The type is known but not at this version.
     UnknownVersion,
-    /// The type decodes, but the image does not model it.
-    NotModelled,
 }
 
 impl fmt::Display for NotUnderstood {
@@ -158,7 +157,6 @@ impl fmt::Display for NotUnderstood {
         let why = match self.reason {
             NotUnderstoodReason::UnknownType => "unknown type",
             NotUnderstoodReason::UnknownVersion => "unknown version",
-            NotUnderstoodReason::NotModelled => "not modelled",
         };
         write!(
             f,
@@ -398,7 +396,7 @@ impl MetadataImage {
                     ));
                 };
                 for held in &transaction.records {
-                    self.replay_body(held, offset)?;
+                    self.replay_body(held)?;
                 }
                 Ok(())
             }
@@ -416,13 +414,13 @@ impl MetadataImage {
                     transaction.records.push(record.clone());
                     Ok(())
                 }
-                None => self.replay_body(record, offset),
+                None => self.replay_body(record),
             },
         }
     }
 
     /// Kafka's `MetadataDelta.replay`: one record into its part.
-    fn replay_body(&mut self, record: &MetadataRecord, offset: i64) -> Result<(), ReplayError> {
+    fn replay_body(&mut self, record: &MetadataRecord) -> Result<(), ReplayError> {
         match &record.body {
             MetadataRecordBody::FeatureLevel(r) => self.features.replay(r),
             MetadataRecordBody::RegisterController(r) => self.cluster.replay_register_controller(r),
@@ -432,19 +430,35 @@ impl MetadataImage {
             // NoOpRecord only moves the offset; ZkMigrationStateRecord is
             // ignored since 4.0 (Kafka keeps the case for upgraded clusters).
             MetadataRecordBody::NoOp(_) | MetadataRecordBody::ZkMigrationState(_) => Ok(()),
-            // Parts of the image add their records above this line.
+            MetadataRecordBody::RegisterBroker(r) => self.cluster.replay_register_broker(r),
+            MetadataRecordBody::UnregisterBroker(r) => self.cluster.replay_unregister_broker(r),
+            MetadataRecordBody::FenceBroker(r) => self.cluster.replay_fence_broker(r),
+            MetadataRecordBody::UnfenceBroker(r) => self.cluster.replay_unfence_broker(r),
+            MetadataRecordBody::BrokerRegistrationChange(r) => {
+                self.cluster.replay_broker_registration_change(r)
+            }
+            MetadataRecordBody::Topic(r) => self.topics.replay_topic(r),
+            MetadataRecordBody::Partition(r) => self.topics.replay_partition(r),
+            MetadataRecordBody::PartitionChange(r) => self.topics.replay_partition_change(r),
+            MetadataRecordBody::RemoveTopic(r) => {
+                let name = self.topics.replay_remove_topic(r)?;
+                self.configs.remove_topic(&name);
+                Ok(())
+            }
+            MetadataRecordBody::ClearElr(r) => self.topics.replay_clear_elr(r),
+            MetadataRecordBody::Config(r) => self.configs.replay(r),
+            MetadataRecordBody::ClientQuota(r) => self.client_quotas.replay(r),
+            MetadataRecordBody::ProducerIds(r) => self.producer_ids.replay(r),
+            MetadataRecordBody::AccessControlEntry(r) => self.acls.replay_add(r),
+            MetadataRecordBody::RemoveAccessControlEntry(r) => self.acls.replay_remove(r),
+            MetadataRecordBody::UserScramCredential(r) => self.scram.replay_set(r),
+            MetadataRecordBody::RemoveUserScramCredential(r) => self.scram.replay_remove(r),
+            MetadataRecordBody::DelegationToken(r) => self.delegation_tokens.replay_set(r),
+            MetadataRecordBody::RemoveDelegationToken(r) => self.delegation_tokens.replay_remove(r),
             // Transaction markers are handled by `apply`.
             MetadataRecordBody::BeginTransaction(_)
             | MetadataRecordBody::EndTransaction(_)
             | MetadataRecordBody::AbortTransaction(_) => Ok(()),
-            other => {
-                let header = MetadataRecordHeader {
-                    api_key: other.record_type().id(),
-                    version: record.version,
-                };
-                self.note_not_understood(header, NotUnderstoodReason::NotModelled, offset);
-                Ok(())
-            }
         }
     }
 
