@@ -1,5 +1,8 @@
 //! The kraft-rs controller layer.
 //!
+//! * [`activation`]: becoming the active controller (the bootstrap and
+//!   transaction-abort records of Kafka's activation) and the idle NoOp
+//!   writer.
 //! * [`config`]: the controller's configuration, read from a Kafka-style
 //!   `.properties` file.
 //! * [`mod@format`]: `kraft storage format` / `random-uuid` / `info`, writing
@@ -29,6 +32,7 @@
 //! ```
 #![cfg_attr(doctest, doc = include_str!("../README.md"))]
 
+pub mod activation;
 pub mod config;
 pub mod features;
 pub mod format;

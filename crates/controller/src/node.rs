@@ -15,10 +15,13 @@ use kraft_raft::{
     start_driver, Address, ControlRecord, ControllerRegistrations, DiskLog, DriverError,
     DriverOptions, DurableLog, ElectionState, Endpoint, Endpoints, FatalError, KRaftVersionRange,
     LogConfig, QuorumStateStore, RaftConfig, RaftEvent, RaftHandle, Record, SnapshotId, Transport,
-    VoterNode, VoterSet,
+    VoterNode, VoterSet, BOOTSTRAP_SNAPSHOT_ID,
 };
 use tokio::sync::watch;
 
+use crate::activation::{
+    spawn_activation, spawn_no_op_writer, ActivationSettings, ActiveEpoch, BootstrapMetadata,
+};
 use crate::config::ControllerConfig;
 use crate::format::MetaProperties;
 use crate::handlers::{
@@ -46,11 +49,15 @@ pub enum NodeError {
 /// Applies committed records and snapshots to the image, in log order,
 /// publishes the last applied offset, triggers periodic snapshots and
 /// publishes the driver's fatal error if it stops on one.
+/// The bootstrap checkpoint (`0-0`) is not replayed: its records are kept
+/// as the bootstrap metadata the first active controller appends (Kafka's
+/// `handleLoadBootstrap`).
 fn driver_apply_events(
     mut events: tokio::sync::mpsc::UnboundedReceiver<RaftEvent>,
     image: SharedImage,
     applied: watch::Sender<i64>,
     fatal: watch::Sender<Option<Arc<FatalError>>>,
+    bootstrap: watch::Sender<Option<Arc<BootstrapMetadata>>>,
     log_dir: PathBuf,
     mut snapshots: SnapshotTrigger,
 ) -> tokio::task::JoinHandle<()> {
@@ -90,6 +97,35 @@ fn driver_apply_events(
                     if let Some(last) = last {
                         applied.send_replace(last);
                         snapshots.on_committed(bytes, last, &image.read());
+                    }
+                }
+                RaftEvent::LoadSnapshot(id) if id == BOOTSTRAP_SNAPSHOT_ID => {
+                    match load_snapshot_records(&log_dir, id) {
+                        Ok((values, kraft_version)) => {
+                            match values
+                                .into_iter()
+                                .map(MetadataRecord::decode)
+                                .collect::<Result<Vec<_>, _>>()
+                            {
+                                Ok(records) => {
+                                    tracing::info!(
+                                        records = records.len(),
+                                        "read the bootstrap metadata from the bootstrap checkpoint"
+                                    );
+                                    bootstrap.send_replace(Some(Arc::new(
+                                        BootstrapMetadata::from_checkpoint(records),
+                                    )));
+                                }
+                                Err(e) => {
+                                    tracing::error!(error = %e, "cannot read the bootstrap checkpoint")
+                                }
+                            }
+                            image.update(|i| i.set_kraft_version(kraft_version));
+                            applied.send_replace(-1);
+                        }
+                        Err(e) => {
+                            tracing::error!(error = %e, "cannot read the bootstrap checkpoint")
+                        }
                     }
                 }
                 RaftEvent::LoadSnapshot(id) => match load_snapshot_records(&log_dir, id) {
@@ -180,6 +216,8 @@ struct RaftBridge {
     handle: RaftHandle,
     image: SharedImage,
     applied: watch::Receiver<i64>,
+    /// The epoch this node is the active controller of (after activation).
+    active: ActiveEpoch,
     facts: Arc<Mutex<QuorumFacts>>,
 }
 
@@ -206,7 +244,7 @@ impl RaftBridge {
         let handle = self.handle.clone();
         let facts = self.facts.clone();
         let image = self.image.clone();
-        let applied = self.applied.clone();
+        let mut active = self.active.clone();
         tokio::spawn(async move {
             let mut status = handle.watch_status();
             loop {
@@ -214,12 +252,11 @@ impl RaftBridge {
                     return;
                 };
                 let s = &inspection.status;
-                let hw = s.high_watermark.unwrap_or(-1);
-                let caught_up = hw >= 0 && *applied.borrow() + 1 >= hw;
+                let activated = *active.borrow_and_update() == Some(s.leader.epoch);
                 let new = QuorumFacts {
                     leader_id: s.leader.leader_id,
                     epoch: s.leader.epoch,
-                    is_active_controller: s.is_leader && caught_up,
+                    is_active_controller: s.is_leader && activated,
                     voters: inspection
                         .voters
                         .iter()
@@ -232,6 +269,7 @@ impl RaftBridge {
                 }
                 tokio::select! {
                     changed = status.changed() => if changed.is_err() { return },
+                    changed = active.changed() => if changed.is_err() { return },
                     _ = tokio::time::sleep(Duration::from_millis(200)) => {}
                 }
             }
@@ -251,7 +289,8 @@ impl RaftQuorum for RaftBridge {
         records: Vec<MetadataRecord>,
     ) -> Result<i64, AppendError> {
         let status = self.handle.status();
-        if !status.is_leader || status.leader.epoch != epoch {
+        if !status.is_leader || status.leader.epoch != epoch || *self.active.borrow() != Some(epoch)
+        {
             return Err(AppendError::NotController {
                 leader_id: status.leader.leader_id,
             });
@@ -490,6 +529,8 @@ impl ControllerNode {
         raft.set_controller_registrations(Arc::new(image.clone()));
         let (applied_tx, applied_rx) = watch::channel(-1i64);
         let (fatal_tx, fatal_rx) = watch::channel(None);
+        let (bootstrap_tx, bootstrap_rx) = watch::channel(None);
+        let (active_tx, active_rx) = watch::channel(None);
         let (trigger, snapshot_task) = SnapshotTrigger::start(
             SnapshotPolicy::from_config(&config.metadata_log),
             raft.clone(),
@@ -500,16 +541,33 @@ impl ControllerNode {
                 image.clone(),
                 applied_tx,
                 fatal_tx,
+                bootstrap_tx,
                 log_dir,
                 trigger,
             ),
             snapshot_task,
             mark_image_loaded(raft.clone(), applied_rx.clone(), image.clone()),
+            spawn_activation(
+                raft.clone(),
+                applied_rx.clone(),
+                image.clone(),
+                bootstrap_rx,
+                ActivationSettings::from_config(&config),
+                active_tx,
+            ),
         ];
+        if let Some(interval) = ActivationSettings::from_config(&config).max_idle_interval {
+            tasks.push(spawn_no_op_writer(
+                raft.clone(),
+                active_rx.clone(),
+                interval,
+            ));
+        }
         let bridge = RaftBridge {
             handle: raft.clone(),
             image: image.clone(),
             applied: applied_rx,
+            active: active_rx,
             facts: Arc::new(Mutex::new(QuorumFacts::default())),
         };
         bridge.spawn_refresher();

@@ -151,6 +151,9 @@ pub struct RaftStatus {
     pub is_voter: bool,
     /// `kraft.version` in effect.
     pub kraft_version: i16,
+    /// As the leader, the offset of the record that starts its epoch (see
+    /// [`RaftCore::epoch_start_offset`]).
+    pub epoch_start_offset: Option<i64>,
 }
 
 /// Why a driver call failed.
@@ -496,6 +499,7 @@ fn status_of<L: RaftLog>(core: &RaftCore<L>) -> RaftStatus {
         is_leader: core.config().node_id.is_some() && core.leader() == core.config().node_id,
         is_voter: core.is_voter(),
         kraft_version: core.kraft_version(),
+        epoch_start_offset: core.epoch_start_offset(),
     }
 }
 

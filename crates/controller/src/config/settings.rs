@@ -443,6 +443,20 @@ pub const METADATA_SNAPSHOT_MAX_INTERVAL_MS: Long = Long {
     min: Some(0),
     doc: "The time after which a new snapshot is written if records were committed (0: never by time).",
 };
+/// `metadata.max.idle.interval.ms`
+pub const METADATA_MAX_IDLE_INTERVAL_MS: Int = Int {
+    key: "metadata.max.idle.interval.ms",
+    default: 500,
+    min: Some(0),
+    doc: "How often the active controller appends a NoOpRecord to the metadata log (0: never).",
+};
+/// `min.insync.replicas`
+pub const MIN_INSYNC_REPLICAS: Int = Int {
+    key: "min.insync.replicas",
+    default: 1,
+    min: Some(1),
+    doc: "The cluster-wide min.insync.replicas a new cluster's first active controller records when eligible leader replicas are enabled.",
+};
 /// `unstable.feature.versions.enable`
 pub const UNSTABLE_FEATURE_VERSIONS_ENABLE: Bool = Bool {
     key: "unstable.feature.versions.enable",
@@ -493,6 +507,8 @@ pub const SETTINGS: &[Setting] = &[
     Setting::Long(&METADATA_MAX_RETENTION_MS),
     Setting::Long(&METADATA_SNAPSHOT_MAX_NEW_RECORD_BYTES),
     Setting::Long(&METADATA_SNAPSHOT_MAX_INTERVAL_MS),
+    Setting::Int(&METADATA_MAX_IDLE_INTERVAL_MS),
+    Setting::Int(&MIN_INSYNC_REPLICAS),
     Setting::Bool(&UNSTABLE_FEATURE_VERSIONS_ENABLE),
     Setting::Bool(&UNSTABLE_API_VERSIONS_ENABLE),
     Setting::Int(&SOCKET_REQUEST_MAX_BYTES),

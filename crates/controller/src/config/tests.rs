@@ -28,6 +28,8 @@ fn defaults_are_kafkas() {
     assert_eq!(c.metadata_log.snapshot_max_new_record_bytes, 20_971_520);
     assert_eq!(c.metadata_log.snapshot_max_interval_ms, 3_600_000);
     assert_eq!(c.socket_request_max_bytes, 104_857_600);
+    assert_eq!(c.metadata_max_idle_interval_ms, 500);
+    assert_eq!(c.min_insync_replicas, 1);
     assert!(!c.unstable_feature_versions_enable);
     assert_eq!(c.log_dirs, [PathBuf::from("/tmp/kafka-logs")]);
     assert_eq!(c.metadata_log_dir(), Path::new("/tmp/kafka-logs"));

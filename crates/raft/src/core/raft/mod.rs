@@ -196,6 +196,14 @@ impl<L: RaftLog> RaftCore<L> {
         self.state.high_watermark()
     }
 
+    /// As the leader: the offset of the LeaderChangeMessage that starts its
+    /// epoch. Everything below it was written by earlier leaders; a state
+    /// machine that has applied up to it may act as the active controller
+    /// (Kafka fires `handleLeaderChange` to the leader's listener only then).
+    pub fn epoch_start_offset(&self) -> Option<i64> {
+        self.leader_state().map(|l| l.epoch_start_offset)
+    }
+
     /// The latest (possibly uncommitted) voter set.
     pub fn voters(&self) -> &VoterSet {
         self.control.last_voter_set()
