@@ -275,7 +275,8 @@ impl Controller {
     }
 
     /// `FeatureControlManager.reasonNotSupported`: the local controller,
-    /// then every other registered controller (when metadata.version has
+    /// then every registered broker, then every other registered
+    /// controller (when metadata.version has
     /// registrations), then every voter must be registered — the static
     /// voters, and (as on Kafka trunk, KAFKA-20865) every id of the latest
     /// voter set.
@@ -294,6 +295,21 @@ impl Controller {
             level,
         ) {
             return Some(r);
+        }
+        // Kafka checks every registered broker, fenced or not, before the
+        // other controllers.
+        let brokers = JavaHashMap::from_keys(image.cluster().brokers().map(|b| b.id()));
+        for id in brokers.iter() {
+            let Some(b) = image.cluster().broker(*id) else {
+                continue;
+            };
+            if let Some(r) = reason_not_supported(
+                &format!("Broker {id}"),
+                b.supported_range(name).unwrap_or(VersionRange::DISABLED),
+                level,
+            ) {
+                return Some(r);
+            }
         }
         if mv.is_controller_registration_supported() {
             let order = JavaHashMap::from_keys(image.controllers().map(|c| c.id));

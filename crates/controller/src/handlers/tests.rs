@@ -749,6 +749,54 @@ async fn stale_registration_blocks_upgrade_until_unregistered() {
     );
 }
 
+/// A RegisterBrokerRecord (v4) for broker `id` supporting metadata.version
+/// 7-`mv_max` and nothing else.
+fn broker(id: i32, mv_max: i16) -> MetadataRecord {
+    use kraft_protocol::messages::register_broker_record::{BrokerFeature, RegisterBrokerRecord};
+    MetadataRecord::new(
+        RegisterBrokerRecord {
+            broker_id: id,
+            incarnation_id: Uuid::from_u64_pair(9, id as u64),
+            broker_epoch: 100 + i64::from(id),
+            features: vec![BrokerFeature {
+                name: "metadata.version".into(),
+                min_supported_version: 7,
+                max_supported_version: mv_max,
+                ..Default::default()
+            }]
+            .into(),
+            fenced: true,
+            ..Default::default()
+        },
+        4,
+    )
+}
+
+#[tokio::test]
+async fn registered_brokers_are_checked_before_the_other_controllers() {
+    // Controller 3 and broker 7 both support only up to 4.3-IV0 (30).
+    let s = setup(
+        30,
+        &[
+            registration(1, 33, "CONTROLLER"),
+            registration(3, 30, "CONTROLLER"),
+            broker(7, 30),
+        ],
+    );
+    let r = update_features(&s, 2, vec![update("metadata.version", 33, 1)], false).await;
+    assert_eq!(r.error_code, 95);
+    assert_eq!(
+        r.error_message.as_deref().map(|m| m.trim_start_matches(FAILED)),
+        Some("Invalid update version 33 for feature metadata.version. Broker 7 only supports versions 7-30")
+    );
+    let r = update_features(&s, 2, vec![update("group.version", 1, 1)], false).await;
+    assert_eq!(
+        r.error_message.as_deref().map(|m| m.trim_start_matches(FAILED)),
+        Some("Invalid update version 1 for feature group.version. Broker 7 does not support this feature.")
+    );
+    assert!(s.quorum.log().is_empty());
+}
+
 #[tokio::test]
 async fn upgrade_succeeds_after_the_stale_registration_is_removed() {
     let s = setup(33, &[registration(3, 32, "CONTROLLER")]);
