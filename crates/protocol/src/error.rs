@@ -40,6 +40,15 @@ pub enum DecodeError {
         /// The tag.
         tag: u32,
     },
+    /// A tag the schema gives a field appeared at a version where that
+    /// field is not tagged (Kafka's readers refuse it too).
+    #[error("Tag {tag} is not valid for version {version}")]
+    TagNotValidForVersion {
+        /// The tag.
+        tag: u32,
+        /// The version being read.
+        version: i16,
+    },
     /// The message does not exist at this version.
     #[error("{message} does not support version {version}")]
     UnsupportedVersion {

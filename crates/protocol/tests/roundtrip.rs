@@ -158,6 +158,23 @@ fn ignorable_field_is_dropped_silently() {
 }
 
 #[test]
+fn a_tag_is_refused_at_a_version_where_its_field_is_not_tagged() {
+    // VoteResponse: NodeEndpoints is tag 0 from v1 on; v0 is flexible too.
+    // Kafka's generated reader throws "Tag 0 is not valid for version 0".
+    let mut body = vote_response::VoteResponse::default()
+        .encode_to_vec(0)
+        .expect("encodes");
+    assert_eq!(body.pop(), Some(0), "an empty top-level tag section");
+    body.extend_from_slice(&[1, 0, 1, 1]); // one tag: 0, size 1, an empty array
+    let err = vote_response::VoteResponse::decode_exact(Bytes::from(body.clone()), 0)
+        .expect_err("tag 0 is not valid at v0");
+    assert_eq!(err.to_string(), "Tag 0 is not valid for version 0");
+    // The same bytes are a valid v1 response with no endpoints.
+    let ok = vote_response::VoteResponse::decode_exact(Bytes::from(body), 1).expect("v1");
+    assert!(ok.node_endpoints.is_empty());
+}
+
+#[test]
 fn lying_array_length_fails_without_allocating() {
     // A 10-byte VoteRequest v2 body whose Topics array claims 2^31-1 elements
     // (compact length 0x80000000 as an unsigned varint).

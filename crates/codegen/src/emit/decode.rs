@@ -338,13 +338,15 @@ fn read_nullable(w: &mut CodeWriter, ty: &FieldType, compact: &str) -> String {
 fn read_tagged_section(w: &mut CodeWriter, l: &StructLayout<'_>) {
     w.reads("buf");
     let tagged = l.tagged_fields();
+    // Every tag the schema names: read where the field is tagged at this
+    // version, refused elsewhere (as Kafka's generated readers do).
     let arms: Vec<(&FieldLayout<'_>, u32, Cond, Versions)> = tagged
         .iter()
         .filter_map(|f| {
             let (tag, versions) = f.tag?;
             let versions = versions.intersect(&l.flexible);
             let cond = Cond::version_in(versions, l.flexible);
-            (cond.constant() != Some(false)).then_some((*f, tag, cond, versions))
+            Some((*f, tag, cond, versions))
         })
         .collect();
     w.line("let count = wire::get_tag_count(buf)?;");
@@ -366,7 +368,14 @@ fn read_tagged_section(w: &mut CodeWriter, l: &StructLayout<'_>) {
                 for (f, tag, cond, versions) in &arms {
                     let guard = match cond.constant() {
                         Some(true) => String::new(),
-                        _ => format!(" if {}", w.cond(cond)),
+                        Some(false) => {
+                            w.reads("version");
+                            w.line(format!(
+                                "{tag} => return Err(DecodeError::TagNotValidForVersion {{ tag: {tag}, version }}),"
+                            ));
+                            continue;
+                        }
+                        None => format!(" if {}", w.cond(cond)),
                     };
                     w.block(format!("{tag}{guard} => {{"), |w| {
                         w.line("buf.advance(hdr);");
@@ -380,6 +389,11 @@ fn read_tagged_section(w: &mut CodeWriter, l: &StructLayout<'_>) {
                         read_field(w, f, "true", *versions);
                         w.line("wire::expect_end(buf, end, tag)?;");
                     });
+                    if cond.constant().is_none() {
+                        w.line(format!(
+                            "{tag} => return Err(DecodeError::TagNotValidForVersion {{ tag: {tag}, version }}),"
+                        ));
+                    }
                 }
                 w.line("_ => unknown.push(buf.split_to(hdr + size)),");
             });

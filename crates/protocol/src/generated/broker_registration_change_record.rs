@@ -250,6 +250,7 @@ impl BrokerRegistrationChangeRecord {
                         self.in_controlled_shutdown = wire::get_i8(buf)?;
                         wire::expect_end(buf, end, tag)?;
                     }
+                    1 => return Err(DecodeError::TagNotValidForVersion { tag: 1, version }),
                     2 if version >= 2 => {
                         buf.advance(hdr);
                         let end = buf.remaining() - size;
@@ -268,6 +269,7 @@ impl BrokerRegistrationChangeRecord {
                         };
                         wire::expect_end(buf, end, tag)?;
                     }
+                    2 => return Err(DecodeError::TagNotValidForVersion { tag: 2, version }),
                     3 if version >= 3 => {
                         buf.advance(hdr);
                         let end = buf.remaining() - size;
@@ -284,6 +286,7 @@ impl BrokerRegistrationChangeRecord {
                         };
                         wire::expect_end(buf, end, tag)?;
                     }
+                    3 => return Err(DecodeError::TagNotValidForVersion { tag: 3, version }),
                     _ => unknown.push(buf.split_to(hdr + size)),
                 }
             }

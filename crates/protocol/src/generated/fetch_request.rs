@@ -340,6 +340,7 @@ impl FetchRequest {
                             self.replica_state.read_into(buf, version, checked)?;
                             wire::expect_end(buf, end, tag)?;
                         }
+                        1 => return Err(DecodeError::TagNotValidForVersion { tag: 1, version }),
                         _ => unknown.push(buf.split_to(hdr + size)),
                     }
                 }
@@ -1054,12 +1055,14 @@ impl FetchPartition {
                             self.replica_directory_id = wire::get_uuid(buf)?;
                             wire::expect_end(buf, end, tag)?;
                         }
+                        0 => return Err(DecodeError::TagNotValidForVersion { tag: 0, version }),
                         1 if version >= 18 => {
                             buf.advance(hdr);
                             let end = buf.remaining() - size;
                             self.high_watermark = wire::get_i64(buf)?;
                             wire::expect_end(buf, end, tag)?;
                         }
+                        1 => return Err(DecodeError::TagNotValidForVersion { tag: 1, version }),
                         _ => unknown.push(buf.split_to(hdr + size)),
                     }
                 }

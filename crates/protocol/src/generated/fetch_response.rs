@@ -228,6 +228,7 @@ impl FetchResponse {
                             )?;
                             wire::expect_end(buf, end, tag)?;
                         }
+                        0 => return Err(DecodeError::TagNotValidForVersion { tag: 0, version }),
                         _ => unknown.push(buf.split_to(hdr + size)),
                     }
                 }

@@ -564,6 +564,7 @@ impl PartitionSnapshot {
                         self.replica_directory_id = wire::get_uuid(buf)?;
                         wire::expect_end(buf, end, tag)?;
                     }
+                    0 => return Err(DecodeError::TagNotValidForVersion { tag: 0, version }),
                     _ => unknown.push(buf.split_to(hdr + size)),
                 }
             }

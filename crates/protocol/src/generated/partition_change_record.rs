@@ -530,6 +530,7 @@ impl PartitionChangeRecord {
                         };
                         wire::expect_end(buf, end, tag)?;
                     }
+                    6 => return Err(DecodeError::TagNotValidForVersion { tag: 6, version }),
                     7 if version >= 2 => {
                         buf.advance(hdr);
                         let end = buf.remaining() - size;
@@ -546,6 +547,7 @@ impl PartitionChangeRecord {
                         };
                         wire::expect_end(buf, end, tag)?;
                     }
+                    7 => return Err(DecodeError::TagNotValidForVersion { tag: 7, version }),
                     8 if version >= 1 => {
                         buf.advance(hdr);
                         let end = buf.remaining() - size;
@@ -562,6 +564,7 @@ impl PartitionChangeRecord {
                         };
                         wire::expect_end(buf, end, tag)?;
                     }
+                    8 => return Err(DecodeError::TagNotValidForVersion { tag: 8, version }),
                     _ => unknown.push(buf.split_to(hdr + size)),
                 }
             }

@@ -423,6 +423,7 @@ impl PartitionRecord {
                         };
                         wire::expect_end(buf, end, tag)?;
                     }
+                    1 => return Err(DecodeError::TagNotValidForVersion { tag: 1, version }),
                     2 if version >= 2 => {
                         buf.advance(hdr);
                         let end = buf.remaining() - size;
@@ -439,6 +440,7 @@ impl PartitionRecord {
                         };
                         wire::expect_end(buf, end, tag)?;
                     }
+                    2 => return Err(DecodeError::TagNotValidForVersion { tag: 2, version }),
                     _ => unknown.push(buf.split_to(hdr + size)),
                 }
             }

@@ -344,6 +344,7 @@ impl RegisterBrokerRecord {
                         };
                         wire::expect_end(buf, end, tag)?;
                     }
+                    0 => return Err(DecodeError::TagNotValidForVersion { tag: 0, version }),
                     1 if version >= 4 => {
                         buf.advance(hdr);
                         let end = buf.remaining() - size;
@@ -360,6 +361,7 @@ impl RegisterBrokerRecord {
                         };
                         wire::expect_end(buf, end, tag)?;
                     }
+                    1 => return Err(DecodeError::TagNotValidForVersion { tag: 1, version }),
                     _ => unknown.push(buf.split_to(hdr + size)),
                 }
             }
