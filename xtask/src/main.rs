@@ -6,8 +6,11 @@
 //!   every test, the release dry run (without `dist`), `readme`, `interop`.
 //! * `golden` — regenerate `tests/golden/` with real Kafka 4.4 classes (JDK + Maven).
 //! * `golden-verify` — have real Kafka decode frames written by our encoder.
-//! * `interop` — `golden-verify`; our CLI against a real Kafka 4.4 quorum; real
-//!   Kafka 4.4 clients and tools against ours; a kraft-rs controller in a Java quorum.
+//! * `image-interop` — Kafka 4.4 writes a rich metadata log and snapshot, our
+//!   image loads both and writes snapshots, Kafka loads ours and compares.
+//! * `interop` — `golden-verify`; `image-interop`; our CLI against a real
+//!   Kafka 4.4 quorum; real Kafka 4.4 clients and tools against ours; a
+//!   kraft-rs controller in a Java quorum.
 //! * `soak --seeds N` — run the raft simulator over N seeds (release build).
 //! * `soak-restarts [SECONDS]` — the rolling SIGKILL restart end-to-end test
 //!   (real processes, feature changes throughout) for SECONDS (default 120).
@@ -51,6 +54,7 @@ fn main() -> ExitCode {
         Some("ci") => ci(),
         Some("golden") => golden("generate"),
         Some("golden-verify") => golden_verify(),
+        Some("image-interop") => image_interop(),
         Some("interop") => interop(),
         Some("soak") => soak(&args[1..]),
         Some("soak-restarts") => soak_restarts(args.get(1).map(String::as_str)),
@@ -61,7 +65,7 @@ fn main() -> ExitCode {
         Some("dist") => dist().map(|_| ()),
         Some("release") => release::release(&args[1..]),
         _ => Err(
-            "usage: cargo xtask <codegen [--check] | ci | golden | golden-verify | interop | soak --seeds N | soak-restarts [SECONDS] | mutants [SEEDS] | modelcheck | bench | readme | dist | release [--dry-run]>"
+            "usage: cargo xtask <codegen [--check] | ci | golden | golden-verify | image-interop | interop | soak --seeds N | soak-restarts [SECONDS] | mutants [SEEDS] | modelcheck | bench | readme | dist | release [--dry-run]>"
                 .to_string(),
         ),
     };
@@ -225,11 +229,50 @@ fn golden_verify() -> Result<()> {
     run("bash", &["tests/interop/golden.sh", "verify", &out_s])
 }
 
+/// The metadata image against Kafka 4.4 (issue 13): Kafka's classes write
+/// a rich metadata log and the snapshot of its image into
+/// `target/image-interop`, our image loads both (they must agree) and
+/// writes `ours-from-{snapshot,log}.checkpoint`, and Kafka loads those and
+/// checks its images of them equal its original (and the records match).
+/// `tests/interop/image-interop.sh generate crates/controller/tests/data/image`
+/// refreshes the committed fixtures the plain `cargo test` run uses.
+fn image_interop() -> Result<()> {
+    let dir = root().join("target/image-interop");
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let dir_s = dir.display().to_string();
+    run(
+        "bash",
+        &["tests/interop/image-interop.sh", "generate", &dir_s],
+    )?;
+    run_with_env(
+        "cargo",
+        &[
+            "test",
+            "-p",
+            "kraft-controller",
+            "--test",
+            "image_interop",
+            "--",
+            "--nocapture",
+        ],
+        &[("KRAFT_IMAGE_INTEROP_DIR", dir_s.as_str())],
+    )
+    .map_err(|e| format!("the image interop test failed: {e}"))?;
+    run(
+        "bash",
+        &["tests/interop/image-interop.sh", "compare", &dir_s],
+    )
+}
+
 /// Interoperability with real Apache Kafka 4.4: Kafka decodes what our
 /// encoder writes, and our CLI and admin client drive a real Kafka quorum
 /// with output compared to Kafka's own tools.
 fn interop() -> Result<()> {
     golden_verify()?;
+    image_interop()?;
     run_with_env(
         "cargo",
         &[

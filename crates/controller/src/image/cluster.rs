@@ -35,7 +35,9 @@ pub struct RegistrationEndpoint {
 }
 
 /// A controller's registration (from its RegisterControllerRecord).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Listeners and features are keyed by name, as in Kafka's maps: a repeated
+/// name keeps its last entry, and equality ignores their order.
+#[derive(Debug, Clone, Eq)]
 pub struct ControllerRegistration {
     /// Node id.
     pub id: i32,
@@ -49,6 +51,47 @@ pub struct ControllerRegistration {
     pub supported_features: Vec<(String, VersionRange)>,
 }
 
+impl PartialEq for ControllerRegistration {
+    fn eq(&self, other: &Self) -> bool {
+        let endpoints = |r: &Self| {
+            let mut v: Vec<_> = r
+                .endpoints
+                .iter()
+                .map(|e| (e.name.clone(), e.host.clone(), e.port, e.security_protocol))
+                .collect();
+            v.sort();
+            v
+        };
+        let features = |r: &Self| {
+            let mut v: Vec<_> = r
+                .supported_features
+                .iter()
+                .map(|(n, range)| (n.clone(), range.min, range.max))
+                .collect();
+            v.sort();
+            v
+        };
+        self.id == other.id
+            && self.incarnation_id == other.incarnation_id
+            && self.zk_migration_ready == other.zk_migration_ready
+            && endpoints(self) == endpoints(other)
+            && features(self) == features(other)
+    }
+}
+
+/// `items` with each key kept once, at its first position, with its last
+/// value (what a Java map filled in record order holds).
+fn last_per_key<T>(items: impl IntoIterator<Item = T>, key: impl Fn(&T) -> String) -> Vec<T> {
+    let mut out: Vec<T> = Vec::new();
+    for item in items {
+        match out.iter().position(|e| key(e) == key(&item)) {
+            Some(i) => out[i] = item,
+            None => out.push(item),
+        }
+    }
+    out
+}
+
 impl ControllerRegistration {
     /// The registration a RegisterControllerRecord describes.
     pub fn from_record(r: &RegisterControllerRecord) -> Self {
@@ -56,26 +99,24 @@ impl ControllerRegistration {
             id: r.controller_id,
             incarnation_id: r.incarnation_id,
             zk_migration_ready: r.zk_migration_ready,
-            endpoints: r
-                .end_points
-                .iter()
-                .map(|e| RegistrationEndpoint {
+            endpoints: last_per_key(
+                r.end_points.iter().map(|e| RegistrationEndpoint {
                     name: e.name.to_string(),
                     host: e.host.to_string(),
                     port: e.port,
                     security_protocol: e.security_protocol,
-                })
-                .collect(),
-            supported_features: r
-                .features
-                .iter()
-                .map(|f| {
+                }),
+                |e| e.name.clone(),
+            ),
+            supported_features: last_per_key(
+                r.features.iter().map(|f| {
                     (
                         f.name.to_string(),
                         VersionRange::new(f.min_supported_version, f.max_supported_version),
                     )
-                })
-                .collect(),
+                }),
+                |(name, _)| name.clone(),
+            ),
         }
     }
 

@@ -6,13 +6,25 @@ use super::{MetadataRecord, ReplayError, WriteOptions};
 use crate::features::{MetadataVersion, KRAFT_VERSION, METADATA_VERSION};
 
 /// metadata.version and the other finalized features. kraft.version is not
-/// here: the raft layer carries it in its KRaftVersionRecord.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// here: the raft layer carries it in its KRaftVersionRecord. Equality
+/// ignores the order features were set in (Kafka's are a map).
+#[derive(Debug, Clone, Default, Eq)]
 pub struct FeaturesImage {
     metadata_version: Option<MetadataVersion>,
     /// Finalized levels (> 0) of the features other than metadata.version
     /// and kraft.version, in the order they were first set.
     finalized: Vec<(String, i16)>,
+}
+
+impl PartialEq for FeaturesImage {
+    fn eq(&self, other: &Self) -> bool {
+        let sorted = |f: &Self| {
+            let mut v = f.finalized.clone();
+            v.sort();
+            v
+        };
+        self.metadata_version == other.metadata_version && sorted(self) == sorted(other)
+    }
 }
 
 impl FeaturesImage {

@@ -337,3 +337,41 @@ fn image_round_trips_through_records() {
         Err(WriteError::NoMetadataVersion)
     );
 }
+
+#[test]
+fn repeated_names_keep_their_last_entry_and_order_does_not_matter() {
+    // Kafka keeps a controller's listeners and features in maps.
+    let mut r = registration(4, 33);
+    let mut second = r.end_points.get(0).expect("one").into_owned();
+    second.host = "ctl-4-b".into();
+    second.port = 19093;
+    r.end_points.push(second);
+    let mut kraft = r.features.get(1).expect("two").into_owned();
+    kraft.min_supported_version = 1;
+    r.features.push(kraft);
+    let c = ControllerRegistration::from_record(&r);
+    assert_eq!(c.endpoints.len(), 1);
+    assert_eq!(c.endpoint("CONTROLLER").map(|e| e.port), Some(19093));
+    assert_eq!(c.supported_range("kraft.version"), VersionRange::new(1, 1));
+    let mut reordered = c.clone();
+    reordered.supported_features.reverse();
+    assert_eq!(reordered, c);
+
+    let features = |names: &[&str]| {
+        let mut image = MetadataImage::new();
+        image
+            .replay(&MetadataRecord::feature_level("metadata.version", 33))
+            .expect("replays");
+        for n in names {
+            image
+                .replay(&MetadataRecord::feature_level(n, 1))
+                .expect("replays");
+        }
+        image
+    };
+    assert_eq!(
+        features(&["group.version", "share.version"]),
+        features(&["share.version", "group.version"])
+    );
+    assert_ne!(features(&["group.version"]), features(&["share.version"]));
+}

@@ -1,0 +1,235 @@
+//! Replay and snapshot cost of the metadata image, for an image of 10
+//! brokers, 10,000 topics x 10 partitions (replication factor 3) and 1,000
+//! ACLs, reported as ratios against a baseline measured in the same run:
+//!
+//! * `decode_only`: decoding every framed record value (the codec floor
+//!   replay cannot beat);
+//! * `replay`: decoding and applying every value to an empty image (Kafka's
+//!   `MetadataDelta.replay` + `apply`), in records/s;
+//! * `snapshot_write`: the image to framed values in snapshot order and a
+//!   snapshot file (`to_values` + `encode_snapshot`);
+//! * `snapshot_load`: a snapshot file back to an image (`decode_snapshot` +
+//!   `from_snapshot_values`).
+//!
+//! It also prints the image's live heap bytes per partition, measured by a
+//! counting allocator (the figure to set against a JVM's heap after GC).
+
+#![allow(missing_docs, clippy::unwrap_used)]
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::hint::black_box;
+use std::sync::atomic::{AtomicIsize, Ordering};
+
+use bytes::Bytes;
+use criterion::{BatchSize, Criterion, Throughput};
+use kraft_controller::image::{MetadataImage, MetadataRecord};
+use kraft_protocol::messages::access_control_entry_record::AccessControlEntryRecord;
+use kraft_protocol::messages::config_record::ConfigRecord;
+use kraft_protocol::messages::partition_record::PartitionRecord;
+use kraft_protocol::messages::register_broker_record::{
+    BrokerEndpoint, BrokerFeature, RegisterBrokerRecord,
+};
+use kraft_protocol::messages::topic_record::TopicRecord;
+use kraft_protocol::Uuid;
+use kraft_raft::storage::{decode_snapshot, encode_snapshot};
+use kraft_raft::SnapshotControl;
+
+/// Counts the bytes currently allocated.
+struct Counting;
+
+static LIVE: AtomicIsize = AtomicIsize::new(0);
+
+// SAFETY: every call is forwarded to the system allocator unchanged; the
+// counter is only bookkeeping.
+#[allow(unsafe_code)]
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        LIVE.fetch_add(layout.size() as isize, Ordering::Relaxed);
+        // SAFETY: same layout as the caller's.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size() as isize, Ordering::Relaxed);
+        // SAFETY: `ptr` came from `alloc` with this layout.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        LIVE.fetch_add(
+            new_size as isize - layout.size() as isize,
+            Ordering::Relaxed,
+        );
+        // SAFETY: same contract as the caller's.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+const BROKERS: i32 = 10;
+const TOPICS: u64 = 10_000;
+const PARTITIONS: i32 = 10;
+const ACLS: u64 = 1_000;
+
+fn value(record: MetadataRecord) -> Bytes {
+    Bytes::from(record.encode().unwrap())
+}
+
+/// The framed records of the image, in the order a log would hold them.
+fn workload() -> Vec<Bytes> {
+    let mut out = vec![value(MetadataRecord::feature_level("metadata.version", 33))];
+    for id in 0..BROKERS {
+        out.push(value(MetadataRecord::new(
+            RegisterBrokerRecord {
+                broker_id: id,
+                incarnation_id: Uuid::from_u64_pair(1, id as u64),
+                broker_epoch: 100 + i64::from(id),
+                end_points: vec![BrokerEndpoint {
+                    name: "PLAINTEXT".into(),
+                    host: format!("broker-{id}.example").into(),
+                    port: 9092,
+                    security_protocol: 0,
+                    ..Default::default()
+                }]
+                .into(),
+                features: vec![BrokerFeature {
+                    name: "metadata.version".into(),
+                    min_supported_version: 7,
+                    max_supported_version: 33,
+                    ..Default::default()
+                }]
+                .into(),
+                rack: Some(format!("rack-{}", id % 3).into()),
+                log_dirs: vec![Uuid::from_u64_pair(2, id as u64)],
+                ..Default::default()
+            },
+            4,
+        )));
+    }
+    for t in 0..TOPICS {
+        let topic_id = Uuid::from_u64_pair(3, t + 1);
+        out.push(value(MetadataRecord::new(
+            TopicRecord {
+                name: format!("topic-{t:05}").into(),
+                topic_id,
+                ..Default::default()
+            },
+            0,
+        )));
+        for p in 0..PARTITIONS {
+            let replicas: Vec<i32> = (0..3).map(|r| (t as i32 + p + r) % BROKERS).collect();
+            out.push(value(MetadataRecord::new(
+                PartitionRecord {
+                    partition_id: p,
+                    topic_id,
+                    directories: replicas
+                        .iter()
+                        .map(|b| Uuid::from_u64_pair(2, *b as u64))
+                        .collect(),
+                    isr: replicas.clone(),
+                    leader: replicas[0],
+                    replicas,
+                    leader_epoch: 1,
+                    partition_epoch: 1,
+                    eligible_leader_replicas: Some(Vec::new()),
+                    last_known_elr: Some(Vec::new()),
+                    ..Default::default()
+                },
+                2,
+            )));
+        }
+        if t % 10 == 0 {
+            out.push(value(MetadataRecord::new(
+                ConfigRecord {
+                    resource_type: 2,
+                    resource_name: format!("topic-{t:05}").into(),
+                    name: "retention.ms".into(),
+                    value: Some("86400000".into()),
+                    ..Default::default()
+                },
+                0,
+            )));
+        }
+    }
+    for a in 0..ACLS {
+        out.push(value(MetadataRecord::new(
+            AccessControlEntryRecord {
+                id: Uuid::from_u64_pair(4, a + 1),
+                resource_type: 2,
+                resource_name: format!("topic-{:05}", a % TOPICS).into(),
+                pattern_type: 3,
+                principal: format!("User:user-{a}").into(),
+                host: "*".into(),
+                operation: 3,
+                permission_type: 3,
+                ..Default::default()
+            },
+            0,
+        )));
+    }
+    out
+}
+
+fn replay(values: &[Bytes]) -> MetadataImage {
+    let mut image = MetadataImage::new();
+    for (offset, v) in values.iter().enumerate() {
+        image.replay_value(v.clone(), offset as i64).unwrap();
+    }
+    image
+}
+
+fn snapshot_file(image: &MetadataImage) -> Vec<u8> {
+    let control = SnapshotControl {
+        voters: None,
+        kraft_version: Some(1),
+    };
+    encode_snapshot(1, 0, &control, image.to_values().unwrap(), 8 * 1024 * 1024)
+}
+
+fn benches(c: &mut Criterion) {
+    let values = workload();
+    let records = values.len() as u64;
+
+    let before = LIVE.load(Ordering::Relaxed);
+    let image = replay(&values);
+    let live = LIVE.load(Ordering::Relaxed) - before;
+    let partitions = i64::from(PARTITIONS) * TOPICS as i64;
+    eprintln!(
+        "image: {records} records, {partitions} partitions, {live} live heap bytes = {} bytes per partition",
+        live as i64 / partitions
+    );
+    let file = Bytes::from(snapshot_file(&image));
+    eprintln!("snapshot: {} bytes", file.len());
+
+    let mut group = c.benchmark_group("image");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(records));
+    group.bench_function("decode_only", |b| {
+        b.iter(|| {
+            for v in &values {
+                black_box(MetadataRecord::decode(v.clone()).unwrap());
+            }
+        })
+    });
+    group.bench_function("replay", |b| b.iter(|| black_box(replay(&values))));
+    group.bench_function("snapshot_write", |b| {
+        b.iter(|| black_box(snapshot_file(&image)))
+    });
+    group.bench_function("snapshot_load", |b| {
+        b.iter_batched(
+            || file.clone(),
+            |f| {
+                let contents = decode_snapshot(f).unwrap();
+                black_box(MetadataImage::from_snapshot_values(contents.records, 0).unwrap())
+            },
+            BatchSize::LargeInput,
+        )
+    });
+    group.finish();
+}
+
+fn main() {
+    let mut c = Criterion::default().configure_from_args();
+    benches(&mut c);
+    c.final_summary();
+}
