@@ -12,13 +12,30 @@
 //!   `from_snapshot_values`).
 //!
 //! It also prints the image's live heap bytes per partition, measured by a
-//! counting allocator (the figure to set against a JVM's heap after GC).
+//! counting allocator (the figure to set against a JVM's heap after GC), and
+//! the process's RSS growth per partition.
+//!
+//! After the criterion groups (only under `cargo bench`, not in the
+//! `cargo test` smoke run) it prints one machine-readable line from the
+//! medians of a few timed runs of each operation:
+//!
+//! ```text
+//! kraft-rs records=... partitions=... replay_records_per_s=... replay_ms=... snapshot_write_ms=... snapshot_load_ms=... heap_bytes_per_partition=... rss_bytes_per_partition=... snapshot_bytes=...
+//! ```
+//!
+//! With `KRAFT_IMAGE_BENCH_DIR` set, it also writes the workload to
+//! `$KRAFT_IMAGE_BENCH_DIR/records.bin` (each framed record value as a
+//! big-endian `i32` length and the bytes, in log order) and that line to
+//! `$KRAFT_IMAGE_BENCH_DIR/kraft-rs.txt`: `cargo xtask bench-image` has
+//! Kafka's own classes (`tests/interop/.../ImageBench.java`) measure the same
+//! records.
 
 #![allow(missing_docs, clippy::unwrap_used)]
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
 use std::sync::atomic::{AtomicIsize, Ordering};
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use criterion::{BatchSize, Criterion, Throughput};
@@ -186,9 +203,106 @@ fn snapshot_file(image: &MetadataImage) -> Vec<u8> {
     encode_snapshot(1, 0, &control, image.to_values().unwrap(), 8 * 1024 * 1024)
 }
 
+fn load(file: &Bytes) -> MetadataImage {
+    let contents = decode_snapshot(file.clone()).unwrap();
+    MetadataImage::from_snapshot_values(contents.records, 0).unwrap()
+}
+
+/// The resident set size in bytes, from `/proc/self/statm` (0 elsewhere).
+fn rss() -> i64 {
+    let page = 4096;
+    std::fs::read_to_string("/proc/self/statm")
+        .ok()
+        .and_then(|s| s.split_whitespace().nth(1)?.parse::<i64>().ok())
+        .map_or(0, |pages| pages * page)
+}
+
+/// What the image costs in memory, per partition: (live heap bytes, RSS
+/// growth). The heap figure replays fresh copies of the values, so any
+/// slices of them the image keeps are counted; the copies themselves are
+/// freed before the count.
+fn memory(values: &[Bytes]) -> (i64, i64) {
+    let partitions = i64::from(PARTITIONS) * TOPICS as i64;
+    let rss_before = rss();
+    let image = replay(values);
+    let rss_growth = rss() - rss_before;
+    drop(image);
+
+    let before = LIVE.load(Ordering::Relaxed);
+    let copies: Vec<Bytes> = values.iter().map(|v| Bytes::copy_from_slice(v)).collect();
+    let mut image = MetadataImage::new();
+    for (offset, v) in copies.into_iter().enumerate() {
+        image.replay_value(v, offset as i64).unwrap();
+    }
+    let live = LIVE.load(Ordering::Relaxed) - before;
+    black_box(&image);
+    drop(image);
+    (live as i64 / partitions, rss_growth / partitions)
+}
+
+/// The median of `runs` timed runs of `f` (after one untimed run).
+fn median<T>(runs: usize, mut f: impl FnMut() -> T) -> Duration {
+    black_box(f());
+    let mut times: Vec<Duration> = (0..runs)
+        .map(|_| {
+            let start = Instant::now();
+            let out = f();
+            let elapsed = start.elapsed();
+            drop(black_box(out));
+            elapsed
+        })
+        .collect();
+    times.sort();
+    times[times.len() / 2]
+}
+
+/// The machine-readable line set against Kafka's (`cargo xtask bench-image`).
+fn summary(
+    values: &[Bytes],
+    image: &MetadataImage,
+    file: &Bytes,
+    (heap, rss): (i64, i64),
+) -> String {
+    const RUNS: usize = 7;
+    let records = values.len();
+    let partitions = i64::from(PARTITIONS) * TOPICS as i64;
+    let replay_t = median(RUNS, || replay(values));
+    let write_t = median(RUNS, || snapshot_file(image));
+    let load_t = median(RUNS, || load(file));
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    format!(
+        "kraft-rs records={records} partitions={partitions} replay_records_per_s={:.0} replay_ms={:.2} \
+         snapshot_write_ms={:.2} snapshot_load_ms={:.2} heap_bytes_per_partition={heap} \
+         rss_bytes_per_partition={rss} snapshot_bytes={} runs={RUNS}",
+        records as f64 / replay_t.as_secs_f64(),
+        ms(replay_t),
+        ms(write_t),
+        ms(load_t),
+        file.len()
+    )
+}
+
+/// `records.bin`: every value as a big-endian `i32` length and its bytes.
+fn write_records(dir: &std::path::Path, values: &[Bytes]) {
+    std::fs::create_dir_all(dir).unwrap();
+    let mut out = Vec::with_capacity(values.iter().map(|v| v.len() + 4).sum());
+    for v in values {
+        out.extend_from_slice(&i32::try_from(v.len()).unwrap().to_be_bytes());
+        out.extend_from_slice(v);
+    }
+    std::fs::write(dir.join("records.bin"), out).unwrap();
+}
+
 fn benches(c: &mut Criterion) {
     let values = workload();
     let records = values.len() as u64;
+    let dir = std::env::var_os("KRAFT_IMAGE_BENCH_DIR").map(std::path::PathBuf::from);
+    if let Some(dir) = &dir {
+        write_records(dir, &values);
+        eprintln!("image: wrote {}", dir.join("records.bin").display());
+    }
+    // First, while the allocator has not yet freed (and kept) any images.
+    let mem = memory(&values);
 
     let before = LIVE.load(Ordering::Relaxed);
     let image = replay(&values);
@@ -218,14 +332,21 @@ fn benches(c: &mut Criterion) {
     group.bench_function("snapshot_load", |b| {
         b.iter_batched(
             || file.clone(),
-            |f| {
-                let contents = decode_snapshot(f).unwrap();
-                black_box(MetadataImage::from_snapshot_values(contents.records, 0).unwrap())
-            },
+            |f| black_box(load(&f)),
             BatchSize::LargeInput,
         )
     });
     group.finish();
+
+    // The summary only under `cargo bench` (criterion's `--bench`), not in
+    // the one-iteration `cargo test --benches` run.
+    if std::env::args().any(|a| a == "--bench") {
+        let line = summary(&values, &image, &file, mem);
+        println!("{line}");
+        if let Some(dir) = &dir {
+            std::fs::write(dir.join("kraft-rs.txt"), format!("{line}\n")).unwrap();
+        }
+    }
 }
 
 fn main() {
