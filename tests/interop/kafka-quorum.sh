@@ -19,7 +19,9 @@
 # remembered in DIR/base-port). Needs a JDK 17+ and Maven: the first run
 # downloads Kafka 4.4.0 into ~/.m2 (tests/interop/kafka-quorum/pom.xml).
 # Environment: MVN (default mvn), JAVA (default java), KQ_START_TIMEOUT
-# (seconds, default 120).
+# (seconds, default 120), KQ_CONTROLLER_PROPS (extra lines appended to each
+# controller's server.properties written by start/add-observer; a later key
+# overrides an earlier one).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -30,7 +32,7 @@ start_timeout=${KQ_START_TIMEOUT:-120}
 release_version=4.4-IV2
 
 die() { echo "kafka-quorum.sh: $*" >&2; exit 2; }
-usage() { sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 [[ $# -ge 2 ]] || usage
 cmd=$1
@@ -149,6 +151,9 @@ controller.quorum.bootstrap.servers=$(bootstrap)
 log.dirs=$node_dir/data
 metadata.log.dir=$node_dir/data
 EOF
+    if [[ -n ${KQ_CONTROLLER_PROPS:-} ]]; then
+        printf '%s\n' "$KQ_CONTROLLER_PROPS" >>"$node_dir/server.properties"
+    fi
 }
 
 write_broker_config() {
