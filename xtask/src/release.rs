@@ -148,8 +148,26 @@ fn package_and_verify(allow_dirty: bool) -> Result<()> {
 /// from into `$CARGO_HOME/registry/src/-<hash>/<name>-<version>` and never
 /// unpacks a name and version again, so a second dry run at the same
 /// version would verify a crate against its siblings' earlier contents.
-/// Those unpacked copies (never the crates.io ones) are removed first.
+/// Those unpacked copies (never the crates.io ones) are removed first, and
+/// so are the build fingerprints of the workspace crates: the dry run
+/// builds in the workspace's target directory, where cargo treats a
+/// registry package it compiled once as never changing.
 fn forget_earlier_packages(crates: &[Crate]) {
+    for profile in ["debug", "release"] {
+        let fingerprints = root().join("target").join(profile).join(".fingerprint");
+        let Ok(entries) = std::fs::read_dir(&fingerprints) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if crates
+                .iter()
+                .any(|c| name.starts_with(&format!("{}-", c.name)))
+            {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+    }
     let home = std::env::var_os("CARGO_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
