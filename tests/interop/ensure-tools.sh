@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes sure a JDK 17+ and Maven are on PATH for the interop scripts,
 # installing Debian's packages when they are missing and we may (root with
-# apt-get). Sourced by golden.sh and kafka-quorum.sh; honours MVN and JAVA.
+# apt-get). Sourced by interop-java.sh and kafka-quorum.sh; honours MVN and JAVA.
 ensure_java_tools() {
     local mvn_cmd=${MVN:-mvn} java_cmd=${JAVA:-java}
     if command -v "$mvn_cmd" >/dev/null && command -v "$java_cmd" >/dev/null; then

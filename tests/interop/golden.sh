@@ -21,15 +21,6 @@ dir=$2
 [[ $mode == generate || $mode == verify ]] || usage
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-mvn_cmd=${MVN:-mvn}
-java_cmd=${JAVA:-java}
-# shellcheck disable=SC2206
-extra=(${MVN_ARGS:-})
-
-# shellcheck source=tests/interop/ensure-tools.sh
-source "$here/ensure-tools.sh"
-command -v "$mvn_cmd" >/dev/null || { echo "golden.sh: '$mvn_cmd' not found (need Maven)" >&2; exit 2; }
-command -v "$java_cmd" >/dev/null || { echo "golden.sh: '$java_cmd' not found (need a JDK 17+)" >&2; exit 2; }
 
 # Resolve DIR before changing directory.
 case $dir in
@@ -41,22 +32,6 @@ if [[ $mode == verify && ! -d $dir ]]; then
     exit 2
 fi
 
-build() {
-    # Try offline first (fast, no network); fall back to an online build the
-    # first time, when ~/.m2 lacks the artifacts.
-    local log
-    log=$(mktemp)
-    if ! "$mvn_cmd" -q -B -o -f "$here/pom.xml" ${extra[@]+"${extra[@]}"} compile >"$log" 2>&1; then
-        if ! "$mvn_cmd" -q -B -f "$here/pom.xml" ${extra[@]+"${extra[@]}"} compile >"$log" 2>&1; then
-            cat "$log" >&2
-            rm -f "$log"
-            echo "golden.sh: maven build failed" >&2
-            exit 2
-        fi
-    fi
-    rm -f "$log"
-}
-
-build
-cp="$here/target/classes:$(cat "$here/target/classpath.txt")"
-exec "$java_cmd" -cp "$cp" org.kraftrs.interop.GoldenVectors "$mode" "$dir"
+# shellcheck source=tests/interop/interop-java.sh
+source "$here/interop-java.sh"
+interop_java golden.sh org.kraftrs.interop.GoldenVectors "$mode" "$dir"

@@ -26,15 +26,6 @@ dir=$2
 [[ $mode == generate || $mode == compare || $mode == dump ]] || usage
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-mvn_cmd=${MVN:-mvn}
-java_cmd=${JAVA:-java}
-# shellcheck disable=SC2206
-extra=(${MVN_ARGS:-})
-
-# shellcheck source=tests/interop/ensure-tools.sh
-source "$here/ensure-tools.sh"
-command -v "$mvn_cmd" >/dev/null || { echo "image-interop.sh: '$mvn_cmd' not found (need Maven)" >&2; exit 2; }
-command -v "$java_cmd" >/dev/null || { echo "image-interop.sh: '$java_cmd' not found (need a JDK 17+)" >&2; exit 2; }
 
 case $dir in
     /*) ;;
@@ -45,21 +36,6 @@ if [[ $mode != generate && ! -d $dir ]]; then
     exit 2
 fi
 
-build() {
-    # Offline first; online the first time, when ~/.m2 lacks the artifacts.
-    local log
-    log=$(mktemp)
-    if ! "$mvn_cmd" -q -B -o -f "$here/pom.xml" ${extra[@]+"${extra[@]}"} compile >"$log" 2>&1; then
-        if ! "$mvn_cmd" -q -B -f "$here/pom.xml" ${extra[@]+"${extra[@]}"} compile >"$log" 2>&1; then
-            cat "$log" >&2
-            rm -f "$log"
-            echo "image-interop.sh: maven build failed" >&2
-            exit 2
-        fi
-    fi
-    rm -f "$log"
-}
-
-build
-cp="$here/target/classes:$(cat "$here/target/classpath.txt")"
-exec "$java_cmd" -cp "$cp" org.kraftrs.interop.ImageInterop "$mode" "$dir"
+# shellcheck source=tests/interop/interop-java.sh
+source "$here/interop-java.sh"
+interop_java image-interop.sh org.kraftrs.interop.ImageInterop "$mode" "$dir"
