@@ -35,6 +35,7 @@ use kraft_raft::{DriverError, RaftHandle};
 use tokio::sync::watch;
 
 use crate::features::{MetadataVersion, METADATA_VERSION};
+use crate::handlers::AppendError;
 use crate::image::{MetadataImage, MetadataRecord, SharedImage};
 
 /// Kafka's `ConfigResource.Type.BROKER` id.
@@ -232,26 +233,38 @@ impl ActivationSettings {
 /// controller of, if any.
 pub type ActiveEpoch = watch::Receiver<Option<i32>>;
 
-/// Proposes `records` and waits until they are committed and applied.
-async fn append_applied(
+/// Proposes `records` in one batch and waits until they are committed and
+/// applied to the image (what every write of the active controller does).
+pub(crate) async fn append_and_apply(
     raft: &RaftHandle,
-    applied: &mut watch::Receiver<i64>,
+    applied: &watch::Receiver<i64>,
     records: &[MetadataRecord],
-) -> Result<i64, String> {
+) -> Result<i64, AppendError> {
     let values = records
         .iter()
         .map(|r| r.encode().map(Bytes::from))
         .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| e.to_string())?;
-    let offset = tokio::time::timeout(APPEND_TIMEOUT, raft.propose(values))
-        .await
-        .map_err(|_| "timed out".to_string())?
-        .map_err(|e| e.to_string())?;
-    tokio::time::timeout(APPEND_TIMEOUT, applied.wait_for(|a| *a >= offset))
-        .await
-        .map_err(|_| "timed out waiting for the image".to_string())?
-        .map_err(|_| "the apply loop stopped".to_string())?;
-    Ok(offset)
+        .map_err(|e| AppendError::Failed(e.to_string()))?;
+    let offset = match tokio::time::timeout(APPEND_TIMEOUT, raft.propose(values)).await {
+        Err(_) => return Err(AppendError::Timeout),
+        Ok(Err(DriverError::NotCommitted(_))) | Ok(Err(DriverError::Raft(_))) => {
+            return Err(AppendError::NotController {
+                leader_id: raft.status().leader.leader_id,
+            })
+        }
+        Ok(Err(e)) => return Err(AppendError::Failed(e.to_string())),
+        Ok(Ok(offset)) => offset,
+    };
+    let mut applied = applied.clone();
+    let reached = tokio::time::timeout(APPEND_TIMEOUT, async move {
+        applied.wait_for(|a| *a >= offset).await.is_ok()
+    })
+    .await;
+    match reached {
+        Ok(true) => Ok(offset),
+        Ok(false) => Err(AppendError::Failed("the raft driver stopped".into())),
+        Err(_) => Err(AppendError::Timeout),
+    }
 }
 
 /// Runs activation for every epoch this node leads, and publishes the epoch
@@ -298,7 +311,7 @@ pub(crate) fn spawn_activation(
                             tracing::info!(epoch, "{}", plan.message);
                             if !plan.records.is_empty() {
                                 if let Err(e) =
-                                    append_applied(&raft, &mut applied, &plan.records).await
+                                    append_and_apply(&raft, &applied, &plan.records).await
                                 {
                                     tracing::warn!(epoch, error = %e, "cannot append the activation records; retrying");
                                     tokio::time::sleep(Duration::from_millis(100)).await;

@@ -12,15 +12,16 @@ use kraft_protocol::messages::controller_registration_request::ControllerRegistr
 use kraft_protocol::messages::controller_registration_response::ControllerRegistrationResponse;
 use kraft_protocol::{ApiKey, RequestBody, ResponseBody, Uuid};
 use kraft_raft::{
-    start_driver, Address, ControlRecord, ControllerRegistrations, DiskLog, DriverError,
-    DriverOptions, DurableLog, ElectionState, Endpoint, Endpoints, FatalError, KRaftVersionRange,
-    LogConfig, QuorumStateStore, RaftConfig, RaftEvent, RaftHandle, Record, SnapshotId, Transport,
-    VoterNode, VoterSet, BOOTSTRAP_SNAPSHOT_ID,
+    start_driver, Address, ControlRecord, ControllerRegistrations, DiskLog, DriverOptions,
+    DurableLog, ElectionState, Endpoint, Endpoints, FatalError, KRaftVersionRange, LogConfig,
+    QuorumStateStore, RaftConfig, RaftEvent, RaftHandle, Record, SnapshotId, Transport, VoterNode,
+    VoterSet, BOOTSTRAP_SNAPSHOT_ID,
 };
 use tokio::sync::watch;
 
 use crate::activation::{
-    spawn_activation, spawn_no_op_writer, ActivationSettings, ActiveEpoch, BootstrapMetadata,
+    append_and_apply, spawn_activation, spawn_no_op_writer, ActivationSettings, ActiveEpoch,
+    BootstrapMetadata,
 };
 use crate::config::ControllerConfig;
 use crate::format::MetaProperties;
@@ -295,37 +296,8 @@ impl RaftQuorum for RaftBridge {
                 leader_id: status.leader.leader_id,
             });
         }
-        let values = records
-            .iter()
-            .map(|r| r.encode().map(Bytes::from))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| AppendError::Failed(e.to_string()))?;
-        let offset = match tokio::time::timeout(
-            Duration::from_secs(30),
-            self.handle.propose(values),
-        )
-        .await
-        {
-            Err(_) => return Err(AppendError::Timeout),
-            Ok(Err(DriverError::NotCommitted(_))) | Ok(Err(DriverError::Raft(_))) => {
-                return Err(AppendError::NotController {
-                    leader_id: self.handle.status().leader.leader_id,
-                })
-            }
-            Ok(Err(e)) => return Err(AppendError::Failed(e.to_string())),
-            Ok(Ok(offset)) => offset,
-        };
-        // Answer once the image has replayed the records.
-        let mut applied = self.applied.clone();
-        let reached = tokio::time::timeout(Duration::from_secs(30), async move {
-            applied.wait_for(|a| *a >= offset).await.is_ok()
-        })
-        .await;
-        match reached {
-            Ok(true) => Ok(offset),
-            Ok(false) => Err(AppendError::Failed("the raft driver stopped".into())),
-            Err(_) => Err(AppendError::Timeout),
-        }
+        // Answered once the image has replayed the records.
+        append_and_apply(&self.handle, &self.applied, &records).await
     }
 
     async fn latest_voter_ids(&self) -> Vec<i32> {
