@@ -69,16 +69,12 @@ pub fn emit_api_keys(specs: &[MessageSpec]) -> String {
 }
 
 fn emit_enum(w: &mut CodeWriter, apis: &[Api<'_>]) {
-    w.doc("A Kafka API this implementation speaks.");
-    w.line("#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]");
-    w.line("#[repr(i16)]");
-    w.block("pub enum ApiKey {", |w| {
-        for a in apis {
-            w.doc(&format!("`{}` (key {}).", a.name, a.key));
-            w.line(format!("{} = {},", a.name, a.key));
-        }
-    });
-    w.blank();
+    w.id_enum(
+        "ApiKey",
+        "A Kafka API this implementation speaks.",
+        "key",
+        apis.iter().map(|a| (a.name, a.name, a.key)),
+    );
 }
 
 /// Writes `fn <name>(self) -> <ty>` as a `match` over every API.
@@ -89,15 +85,8 @@ fn per_api(
     signature: &str,
     value: impl Fn(&Api<'_>) -> String,
 ) {
-    w.doc(doc);
-    w.block(format!("pub fn {signature} {{"), |w| {
-        w.block("match self {", |w| {
-            for a in apis {
-                w.line(format!("ApiKey::{} => {},", a.name, value(a)));
-            }
-        });
-    });
-    w.blank();
+    let arms = apis.iter().map(|a| (a.name.to_string(), value(a)));
+    w.match_fn("ApiKey", doc, signature, arms);
 }
 
 /// Writes `fn <name>(self) -> bool`, true for the APIs `holds` picks.

@@ -70,16 +70,12 @@ pub fn emit_metadata_records(specs: &[MessageSpec]) -> String {
 }
 
 fn emit_type_enum(w: &mut CodeWriter, records: &[RecordSchema<'_>]) {
-    w.doc("A metadata record type: the `apiKey` of a metadata record schema, written\nin the frame in front of every metadata record value.");
-    w.line("#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]");
-    w.line("#[repr(i16)]");
-    w.block("pub enum MetadataRecordType {", |w| {
-        for r in records {
-            w.doc(&format!("`{}` (type {}).", r.name(), r.id));
-            w.line(format!("{} = {},", r.variant, r.id));
-        }
-    });
-    w.blank();
+    w.id_enum(
+        "MetadataRecordType",
+        "A metadata record type: the `apiKey` of a metadata record schema, written\nin the frame in front of every metadata record value.",
+        "type",
+        records.iter().map(|r| (r.variant, r.name(), r.id)),
+    );
 }
 
 /// Writes `pub fn <signature>` as a `match` over every record type.
@@ -90,19 +86,8 @@ fn per_type(
     signature: &str,
     value: impl Fn(&RecordSchema<'_>) -> String,
 ) {
-    w.doc(doc);
-    w.block(format!("pub fn {signature} {{"), |w| {
-        w.block("match self {", |w| {
-            for r in records {
-                w.line(format!(
-                    "MetadataRecordType::{} => {},",
-                    r.variant,
-                    value(r)
-                ));
-            }
-        });
-    });
-    w.blank();
+    let arms = records.iter().map(|r| (r.variant.to_string(), value(r)));
+    w.match_fn("MetadataRecordType", doc, signature, arms);
 }
 
 fn emit_type_impl(w: &mut CodeWriter, records: &[RecordSchema<'_>]) {

@@ -153,6 +153,47 @@ impl CodeWriter {
         self.reads.extend(other.reads);
     }
 
+    /// Writes `#[repr(i16)] pub enum <name>` with one `Variant = id` per
+    /// entry `(variant, id)`, each documented as "`Variant` (<what> id).".
+    pub(crate) fn id_enum<'v>(
+        &mut self,
+        name: &str,
+        doc: &str,
+        what: &str,
+        entries: impl IntoIterator<Item = (&'v str, &'v str, i16)>,
+    ) {
+        self.doc(doc);
+        self.line("#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]");
+        self.line("#[repr(i16)]");
+        self.block(format!("pub enum {name} {{"), |w| {
+            for (variant, shown, id) in entries {
+                w.doc(&format!("`{shown}` ({what} {id})."));
+                w.line(format!("{variant} = {id},"));
+            }
+        });
+        self.blank();
+    }
+
+    /// Writes `pub fn <signature>` as a `match self` over `arms`
+    /// (`(variant of enum_name, value)`).
+    pub(crate) fn match_fn(
+        &mut self,
+        enum_name: &str,
+        doc: &str,
+        signature: &str,
+        arms: impl IntoIterator<Item = (String, String)>,
+    ) {
+        self.doc(doc);
+        self.block(format!("pub fn {signature} {{"), |w| {
+            w.block("match self {", |w| {
+                for (variant, value) in arms {
+                    w.line(format!("{enum_name}::{variant} => {value},"));
+                }
+            });
+        });
+        self.blank();
+    }
+
     /// Appends text verbatim (it must end with a newline).
     pub(crate) fn raw(&mut self, text: &str) {
         self.out.push_str(text);
