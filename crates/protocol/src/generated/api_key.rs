@@ -9,6 +9,10 @@ use super::api_versions_request::ApiVersionsRequest;
 use super::api_versions_response::ApiVersionsResponse;
 use super::begin_quorum_epoch_request::BeginQuorumEpochRequest;
 use super::begin_quorum_epoch_response::BeginQuorumEpochResponse;
+use super::broker_heartbeat_request::BrokerHeartbeatRequest;
+use super::broker_heartbeat_response::BrokerHeartbeatResponse;
+use super::broker_registration_request::BrokerRegistrationRequest;
+use super::broker_registration_response::BrokerRegistrationResponse;
 use super::controller_registration_request::ControllerRegistrationRequest;
 use super::controller_registration_response::ControllerRegistrationResponse;
 use super::describe_cluster_request::DescribeClusterRequest;
@@ -23,6 +27,8 @@ use super::fetch_snapshot_request::FetchSnapshotRequest;
 use super::fetch_snapshot_response::FetchSnapshotResponse;
 use super::remove_raft_voter_request::RemoveRaftVoterRequest;
 use super::remove_raft_voter_response::RemoveRaftVoterResponse;
+use super::unregister_broker_request::UnregisterBrokerRequest;
+use super::unregister_broker_response::UnregisterBrokerResponse;
 use super::unregister_controller_request::UnregisterControllerRequest;
 use super::unregister_controller_response::UnregisterControllerResponse;
 use super::update_features_request::UpdateFeaturesRequest;
@@ -56,6 +62,12 @@ pub enum ApiKey {
     FetchSnapshot = 59,
     /// `DescribeCluster` (key 60).
     DescribeCluster = 60,
+    /// `BrokerRegistration` (key 62).
+    BrokerRegistration = 62,
+    /// `BrokerHeartbeat` (key 63).
+    BrokerHeartbeat = 63,
+    /// `UnregisterBroker` (key 64).
+    UnregisterBroker = 64,
     /// `ControllerRegistration` (key 70).
     ControllerRegistration = 70,
     /// `AddRaftVoter` (key 80).
@@ -80,6 +92,9 @@ impl ApiKey {
         ApiKey::UpdateFeatures,
         ApiKey::FetchSnapshot,
         ApiKey::DescribeCluster,
+        ApiKey::BrokerRegistration,
+        ApiKey::BrokerHeartbeat,
+        ApiKey::UnregisterBroker,
         ApiKey::ControllerRegistration,
         ApiKey::AddRaftVoter,
         ApiKey::RemoveRaftVoter,
@@ -99,6 +114,9 @@ impl ApiKey {
             57 => Some(ApiKey::UpdateFeatures),
             59 => Some(ApiKey::FetchSnapshot),
             60 => Some(ApiKey::DescribeCluster),
+            62 => Some(ApiKey::BrokerRegistration),
+            63 => Some(ApiKey::BrokerHeartbeat),
+            64 => Some(ApiKey::UnregisterBroker),
             70 => Some(ApiKey::ControllerRegistration),
             80 => Some(ApiKey::AddRaftVoter),
             81 => Some(ApiKey::RemoveRaftVoter),
@@ -125,6 +143,9 @@ impl ApiKey {
             ApiKey::UpdateFeatures => "UPDATE_FEATURES",
             ApiKey::FetchSnapshot => "FETCH_SNAPSHOT",
             ApiKey::DescribeCluster => "DESCRIBE_CLUSTER",
+            ApiKey::BrokerRegistration => "BROKER_REGISTRATION",
+            ApiKey::BrokerHeartbeat => "BROKER_HEARTBEAT",
+            ApiKey::UnregisterBroker => "UNREGISTER_BROKER",
             ApiKey::ControllerRegistration => "CONTROLLER_REGISTRATION",
             ApiKey::AddRaftVoter => "ADD_RAFT_VOTER",
             ApiKey::RemoveRaftVoter => "REMOVE_RAFT_VOTER",
@@ -145,6 +166,9 @@ impl ApiKey {
             ApiKey::UpdateFeatures => (0, 2),
             ApiKey::FetchSnapshot => (0, 1),
             ApiKey::DescribeCluster => (0, 2),
+            ApiKey::BrokerRegistration => (0, 4),
+            ApiKey::BrokerHeartbeat => (0, 2),
+            ApiKey::UnregisterBroker => (0, 0),
             ApiKey::ControllerRegistration => (0, 0),
             ApiKey::AddRaftVoter => (0, 2),
             ApiKey::RemoveRaftVoter => (0, 1),
@@ -165,6 +189,9 @@ impl ApiKey {
             ApiKey::UpdateFeatures => Some(0),
             ApiKey::FetchSnapshot => Some(0),
             ApiKey::DescribeCluster => Some(0),
+            ApiKey::BrokerRegistration => Some(0),
+            ApiKey::BrokerHeartbeat => Some(0),
+            ApiKey::UnregisterBroker => Some(0),
             ApiKey::ControllerRegistration => Some(0),
             ApiKey::AddRaftVoter => Some(0),
             ApiKey::RemoveRaftVoter => Some(0),
@@ -192,6 +219,7 @@ impl ApiKey {
                 | ApiKey::DescribeQuorum
                 | ApiKey::UpdateFeatures
                 | ApiKey::DescribeCluster
+                | ApiKey::UnregisterBroker
                 | ApiKey::AddRaftVoter
                 | ApiKey::RemoveRaftVoter
                 | ApiKey::UnregisterController
@@ -247,6 +275,12 @@ pub enum RequestBody {
     FetchSnapshot(FetchSnapshotRequest),
     /// `DescribeClusterRequest`.
     DescribeCluster(DescribeClusterRequest),
+    /// `BrokerRegistrationRequest`.
+    BrokerRegistration(BrokerRegistrationRequest),
+    /// `BrokerHeartbeatRequest`.
+    BrokerHeartbeat(BrokerHeartbeatRequest),
+    /// `UnregisterBrokerRequest`.
+    UnregisterBroker(UnregisterBrokerRequest),
     /// `ControllerRegistrationRequest`.
     ControllerRegistration(ControllerRegistrationRequest),
     /// `AddRaftVoterRequest`.
@@ -272,6 +306,9 @@ impl RequestBody {
             RequestBody::UpdateFeatures(_) => ApiKey::UpdateFeatures,
             RequestBody::FetchSnapshot(_) => ApiKey::FetchSnapshot,
             RequestBody::DescribeCluster(_) => ApiKey::DescribeCluster,
+            RequestBody::BrokerRegistration(_) => ApiKey::BrokerRegistration,
+            RequestBody::BrokerHeartbeat(_) => ApiKey::BrokerHeartbeat,
+            RequestBody::UnregisterBroker(_) => ApiKey::UnregisterBroker,
             RequestBody::ControllerRegistration(_) => ApiKey::ControllerRegistration,
             RequestBody::AddRaftVoter(_) => ApiKey::AddRaftVoter,
             RequestBody::RemoveRaftVoter(_) => ApiKey::RemoveRaftVoter,
@@ -295,6 +332,15 @@ impl RequestBody {
             ApiKey::FetchSnapshot => decode_checked(buf, version).map(RequestBody::FetchSnapshot),
             ApiKey::DescribeCluster => {
                 decode_checked(buf, version).map(RequestBody::DescribeCluster)
+            }
+            ApiKey::BrokerRegistration => {
+                decode_checked(buf, version).map(RequestBody::BrokerRegistration)
+            }
+            ApiKey::BrokerHeartbeat => {
+                decode_checked(buf, version).map(RequestBody::BrokerHeartbeat)
+            }
+            ApiKey::UnregisterBroker => {
+                decode_checked(buf, version).map(RequestBody::UnregisterBroker)
             }
             ApiKey::ControllerRegistration => {
                 decode_checked(buf, version).map(RequestBody::ControllerRegistration)
@@ -324,6 +370,9 @@ impl RequestBody {
             RequestBody::UpdateFeatures(m) => m.encode(buf, version),
             RequestBody::FetchSnapshot(m) => m.encode(buf, version),
             RequestBody::DescribeCluster(m) => m.encode(buf, version),
+            RequestBody::BrokerRegistration(m) => m.encode(buf, version),
+            RequestBody::BrokerHeartbeat(m) => m.encode(buf, version),
+            RequestBody::UnregisterBroker(m) => m.encode(buf, version),
             RequestBody::ControllerRegistration(m) => m.encode(buf, version),
             RequestBody::AddRaftVoter(m) => m.encode(buf, version),
             RequestBody::RemoveRaftVoter(m) => m.encode(buf, version),
@@ -344,6 +393,9 @@ impl RequestBody {
             RequestBody::UpdateFeatures(m) => m.encoded_len(version),
             RequestBody::FetchSnapshot(m) => m.encoded_len(version),
             RequestBody::DescribeCluster(m) => m.encoded_len(version),
+            RequestBody::BrokerRegistration(m) => m.encoded_len(version),
+            RequestBody::BrokerHeartbeat(m) => m.encoded_len(version),
+            RequestBody::UnregisterBroker(m) => m.encoded_len(version),
             RequestBody::ControllerRegistration(m) => m.encoded_len(version),
             RequestBody::AddRaftVoter(m) => m.encoded_len(version),
             RequestBody::RemoveRaftVoter(m) => m.encoded_len(version),
@@ -384,6 +436,12 @@ pub enum ResponseBody {
     FetchSnapshot(FetchSnapshotResponse),
     /// `DescribeClusterResponse`.
     DescribeCluster(DescribeClusterResponse),
+    /// `BrokerRegistrationResponse`.
+    BrokerRegistration(BrokerRegistrationResponse),
+    /// `BrokerHeartbeatResponse`.
+    BrokerHeartbeat(BrokerHeartbeatResponse),
+    /// `UnregisterBrokerResponse`.
+    UnregisterBroker(UnregisterBrokerResponse),
     /// `ControllerRegistrationResponse`.
     ControllerRegistration(ControllerRegistrationResponse),
     /// `AddRaftVoterResponse`.
@@ -409,6 +467,9 @@ impl ResponseBody {
             ResponseBody::UpdateFeatures(_) => ApiKey::UpdateFeatures,
             ResponseBody::FetchSnapshot(_) => ApiKey::FetchSnapshot,
             ResponseBody::DescribeCluster(_) => ApiKey::DescribeCluster,
+            ResponseBody::BrokerRegistration(_) => ApiKey::BrokerRegistration,
+            ResponseBody::BrokerHeartbeat(_) => ApiKey::BrokerHeartbeat,
+            ResponseBody::UnregisterBroker(_) => ApiKey::UnregisterBroker,
             ResponseBody::ControllerRegistration(_) => ApiKey::ControllerRegistration,
             ResponseBody::AddRaftVoter(_) => ApiKey::AddRaftVoter,
             ResponseBody::RemoveRaftVoter(_) => ApiKey::RemoveRaftVoter,
@@ -439,6 +500,15 @@ impl ResponseBody {
             ApiKey::DescribeCluster => {
                 decode_checked(buf, version).map(ResponseBody::DescribeCluster)
             }
+            ApiKey::BrokerRegistration => {
+                decode_checked(buf, version).map(ResponseBody::BrokerRegistration)
+            }
+            ApiKey::BrokerHeartbeat => {
+                decode_checked(buf, version).map(ResponseBody::BrokerHeartbeat)
+            }
+            ApiKey::UnregisterBroker => {
+                decode_checked(buf, version).map(ResponseBody::UnregisterBroker)
+            }
             ApiKey::ControllerRegistration => {
                 decode_checked(buf, version).map(ResponseBody::ControllerRegistration)
             }
@@ -467,6 +537,9 @@ impl ResponseBody {
             ResponseBody::UpdateFeatures(m) => m.encode(buf, version),
             ResponseBody::FetchSnapshot(m) => m.encode(buf, version),
             ResponseBody::DescribeCluster(m) => m.encode(buf, version),
+            ResponseBody::BrokerRegistration(m) => m.encode(buf, version),
+            ResponseBody::BrokerHeartbeat(m) => m.encode(buf, version),
+            ResponseBody::UnregisterBroker(m) => m.encode(buf, version),
             ResponseBody::ControllerRegistration(m) => m.encode(buf, version),
             ResponseBody::AddRaftVoter(m) => m.encode(buf, version),
             ResponseBody::RemoveRaftVoter(m) => m.encode(buf, version),
@@ -487,6 +560,9 @@ impl ResponseBody {
             ResponseBody::UpdateFeatures(m) => m.encoded_len(version),
             ResponseBody::FetchSnapshot(m) => m.encoded_len(version),
             ResponseBody::DescribeCluster(m) => m.encoded_len(version),
+            ResponseBody::BrokerRegistration(m) => m.encoded_len(version),
+            ResponseBody::BrokerHeartbeat(m) => m.encoded_len(version),
+            ResponseBody::UnregisterBroker(m) => m.encoded_len(version),
             ResponseBody::ControllerRegistration(m) => m.encoded_len(version),
             ResponseBody::AddRaftVoter(m) => m.encoded_len(version),
             ResponseBody::RemoveRaftVoter(m) => m.encoded_len(version),

@@ -11,7 +11,11 @@ pub mod api_versions_response;
 pub mod begin_quorum_epoch_request;
 pub mod begin_quorum_epoch_response;
 pub mod begin_transaction_record;
+pub mod broker_heartbeat_request;
+pub mod broker_heartbeat_response;
 pub mod broker_registration_change_record;
+pub mod broker_registration_request;
+pub mod broker_registration_response;
 pub mod clear_elr_record;
 pub mod client_quota_record;
 pub mod config_record;
@@ -53,6 +57,8 @@ pub mod snapshot_header_record;
 pub mod topic_record;
 pub mod unfence_broker_record;
 pub mod unregister_broker_record;
+pub mod unregister_broker_request;
+pub mod unregister_broker_response;
 pub mod unregister_controller_record;
 pub mod unregister_controller_request;
 pub mod unregister_controller_response;
@@ -80,10 +86,14 @@ macro_rules! for_each_message {
         $m!(begin_quorum_epoch_request, BeginQuorumEpochRequest);
         $m!(begin_quorum_epoch_response, BeginQuorumEpochResponse);
         $m!(begin_transaction_record, BeginTransactionRecord);
+        $m!(broker_heartbeat_request, BrokerHeartbeatRequest);
+        $m!(broker_heartbeat_response, BrokerHeartbeatResponse);
         $m!(
             broker_registration_change_record,
             BrokerRegistrationChangeRecord
         );
+        $m!(broker_registration_request, BrokerRegistrationRequest);
+        $m!(broker_registration_response, BrokerRegistrationResponse);
         $m!(clear_elr_record, ClearElrRecord);
         $m!(client_quota_record, ClientQuotaRecord);
         $m!(config_record, ConfigRecord);
@@ -136,6 +146,8 @@ macro_rules! for_each_message {
         $m!(topic_record, TopicRecord);
         $m!(unfence_broker_record, UnfenceBrokerRecord);
         $m!(unregister_broker_record, UnregisterBrokerRecord);
+        $m!(unregister_broker_request, UnregisterBrokerRequest);
+        $m!(unregister_broker_response, UnregisterBrokerResponse);
         $m!(unregister_controller_record, UnregisterControllerRecord);
         $m!(unregister_controller_request, UnregisterControllerRequest);
         $m!(unregister_controller_response, UnregisterControllerResponse);
@@ -167,6 +179,8 @@ macro_rules! for_each_array_element {
         $m!(begin_quorum_epoch_response, NodeEndpoint);
         $m!(begin_quorum_epoch_response, PartitionData);
         $m!(begin_quorum_epoch_response, TopicData);
+        $m!(broker_registration_request, Feature);
+        $m!(broker_registration_request, Listener);
         $m!(client_quota_record, EntityData);
         $m!(controller_registration_request, Feature);
         $m!(controller_registration_request, Listener);

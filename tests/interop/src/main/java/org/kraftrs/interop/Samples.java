@@ -12,6 +12,12 @@ import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.message.BeginQuorumEpochRequestData;
 import org.apache.kafka.common.message.BeginQuorumEpochResponseData;
 import org.apache.kafka.common.message.ControllerRegistrationRequestData;
+import org.apache.kafka.common.message.BrokerHeartbeatRequestData;
+import org.apache.kafka.common.message.BrokerHeartbeatResponseData;
+import org.apache.kafka.common.message.BrokerRegistrationRequestData;
+import org.apache.kafka.common.message.BrokerRegistrationResponseData;
+import org.apache.kafka.common.message.UnregisterBrokerRequestData;
+import org.apache.kafka.common.message.UnregisterBrokerResponseData;
 import org.apache.kafka.common.message.ControllerRegistrationResponseData;
 import org.apache.kafka.common.message.DescribeClusterRequestData;
 import org.apache.kafka.common.message.DescribeClusterResponseData;
@@ -433,6 +439,33 @@ final class Samples {
                 return new UnregisterControllerRequestData().setControllerId(5);
             case "UnregisterControllerResponse":
                 return new UnregisterControllerResponseData().setThrottleTimeMs(0).setErrorCode((short) 0).setErrorMessage("");
+            case "BrokerRegistrationRequest": { // broker 4 as a 4.4 broker registers: PLAINTEXT, two log dirs
+                BrokerRegistrationRequestData.ListenerCollection ls = new BrokerRegistrationRequestData.ListenerCollection();
+                ls.add(new BrokerRegistrationRequestData.Listener().setName("PLAINTEXT").setHost(HOST).setPort(9092)
+                    .setSecurityProtocol((short) 0));
+                BrokerRegistrationRequestData.FeatureCollection fs = new BrokerRegistrationRequestData.FeatureCollection();
+                for (Map.Entry<String, short[]> e : features().entrySet()) {
+                    fs.add(new BrokerRegistrationRequestData.Feature().setName(e.getKey())
+                        .setMinSupportedVersion(e.getValue()[0]).setMaxSupportedVersion(e.getValue()[1]));
+                }
+                return new BrokerRegistrationRequestData().setBrokerId(4).setClusterId(CLUSTER_ID)
+                    .setIncarnationId(BROKER_INCARNATION).setListeners(ls).setFeatures(fs).setRack(null)
+                    .setIsMigratingZkBroker(false).setLogDirs(new ArrayList<>(List.of(DIR1, DIR2)))
+                    .setPreviousBrokerEpoch(41L);
+            }
+            case "BrokerRegistrationResponse":
+                return new BrokerRegistrationResponseData().setThrottleTimeMs(0).setErrorCode((short) 0).setBrokerEpoch(57L);
+            case "BrokerHeartbeatRequest":
+                return new BrokerHeartbeatRequestData().setBrokerId(4).setBrokerEpoch(57L).setCurrentMetadataOffset(123L)
+                    .setWantFence(false).setWantShutDown(false).setOfflineLogDirs(new ArrayList<>(List.of(DIR2)))
+                    .setCordonedLogDirs(new ArrayList<>());
+            case "BrokerHeartbeatResponse":
+                return new BrokerHeartbeatResponseData().setThrottleTimeMs(0).setErrorCode((short) 0).setIsCaughtUp(true)
+                    .setIsFenced(false).setShouldShutDown(false);
+            case "UnregisterBrokerRequest":
+                return new UnregisterBrokerRequestData().setBrokerId(4);
+            case "UnregisterBrokerResponse":
+                return new UnregisterBrokerResponseData().setThrottleTimeMs(0).setErrorCode((short) 0).setErrorMessage(null);
             case "VotersRecord":
                 return votersRecord();
             case "KRaftVersionRecord":
