@@ -156,6 +156,44 @@ pub struct RaftStatus {
     pub epoch_start_offset: Option<i64>,
 }
 
+/// What must hold for [`RaftHandle::append`] to append (Kafka's
+/// `scheduleAtomicAppend` takes the epoch the records were computed for).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct AppendCondition {
+    /// The leader epoch the records were computed for.
+    pub epoch: Option<i32>,
+    /// The offset the batch must start at (the records name it, e.g. a
+    /// broker epoch).
+    pub base_offset: Option<i64>,
+}
+
+/// Records in the leader's log, not yet committed.
+#[derive(Debug)]
+pub struct PendingAppend {
+    /// Offset of the first record.
+    pub base_offset: i64,
+    /// Offset of the last record.
+    pub last_offset: i64,
+    committed: oneshot::Receiver<Result<i64, ErrorCode>>,
+}
+
+impl PendingAppend {
+    /// Waits until the records are committed; returns the last offset.
+    pub async fn committed(self) -> Result<i64, DriverError> {
+        match self.committed.await {
+            Ok(Ok(offset)) => Ok(offset),
+            Ok(Err(code)) => Err(DriverError::NotCommitted(code)),
+            Err(_) => Err(DriverError::Stopped),
+        }
+    }
+}
+
+struct Appended {
+    base_offset: i64,
+    last_offset: i64,
+    committed: oneshot::Receiver<Result<i64, ErrorCode>>,
+}
+
 /// Why a driver call failed.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -169,6 +207,18 @@ pub enum DriverError {
     /// The proposal was not committed (leadership lost).
     #[error("proposal failed: {0:?}")]
     NotCommitted(ErrorCode),
+    /// [`AppendCondition::epoch`] is not the current epoch.
+    #[error("the current epoch is {epoch}")]
+    EpochMismatch {
+        /// The current epoch.
+        epoch: i32,
+    },
+    /// [`AppendCondition::base_offset`] is not the log end offset.
+    #[error("the log ends at offset {end_offset}")]
+    OffsetMismatch {
+        /// The log end offset: where the next batch would start.
+        end_offset: i64,
+    },
     /// The log refused a snapshot or retention request.
     #[error(transparent)]
     Storage(#[from] StorageError),
@@ -184,7 +234,8 @@ enum Command {
     },
     Propose {
         records: Vec<Bytes>,
-        reply: oneshot::Sender<Result<oneshot::Receiver<Result<i64, ErrorCode>>, DriverError>>,
+        condition: AppendCondition,
+        reply: oneshot::Sender<Result<Appended, DriverError>>,
     },
     Describe {
         reply: oneshot::Sender<m::DescribeQuorumResponse>,
@@ -268,14 +319,34 @@ impl RaftHandle {
     /// Appends data records as one batch (leader only) and waits until they
     /// are committed; returns the offset of the last record.
     pub async fn propose(&self, records: Vec<Bytes>) -> Result<i64, DriverError> {
-        let committed = self
-            .call(|reply| Command::Propose { records, reply })
+        self.append(records, AppendCondition::default())
+            .await?
+            .committed()
+            .await
+    }
+
+    /// Appends data records as one batch if `condition` holds, and returns
+    /// once they are in the leader's log: the [`PendingAppend`] says where
+    /// and resolves when they are committed. A failed condition is
+    /// [`DriverError::EpochMismatch`] or [`DriverError::OffsetMismatch`];
+    /// nothing is appended then.
+    pub async fn append(
+        &self,
+        records: Vec<Bytes>,
+        condition: AppendCondition,
+    ) -> Result<PendingAppend, DriverError> {
+        let appended = self
+            .call(|reply| Command::Propose {
+                records,
+                condition,
+                reply,
+            })
             .await??;
-        match committed.await {
-            Ok(Ok(offset)) => Ok(offset),
-            Ok(Err(code)) => Err(DriverError::NotCommitted(code)),
-            Err(_) => Err(DriverError::Stopped),
-        }
+        Ok(PendingAppend {
+            base_offset: appended.base_offset,
+            last_offset: appended.last_offset,
+            committed: appended.committed,
+        })
     }
 
     /// The DescribeQuorum answer (v3 semantics).
@@ -648,15 +719,31 @@ impl<L: DurableLog, S: ElectionStore> Driver<L, S> {
                 }
                 None => tracing::warn!(api = ?body.api_key(), "not a KRaft request; dropped"),
             },
-            Command::Propose { records, reply } => {
-                let result = self
-                    .core
-                    .propose(records, now)
-                    .map_err(|e| DriverError::Raft(e.to_string()));
+            Command::Propose {
+                records,
+                condition,
+                reply,
+            } => {
+                let count = records.len() as i64;
+                let epoch = self.core.epoch();
+                let end = self.core.log_end_offset();
+                let result = if condition.epoch.is_some_and(|e| e != epoch) {
+                    Err(DriverError::EpochMismatch { epoch })
+                } else if condition.base_offset.is_some_and(|o| o != end) {
+                    Err(DriverError::OffsetMismatch { end_offset: end })
+                } else {
+                    self.core
+                        .propose(records, now)
+                        .map_err(|e| DriverError::Raft(e.to_string()))
+                };
                 let _ = reply.send(result.map(|last| {
                     let (tx, rx) = oneshot::channel();
                     self.proposals.insert(last, tx);
-                    rx
+                    Appended {
+                        base_offset: last - count + 1,
+                        last_offset: last,
+                        committed: rx,
+                    }
                 }));
             }
             Command::Describe { reply } => {

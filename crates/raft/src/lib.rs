@@ -202,8 +202,8 @@ pub use crate::storage::quorum_state::QuorumStateStore;
 
 #[cfg(feature = "runtime")]
 pub use crate::driver::{
-    start_driver, ControllerRegistrations, DriverError, DriverOptions, FatalError, FlushMode,
-    Inspection, RaftEvent, RaftHandle, RaftStatus, StartError,
+    start_driver, AppendCondition, ControllerRegistrations, DriverError, DriverOptions, FatalError,
+    FlushMode, Inspection, PendingAppend, RaftEvent, RaftHandle, RaftStatus, StartError,
 };
 #[cfg(feature = "runtime")]
 pub use crate::transport::{Transport, TransportResult};

@@ -186,6 +186,11 @@ impl<L: RaftLog> RaftCore<L> {
         self.state.epoch()
     }
 
+    /// The offset the next appended record gets.
+    pub fn log_end_offset(&self) -> i64 {
+        self.log.end_offset()
+    }
+
     /// The known leader of the current epoch.
     pub fn leader(&self) -> Option<NodeId> {
         self.leader_id()
