@@ -8,6 +8,13 @@
 #                                          which joins as an observer; wait until it is registered
 #   kafka-quorum.sh add-broker DIR ID      format and start broker ID (PLAINTEXT listener);
 #                                          wait until it is registered and unfenced
+#   kafka-quorum.sh init DIR [CLUSTER_ID]  prepare DIR for nodes without `start` (e.g. brokers of
+#                                          kraft-rs controllers): ports, logging, DIR/cluster-id
+#                                          (CLUSTER_ID, or a random one); prints the cluster id
+#   kafka-quorum.sh format-broker DIR ID   write broker ID's server.properties and format it (no start)
+#   kafka-quorum.sh start-node DIR ID      start a formatted node in the background (no wait)
+#   kafka-quorum.sh run-node DIR ID        run a formatted node in the foreground (exec, log appended):
+#                                          a caller that backgrounds it gets the JVM's pid and exit status
 #   kafka-quorum.sh stop-node DIR ID       stop one node
 #   kafka-quorum.sh stop DIR               stop every node started in DIR
 #   kafka-quorum.sh tool DIR CLASS ARGS..  run a Kafka tool class (e.g. org.apache.kafka.tools.MetadataQuorumCommand)
@@ -21,7 +28,10 @@
 # Environment: MVN (default mvn), JAVA (default java), KQ_START_TIMEOUT
 # (seconds, default 120), KQ_CONTROLLER_PROPS (extra lines appended to each
 # controller's server.properties written by start/add-observer; a later key
-# overrides an earlier one).
+# overrides an earlier one), KQ_BOOTSTRAP_SERVERS (controller.quorum.bootstrap.servers
+# of the brokers written by add-broker/format-broker; default: controllers 1-3
+# of DIR), KQ_BROKER_PROPS (extra lines appended to each broker's
+# server.properties).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -32,7 +42,7 @@ start_timeout=${KQ_START_TIMEOUT:-120}
 release_version=4.4-IV2
 
 die() { echo "kafka-quorum.sh: $*" >&2; exit 2; }
-usage() { sed -n '2,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { awk 'NR > 1 && !/^#/ {exit} NR > 1' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 [[ $# -ge 2 ]] || usage
 cmd=$1
@@ -168,12 +178,25 @@ advertised.listeners=PLAINTEXT://127.0.0.1:$(port_of "$id")
 inter.broker.listener.name=PLAINTEXT
 controller.listener.names=CONTROLLER
 listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
-controller.quorum.bootstrap.servers=$(bootstrap)
+controller.quorum.bootstrap.servers=${KQ_BOOTSTRAP_SERVERS:-$(bootstrap)}
 log.dirs=$node_dir/data
 offsets.topic.replication.factor=1
 transaction.state.log.replication.factor=1
 share.coordinator.state.topic.replication.factor=1
 EOF
+    if [[ -n ${KQ_BROKER_PROPS:-} ]]; then
+        printf '%s\n' "$KQ_BROKER_PROPS" >>"$node_dir/server.properties"
+    fi
+}
+
+format_broker() {
+    local id=$1
+    [[ -f $dir/cluster-id ]] || die "no quorum in $dir"
+    write_broker_config "$id"
+    run_tool kafka.tools.StorageTool format --config "$dir/node$id/server.properties" \
+        --cluster-id "$(cat "$dir/cluster-id")" --release-version "$release_version" \
+        >"$dir/node$id/format.log" 2>&1 ||
+        { cat "$dir/node$id/format.log" >&2; die "format of broker $id failed"; }
 }
 
 start_node() {
@@ -297,12 +320,7 @@ add-observer)
 add-broker)
     [[ $# -eq 1 ]] || usage
     id=$1
-    [[ -f $dir/cluster-id ]] || die "no quorum in $dir"
-    write_broker_config "$id"
-    run_tool kafka.tools.StorageTool format --config "$dir/node$id/server.properties" \
-        --cluster-id "$(cat "$dir/cluster-id")" --release-version "$release_version" \
-        >"$dir/node$id/format.log" 2>&1 ||
-        { cat "$dir/node$id/format.log" >&2; die "format of broker $id failed"; }
+    format_broker "$id"
     start_node "$id"
     deadline=$((SECONDS + start_timeout))
     ready=0
@@ -324,6 +342,38 @@ add-broker)
         die "broker $id did not become ready"
     fi
     echo "broker $id running on 127.0.0.1:$(port_of "$id")"
+    ;;
+init)
+    [[ $# -le 1 ]] || usage
+    [[ ! -e $dir/cluster-id ]] || die "$dir already holds a cluster"
+    mkdir -p "$dir"
+    base_port >/dev/null
+    write_logging
+    cluster_id=${1:-$(random_uuid)}
+    echo "$cluster_id" >"$dir/cluster-id"
+    echo "$cluster_id"
+    ;;
+format-broker)
+    [[ $# -eq 1 ]] || usage
+    format_broker "$1"
+    ;;
+start-node)
+    [[ $# -eq 1 ]] || usage
+    [[ -f $dir/node$1/server.properties ]] || die "node $1 has no server.properties in $dir"
+    start_node "$1"
+    ;;
+run-node)
+    [[ $# -eq 1 ]] || usage
+    node_dir="$dir/node$1"
+    [[ -f $node_dir/server.properties ]] || die "node $1 has no server.properties in $dir"
+    if [[ -f $node_dir/pid ]] && kill -0 "$(cat "$node_dir/pid")" 2>/dev/null; then
+        die "node $1 is already running (pid $(cat "$node_dir/pid"))"
+    fi
+    cp=$(classpath)
+    echo $$ >"$node_dir/pid"
+    echo "=== kafka-quorum.sh run-node $1 at $(date '+%F %T'), pid $$" >>"$node_dir/server.log"
+    exec "$java_cmd" "${jvm_flags[@]}" -Dlog4j2.configurationFile="$dir/server-log4j2.properties" \
+        -cp "$cp" kafka.Kafka "$node_dir/server.properties" >>"$node_dir/server.log" 2>&1
     ;;
 stop-node)
     [[ $# -eq 1 ]] || usage
