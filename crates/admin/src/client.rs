@@ -13,6 +13,7 @@ use kraft_protocol::messages::describe_quorum_request::{
 };
 use kraft_protocol::messages::describe_quorum_response::{self, DescribeQuorumResponse};
 use kraft_protocol::messages::remove_raft_voter_request::RemoveRaftVoterRequest;
+use kraft_protocol::messages::unregister_broker_request::UnregisterBrokerRequest;
 use kraft_protocol::messages::unregister_controller_request::UnregisterControllerRequest;
 use kraft_protocol::messages::update_features_request::{FeatureUpdateKey, UpdateFeaturesRequest};
 use kraft_protocol::{ApiKey, ErrorCode, List, StrBytes};
@@ -982,6 +983,45 @@ impl Admin {
             },
         )
         .await
+    }
+
+    /// Removes a broker's registration (UnregisterBroker), as Kafka's
+    /// `Admin.unregisterBroker`.
+    ///
+    /// With bootstrap servers the request goes to a bootstrap broker, which
+    /// forwards it to the active controller; with bootstrap controllers it
+    /// goes to the active controller. `REQUEST_TIMED_OUT` is retried until
+    /// the deadline, as in Kafka; `NOT_CONTROLLER` is retried too (after
+    /// rediscovering the active controller; a request refused that way was
+    /// not applied). Every other error fails the call, e.g.
+    /// `BROKER_ID_NOT_REGISTERED` for an id without a registration. A node
+    /// without the API fails with [`AdminError::UnsupportedVersion`].
+    pub async fn unregister_broker(&self, broker_id: i32) -> Result<()> {
+        let mut retry = self.retry("unregisterBroker", None);
+        loop {
+            let attempt = async {
+                let conn = self.target(&retry).await?;
+                let version = conn
+                    .version_for(ApiKey::UnregisterBroker)
+                    .map_err(Failure::fatal)?;
+                let request = UnregisterBrokerRequest {
+                    broker_id,
+                    ..Default::default()
+                };
+                let response = conn
+                    .send(&request, version, retry.request_timeout(&self.inner.config))
+                    .await?;
+                self.check_code(
+                    response.error_code,
+                    response.error_message.as_ref(),
+                    &[ErrorCode::RequestTimedOut],
+                )
+            }
+            .await;
+            if let Some(done) = self.next_step(&mut retry, attempt).await {
+                return done;
+            }
+        }
     }
 
     /// Removes a controller's registration (KIP-1312, UnregisterController).

@@ -21,6 +21,7 @@ use kraft_protocol::messages::describe_quorum_response::{
     DescribeQuorumResponse, Listener, Node, PartitionData, ReplicaState, TopicData,
 };
 use kraft_protocol::messages::remove_raft_voter_response::RemoveRaftVoterResponse;
+use kraft_protocol::messages::unregister_broker_response::UnregisterBrokerResponse;
 use kraft_protocol::messages::unregister_controller_response::UnregisterControllerResponse;
 use kraft_protocol::messages::update_features_response::{
     UpdatableFeatureResult, UpdateFeaturesResponse,
@@ -679,6 +680,104 @@ async fn unregister_controller_errors_and_retries() {
         "{err2}"
     );
     assert!(node2.received_of(ApiKey::UnregisterController).is_empty());
+}
+
+/// An UnregisterBroker answer with `code` and `message`.
+fn unregister_broker_reply(code: ErrorCode, message: &str) -> Reply {
+    Reply::Respond(ResponseBody::UnregisterBroker(UnregisterBrokerResponse {
+        error_code: code.code(),
+        error_message: Some(StrBytes::from(message.to_owned())),
+        ..Default::default()
+    }))
+}
+
+#[tokio::test]
+async fn unregister_broker_errors_and_retries() {
+    let attempts = Arc::new(AtomicUsize::new(0));
+    let a = attempts.clone();
+    let node = controller(
+        kafka_4_4_controller_versions(),
+        &[1, 2],
+        vec![],
+        move |r| match &r.body {
+            RequestBody::UnregisterBroker(req) if req.broker_id == 42 => unregister_broker_reply(
+                ErrorCode::BrokerIdNotRegistered,
+                "Broker ID 42 is not currently registered",
+            ),
+            RequestBody::UnregisterBroker(req) if req.broker_id == 43 => {
+                unregister_broker_reply(ErrorCode::InvalidRequest, "no")
+            }
+            RequestBody::UnregisterBroker(_) => {
+                // REQUEST_TIMED_OUT first, then NOT_CONTROLLER (both retried), then done.
+                let code = match a.fetch_add(1, Ordering::SeqCst) {
+                    0 => ErrorCode::RequestTimedOut,
+                    1 => ErrorCode::NotController,
+                    _ => ErrorCode::None,
+                };
+                unregister_broker_reply(code, "")
+            }
+            _ => Reply::Close,
+        },
+    )
+    .await;
+    let admin = admin_for(&node).await;
+    let err = admin.unregister_broker(42).await.expect_err("fails");
+    assert_eq!(err.error_code(), Some(ErrorCode::BrokerIdNotRegistered));
+    assert_eq!(err.message(), "Broker ID 42 is not currently registered");
+    assert_eq!(
+        err.to_string(),
+        "BROKER_ID_NOT_REGISTERED: Broker ID 42 is not currently registered"
+    );
+    let err = admin.unregister_broker(43).await.expect_err("fails");
+    assert_eq!(err.error_code(), Some(ErrorCode::InvalidRequest));
+    admin
+        .unregister_broker(6)
+        .await
+        .expect("succeeds after REQUEST_TIMED_OUT and NOT_CONTROLLER");
+    assert_eq!(attempts.load(Ordering::SeqCst), 3);
+    let sent = node.received_of(ApiKey::UnregisterBroker);
+    let ids: Vec<i32> = sent
+        .iter()
+        .map(|r| match &r.body {
+            RequestBody::UnregisterBroker(req) => req.broker_id,
+            _ => -1,
+        })
+        .collect();
+    assert_eq!(ids, vec![42, 43, 6, 6, 6], "the errors are not retried");
+    assert!(sent.iter().all(|r| r.version() == 0));
+
+    // A node without the API: UnsupportedVersion, nothing sent.
+    let old: Vec<_> = kafka_4_4_controller_versions()
+        .into_iter()
+        .filter(|(k, _, _)| *k != ApiKey::UnregisterBroker)
+        .collect();
+    let node2 = controller(old, &[1], vec![], |_| Reply::Close).await;
+    let admin2 = admin_for(&node2).await;
+    let err2 = admin2.unregister_broker(6).await.expect_err("fails");
+    assert!(err2.is_unsupported_version(), "{err2}");
+    assert!(
+        err2.to_string()
+            .contains("does not support UNREGISTER_BROKER"),
+        "{err2}"
+    );
+    assert!(node2.received_of(ApiKey::UnregisterBroker).is_empty());
+}
+
+#[tokio::test]
+async fn unregister_broker_through_brokers_goes_to_the_bootstrap_broker() {
+    // A broker answers the request itself (it forwards it to the active
+    // controller): no DescribeCluster discovery first.
+    let node = FakeNode::start(kafka_4_4_controller_versions(), |r| match &r.body {
+        RequestBody::UnregisterBroker(_) => unregister_broker_reply(ErrorCode::None, ""),
+        _ => Reply::Close,
+    })
+    .await;
+    let admin = Admin::new(quick(
+        AdminConfig::bootstrap_servers(&node.address()).expect("config"),
+    ));
+    admin.unregister_broker(6).await.expect("unregistered");
+    let apis: Vec<ApiKey> = node.received().iter().map(Received::api_key).collect();
+    assert_eq!(apis, vec![ApiKey::ApiVersions, ApiKey::UnregisterBroker]);
 }
 
 #[tokio::test]

@@ -174,6 +174,7 @@ pub struct ClusterConnection {
 #[command(after_help = "Examples:
   kraft cluster cluster-id --bootstrap-controller localhost:9093
   kraft cluster list-endpoints --bootstrap-controller localhost:9093
+  kraft cluster unregister --bootstrap-controller localhost:9093 --id 5
   kraft cluster unregister-controller --bootstrap-controller localhost:9093 --id 4")]
 pub struct ClusterArgs {
     /// Where the cluster is.
@@ -195,6 +196,24 @@ pub enum ClusterCommand {
         /// Output format: text or json.
         #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
         output: OutputFormat,
+    },
+    /// Unregister a broker.
+    #[command(
+        after_help = "Stop the broker first: a running broker that loses its registration does not register again until it restarts.
+
+Examples:
+  kraft cluster unregister --bootstrap-controller localhost:9093 --id 5
+  kraft cluster unregister --bootstrap-server localhost:9092 -i 5"
+    )]
+    Unregister {
+        /// The ID of the broker to unregister.
+        #[arg(
+            short = 'i',
+            long = "id",
+            allow_negative_numbers = true,
+            value_name = "ID"
+        )]
+        id: i32,
     },
     /// Unregister a controller.
     #[command(

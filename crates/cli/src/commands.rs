@@ -544,6 +544,22 @@ async fn cluster(args: ClusterArgs, out: &mut dyn Write) -> CmdResult {
             }
             Ok(())
         }
+        ClusterCommand::Unregister { id } => match admin.unregister_broker(id).await {
+            Ok(()) => {
+                writeln!(out, "Broker {id} is no longer registered.")?;
+                Ok(())
+            }
+            Err(e) if e.is_unsupported_version() => {
+                // Kafka reports this on stdout and exits 0.
+                writeln!(
+                    out,
+                    "The target cluster does not support the broker unregistration API."
+                )?;
+                tracing::info!(error = %e, "unregister unsupported");
+                Ok(())
+            }
+            Err(e) => Err(e.into()),
+        },
         ClusterCommand::UnregisterController { id } => {
             match admin.unregister_controller(id).await {
                 Ok(()) => {

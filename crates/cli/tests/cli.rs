@@ -18,6 +18,7 @@ use kraft_protocol::messages::describe_quorum_response::{
     DescribeQuorumResponse, Listener, Node, PartitionData, ReplicaState, TopicData,
 };
 use kraft_protocol::messages::remove_raft_voter_response::RemoveRaftVoterResponse;
+use kraft_protocol::messages::unregister_broker_response::UnregisterBrokerResponse;
 use kraft_protocol::messages::unregister_controller_response::UnregisterControllerResponse;
 use kraft_protocol::messages::update_features_response::UpdateFeaturesResponse;
 use kraft_protocol::{RequestBody, ResponseBody, StrBytes};
@@ -687,6 +688,96 @@ fn cluster_unregister_controller() {
 }
 
 #[test]
+fn cluster_unregister_broker() {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let s = seen.clone();
+    let f = fake(kafka_4_4_controller_versions(), move |r| match &r.body {
+        RequestBody::UnregisterBroker(req) => {
+            s.lock().expect("lock").push(req.broker_id);
+            let (code, msg) = if req.broker_id == 42 {
+                (
+                    ErrorCode::BrokerIdNotRegistered.code(),
+                    "Broker ID 42 is not currently registered",
+                )
+            } else {
+                (0, "")
+            };
+            Reply::Respond(ResponseBody::UnregisterBroker(UnregisterBrokerResponse {
+                error_code: code,
+                error_message: Some(StrBytes::from(msg)),
+                ..Default::default()
+            }))
+        }
+        _ => Reply::Close,
+    });
+    let bs = f.bootstrap();
+    // Through the active controller and through a "broker" (the same fake,
+    // which then gets no DescribeCluster first), long and short flags.
+    for (conn, flag) in [
+        ("--bootstrap-controller", "--id"),
+        ("-C", "-i"),
+        ("--bootstrap-server", "--id"),
+        ("-b", "-i"),
+    ] {
+        let r = kraft(&["cluster", "unregister", conn, &bs, flag, "5"]);
+        assert_eq!(
+            (r.code, r.stdout.as_str(), r.stderr.as_str()),
+            (0, "Broker 5 is no longer registered.\n", ""),
+            "{conn} {flag}"
+        );
+    }
+    for conn in ["-C", "-b"] {
+        let unknown = kraft(&["cluster", "unregister", conn, &bs, "--id", "42"]);
+        assert_eq!(
+            (
+                unknown.code,
+                unknown.stdout.as_str(),
+                unknown.stderr.as_str()
+            ),
+            (
+                1,
+                "",
+                "BROKER_ID_NOT_REGISTERED: Broker ID 42 is not currently registered\n"
+            ),
+            "{conn}"
+        );
+    }
+    assert_eq!(*seen.lock().expect("lock"), vec![5, 5, 5, 5, 42, 42]);
+    let describe_clusters = f.node.received_of(ApiKey::DescribeCluster);
+    assert!(
+        describe_clusters.iter().all(|r| matches!(
+            &r.body,
+            RequestBody::DescribeCluster(d) if d.endpoint_type == 2
+        )),
+        "only bootstrap controllers look for the active controller"
+    );
+    assert_eq!(describe_clusters.len(), 3);
+    // --id is required.
+    let missing = kraft(&["cluster", "unregister", "-C", &bs]);
+    assert_eq!(missing.code, 1);
+    assert!(missing.stderr.contains("--id"), "{}", missing.stderr);
+
+    // No UnregisterBroker API: Kafka's friendly line and exit code 0.
+    let old: Vec<_> = kafka_4_4_controller_versions()
+        .into_iter()
+        .filter(|(k, _, _)| *k != ApiKey::UnregisterBroker)
+        .collect();
+    let f2 = fake(old, ok_everything);
+    for conn in ["--bootstrap-controller", "--bootstrap-server"] {
+        let r = kraft(&["cluster", "unregister", conn, &f2.bootstrap(), "--id", "5"]);
+        assert_eq!(
+            (r.code, r.stdout.as_str()),
+            (
+                0,
+                "The target cluster does not support the broker unregistration API.\n"
+            ),
+            "{conn}"
+        );
+    }
+    assert!(f2.node.received_of(ApiKey::UnregisterBroker).is_empty());
+}
+
+#[test]
 fn cluster_id_and_endpoints() {
     let f = fake(kafka_4_4_controller_versions(), ok_everything);
     let r = kraft(&[
@@ -896,6 +987,7 @@ fn every_subcommand_has_help_with_examples() {
         &["metadata-quorum", "remove-controller"],
         &["cluster"],
         &["cluster", "cluster-id"],
+        &["cluster", "unregister"],
         &["cluster", "unregister-controller"],
         &["cluster", "list-endpoints"],
         &["features"],

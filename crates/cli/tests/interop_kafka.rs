@@ -9,7 +9,12 @@
 //! ```
 //!
 //! It starts three controllers with `tests/interop/kafka-quorum.sh`, adds a
-//! fourth as an observer, and always stops them at the end.
+//! fourth as an observer, and always stops them at the end. On the way it
+//! compares the ApiVersions response of one of them with a standalone
+//! kraft-rs controller's (`check_api_versions`; it prints the Kafka
+//! controller APIs kraft-rs does not serve yet), and, with brokers 5 and 6,
+//! `kraft cluster unregister` with Kafka's `kafka-cluster unregister`
+//! (`unregister_brokers`).
 //!
 //! The second test goes the other way: Kafka 4.4's own Admin client
 //! (`org.kraftrs.interop.AdminChecks`, compiled by
@@ -251,6 +256,9 @@ fn against_real_kafka_4_4() {
     eprintln!("[interop] {}", started.stdout.trim());
     let bs_out = quorum.script(&["bootstrap"], Duration::from_secs(10));
     let bs = bs_out.stdout.trim().to_owned();
+    // What a kraft-rs controller advertises against what these controllers
+    // advertise (asserted at the end, after the other checks).
+    let api_problems = check_api_versions(&quorum, &bs);
     let qc = |args: &[&str]| {
         let mut v = vec!["metadata-quorum", "--bootstrap-controller", bs.as_str()];
         v.extend_from_slice(args);
@@ -680,7 +688,151 @@ fn against_real_kafka_4_4() {
         "[interop] add-controller --controller-id through a broker: {}",
         via_broker.stderr.trim()
     );
+
+    unregister_brokers(&quorum, &bs, &bsrv);
+
+    assert!(
+        api_problems.is_empty(),
+        "kraft-rs advertises other API versions than a Kafka 4.4 controller:\n  {}",
+        api_problems.join("\n  ")
+    );
     eprintln!("[interop] all checks passed");
+}
+
+/// `kraft cluster unregister` (UnregisterBroker) against Kafka's
+/// `kafka-cluster unregister` on the same cluster: broker 6 is started,
+/// stopped and unregistered through broker 5 (`--bootstrap-server`) and
+/// through the controllers (`--bootstrap-controller`), restarted in between
+/// so that each tool unregisters a stopped, registered broker; then an id
+/// without a registration. The same stdout and exit code each time.
+fn unregister_brokers(quorum: &Quorum, bs: &str, bsrv: &str) {
+    let started = Instant::now();
+    let added = quorum.script(&["add-broker", "6"], Duration::from_secs(300));
+    assert_eq!(
+        added.code, 0,
+        "add-broker 6 failed:\n{}\n{}",
+        added.stdout, added.stderr
+    );
+    // Registered brokers as broker 5 lists them, fenced ones included.
+    let registered = |id: i32| {
+        ok(
+            kraft(&[
+                "cluster",
+                "list-endpoints",
+                "--bootstrap-server",
+                bsrv,
+                "--include-fenced-brokers",
+            ]),
+            "kraft list-endpoints --include-fenced-brokers",
+        )
+        .lines()
+        .any(|l| l.starts_with(&format!("{id} ")))
+    };
+    let stop = |id: &str| {
+        let out = quorum.script(&["stop-node", id], Duration::from_secs(60));
+        assert_eq!(out.code, 0, "stop-node {id}: {}", out.stderr);
+    };
+    let restart_and_stop_6 = || {
+        let out = quorum.script(&["start-node", "6"], Duration::from_secs(60));
+        assert_eq!(out.code, 0, "start-node 6: {}", out.stderr);
+        wait_for(
+            "broker 6 registered again",
+            Duration::from_secs(120),
+            || registered(6),
+        );
+        stop("6");
+    };
+    let unregister = |conn: &str, addr: &str, id: &str| {
+        let ours = kraft(&["cluster", "unregister", conn, addr, "--id", id]);
+        (ours.code, ours.stdout, ours.stderr)
+    };
+    let kafka_unregister = |conn: &str, addr: &str, id: &str| {
+        let theirs = quorum.kafka_tool(KAFKA_CLUSTER_TOOL, &["unregister", conn, addr, "--id", id]);
+        (theirs.code, theirs.stdout, theirs.stderr)
+    };
+    let gone = "Broker 6 is no longer registered.\n";
+    stop("6");
+    assert!(registered(6), "a stopped broker stays registered");
+
+    // Through broker 5, which forwards the request to the active controller.
+    let ours_b = unregister("--bootstrap-server", bsrv, "6");
+    assert_eq!((ours_b.0, ours_b.1.as_str()), (0, gone), "{}", ours_b.2);
+    wait_for("broker 6 unregistered", Duration::from_secs(30), || {
+        !registered(6)
+    });
+    // No registration (any more): BROKER_ID_NOT_REGISTERED, nothing on stdout, exit 1.
+    for (conn, addr) in [("--bootstrap-server", bsrv), ("--bootstrap-controller", bs)] {
+        let ours = unregister(conn, addr, "6");
+        let theirs = kafka_unregister(conn, addr, "6");
+        eprintln!(
+            "[interop] unregister {conn} --id 6 (not registered): kraft exit {} stderr {:?}; Kafka exit {} stderr {:?}",
+            ours.0,
+            ours.2,
+            theirs.0,
+            theirs.2.lines().next().unwrap_or_default()
+        );
+        assert_eq!((ours.0, &ours.1), (theirs.0, &theirs.1), "{conn}");
+        assert_eq!(
+            (ours.0, ours.2.as_str()),
+            (
+                1,
+                "BROKER_ID_NOT_REGISTERED: Broker ID 6 is not currently registered\n"
+            ),
+            "{conn}"
+        );
+        assert!(
+            theirs.2.contains(
+                "BrokerIdNotRegisteredException: Broker ID 6 is not currently registered"
+            ),
+            "{conn}: {}",
+            theirs.2
+        );
+    }
+    // Kafka's tool through broker 5, for broker 6 registered (and stopped) again.
+    restart_and_stop_6();
+    let theirs_b = kafka_unregister("--bootstrap-server", bsrv, "6");
+    side_by_side(
+        "cluster unregister --bootstrap-server --id 6",
+        &ours_b.1,
+        &theirs_b.1,
+    );
+    assert_eq!(
+        (ours_b.0, &ours_b.1),
+        (theirs_b.0, &theirs_b.1),
+        "{}",
+        theirs_b.2
+    );
+
+    // Through the active controller: kraft for broker 6 (registered again),
+    // Kafka's tool for broker 5 once that is stopped too.
+    restart_and_stop_6();
+    let ours_c = unregister("-C", bs, "6");
+    assert_eq!((ours_c.0, ours_c.1.as_str()), (0, gone), "{}", ours_c.2);
+    stop("5");
+    let theirs_c = kafka_unregister("--bootstrap-controller", bs, "5");
+    side_by_side(
+        "cluster unregister --bootstrap-controller (kraft: --id 6, Kafka: --id 5)",
+        &ours_c.1,
+        &theirs_c.1,
+    );
+    assert_eq!(
+        (theirs_c.0, theirs_c.1.as_str()),
+        (0, "Broker 5 is no longer registered.\n"),
+        "{}",
+        theirs_c.2
+    );
+    // An id that was never registered, through the controllers.
+    let ours_u = unregister("--bootstrap-controller", bs, "42");
+    let theirs_u = kafka_unregister("--bootstrap-controller", bs, "42");
+    assert_eq!((ours_u.0, &ours_u.1), (theirs_u.0, &theirs_u.1));
+    assert_eq!(
+        ours_u.2,
+        "BROKER_ID_NOT_REGISTERED: Broker ID 42 is not currently registered\n"
+    );
+    eprintln!(
+        "[interop] cluster unregister: kraft and Kafka agree (took {:?})",
+        started.elapsed()
+    );
 }
 
 // ---------------------------------------------------------------------------
@@ -1314,15 +1466,31 @@ fn real_kafka_4_4_clients_against_kraft_rs() {
         "{}",
         again.stderr
     );
-    // `unregister` (brokers) against a controller quorum: logged, not asserted.
+    // `unregister` (brokers) against a controller quorum without brokers:
+    // whether kraft-rs serves UnregisterBroker (64) yet or not, kraft's tool
+    // says what Kafka's says (the API is unsupported, exit 0; or
+    // BROKER_ID_NOT_REGISTERED, exit 1).
     let broker = q.java(
         KAFKA_CLUSTER_TOOL,
         &["unregister", "--bootstrap-controller", &bs, "--id", "4"],
     );
-    // kraft-rs controllers do not advertise UnregisterBroker (64): no brokers.
+    let ours_broker = kraft(&[
+        "cluster",
+        "unregister",
+        "--bootstrap-controller",
+        &bs,
+        "--id",
+        "4",
+    ]);
     eprintln!(
-        "[interop-rs] kafka-cluster unregister --id 4 (a broker id) exit {}",
-        broker.code
+        "[interop-rs] cluster unregister --id 4 (a broker id): Kafka exit {} {:?}, kraft exit {} {:?} {:?}",
+        broker.code, broker.stdout, ours_broker.code, ours_broker.stdout, ours_broker.stderr
+    );
+    assert_eq!(
+        (ours_broker.code, &ours_broker.stdout),
+        (broker.code, &broker.stdout),
+        "kraft: {}",
+        ours_broker.stderr
     );
 
     let final_status = ok(q.kafka_qc(&["describe", "--status"]), "final describe");
@@ -1490,4 +1658,311 @@ fn protocol_sweep_matches_kafka_4_4() {
     for dir in dirs {
         let _ = std::fs::remove_dir_all(dir);
     }
+}
+
+// ---------------------------------------------------------------------------
+// ApiVersions conformance: what a kraft-rs controller advertises against what
+// a real Kafka 4.4 controller advertises on its controller listener.
+
+/// API versions above Kafka 4.4's that kraft-rs advertises on purpose (spec
+/// section 7), as (api key, kraft-rs max): DescribeQuorum v3
+/// (`CommittedVoters`), AddRaftVoter v2 and RemoveRaftVoter v1 (KIP-1141).
+const VERSION_EXTENSIONS: &[(i16, i16)] = &[(55, 3), (80, 2), (81, 1)];
+
+/// Advertised ranges per API key.
+type ApiRanges = std::collections::BTreeMap<i16, (i16, i16)>;
+
+/// One node's APIs as `kafka-cluster api-versions` prints them: key ->
+/// (Kafka's name, range; `None` for an API the node does not support).
+type ToolApis = std::collections::BTreeMap<i16, (String, Option<(i16, i16)>)>;
+
+/// The per-node API lists `kafka-cluster api-versions` prints, as
+/// (node `host:port`, its APIs).
+fn parse_kafka_api_versions(text: &str) -> Vec<(String, ToolApis)> {
+    let mut nodes = Vec::new();
+    for line in text.lines() {
+        if let Some((node, _)) = line.split_once(" -> (") {
+            let addr = node.split(' ').next().unwrap_or(node).to_owned();
+            nodes.push((addr, std::collections::BTreeMap::new()));
+            continue;
+        }
+        // `\tFetch(1): 4 to 18 [usable: 18],`, `\tVote(52): 0 to 2 [usable: 2]`,
+        // `\tProduce(0): UNSUPPORTED,`
+        let entry = line.trim().trim_end_matches(',');
+        let Some((head, rest)) = entry.split_once("): ") else {
+            continue;
+        };
+        let Some((name, key)) = head.split_once('(') else {
+            continue;
+        };
+        let Ok(key) = key.parse::<i16>() else {
+            continue;
+        };
+        let versions = rest.split(" [").next().unwrap_or(rest);
+        let range = if versions == "UNSUPPORTED" {
+            None
+        } else {
+            let (lo, hi) = versions.split_once(" to ").unwrap_or((versions, versions));
+            match (lo.trim().parse(), hi.trim().parse()) {
+                (Ok(lo), Ok(hi)) => Some((lo, hi)),
+                _ => continue,
+            }
+        };
+        if let Some((_, apis)) = nodes.last_mut() {
+            apis.insert(key, (name.to_owned(), range));
+        }
+    }
+    nodes
+}
+
+/// `v0`, `v2-v7`.
+fn range_text((lo, hi): (i16, i16)) -> String {
+    if lo == hi {
+        format!("v{lo}")
+    } else {
+        format!("v{lo}-v{hi}")
+    }
+}
+
+/// Compares the ranges a kraft-rs controller advertises (`ours`) with a
+/// Kafka 4.4 controller's (`kafka`): every API kraft-rs serves must be one
+/// Kafka's controller serves, with the same minimum and maximum version,
+/// except the maxima of [`VERSION_EXTENSIONS`], which must be exactly
+/// those and above Kafka's. Returns the problems and the Kafka controller
+/// APIs kraft-rs does not serve (`Name(key) vMIN-vMAX`).
+fn api_versions_conformance(
+    kafka: &ApiRanges,
+    ours: &ApiRanges,
+    name: impl Fn(i16) -> String,
+) -> (Vec<String>, Vec<String>) {
+    let mut problems = Vec::new();
+    for (&key, &(lo, hi)) in ours {
+        let Some(&(klo, khi)) = kafka.get(&key) else {
+            problems.push(format!(
+                "kraft-rs advertises {} {}, which the Kafka 4.4 controller does not advertise",
+                name(key),
+                range_text((lo, hi))
+            ));
+            continue;
+        };
+        if lo != klo {
+            problems.push(format!(
+                "{}: kraft-rs min version {lo}, Kafka 4.4 {klo}",
+                name(key)
+            ));
+        }
+        match VERSION_EXTENSIONS.iter().find(|(k, _)| *k == key) {
+            Some(&(_, ext)) if hi != ext || khi >= ext => problems.push(format!(
+                "{}: kraft-rs max version {hi}, Kafka 4.4 {khi}; the documented extension is max {ext}, above Kafka's",
+                name(key)
+            )),
+            Some(_) => {}
+            None if hi != khi => problems.push(format!(
+                "{}: kraft-rs max version {hi}, Kafka 4.4 {khi}",
+                name(key)
+            )),
+            None => {}
+        }
+    }
+    let missing = kafka
+        .iter()
+        .filter(|(k, _)| !ours.contains_key(k))
+        .map(|(&k, &r)| format!("{} {}", name(k), range_text(r)))
+        .collect();
+    (problems, missing)
+}
+
+#[test]
+fn api_versions_conformance_rules() {
+    let kafka: ApiRanges = [(1, (4, 18)), (19, (2, 7)), (55, (0, 2)), (80, (0, 1))].into();
+    let name = |k: i16| format!("api({k})");
+    let ours: ApiRanges = [(1, (4, 18)), (55, (0, 3)), (80, (0, 2))].into();
+    let (problems, missing) = api_versions_conformance(&kafka, &ours, name);
+    assert!(problems.is_empty(), "{problems:?}");
+    assert_eq!(missing, vec!["api(19) v2-v7"]);
+    // A different min or max, an extension at Kafka's max or beyond the
+    // documented one, an API Kafka's controller does not have.
+    let ours: ApiRanges = [
+        (1, (0, 18)),
+        (19, (2, 6)),
+        (55, (0, 2)),
+        (80, (0, 3)),
+        (64, (0, 0)),
+    ]
+    .into();
+    let (problems, missing) = api_versions_conformance(&kafka, &ours, name);
+    assert_eq!(
+        problems,
+        vec![
+            "api(1): kraft-rs min version 0, Kafka 4.4 4",
+            "api(19): kraft-rs max version 6, Kafka 4.4 7",
+            "api(55): kraft-rs max version 2, Kafka 4.4 2; the documented extension is max 3, above Kafka's",
+            "kraft-rs advertises api(64) v0, which the Kafka 4.4 controller does not advertise",
+            "api(80): kraft-rs max version 3, Kafka 4.4 1; the documented extension is max 2, above Kafka's",
+        ]
+    );
+    assert!(missing.is_empty(), "{missing:?}");
+    let text = "127.0.0.1:21001 (id: 1 rack: null isFenced: false) -> (\n\tProduce(0): UNSUPPORTED,\n\tFetch(1): 4 to 18 [usable: 18],\n\tUnregisterBroker(64): 0 [usable: 0]\n)\n";
+    let parsed = parse_kafka_api_versions(text);
+    assert_eq!(parsed.len(), 1);
+    assert_eq!(parsed[0].0, "127.0.0.1:21001");
+    assert_eq!(parsed[0].1[&0], ("Produce".to_owned(), None));
+    assert_eq!(parsed[0].1[&1], ("Fetch".to_owned(), Some((4, 18))));
+    assert_eq!(
+        parsed[0].1[&64],
+        ("UnregisterBroker".to_owned(), Some((0, 0)))
+    );
+}
+
+/// One standalone `kraft server` controller (killed however the test ends).
+struct StandaloneKraft {
+    dir: PathBuf,
+    addr: String,
+    child: Option<std::process::Child>,
+}
+
+impl StandaloneKraft {
+    /// Formats (`--standalone`) and starts a kraft-rs controller and waits
+    /// until it leads its quorum of one.
+    fn start(name: &str) -> StandaloneKraft {
+        let dir = std::env::temp_dir().join(format!("kraft-interop-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let addr = format!("127.0.0.1:{}", OurQuorum::free_port());
+        let data = dir.join("data");
+        let props = dir.join("server.properties");
+        std::fs::write(
+            &props,
+            format!(
+                "process.roles=controller\nnode.id=1\ncontroller.listener.names=CONTROLLER\n\
+                 listeners=CONTROLLER://{addr}\nlistener.security.protocol.map=CONTROLLER:PLAINTEXT\n\
+                 controller.quorum.bootstrap.servers={addr}\nlog.dirs={data}\nmetadata.log.dir={data}\n",
+                data = data.display()
+            ),
+        )
+        .expect("write properties");
+        let props = props.to_str().expect("utf-8 path").to_owned();
+        let cluster_id = ok(kraft(&["storage", "random-uuid"]), "random-uuid")
+            .trim()
+            .to_owned();
+        ok(
+            kraft(&[
+                "storage",
+                "format",
+                "--config",
+                &props,
+                "--cluster-id",
+                &cluster_id,
+                "--standalone",
+            ]),
+            "kraft storage format --standalone",
+        );
+        let log = std::fs::File::create(dir.join("server.log")).expect("log file");
+        let child = Command::new(kraft_bin())
+            .args(["server", "--config", &props])
+            .env("KRAFT_LOG", "info")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .expect("start kraft server");
+        let node = StandaloneKraft {
+            dir,
+            addr,
+            child: Some(child),
+        };
+        wait_for(
+            "the kraft-rs controller leads",
+            Duration::from_secs(60),
+            || protocol_sweep::leader_id(&node.addr) == Some(1),
+        );
+        node
+    }
+}
+
+impl Drop for StandaloneKraft {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Reads a real Kafka 4.4 controller's ApiVersions response on its
+/// controller listener (raw, and as Kafka's own `kafka-cluster api-versions`
+/// prints it, for the API names) and compares it with what a kraft-rs
+/// controller advertises. Prints the Kafka controller APIs kraft-rs does not
+/// serve yet; returns the problems (see [`api_versions_conformance`]).
+fn check_api_versions(quorum: &Quorum, bootstrap: &str) -> Vec<String> {
+    let port1 = quorum.script(&["port", "1"], Duration::from_secs(10));
+    let java_addr = format!("127.0.0.1:{}", port1.stdout.trim());
+    let kafka = protocol_sweep::advertised(&java_addr)
+        .unwrap_or_else(|e| panic!("ApiVersions from the Kafka controller {java_addr}: {e}"));
+    let tool = ok(
+        quorum.kafka_tool(
+            KAFKA_CLUSTER_TOOL,
+            &["api-versions", "--bootstrap-controller", bootstrap],
+        ),
+        "kafka-cluster api-versions",
+    );
+    let nodes = parse_kafka_api_versions(&tool);
+    let mut problems = Vec::new();
+    // Kafka's tool shows the same response for that controller.
+    match nodes.iter().find(|(addr, _)| *addr == java_addr) {
+        Some((_, apis)) => {
+            let shown: ApiRanges = apis
+                .iter()
+                .filter_map(|(&k, (_, r))| r.map(|r| (k, r)))
+                .collect();
+            if shown != kafka {
+                problems.push(format!(
+                    "kafka-cluster api-versions shows other ranges for {java_addr} than its ApiVersions response: {shown:?} vs {kafka:?}"
+                ));
+            }
+        }
+        None => problems.push(format!(
+            "kafka-cluster api-versions does not list {java_addr}:\n{tool}"
+        )),
+    }
+    let names: std::collections::BTreeMap<i16, String> = nodes
+        .iter()
+        .flat_map(|(_, apis)| apis.iter().map(|(&k, (n, _))| (k, n.clone())))
+        .collect();
+    let name = |k: i16| match names.get(&k) {
+        Some(n) => format!("{n}({k})"),
+        None => format!("api {k}"),
+    };
+    let ours_node = StandaloneKraft::start("api-versions");
+    let ours = protocol_sweep::advertised(&ours_node.addr)
+        .unwrap_or_else(|e| panic!("ApiVersions from the kraft-rs controller: {e}"));
+    drop(ours_node);
+    let show = |r: Option<&(i16, i16)>| r.map_or_else(|| "-".to_owned(), |r| range_text(*r));
+    let mut table =
+        String::from("[api-versions] key  API                              Kafka 4.4  kraft-rs\n");
+    for k in kafka
+        .keys()
+        .chain(ours.keys())
+        .collect::<std::collections::BTreeSet<_>>()
+    {
+        table.push_str(&format!(
+            "[api-versions] {k:<4} {:<32} {:<10} {}\n",
+            name(*k),
+            show(kafka.get(k)),
+            show(ours.get(k))
+        ));
+    }
+    eprint!("{table}");
+    let (mut found, missing) = api_versions_conformance(&kafka, &ours, name);
+    eprintln!(
+        "[api-versions] Kafka 4.4 controller APIs kraft-rs does not serve yet ({}):\n  {}",
+        missing.len(),
+        missing.join("\n  ")
+    );
+    problems.append(&mut found);
+    for p in &problems {
+        eprintln!("[api-versions] PROBLEM: {p}");
+    }
+    problems
 }
