@@ -21,6 +21,8 @@ use super::describe_quorum_request::DescribeQuorumRequest;
 use super::describe_quorum_response::DescribeQuorumResponse;
 use super::end_quorum_epoch_request::EndQuorumEpochRequest;
 use super::end_quorum_epoch_response::EndQuorumEpochResponse;
+use super::envelope_request::EnvelopeRequest;
+use super::envelope_response::EnvelopeResponse;
 use super::fetch_request::FetchRequest;
 use super::fetch_response::FetchResponse;
 use super::fetch_snapshot_request::FetchSnapshotRequest;
@@ -58,6 +60,8 @@ pub enum ApiKey {
     DescribeQuorum = 55,
     /// `UpdateFeatures` (key 57).
     UpdateFeatures = 57,
+    /// `Envelope` (key 58).
+    Envelope = 58,
     /// `FetchSnapshot` (key 59).
     FetchSnapshot = 59,
     /// `DescribeCluster` (key 60).
@@ -90,6 +94,7 @@ impl ApiKey {
         ApiKey::EndQuorumEpoch,
         ApiKey::DescribeQuorum,
         ApiKey::UpdateFeatures,
+        ApiKey::Envelope,
         ApiKey::FetchSnapshot,
         ApiKey::DescribeCluster,
         ApiKey::BrokerRegistration,
@@ -112,6 +117,7 @@ impl ApiKey {
             54 => Some(ApiKey::EndQuorumEpoch),
             55 => Some(ApiKey::DescribeQuorum),
             57 => Some(ApiKey::UpdateFeatures),
+            58 => Some(ApiKey::Envelope),
             59 => Some(ApiKey::FetchSnapshot),
             60 => Some(ApiKey::DescribeCluster),
             62 => Some(ApiKey::BrokerRegistration),
@@ -141,6 +147,7 @@ impl ApiKey {
             ApiKey::EndQuorumEpoch => "END_QUORUM_EPOCH",
             ApiKey::DescribeQuorum => "DESCRIBE_QUORUM",
             ApiKey::UpdateFeatures => "UPDATE_FEATURES",
+            ApiKey::Envelope => "ENVELOPE",
             ApiKey::FetchSnapshot => "FETCH_SNAPSHOT",
             ApiKey::DescribeCluster => "DESCRIBE_CLUSTER",
             ApiKey::BrokerRegistration => "BROKER_REGISTRATION",
@@ -164,6 +171,7 @@ impl ApiKey {
             ApiKey::EndQuorumEpoch => (0, 1),
             ApiKey::DescribeQuorum => (0, 3),
             ApiKey::UpdateFeatures => (0, 2),
+            ApiKey::Envelope => (0, 0),
             ApiKey::FetchSnapshot => (0, 1),
             ApiKey::DescribeCluster => (0, 2),
             ApiKey::BrokerRegistration => (0, 4),
@@ -187,6 +195,7 @@ impl ApiKey {
             ApiKey::EndQuorumEpoch => Some(1),
             ApiKey::DescribeQuorum => Some(0),
             ApiKey::UpdateFeatures => Some(0),
+            ApiKey::Envelope => Some(0),
             ApiKey::FetchSnapshot => Some(0),
             ApiKey::DescribeCluster => Some(0),
             ApiKey::BrokerRegistration => Some(0),
@@ -271,6 +280,8 @@ pub enum RequestBody {
     DescribeQuorum(DescribeQuorumRequest),
     /// `UpdateFeaturesRequest`.
     UpdateFeatures(UpdateFeaturesRequest),
+    /// `EnvelopeRequest`.
+    Envelope(EnvelopeRequest),
     /// `FetchSnapshotRequest`.
     FetchSnapshot(FetchSnapshotRequest),
     /// `DescribeClusterRequest`.
@@ -304,6 +315,7 @@ impl RequestBody {
             RequestBody::EndQuorumEpoch(_) => ApiKey::EndQuorumEpoch,
             RequestBody::DescribeQuorum(_) => ApiKey::DescribeQuorum,
             RequestBody::UpdateFeatures(_) => ApiKey::UpdateFeatures,
+            RequestBody::Envelope(_) => ApiKey::Envelope,
             RequestBody::FetchSnapshot(_) => ApiKey::FetchSnapshot,
             RequestBody::DescribeCluster(_) => ApiKey::DescribeCluster,
             RequestBody::BrokerRegistration(_) => ApiKey::BrokerRegistration,
@@ -329,6 +341,7 @@ impl RequestBody {
             ApiKey::EndQuorumEpoch => decode_checked(buf, version).map(RequestBody::EndQuorumEpoch),
             ApiKey::DescribeQuorum => decode_checked(buf, version).map(RequestBody::DescribeQuorum),
             ApiKey::UpdateFeatures => decode_checked(buf, version).map(RequestBody::UpdateFeatures),
+            ApiKey::Envelope => decode_checked(buf, version).map(RequestBody::Envelope),
             ApiKey::FetchSnapshot => decode_checked(buf, version).map(RequestBody::FetchSnapshot),
             ApiKey::DescribeCluster => {
                 decode_checked(buf, version).map(RequestBody::DescribeCluster)
@@ -368,6 +381,7 @@ impl RequestBody {
             RequestBody::EndQuorumEpoch(m) => m.encode(buf, version),
             RequestBody::DescribeQuorum(m) => m.encode(buf, version),
             RequestBody::UpdateFeatures(m) => m.encode(buf, version),
+            RequestBody::Envelope(m) => m.encode(buf, version),
             RequestBody::FetchSnapshot(m) => m.encode(buf, version),
             RequestBody::DescribeCluster(m) => m.encode(buf, version),
             RequestBody::BrokerRegistration(m) => m.encode(buf, version),
@@ -391,6 +405,7 @@ impl RequestBody {
             RequestBody::EndQuorumEpoch(m) => m.encoded_len(version),
             RequestBody::DescribeQuorum(m) => m.encoded_len(version),
             RequestBody::UpdateFeatures(m) => m.encoded_len(version),
+            RequestBody::Envelope(m) => m.encoded_len(version),
             RequestBody::FetchSnapshot(m) => m.encoded_len(version),
             RequestBody::DescribeCluster(m) => m.encoded_len(version),
             RequestBody::BrokerRegistration(m) => m.encoded_len(version),
@@ -432,6 +447,8 @@ pub enum ResponseBody {
     DescribeQuorum(DescribeQuorumResponse),
     /// `UpdateFeaturesResponse`.
     UpdateFeatures(UpdateFeaturesResponse),
+    /// `EnvelopeResponse`.
+    Envelope(EnvelopeResponse),
     /// `FetchSnapshotResponse`.
     FetchSnapshot(FetchSnapshotResponse),
     /// `DescribeClusterResponse`.
@@ -465,6 +482,7 @@ impl ResponseBody {
             ResponseBody::EndQuorumEpoch(_) => ApiKey::EndQuorumEpoch,
             ResponseBody::DescribeQuorum(_) => ApiKey::DescribeQuorum,
             ResponseBody::UpdateFeatures(_) => ApiKey::UpdateFeatures,
+            ResponseBody::Envelope(_) => ApiKey::Envelope,
             ResponseBody::FetchSnapshot(_) => ApiKey::FetchSnapshot,
             ResponseBody::DescribeCluster(_) => ApiKey::DescribeCluster,
             ResponseBody::BrokerRegistration(_) => ApiKey::BrokerRegistration,
@@ -496,6 +514,7 @@ impl ResponseBody {
             ApiKey::UpdateFeatures => {
                 decode_checked(buf, version).map(ResponseBody::UpdateFeatures)
             }
+            ApiKey::Envelope => decode_checked(buf, version).map(ResponseBody::Envelope),
             ApiKey::FetchSnapshot => decode_checked(buf, version).map(ResponseBody::FetchSnapshot),
             ApiKey::DescribeCluster => {
                 decode_checked(buf, version).map(ResponseBody::DescribeCluster)
@@ -535,6 +554,7 @@ impl ResponseBody {
             ResponseBody::EndQuorumEpoch(m) => m.encode(buf, version),
             ResponseBody::DescribeQuorum(m) => m.encode(buf, version),
             ResponseBody::UpdateFeatures(m) => m.encode(buf, version),
+            ResponseBody::Envelope(m) => m.encode(buf, version),
             ResponseBody::FetchSnapshot(m) => m.encode(buf, version),
             ResponseBody::DescribeCluster(m) => m.encode(buf, version),
             ResponseBody::BrokerRegistration(m) => m.encode(buf, version),
@@ -558,6 +578,7 @@ impl ResponseBody {
             ResponseBody::EndQuorumEpoch(m) => m.encoded_len(version),
             ResponseBody::DescribeQuorum(m) => m.encoded_len(version),
             ResponseBody::UpdateFeatures(m) => m.encoded_len(version),
+            ResponseBody::Envelope(m) => m.encoded_len(version),
             ResponseBody::FetchSnapshot(m) => m.encoded_len(version),
             ResponseBody::DescribeCluster(m) => m.encoded_len(version),
             ResponseBody::BrokerRegistration(m) => m.encoded_len(version),

@@ -21,6 +21,7 @@ pub mod client_quota_record;
 pub mod config_record;
 pub mod controller_registration_request;
 pub mod controller_registration_response;
+pub mod default_principal_data;
 pub mod delegation_token_record;
 pub mod describe_cluster_request;
 pub mod describe_cluster_response;
@@ -29,6 +30,8 @@ pub mod describe_quorum_response;
 pub mod end_quorum_epoch_request;
 pub mod end_quorum_epoch_response;
 pub mod end_transaction_record;
+pub mod envelope_request;
+pub mod envelope_response;
 pub mod feature_level_record;
 pub mod fence_broker_record;
 pub mod fetch_request;
@@ -105,6 +108,7 @@ macro_rules! for_each_message {
             controller_registration_response,
             ControllerRegistrationResponse
         );
+        $m!(default_principal_data, DefaultPrincipalData);
         $m!(delegation_token_record, DelegationTokenRecord);
         $m!(describe_cluster_request, DescribeClusterRequest);
         $m!(describe_cluster_response, DescribeClusterResponse);
@@ -113,6 +117,8 @@ macro_rules! for_each_message {
         $m!(end_quorum_epoch_request, EndQuorumEpochRequest);
         $m!(end_quorum_epoch_response, EndQuorumEpochResponse);
         $m!(end_transaction_record, EndTransactionRecord);
+        $m!(envelope_request, EnvelopeRequest);
+        $m!(envelope_response, EnvelopeResponse);
         $m!(feature_level_record, FeatureLevelRecord);
         $m!(fence_broker_record, FenceBrokerRecord);
         $m!(fetch_request, FetchRequest);

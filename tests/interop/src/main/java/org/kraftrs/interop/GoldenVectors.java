@@ -53,6 +53,7 @@ public final class GoldenVectors {
         "BrokerRegistrationRequest", "BrokerRegistrationResponse",
         "BrokerHeartbeatRequest", "BrokerHeartbeatResponse",
         "UnregisterBrokerRequest", "UnregisterBrokerResponse",
+        "EnvelopeRequest", "EnvelopeResponse", "DefaultPrincipalData",
         "VotersRecord", "KRaftVersionRecord", "LeaderChangeMessage",
         "SnapshotHeaderRecord", "SnapshotFooterRecord",
         "RegisterControllerRecord", "UnregisterControllerRecord", "FeatureLevelRecord",

@@ -12,6 +12,9 @@ import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.message.BeginQuorumEpochRequestData;
 import org.apache.kafka.common.message.BeginQuorumEpochResponseData;
 import org.apache.kafka.common.message.ControllerRegistrationRequestData;
+import org.apache.kafka.common.message.DefaultPrincipalData;
+import org.apache.kafka.common.message.EnvelopeRequestData;
+import org.apache.kafka.common.message.EnvelopeResponseData;
 import org.apache.kafka.common.message.BrokerHeartbeatRequestData;
 import org.apache.kafka.common.message.BrokerHeartbeatResponseData;
 import org.apache.kafka.common.message.BrokerRegistrationRequestData;
@@ -466,6 +469,14 @@ final class Samples {
                 return new UnregisterBrokerRequestData().setBrokerId(4);
             case "UnregisterBrokerResponse":
                 return new UnregisterBrokerResponseData().setThrottleTimeMs(0).setErrorCode((short) 0).setErrorMessage(null);
+            case "EnvelopeRequest": // a forwarded request's bytes, User:alice from 10.0.0.7
+                return new EnvelopeRequestData().setRequestData(java.nio.ByteBuffer.wrap(pattern(24, 3)))
+                    .setRequestPrincipal(pattern(12, 5)).setClientHostAddress(new byte[] {10, 0, 0, 7});
+            case "EnvelopeResponse":
+                return new EnvelopeResponseData().setResponseData(java.nio.ByteBuffer.wrap(pattern(16, 9)))
+                    .setErrorCode((short) 0);
+            case "DefaultPrincipalData":
+                return new DefaultPrincipalData().setType("User").setName("alice").setTokenAuthenticated(false);
             case "VotersRecord":
                 return votersRecord();
             case "KRaftVersionRecord":
