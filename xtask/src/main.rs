@@ -10,6 +10,10 @@
 //!   image loads both and writes snapshots, Kafka loads ours and compares.
 //! * `bench-image` — the metadata image against Kafka 4.4's own image classes
 //!   on the same records (not in `ci`); writes `docs/benchmarks-image.md`.
+//! * `bench-brokers` — a kraft-rs 3-controller quorum against a Java Kafka
+//!   4.4 one serving brokers: Java brokers' start to unfenced, heartbeat
+//!   round trips, controller RSS (not in `ci`); writes
+//!   `docs/benchmarks-brokers.md`.
 //! * `interop` — `golden-verify`; `image-interop`; our CLI against a real
 //!   Kafka 4.4 quorum; real Kafka 4.4 clients and tools against ours; a
 //!   kraft-rs controller in a Java quorum.
@@ -58,6 +62,7 @@ fn main() -> ExitCode {
         Some("golden-verify") => golden_verify(),
         Some("image-interop") => image_interop(),
         Some("bench-image") => bench_image(),
+        Some("bench-brokers") => bench_brokers(),
         Some("interop") => interop(),
         Some("soak") => soak(&args[1..]),
         Some("soak-restarts") => soak_restarts(args.get(1).map(String::as_str)),
@@ -68,7 +73,7 @@ fn main() -> ExitCode {
         Some("dist") => dist().map(|_| ()),
         Some("release") => release::release(&args[1..]),
         _ => Err(
-            "usage: cargo xtask <codegen [--check] | ci | golden | golden-verify | image-interop | bench-image | interop | soak --seeds N | soak-restarts [SECONDS] | mutants [SEEDS] | modelcheck | bench | readme | dist | release [--dry-run]>"
+            "usage: cargo xtask <codegen [--check] | ci | golden | golden-verify | image-interop | bench-image | bench-brokers | interop | soak --seeds N | soak-restarts [SECONDS] | mutants [SEEDS] | modelcheck | bench | readme | dist | release [--dry-run]>"
                 .to_string(),
         ),
     };
@@ -271,8 +276,9 @@ fn image_interop() -> Result<()> {
 }
 
 /// Interoperability with real Apache Kafka 4.4: Kafka decodes what our
-/// encoder writes, and our CLI and admin client drive a real Kafka quorum
-/// with output compared to Kafka's own tools.
+/// encoder writes, our CLI and admin client drive a real Kafka quorum
+/// with output compared to Kafka's own tools, kraft-rs controllers join
+/// Java quorums, and Java brokers run on kraft-rs controllers.
 fn interop() -> Result<()> {
     golden_verify()?;
     image_interop()?;
@@ -309,6 +315,15 @@ fn interop() -> Result<()> {
             "tests/interop/mixed-broker.sh",
             &kraft.display().to_string(),
         ],
+    )?;
+    // Unmodified Java brokers on three kraft-rs controllers (registration,
+    // heartbeats, fencing, controlled shutdown, unregistration, leader
+    // failover) and on a mixed quorum while leadership moves between
+    // kraft-rs and Java. `BR_CONTROLLERS=java` runs the same checks on Java
+    // controllers.
+    run(
+        "bash",
+        &["tests/interop/brokers.sh", &kraft.display().to_string()],
     )
 }
 
@@ -489,7 +504,7 @@ fn bench_image() -> Result<()> {
         &'static str,
         Option<(&'static str, f64)>,
     );
-    let rows: [Row; 7] = [
+    let rows: [Row; 8] = [
         (
             "replay (records/s)",
             "replay_records_per_s",
@@ -518,6 +533,12 @@ fn bench_image() -> Result<()> {
         (
             "memory/partition: our heap vs Kafka heap after GC (bytes)",
             "heap_bytes_per_partition",
+            "heap_bytes_per_partition",
+            Some(("<=", 0.25)),
+        ),
+        (
+            "memory/partition: our heap as glibc malloc chunks vs Kafka heap after GC (bytes)",
+            "heap_chunk_bytes_per_partition",
             "heap_bytes_per_partition",
             Some(("<=", 0.25)),
         ),
@@ -581,8 +602,13 @@ fn bench_image() -> Result<()> {
          * kraft-rs: `cargo bench -p kraft-controller --bench image` (release profile), medians of {} runs \
          after one untimed run, each output dropped outside the timing; replay = decode + apply every value into `MetadataImage`; snapshot write = \
          `to_values` + `encode_snapshot` (8 MiB batches, in memory); snapshot load = `decode_snapshot` + \
-         `from_snapshot_values`; heap = live bytes held by the image (counting allocator); RSS = growth of \
-         the process's resident set over one replay.\n\
+         `from_snapshot_values`; heap = live bytes held by the image after a replay of fresh copies of \
+         the values (a counting global allocator: the sizes the image asked for and still holds, capacity \
+         slack included); as malloc chunks = the same allocations as glibc's malloc holds them (8-byte \
+         header, 16-byte granules, 32 bytes at least; {} allocations in all); RSS = growth of the \
+         process's resident set over one replay (after each value's one-time `Bytes` promotion to a \
+         shared buffer, which is the workload's, not the image's). The image's layout is described in \
+         `crates/controller/src/image/partition.rs` and `topics.rs`.\n\
          * Kafka: `tests/interop/src/main/java/org/kraftrs/interop/ImageBench.java` on Kafka 4.4.0's jars, \
          JVM flags `{}` (default GC: {}), Java {}; {} warm-up rounds, then the median of {} runs, each after a `System.gc()` (outside the timing) that \
          collects the previous output; replay = \
@@ -594,13 +620,15 @@ fn bench_image() -> Result<()> {
          work may have run at the same time, so timings are noisy.\n\n\
          {table}\n\
          Targets: replay at least 2x Kafka's records/s (i.e. at most 0.5x its time), at most 0.25x Kafka's \
-         memory per partition. Our heap figure counts the bytes the image asked the allocator for (no \
-         malloc chunk overhead); the RSS figure includes it (and any allocator slack), closer to what a \
-         JVM's heap after GC counts (object headers, padding).\n\n\
+         memory per partition. Our heap figure counts the bytes the image asked the allocator for; the \
+         chunk figure adds malloc's per-allocation overhead; the RSS figure includes both (and any \
+         allocator slack, and code pages first touched), closer to what a JVM's heap after GC counts \
+         (object headers, padding).\n\n\
          Raw lines:\n\n```text\n{}\n{}\n```\n",
         o.get("records").map_or("?", String::as_str),
         o.get("partitions").map_or("?", String::as_str),
         o.get("runs").map_or("?", String::as_str),
+        o.get("heap_allocations").map_or("?", String::as_str),
         jvm_flags.join(" "),
         k.get("gc").map_or("?", String::as_str),
         k.get("java").map_or("?", String::as_str),
@@ -617,5 +645,497 @@ fn bench_image() -> Result<()> {
     std::fs::write(&path, doc).map_err(|e| format!("{}: {e}", path.display()))?;
     println!("{}\n{}\n\n{table}", ours.trim(), kafka.trim());
     eprintln!("bench-image: wrote {}", path.display());
+    Ok(())
+}
+
+/// One line of `tests/interop/bench-brokers.sh`'s output: `IMPL KIND k=v ...`.
+struct BenchLine {
+    implementation: String,
+    kind: String,
+    fields: BTreeMap<String, String>,
+    raw: String,
+}
+
+impl BenchLine {
+    fn parse(line: &str) -> Option<BenchLine> {
+        let mut words = line.split_whitespace();
+        let implementation = words.next()?.to_string();
+        let kind = words.next()?.to_string();
+        let fields = words
+            .filter_map(|kv| kv.split_once('='))
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Some(BenchLine {
+            implementation,
+            kind,
+            fields,
+            raw: line.to_string(),
+        })
+    }
+
+    fn get(&self, key: &str) -> Option<&str> {
+        self.fields.get(key).map(String::as_str)
+    }
+
+    fn num(&self, key: &str) -> Option<f64> {
+        self.get(key).and_then(|v| v.parse().ok())
+    }
+}
+
+/// The median of `values` (the mean of the middle two for an even count).
+fn median(values: &mut [f64]) -> Option<f64> {
+    if values.is_empty() {
+        return None;
+    }
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    Some(if n % 2 == 1 {
+        values[n / 2]
+    } else {
+        (values[n / 2 - 1] + values[n / 2]) / 2.0
+    })
+}
+
+/// A kraft-rs 3-controller quorum against a Java Kafka 4.4 3-controller
+/// quorum serving brokers, in one run (`tests/interop/bench-brokers.sh`,
+/// load generator `crates/controller/examples/broker_load.rs`): real Java
+/// brokers' start to unfenced, heartbeat round trips of fake brokers (3
+/// and 50) and the controllers' resident sets. Writes
+/// `docs/benchmarks-brokers.md`. Not part of `ci`: it proves nothing about
+/// speed on a shared machine.
+fn bench_brokers() -> Result<()> {
+    let root = root();
+    run("cargo", &["build", "--release", "--bin", "kraft"])?;
+    run(
+        "cargo",
+        &[
+            "build",
+            "--release",
+            "-p",
+            "kraft-controller",
+            "--example",
+            "broker_load",
+        ],
+    )?;
+    let dir = root.join("target/bench-brokers");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let results = dir.join("results.txt");
+    let _ = std::fs::remove_file(&results);
+    let started = std::time::Instant::now();
+    run(
+        "bash",
+        &[
+            "tests/interop/bench-brokers.sh",
+            "target/release/kraft",
+            "target/release/examples/broker_load",
+            &results.display().to_string(),
+        ],
+    )?;
+    let wall = started.elapsed().as_secs_f64();
+    let text =
+        std::fs::read_to_string(&results).map_err(|e| format!("{}: {e}", results.display()))?;
+    let lines: Vec<BenchLine> = text.lines().filter_map(BenchLine::parse).collect();
+    const IMPLS: [&str; 2] = ["kraft-rs", "kafka"];
+    let of = |implementation: &str, kind: &str| -> Vec<&BenchLine> {
+        lines
+            .iter()
+            .filter(|l| l.implementation == implementation && l.kind == kind)
+            .collect()
+    };
+    // The node id of each implementation's active controller (from the
+    // load generator's `leader address=` and the `controller` lines).
+    let mut leader_of: BTreeMap<&str, String> = BTreeMap::new();
+    for implementation in IMPLS {
+        let address = of(implementation, "leader")
+            .first()
+            .and_then(|l| l.get("address"))
+            .ok_or_else(|| format!("no leader line for {implementation}"))?
+            .to_string();
+        let port = address.rsplit(':').next().unwrap_or_default().to_string();
+        let node = of(implementation, "controller")
+            .into_iter()
+            .find(|l| l.get("port") == Some(port.as_str()))
+            .and_then(|l| l.get("node"))
+            .ok_or_else(|| format!("{implementation}: leader {address} is no controller"))?;
+        leader_of.insert(implementation, node.to_string());
+    }
+    // Medians over every Java broker of every round.
+    let broker_median = |implementation: &str, key: &str| -> Result<f64> {
+        let mut v: Vec<f64> = of(implementation, "broker")
+            .iter()
+            .filter_map(|l| l.num(key))
+            .collect();
+        median(&mut v).ok_or_else(|| format!("{implementation}: no broker `{key}`"))
+    };
+    let broker_count = |implementation: &str| of(implementation, "broker").len();
+    let phase = |implementation: &str, brokers: &str, key: &str| -> Result<f64> {
+        of(implementation, "phase")
+            .iter()
+            .find(|l| l.get("brokers") == Some(brokers))
+            .and_then(|l| l.num(key))
+            .ok_or_else(|| format!("{implementation}: no phase brokers={brokers} `{key}`"))
+    };
+    // (active controller, mean of the three) VmRSS in MiB for a phase.
+    let rss = |implementation: &str, brokers: &str| -> Result<(f64, f64)> {
+        let procs: Vec<&BenchLine> = of(implementation, "proc")
+            .into_iter()
+            .filter(|l| l.get("brokers") == Some(brokers))
+            .collect();
+        let leader = leader_of.get(implementation).map(String::as_str);
+        let active = procs
+            .iter()
+            .find(|l| l.get("name") == leader)
+            .and_then(|l| l.num("rss_kb"))
+            .ok_or_else(|| format!("{implementation}: no RSS of the leader, {brokers} brokers"))?;
+        let all: Vec<f64> = procs.iter().filter_map(|l| l.num("rss_kb")).collect();
+        if all.len() != 3 {
+            return Err(format!(
+                "{implementation}: {} RSS samples with {brokers} brokers, want 3",
+                all.len()
+            ));
+        }
+        Ok((active / 1024.0, all.iter().sum::<f64>() / 3.0 / 1024.0))
+    };
+    let active_proc = |implementation: &str, brokers: &str, key: &str| -> Result<f64> {
+        let leader = leader_of.get(implementation).map(String::as_str);
+        of(implementation, "proc")
+            .into_iter()
+            .find(|l| l.get("brokers") == Some(brokers) && l.get("name") == leader)
+            .and_then(|l| l.num(key))
+            .ok_or_else(|| format!("{implementation}: no `{key}` of the leader"))
+    };
+    // (what, kraft-rs, Kafka, target on kraft-rs/Kafka as (op, bound), decimals)
+    type Row = (String, f64, f64, Option<(&'static str, f64)>, usize);
+    let mut rows: Vec<Row> = Vec::new();
+    let mut add = |what: String,
+                   key: &dyn Fn(&str) -> Result<f64>,
+                   target: Option<(&'static str, f64)>,
+                   decimals: usize|
+     -> Result<()> {
+        rows.push((what, key("kraft-rs")?, key("kafka")?, target, decimals));
+        Ok(())
+    };
+    let (nk, nj) = (broker_count("kraft-rs"), broker_count("kafka"));
+    add(
+        format!("Java broker: process spawn -> unfenced (its log), median of {nk} / {nj} (s)"),
+        &|i| broker_median(i, "spawn_to_unfenced_s"),
+        Some(("<=", 1.0)),
+        2,
+    )?;
+    add(
+        "Java broker: registration sent (\"is now STARTING\") -> unfenced, median (s)".into(),
+        &|i| broker_median(i, "starting_to_unfenced_s"),
+        None,
+        2,
+    )?;
+    add(
+        "Java broker: registration sent -> \"Successfully registered\", median (ms)".into(),
+        &|i| Ok(broker_median(i, "starting_to_registered_s")? * 1000.0),
+        None,
+        0,
+    )?;
+    add(
+        "Java broker: \"Waiting for the broker to be unfenced\" -> unfenced, median (ms)".into(),
+        &|i| Ok(broker_median(i, "ready_to_unfenced_s")? * 1000.0),
+        None,
+        0,
+    )?;
+    add(
+        "Java broker: process spawn -> registration sent (broker-side startup), median (s)".into(),
+        &|i| broker_median(i, "spawn_to_starting_s"),
+        None,
+        2,
+    )?;
+    for brokers in ["3", "50"] {
+        let p99_target = (brokers == "3").then_some(("<=", 0.5));
+        add(
+            format!("heartbeat round trip p50, {brokers} fake brokers (us)"),
+            &|i| phase(i, brokers, "p50_us"),
+            None,
+            0,
+        )?;
+        add(
+            format!("heartbeat round trip p99, {brokers} fake brokers (us)"),
+            &|i| phase(i, brokers, "p99_us"),
+            p99_target,
+            0,
+        )?;
+        add(
+            format!("heartbeat round trip p99.9, {brokers} fake brokers (us)"),
+            &|i| phase(i, brokers, "p999_us"),
+            None,
+            0,
+        )?;
+    }
+    for brokers in ["3", "50"] {
+        add(
+            format!("VmRSS, active controller, {brokers} registered brokers (MiB)"),
+            &|i| Ok(rss(i, brokers)?.0),
+            Some(("<=", 0.1)),
+            1,
+        )?;
+        add(
+            format!("VmRSS, mean of the 3 controllers, {brokers} registered brokers (MiB)"),
+            &|i| Ok(rss(i, brokers)?.1),
+            Some(("<=", 0.1)),
+            1,
+        )?;
+        add(
+            format!("threads, active controller, {brokers} registered brokers"),
+            &|i| active_proc(i, brokers, "threads"),
+            None,
+            0,
+        )?;
+        add(
+            format!("CPU of the active controller while timing {brokers} brokers (% of a core)"),
+            &|i| active_proc(i, brokers, "cpu_pct"),
+            None,
+            1,
+        )?;
+    }
+    let mut table = String::from(
+        "| metric | kraft-rs | Kafka 4.4 | kraft-rs/Kafka | target | met |\n|---|---:|---:|---:|---|---|\n",
+    );
+    let mut missed = Vec::new();
+    for (what, a, b, target, decimals) in &rows {
+        let ratio = a / b;
+        let (t, met) = match target {
+            Some((op, t)) => {
+                let ok = if *op == "<=" {
+                    ratio <= *t
+                } else {
+                    ratio >= *t
+                };
+                if !ok {
+                    missed.push(what.clone());
+                }
+                (format!("{op} {t}"), if ok { "yes" } else { "NO" })
+            }
+            None => ("-".into(), "-"),
+        };
+        table.push_str(&format!(
+            "| {what} | {a:.decimals$} | {b:.decimals$} | {ratio:.3} | {t} | {met} |\n"
+        ));
+    }
+    // Every controller process: role, RSS and threads in each state.
+    let mut procs = String::from(
+        "| implementation | node | role | VmRSS, 3 Java brokers (MiB) | VmRSS, 3 fake (MiB) | VmRSS, 50 fake (MiB) | max VmRSS, 50 fake (MiB) | threads (3 Java / 3 fake / 50 fake) |\n|---|---|---|---:|---:|---:|---:|---|\n",
+    );
+    for implementation in IMPLS {
+        let last_round = of(implementation, "proc_java_brokers")
+            .iter()
+            .filter_map(|l| l.get("round"))
+            .max()
+            .map(str::to_string);
+        for node in ["1", "2", "3"] {
+            let java = of(implementation, "proc_java_brokers")
+                .into_iter()
+                .find(|l| l.get("name") == Some(node) && l.get("round") == last_round.as_deref());
+            let fake = |brokers: &str| {
+                of(implementation, "proc")
+                    .into_iter()
+                    .find(|l| l.get("name") == Some(node) && l.get("brokers") == Some(brokers))
+            };
+            let mib = |l: Option<&BenchLine>, key: &str| {
+                l.and_then(|l| l.num(key))
+                    .map_or("?".to_string(), |kb| format!("{:.1}", kb / 1024.0))
+            };
+            let threads =
+                |l: Option<&BenchLine>| l.and_then(|l| l.get("threads")).unwrap_or("?").to_string();
+            let role = if leader_of.get(implementation).map(String::as_str) == Some(node) {
+                "active"
+            } else {
+                "follower"
+            };
+            procs.push_str(&format!(
+                "| {implementation} | {node} | {role} | {} | {} | {} | {} | {} / {} / {} |\n",
+                mib(java, "rss_kb"),
+                mib(fake("3"), "rss_kb"),
+                mib(fake("50"), "rss_kb"),
+                mib(fake("50"), "rss_max_kb"),
+                threads(java),
+                threads(fake("3")),
+                threads(fake("50")),
+            ));
+        }
+    }
+    let first_line = |program: &str, args: &[&str]| -> String {
+        Command::new(program)
+            .args(args)
+            .output()
+            .map(|o| {
+                let mut s = String::from_utf8_lossy(&o.stdout).into_owned();
+                s.push_str(&String::from_utf8_lossy(&o.stderr));
+                s.lines().next().unwrap_or("").trim().to_string()
+            })
+            .unwrap_or_else(|e| format!("({program}: {e})"))
+    };
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let cpu = cpuinfo
+        .lines()
+        .find(|l| l.starts_with("model name"))
+        .and_then(|l| l.split_once(':'))
+        .map_or("unknown CPU".to_string(), |(_, v)| v.trim().to_string());
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    let mem_gib = meminfo
+        .lines()
+        .find(|l| l.starts_with("MemTotal:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|kb| kb.parse::<f64>().ok())
+        .map_or("?".to_string(), |kb| format!("{:.1}", kb / 1024.0 / 1024.0));
+    let tmp = std::env::temp_dir().display().to_string();
+    let mount = first_line("findmnt", &["-no", "SOURCE,FSTYPE", "-T", &tmp]);
+    let device = mount.split_whitespace().next().unwrap_or("").to_string();
+    let name = device.trim_start_matches("/dev/").to_string();
+    let size = first_line("lsblk", &["-dno", "SIZE", &device]);
+    let rotational = std::fs::read_to_string(format!("/sys/block/{name}/queue/rotational"))
+        .map_or("?".to_string(), |s| s.trim().to_string());
+    let disk = format!(
+        "data directories under `{tmp}` on {mount} ({size}, `/sys/block/{name}/queue/rotational` = {rotational}; a virtual disk, its backing store is not visible from the guest)"
+    );
+    let kafka_jvm = of("kafka", "jvm");
+    let jvm_flags = kafka_jvm
+        .first()
+        .and_then(|l| l.get("flags"))
+        .unwrap_or("?")
+        .replace(',', " ");
+    let java = kafka_jvm
+        .first()
+        .and_then(|l| l.get("java"))
+        .unwrap_or("?")
+        .to_string();
+    let settings = of("kraft-rs", "settings");
+    let setting = |key: &str| {
+        settings
+            .first()
+            .and_then(|l| l.get(key))
+            .unwrap_or("?")
+            .to_string()
+    };
+    let phase_line = |implementation: &str, brokers: &str| {
+        of(implementation, "phase")
+            .into_iter()
+            .find(|l| l.get("brokers") == Some(brokers))
+    };
+    let p3 = phase_line("kraft-rs", "3");
+    let pf =
+        |l: Option<&BenchLine>, key: &str| l.and_then(|l| l.get(key)).unwrap_or("?").to_string();
+    let samples = |brokers: &str| {
+        IMPLS
+            .iter()
+            .map(|i| {
+                let l = phase_line(i, brokers);
+                format!(
+                    "{i} {} samples, {} errors",
+                    pf(l, "samples"),
+                    pf(l, "errors")
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    let quorum_start = |implementation: &str| {
+        of(implementation, "quorum")
+            .first()
+            .and_then(|l| l.get("start_s"))
+            .unwrap_or("?")
+            .to_string()
+    };
+    let timeouts = |implementation: &str| {
+        of(implementation, "controller_logs")
+            .first()
+            .and_then(|l| l.get("heartbeat_timeouts"))
+            .unwrap_or("?")
+            .to_string()
+    };
+    let verdict = if missed.is_empty() {
+        "Every target is met in this run.".to_string()
+    } else {
+        format!("Missed in this run: {}.", missed.join("; "))
+    };
+    let raw: Vec<&str> = lines.iter().map(|l| l.raw.as_str()).collect();
+    let doc = format!(
+        "# Brokers on kraft-rs controllers against Kafka 4.4's own controllers\n\n\
+         Generated by `cargo xtask bench-brokers` (do not edit by hand). One run of \
+         `tests/interop/bench-brokers.sh` measured a kraft-rs 3-controller quorum, then a Java Kafka 4.4.0 \
+         3-controller quorum, on the same machine, never both at once (wall time {wall:.0} s including the \
+         release builds).\n\n\
+         Date: {}. Machine: {} CPUs (`nproc`), {cpu}, {mem_gib} GiB RAM, kernel {} (`uname -r`); {disk}; \
+         {}; Java {java}. Loopback only. Shared machine: other work may have run at the same time, and \
+         repeated runs differ by about ±30%, so every figure is a median or a percentile of one run; \
+         read ratios near a target as undecided.\n\n\
+         Settings, equal on both sides: `broker.session.timeout.ms={}` and `broker.heartbeat.interval.ms={}` \
+         (Kafka's defaults) on every controller and broker; clusters formatted with `--release-version {}`. \
+         kraft-rs controllers: `kraft storage format --initial-controllers` + `kraft server` \
+         (release build, `KRAFT_LOG=info`); quorum ready {} s after start. Java controllers: \
+         `kafka-quorum.sh start` (format, start, wait for a leader and the three controller \
+         registrations: {} s), and the Java brokers of both runs, with kafka-quorum.sh's JVM flags \
+         `{jvm_flags}`: a 64 MiB initial / 320 MiB maximum heap with the serial collector and C1 only, \
+         smaller and quicker to start than `kafka-server-start.sh`'s `-Xmx1G -Xms1G` with G1 (so Kafka's \
+         RSS here is lower than a default production start would show).\n\n\
+         What is measured:\n\n\
+         1. Broker start to unfenced: {} rounds of three unmodified Java 4.4.0 brokers (`kafka-quorum.sh \
+         format-broker` afresh, then `kafka-quorum.sh run-node` for the three at once, as `brokers.sh` \
+         starts them). The event is the broker's own `BrokerLifecycleManager` line \"The broker has been \
+         unfenced. Transitioning from RECOVERY to RUNNING.\" (logged when the heartbeat answer that \
+         unfenced it arrives; millisecond timestamps), measured from the moment the script spawned the \
+         process; `kafka-cluster list-endpoints --include-fenced-brokers` then confirmed the three \
+         unfenced in every round. \"Registration sent\" is \"Incarnation ... is now STARTING.\", logged \
+         right after the broker hands its BrokerRegistration to its controller channel (the channel's \
+         \"Recorded new KRaft controller\" follows within a millisecond); \"Waiting for the broker to be \
+         unfenced\" is logged by `BrokerServer` once it called `setReadyToUnfence`, which sends the \
+         heartbeat with `WantFence=false` at once, so that interval is one unfencing heartbeat: request, \
+         UNFENCE record committed, answer. Most of spawn -> unfenced is the broker JVM's own start \
+         on two cores shared by three brokers.\n\
+         2. Heartbeat round trips: `crates/controller/examples/broker_load.rs` (tokio, one thread, \
+         `kraft_protocol` frames) registers fake brokers with BrokerRegistration v4 as a Java broker \
+         fills it (cluster id, fresh incarnation, one PLAINTEXT listener, `BrokerFeatures.createDefault` \
+         feature ranges, one log directory, no rack), each on its own connection to the active \
+         controller (the one that does not answer NOT_CONTROLLER), and sends BrokerHeartbeat v2 \
+         (`WantFence=false`, `CurrentMetadataOffset` ahead of its registration, `CordonedLogDirs=[]` \
+         once caught up) every {} ms per broker, faster than the 2 s a Java broker waits, for more \
+         samples (the same on both sides), the brokers' send times spread over the interval. A sample \
+         is one request write to the last byte of its answer, nothing retried; an error answer would \
+         be counted, not timed. 3 brokers for {} s, then 50 (the first 3 still running) for {} s, each \
+         after every broker was unfenced and {} s of warm-up: {} with 3 brokers; {} with 50. All fake \
+         brokers are unregistered at the end (UnregisterBroker), as the Java brokers 4-6 were before.\n\
+         3. Resident sets: `VmRSS` and `Threads` of each controller process from `/proc/PID/status`, \
+         sampled twice a second; the figure is the median of the samples taken while a phase was \
+         timed (3 and 50 registered fake brokers, heartbeating), plus one reading one second after the \
+         last round of Java brokers was unfenced. CPU is utime+stime over the timed window.\n\n\
+         {table}\n\
+         Targets (issue): a Java broker unfenced no later on kraft-rs than on Kafka (ratio <= 1); \
+         heartbeat p99 with 3 brokers at most 0.5x Kafka's; controller RSS at most 0.1x Kafka's, with 3 \
+         and with 50 brokers. {verdict}\n\n\
+         Controllers (active = the one the fake brokers heartbeated to):\n\n\
+         {procs}\n\
+         Controller log lines \"Timed out heartbeat\" (a heartbeat not processed within half the \
+         heartbeat interval): kraft-rs {}, Kafka {}.\n\n\
+         Command: `cargo xtask bench-brokers` (environment knobs in `tests/interop/bench-brokers.sh`).\n\n\
+         Raw lines (`target/bench-brokers/results.txt`):\n\n```text\n{}\n```\n",
+        first_line("date", &["-u", "+%Y-%m-%d %H:%M UTC"]),
+        first_line("nproc", &[]),
+        first_line("uname", &["-r"]),
+        first_line("rustc", &["-V"]),
+        setting("broker.session.timeout.ms"),
+        setting("broker.heartbeat.interval.ms"),
+        setting("release_version"),
+        quorum_start("kraft-rs"),
+        quorum_start("kafka"),
+        of("kraft-rs", "clustertool").len(),
+        pf(p3, "interval_ms"),
+        pf(p3, "seconds"),
+        pf(phase_line("kraft-rs", "50"), "seconds"),
+        pf(p3, "warmup_s"),
+        samples("3"),
+        samples("50"),
+        timeouts("kraft-rs"),
+        timeouts("kafka"),
+        raw.join("\n"),
+    );
+    let path = root.join("docs/benchmarks-brokers.md");
+    std::fs::write(&path, doc).map_err(|e| format!("{}: {e}", path.display()))?;
+    println!("{table}\n{procs}\n{verdict}");
+    eprintln!("bench-brokers: wrote {}", path.display());
     Ok(())
 }

@@ -12,15 +12,19 @@
 //!   `from_snapshot_values`).
 //!
 //! It also prints the image's live heap bytes per partition, measured by a
-//! counting allocator (the figure to set against a JVM's heap after GC), and
-//! the process's RSS growth per partition.
+//! counting allocator (the figure to set against a JVM's heap after GC): the
+//! bytes the image asked the allocator for and still holds, capacity slack
+//! included. Next to it, the same allocations as glibc's malloc would hold
+//! them (each rounded up to its chunk: 8 bytes of header, 16-byte
+//! granules, 32 bytes at least), and the process's RSS growth per
+//! partition.
 //!
 //! After the criterion groups (only under `cargo bench`, not in the
 //! `cargo test` smoke run) it prints one machine-readable line from the
 //! medians of a few timed runs of each operation:
 //!
 //! ```text
-//! kraft-rs records=... partitions=... replay_records_per_s=... replay_ms=... snapshot_write_ms=... snapshot_load_ms=... heap_bytes_per_partition=... rss_bytes_per_partition=... snapshot_bytes=...
+//! kraft-rs records=... partitions=... replay_records_per_s=... replay_ms=... snapshot_write_ms=... snapshot_load_ms=... heap_bytes_per_partition=... heap_chunk_bytes_per_partition=... heap_allocations=... rss_bytes_per_partition=... snapshot_bytes=...
 //! ```
 //!
 //! With `KRAFT_IMAGE_BENCH_DIR` set, it also writes the workload to
@@ -54,7 +58,20 @@ use kraft_raft::SnapshotControl;
 /// Counts the bytes currently allocated.
 struct Counting;
 
+/// Bytes currently allocated, as the callers' layouts ask.
 static LIVE: AtomicIsize = AtomicIsize::new(0);
+/// The same allocations as glibc malloc chunks ([`chunk`]).
+static CHUNKS: AtomicIsize = AtomicIsize::new(0);
+/// How many allocations are live.
+static ALLOCATIONS: AtomicIsize = AtomicIsize::new(0);
+
+/// The size of the glibc malloc chunk (64-bit) that serves a request of
+/// `size` bytes: the request and an 8-byte size header, rounded up to 16,
+/// at least 32. (Requests past the mmap threshold are page-rounded instead;
+/// the image makes none.)
+fn chunk(size: usize) -> isize {
+    ((size + 8 + 15) & !15).max(32) as isize
+}
 
 // SAFETY: every call is forwarded to the system allocator unchanged; the
 // counter is only bookkeeping.
@@ -62,11 +79,15 @@ static LIVE: AtomicIsize = AtomicIsize::new(0);
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         LIVE.fetch_add(layout.size() as isize, Ordering::Relaxed);
+        CHUNKS.fetch_add(chunk(layout.size()), Ordering::Relaxed);
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
         // SAFETY: same layout as the caller's.
         unsafe { System.alloc(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         LIVE.fetch_sub(layout.size() as isize, Ordering::Relaxed);
+        CHUNKS.fetch_sub(chunk(layout.size()), Ordering::Relaxed);
+        ALLOCATIONS.fetch_sub(1, Ordering::Relaxed);
         // SAFETY: `ptr` came from `alloc` with this layout.
         unsafe { System.dealloc(ptr, layout) }
     }
@@ -75,6 +96,7 @@ unsafe impl GlobalAlloc for Counting {
             new_size as isize - layout.size() as isize,
             Ordering::Relaxed,
         );
+        CHUNKS.fetch_add(chunk(new_size) - chunk(layout.size()), Ordering::Relaxed);
         // SAFETY: same contract as the caller's.
         unsafe { System.realloc(ptr, layout, new_size) }
     }
@@ -217,27 +239,51 @@ fn rss() -> i64 {
         .map_or(0, |pages| pages * page)
 }
 
-/// What the image costs in memory, per partition: (live heap bytes, RSS
-/// growth). The heap figure replays fresh copies of the values, so any
-/// slices of them the image keeps are counted; the copies themselves are
-/// freed before the count.
-fn memory(values: &[Bytes]) -> (i64, i64) {
+/// What the image costs in memory.
+struct Memory {
+    /// Live heap bytes per partition, as requested.
+    heap: i64,
+    /// The same as glibc malloc chunks, per partition.
+    chunks: i64,
+    /// Live allocations (all of the image).
+    allocations: i64,
+    /// RSS growth per partition.
+    rss: i64,
+}
+
+/// What the image costs in memory. The heap figures replay fresh copies of
+/// the values, so any slices of them the image keeps are counted; the
+/// copies themselves are freed before the count.
+fn memory(values: &[Bytes]) -> Memory {
     let partitions = i64::from(PARTITIONS) * TOPICS as i64;
+    // The first clone of a `Bytes` made from a `Vec` moves it to a shared
+    // buffer (a 24-byte allocation the value keeps): have every value pay
+    // that here, not during the replay measured (one clone at a time, so
+    // that no large buffer is freed for the replay to reuse).
+    for v in values {
+        drop(black_box(v.clone()));
+    }
     let rss_before = rss();
     let image = replay(values);
     let rss_growth = rss() - rss_before;
     drop(image);
 
-    let before = LIVE.load(Ordering::Relaxed);
+    let counters = || [&LIVE, &CHUNKS, &ALLOCATIONS].map(|c| c.load(Ordering::Relaxed) as i64);
+    let before = counters();
     let copies: Vec<Bytes> = values.iter().map(|v| Bytes::copy_from_slice(v)).collect();
     let mut image = MetadataImage::new();
     for (offset, v) in copies.into_iter().enumerate() {
         image.replay_value(v, offset as i64).unwrap();
     }
-    let live = LIVE.load(Ordering::Relaxed) - before;
+    let after = counters();
     black_box(&image);
     drop(image);
-    (live as i64 / partitions, rss_growth / partitions)
+    Memory {
+        heap: (after[0] - before[0]) / partitions,
+        chunks: (after[1] - before[1]) / partitions,
+        allocations: after[2] - before[2],
+        rss: rss_growth / partitions,
+    }
 }
 
 /// The median of `runs` timed runs of `f` (after one untimed run).
@@ -257,12 +303,7 @@ fn median<T>(runs: usize, mut f: impl FnMut() -> T) -> Duration {
 }
 
 /// The machine-readable line set against Kafka's (`cargo xtask bench-image`).
-fn summary(
-    values: &[Bytes],
-    image: &MetadataImage,
-    file: &Bytes,
-    (heap, rss): (i64, i64),
-) -> String {
+fn summary(values: &[Bytes], image: &MetadataImage, file: &Bytes, mem: &Memory) -> String {
     const RUNS: usize = 7;
     let records = values.len();
     let partitions = i64::from(PARTITIONS) * TOPICS as i64;
@@ -272,12 +313,17 @@ fn summary(
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     format!(
         "kraft-rs records={records} partitions={partitions} replay_records_per_s={:.0} replay_ms={:.2} \
-         snapshot_write_ms={:.2} snapshot_load_ms={:.2} heap_bytes_per_partition={heap} \
-         rss_bytes_per_partition={rss} snapshot_bytes={} runs={RUNS}",
+         snapshot_write_ms={:.2} snapshot_load_ms={:.2} heap_bytes_per_partition={} \
+         heap_chunk_bytes_per_partition={} heap_allocations={} rss_bytes_per_partition={} \
+         snapshot_bytes={} runs={RUNS}",
         records as f64 / replay_t.as_secs_f64(),
         ms(replay_t),
         ms(write_t),
         ms(load_t),
+        mem.heap,
+        mem.chunks,
+        mem.allocations,
+        mem.rss,
         file.len()
     )
 }
@@ -296,21 +342,25 @@ fn write_records(dir: &std::path::Path, values: &[Bytes]) {
 fn benches(c: &mut Criterion) {
     let values = workload();
     let records = values.len() as u64;
+    // First, while the allocator has not yet freed (and kept) any images
+    // or other large buffers.
+    let mem = memory(&values);
     let dir = std::env::var_os("KRAFT_IMAGE_BENCH_DIR").map(std::path::PathBuf::from);
     if let Some(dir) = &dir {
         write_records(dir, &values);
         eprintln!("image: wrote {}", dir.join("records.bin").display());
     }
-    // First, while the allocator has not yet freed (and kept) any images.
-    let mem = memory(&values);
 
     let before = LIVE.load(Ordering::Relaxed);
     let image = replay(&values);
     let live = LIVE.load(Ordering::Relaxed) - before;
     let partitions = i64::from(PARTITIONS) * TOPICS as i64;
     eprintln!(
-        "image: {records} records, {partitions} partitions, {live} live heap bytes = {} bytes per partition",
-        live as i64 / partitions
+        "image: {records} records, {partitions} partitions, {live} live heap bytes = {} bytes per partition \
+         ({} as glibc malloc chunks; {} allocations)",
+        live as i64 / partitions,
+        mem.chunks,
+        mem.allocations
     );
     let file = Bytes::from(snapshot_file(&image));
     eprintln!("snapshot: {} bytes", file.len());
@@ -341,7 +391,7 @@ fn benches(c: &mut Criterion) {
     // The summary only under `cargo bench` (criterion's `--bench`), not in
     // the one-iteration `cargo test --benches` run.
     if std::env::args().any(|a| a == "--bench") {
-        let line = summary(&values, &image, &file, mem);
+        let line = summary(&values, &image, &file, &mem);
         println!("{line}");
         if let Some(dir) = &dir {
             std::fs::write(dir.join("kraft-rs.txt"), format!("{line}\n")).unwrap();

@@ -1,5 +1,27 @@
 //! One partition's state (Kafka's `PartitionRegistration`) and how
 //! PartitionRecord and PartitionChangeRecord build and change it.
+//!
+//! # Layout
+//!
+//! The image holds a partition as a [`PackedPartition`] of 40 bytes (on
+//! 64-bit targets, checked by a test): the leader, the two epochs, the
+//! leader recovery state and the seven lists — replicas, their directories,
+//! ISR, removing, adding, ELR, last known ELR — packed into one byte string.
+//! Each list is a LEB128 count followed by its items as LEB128 `u32`s: a
+//! broker id `b` as `b as u32` (one byte below 128, two below 16,384), a
+//! directory as its index in the image's [`DirectoryTable`] of distinct
+//! directory ids (one byte for the first 127 of them, instead of 16).
+//! Strings of up to 22 bytes live inside the partition — three replicas on
+//! brokers below 128 with their ISR and directories take 16 (seven counts,
+//! nine items) — and longer ones go to one boxed slice of exactly their
+//! length. The encoding is canonical, so two lists of broker ids are equal
+//! exactly when their bytes are.
+//!
+//! [`PartitionRegistration`] is a view of one packed partition together
+//! with its image's directory table; it reads the lists as iterators.
+
+use std::collections::HashMap;
+use std::fmt;
 
 use kraft_protocol::messages::partition_change_record::PartitionChangeRecord;
 use kraft_protocol::messages::partition_record::PartitionRecord;
@@ -58,36 +80,291 @@ impl LeaderRecoveryState {
     }
 }
 
-/// A partition's replicas, leadership and epochs (Kafka's
-/// `PartitionRegistration`).
+/// The distinct directory ids an image's partitions name: a packed
+/// partition holds each replica's directory as its index here.
 ///
-/// `directories` has one entry per replica (Kafka fills it with
-/// [`MIGRATING_DIRECTORY`] when a record carries none); `elr` and
-/// `last_known_elr` are empty when not set.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PartitionRegistration {
-    /// Assigned replicas, preferred leader first.
-    pub replicas: Vec<i32>,
-    /// The log directory of each replica.
-    pub directories: Vec<Uuid>,
-    /// In-sync replicas.
-    pub isr: Vec<i32>,
-    /// Replicas being removed by a reassignment.
-    pub removing_replicas: Vec<i32>,
-    /// Replicas being added by a reassignment.
-    pub adding_replicas: Vec<i32>,
-    /// Eligible leader replicas (KIP-966).
-    pub elr: Vec<i32>,
-    /// Last known eligible leader replicas (KIP-966).
-    pub last_known_elr: Vec<i32>,
-    /// The leader, or [`NO_LEADER`].
-    pub leader: i32,
-    /// Whether the leader is recovering from an unclean election.
-    pub leader_recovery_state: LeaderRecoveryState,
-    /// Bumped whenever a change record sets the leader.
-    pub leader_epoch: i32,
-    /// Bumped by every change.
-    pub partition_epoch: i32,
+/// [`MIGRATING_DIRECTORY`] is always index 0 (and only it is), so "all
+/// directories migrating" is a list of zeros. Entries are never removed:
+/// there is one per distinct directory id named since the image was built
+/// (a few per broker; an image loaded from a snapshot holds only those in
+/// use).
+#[derive(Debug, Clone, Default)]
+pub(super) struct DirectoryTable {
+    /// The ids of indices 1, 2, ...
+    ids: Vec<Uuid>,
+    /// Each id of `ids` to its index.
+    index: HashMap<Uuid, u32>,
+}
+
+impl DirectoryTable {
+    /// The index of `id`, added if new.
+    fn intern(&mut self, id: Uuid) -> Result<u32, ReplayError> {
+        if id == MIGRATING_DIRECTORY {
+            return Ok(0);
+        }
+        if let Some(index) = self.index.get(&id) {
+            return Ok(*index);
+        }
+        let index = u32::try_from(self.ids.len() + 1)
+            .map_err(|_| ReplayError::Invalid("too many distinct log directories".into()))?;
+        self.ids.push(id);
+        self.index.insert(id, index);
+        Ok(index)
+    }
+
+    /// The id at `index` (one [`DirectoryTable::intern`] returned).
+    fn id(&self, index: u32) -> Uuid {
+        match index {
+            0 => MIGRATING_DIRECTORY,
+            // An index in a packed partition comes from `intern` on this
+            // table (or the one it was cloned with).
+            i => self.ids[i as usize - 1],
+        }
+    }
+
+    /// How many distinct directories other than MIGRATING it holds.
+    #[cfg(test)]
+    pub(super) fn len(&self) -> usize {
+        self.ids.len()
+    }
+}
+
+/// How many bytes of packed lists a partition holds inline.
+const INLINE: usize = 22;
+
+/// A partition's packed lists (see the module docs): inline when short,
+/// else one boxed slice. Bytes of `Inline` past `len` are zero.
+#[derive(Debug, Clone)]
+enum Lists {
+    Inline { len: u8, bytes: [u8; INLINE] },
+    Heap(Box<[u8]>),
+}
+
+impl Lists {
+    fn new(packed: &[u8]) -> Lists {
+        if packed.len() <= INLINE {
+            let mut bytes = [0; INLINE];
+            bytes[..packed.len()].copy_from_slice(packed);
+            Lists::Inline {
+                len: packed.len() as u8,
+                bytes,
+            }
+        } else {
+            Lists::Heap(packed.into())
+        }
+    }
+
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Lists::Inline { len, bytes } => &bytes[..usize::from(*len)],
+            Lists::Heap(bytes) => bytes,
+        }
+    }
+}
+
+// The lists, in packing order.
+const REPLICAS: usize = 0;
+const DIRECTORIES: usize = 1;
+const ISR: usize = 2;
+const REMOVING: usize = 3;
+const ADDING: usize = 4;
+const ELR: usize = 5;
+const LAST_KNOWN_ELR: usize = 6;
+const LISTS: usize = 7;
+
+/// The most bytes a LEB128 `u32` takes.
+const MAX_VARINT: usize = 5;
+
+fn put_varint(buf: &mut [u8], at: &mut usize, mut value: u32) {
+    while value >= 0x80 {
+        buf[*at] = (value as u8) | 0x80;
+        *at += 1;
+        value >>= 7;
+    }
+    buf[*at] = value as u8;
+    *at += 1;
+}
+
+/// Reads a LEB128 `u32` that [`put_varint`] wrote.
+fn get_varint(bytes: &[u8], at: &mut usize) -> u32 {
+    let mut value = 0u32;
+    let mut shift = 0;
+    loop {
+        let b = bytes[*at];
+        *at += 1;
+        value |= u32::from(b & 0x7f) << shift;
+        if b & 0x80 == 0 {
+            return value;
+        }
+        shift += 7;
+    }
+}
+
+/// The end of the `n` varints starting at `at`.
+fn skip_varints(bytes: &[u8], mut at: usize, n: usize) -> usize {
+    for _ in 0..n {
+        while bytes[at] & 0x80 != 0 {
+            at += 1;
+        }
+        at += 1;
+    }
+    at
+}
+
+/// The end of the list (count and items) starting at `at`.
+fn skip_list(bytes: &[u8], at: usize) -> usize {
+    let mut items = at;
+    let n = get_varint(bytes, &mut items) as usize;
+    skip_varints(bytes, items, n)
+}
+
+/// Each list of `packed`, with its count.
+fn split(packed: &[u8]) -> [&[u8]; LISTS] {
+    let mut out = [&packed[..0]; LISTS];
+    let mut at = 0;
+    for list in &mut out {
+        let end = skip_list(packed, at);
+        *list = &packed[at..end];
+        at = end;
+    }
+    out
+}
+
+/// List `which` of `packed`, with its count.
+fn list(packed: &[u8], which: usize) -> &[u8] {
+    let mut at = 0;
+    for _ in 0..which {
+        at = skip_list(packed, at);
+    }
+    &packed[at..skip_list(packed, at)]
+}
+
+/// The number of items of a list.
+fn count(list: &[u8]) -> usize {
+    get_varint(list, &mut 0) as usize
+}
+
+/// Whether a directory list holds only MIGRATING (index 0, byte 0): no
+/// other index has a zero byte in its LEB128 form. True when empty.
+fn all_migrating_indices(list: &[u8]) -> bool {
+    let mut at = 0;
+    get_varint(list, &mut at);
+    list[at..].iter().all(|b| *b == 0)
+}
+
+/// The items of one packed list.
+#[derive(Clone)]
+struct Items<'a> {
+    list: &'a [u8],
+    at: usize,
+    left: usize,
+}
+
+impl<'a> Items<'a> {
+    fn of(list: &'a [u8]) -> Self {
+        let mut at = 0;
+        let left = get_varint(list, &mut at) as usize;
+        Items { list, at, left }
+    }
+}
+
+impl Iterator for Items<'_> {
+    type Item = u32;
+
+    fn next(&mut self) -> Option<u32> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        Some(get_varint(self.list, &mut self.at))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
+    }
+}
+
+impl ExactSizeIterator for Items<'_> {}
+
+/// What one list of a partition being packed is made of.
+#[derive(Clone, Copy)]
+enum Source<'s> {
+    /// Broker ids.
+    Ints(&'s [i32]),
+    /// Directory ids, to be interned.
+    Directories(&'s [Uuid]),
+    /// This many MIGRATING directories.
+    Migrating(usize),
+    /// A list already packed (count and items), kept as is.
+    Packed(&'s [u8]),
+}
+
+impl Source<'_> {
+    /// The most bytes it packs into.
+    fn max_len(&self) -> usize {
+        match self {
+            Source::Ints(v) => MAX_VARINT * (1 + v.len()),
+            Source::Directories(v) => MAX_VARINT * (1 + v.len()),
+            Source::Migrating(n) => MAX_VARINT + n,
+            Source::Packed(list) => list.len(),
+        }
+    }
+}
+
+/// Packs the seven lists, interning new directories into `directories`.
+/// Lists are Kafka arrays (at most `i32::MAX` items), so counts fit a `u32`.
+fn pack(
+    sources: [Source<'_>; LISTS],
+    directories: &mut DirectoryTable,
+) -> Result<Lists, ReplayError> {
+    let bound: usize = sources.iter().map(Source::max_len).sum();
+    let mut stack = [0u8; 128];
+    let mut heap = Vec::new();
+    let buf: &mut [u8] = if bound <= stack.len() {
+        &mut stack
+    } else {
+        heap.resize(bound, 0);
+        &mut heap
+    };
+    let mut at = 0;
+    for source in sources {
+        match source {
+            Source::Ints(v) => {
+                put_varint(buf, &mut at, v.len() as u32);
+                for b in v {
+                    put_varint(buf, &mut at, *b as u32);
+                }
+            }
+            Source::Directories(v) => {
+                put_varint(buf, &mut at, v.len() as u32);
+                for d in v {
+                    let index = directories.intern(*d)?;
+                    put_varint(buf, &mut at, index);
+                }
+            }
+            Source::Migrating(n) => {
+                put_varint(buf, &mut at, n as u32);
+                buf[at..at + n].fill(0);
+                at += n;
+            }
+            Source::Packed(list) => {
+                buf[at..at + list.len()].copy_from_slice(list);
+                at += list.len();
+            }
+        }
+    }
+    Ok(Lists::new(&buf[..at]))
+}
+
+/// A partition as the image stores it (see the module docs); read it
+/// through a [`PartitionRegistration`].
+#[derive(Debug, Clone)]
+pub(super) struct PackedPartition {
+    lists: Lists,
+    leader: i32,
+    leader_epoch: i32,
+    partition_epoch: i32,
+    leader_recovery_state: LeaderRecoveryState,
 }
 
 /// Kafka's `migratingDirectories`: no directories, or all of them MIGRATING.
@@ -95,40 +372,52 @@ fn all_migrating(directories: &[Uuid]) -> bool {
     directories.iter().all(|d| *d == MIGRATING_DIRECTORY)
 }
 
-/// Kafka's `defaultToMigrating`.
-fn default_to_migrating(directories: Vec<Uuid>, replicas: usize) -> Vec<Uuid> {
-    if all_migrating(&directories) {
-        vec![MIGRATING_DIRECTORY; replicas]
-    } else {
-        directories
-    }
-}
-
 /// The message of Kafka's `InvalidReplicaDirectoriesException`.
 const DIRECTORIES_MISMATCH: &str = "The lengths for replicas and directories do not match: ";
 
-impl PartitionRegistration {
-    /// Kafka's `new PartitionRegistration(PartitionRecord)`.
-    pub fn from_record(r: &PartitionRecord) -> Result<Self, ReplayError> {
+/// An optional list from a change record, or the partition's own.
+fn changed<'s>(new: &'s Option<Vec<i32>>, old: &'s [u8]) -> Source<'s> {
+    new.as_deref().map_or(Source::Packed(old), Source::Ints)
+}
+
+impl PackedPartition {
+    /// Kafka's `new PartitionRegistration(PartitionRecord)`; directories
+    /// (MIGRATING for every replica when the record has none, Kafka's
+    /// `defaultToMigrating`) are interned into `directories`.
+    pub(super) fn from_record(
+        r: &PartitionRecord,
+        directories: &mut DirectoryTable,
+    ) -> Result<Self, ReplayError> {
         if !r.directories.is_empty() && r.replicas.len() != r.directories.len() {
             return Err(ReplayError::Invalid(format!(
                 "{DIRECTORIES_MISMATCH}{}",
                 partition_record_text(r)
             )));
         }
-        let directories = default_to_migrating(r.directories.clone(), r.replicas.len());
-        Ok(PartitionRegistration {
-            replicas: r.replicas.clone(),
+        let leader_recovery_state = LeaderRecoveryState::of(r.leader_recovery_state)?;
+        let dirs = if all_migrating(&r.directories) {
+            Source::Migrating(r.replicas.len())
+        } else {
+            Source::Directories(&r.directories)
+        };
+        let lists = pack(
+            [
+                Source::Ints(&r.replicas),
+                dirs,
+                Source::Ints(&r.isr),
+                Source::Ints(&r.removing_replicas),
+                Source::Ints(&r.adding_replicas),
+                Source::Ints(r.eligible_leader_replicas.as_deref().unwrap_or(&[])),
+                Source::Ints(r.last_known_elr.as_deref().unwrap_or(&[])),
+            ],
             directories,
-            isr: r.isr.clone(),
-            removing_replicas: r.removing_replicas.clone(),
-            adding_replicas: r.adding_replicas.clone(),
-            elr: r.eligible_leader_replicas.clone().unwrap_or_default(),
-            last_known_elr: r.last_known_elr.clone().unwrap_or_default(),
+        )?;
+        Ok(PackedPartition {
+            lists,
             leader: r.leader,
-            leader_recovery_state: LeaderRecoveryState::of(r.leader_recovery_state)?,
             leader_epoch: r.leader_epoch,
             partition_epoch: r.partition_epoch,
+            leader_recovery_state,
         })
     }
 
@@ -136,10 +425,24 @@ impl PartitionRegistration {
     /// (not null, leader not -2, leader recovery state not -1) replaces its
     /// part; the leader epoch grows by one when the record sets a leader
     /// (even the same one), and the partition epoch grows by one always.
-    pub fn merge(&self, r: &PartitionChangeRecord) -> Result<Self, ReplayError> {
-        let replicas = r.replicas.clone().unwrap_or_else(|| self.replicas.clone());
-        let directories = match &r.directories {
-            None => self.directories.clone(),
+    /// New directories are interned into `directories`; a refused record
+    /// interns none.
+    pub(super) fn merge(
+        &self,
+        r: &PartitionChangeRecord,
+        directories: &mut DirectoryTable,
+    ) -> Result<Self, ReplayError> {
+        let old = split(self.lists.bytes());
+        let replicas = match &r.replicas {
+            Some(v) => v.len(),
+            None => count(old[REPLICAS]),
+        };
+        let (dirs, dir_count, migrating) = match &r.directories {
+            None => (
+                Source::Packed(old[DIRECTORIES]),
+                count(old[DIRECTORIES]),
+                all_migrating_indices(old[DIRECTORIES]),
+            ),
             Some(d) => {
                 if let Some(rep) = &r.replicas {
                     if !d.is_empty() && rep.len() != d.len() {
@@ -149,10 +452,15 @@ impl PartitionRegistration {
                         )));
                     }
                 }
-                d.clone()
+                (Source::Directories(d), d.len(), all_migrating(d))
             }
         };
-        let directories = default_to_migrating(directories, replicas.len());
+        // Kafka's defaultToMigrating.
+        let dirs = if migrating {
+            Source::Migrating(replicas)
+        } else {
+            dirs
+        };
         let (leader, leader_epoch) = if r.leader == NO_LEADER_CHANGE {
             (self.leader, self.leader_epoch)
         } else {
@@ -161,36 +469,139 @@ impl PartitionRegistration {
         let leader_recovery_state = self
             .leader_recovery_state
             .change_to(r.leader_recovery_state)?;
-        if !directories.is_empty() && directories.len() != replicas.len() {
+        // Directories not all migrating are not empty.
+        if !migrating && dir_count != replicas {
             return Err(ReplayError::Invalid(
                 "The lengths for replicas and directories do not match.".into(),
             ));
         }
-        Ok(PartitionRegistration {
-            replicas,
+        let lists = pack(
+            [
+                changed(&r.replicas, old[REPLICAS]),
+                dirs,
+                changed(&r.isr, old[ISR]),
+                changed(&r.removing_replicas, old[REMOVING]),
+                changed(&r.adding_replicas, old[ADDING]),
+                changed(&r.eligible_leader_replicas, old[ELR]),
+                changed(&r.last_known_elr, old[LAST_KNOWN_ELR]),
+            ],
             directories,
-            isr: r.isr.clone().unwrap_or_else(|| self.isr.clone()),
-            removing_replicas: r
-                .removing_replicas
-                .clone()
-                .unwrap_or_else(|| self.removing_replicas.clone()),
-            adding_replicas: r
-                .adding_replicas
-                .clone()
-                .unwrap_or_else(|| self.adding_replicas.clone()),
-            elr: r
-                .eligible_leader_replicas
-                .clone()
-                .unwrap_or_else(|| self.elr.clone()),
-            last_known_elr: r
-                .last_known_elr
-                .clone()
-                .unwrap_or_else(|| self.last_known_elr.clone()),
+        )?;
+        Ok(PackedPartition {
+            lists,
             leader,
-            leader_recovery_state,
             leader_epoch,
             partition_epoch: self.partition_epoch.wrapping_add(1),
+            leader_recovery_state,
         })
+    }
+
+    /// Whether it has eligible or last known eligible leader replicas.
+    pub(super) fn has_elr(&self) -> bool {
+        let lists = split(self.lists.bytes());
+        count(lists[ELR]) > 0 || count(lists[LAST_KNOWN_ELR]) > 0
+    }
+}
+
+/// A partition's replicas, leadership and epochs (Kafka's
+/// `PartitionRegistration`), as the image holds it: a view of its packed
+/// form (see the module docs) that reads each list as an iterator.
+///
+/// `directories` has one entry per replica (Kafka fills it with
+/// `DirectoryId.MIGRATING`, the nil uuid, when a record carries none); `elr` and
+/// `last_known_elr` are empty when not set. Two views are equal when every
+/// field is, whichever images they come from.
+#[derive(Clone, Copy)]
+pub struct PartitionRegistration<'a> {
+    packed: &'a PackedPartition,
+    directories: &'a DirectoryTable,
+}
+
+impl<'a> PartitionRegistration<'a> {
+    /// The view of `packed`, whose directories are indices into
+    /// `directories`.
+    pub(super) fn new(packed: &'a PackedPartition, directories: &'a DirectoryTable) -> Self {
+        PartitionRegistration {
+            packed,
+            directories,
+        }
+    }
+
+    fn ints(self, which: usize) -> impl ExactSizeIterator<Item = i32> + Clone + 'a {
+        Items::of(list(self.packed.lists.bytes(), which)).map(|v| v as i32)
+    }
+
+    /// Assigned replicas, preferred leader first.
+    pub fn replicas(self) -> impl ExactSizeIterator<Item = i32> + Clone + 'a {
+        self.ints(REPLICAS)
+    }
+
+    /// The log directory of each replica, in replica order.
+    pub fn directories(self) -> impl ExactSizeIterator<Item = Uuid> + Clone + 'a {
+        let table = self.directories;
+        Items::of(list(self.packed.lists.bytes(), DIRECTORIES)).map(move |i| table.id(i))
+    }
+
+    /// In-sync replicas.
+    pub fn isr(self) -> impl ExactSizeIterator<Item = i32> + Clone + 'a {
+        self.ints(ISR)
+    }
+
+    /// Replicas being removed by a reassignment.
+    pub fn removing_replicas(self) -> impl ExactSizeIterator<Item = i32> + Clone + 'a {
+        self.ints(REMOVING)
+    }
+
+    /// Replicas being added by a reassignment.
+    pub fn adding_replicas(self) -> impl ExactSizeIterator<Item = i32> + Clone + 'a {
+        self.ints(ADDING)
+    }
+
+    /// Eligible leader replicas (KIP-966).
+    pub fn elr(self) -> impl ExactSizeIterator<Item = i32> + Clone + 'a {
+        self.ints(ELR)
+    }
+
+    /// Last known eligible leader replicas (KIP-966).
+    pub fn last_known_elr(self) -> impl ExactSizeIterator<Item = i32> + Clone + 'a {
+        self.ints(LAST_KNOWN_ELR)
+    }
+
+    /// The leader, or -1 (`NO_LEADER`).
+    pub fn leader(self) -> i32 {
+        self.packed.leader
+    }
+
+    /// Whether the leader is recovering from an unclean election.
+    pub fn leader_recovery_state(self) -> LeaderRecoveryState {
+        self.packed.leader_recovery_state
+    }
+
+    /// Bumped whenever a change record sets the leader.
+    pub fn leader_epoch(self) -> i32 {
+        self.packed.leader_epoch
+    }
+
+    /// Bumped by every change.
+    pub fn partition_epoch(self) -> i32 {
+        self.packed.partition_epoch
+    }
+
+    /// Whether the partition has a leader.
+    pub fn has_leader(self) -> bool {
+        self.packed.leader != NO_LEADER
+    }
+
+    /// The preferred replica (the first), or -1 (`NO_LEADER`) without
+    /// replicas.
+    pub fn preferred_replica(self) -> i32 {
+        self.replicas().next().unwrap_or(NO_LEADER)
+    }
+
+    /// The directory of `replica`, if it is one of the replicas.
+    pub fn directory(self, replica: i32) -> Option<Uuid> {
+        let at = self.replicas().position(|r| r == replica)?;
+        self.directories().nth(at)
     }
 
     /// Kafka's `PartitionRegistration.toRecord`: the PartitionRecord at
@@ -200,36 +611,41 @@ impl PartitionRegistration {
     /// directories other than MIGRATING below directory assignment are a
     /// loss.
     pub fn to_record(
-        &self,
+        self,
         topic_id: Uuid,
         partition_id: i32,
         options: &WriteOptions,
     ) -> Result<MetadataRecord, WriteError> {
         let mv = options.metadata_version;
+        let lists = split(self.packed.lists.bytes());
+        let ints =
+            |which: usize| -> Vec<i32> { Items::of(lists[which]).map(|v| v as i32).collect() };
         let mut record = PartitionRecord {
             partition_id,
             topic_id,
-            replicas: self.replicas.clone(),
-            isr: self.isr.clone(),
-            removing_replicas: self.removing_replicas.clone(),
-            adding_replicas: self.adding_replicas.clone(),
-            leader: self.leader,
-            leader_recovery_state: self.leader_recovery_state.value(),
-            leader_epoch: self.leader_epoch,
-            partition_epoch: self.partition_epoch,
+            replicas: ints(REPLICAS),
+            isr: ints(ISR),
+            removing_replicas: ints(REMOVING),
+            adding_replicas: ints(ADDING),
+            leader: self.packed.leader,
+            leader_recovery_state: self.packed.leader_recovery_state.value(),
+            leader_epoch: self.packed.leader_epoch,
+            partition_epoch: self.packed.partition_epoch,
             ..Default::default()
         };
         if options.eligible_leader_replicas_enabled {
-            if !self.elr.is_empty() {
-                record.eligible_leader_replicas = Some(self.elr.clone());
+            if count(lists[ELR]) > 0 {
+                record.eligible_leader_replicas = Some(ints(ELR));
             }
-            if !self.last_known_elr.is_empty() {
-                record.last_known_elr = Some(self.last_known_elr.clone());
+            if count(lists[LAST_KNOWN_ELR]) > 0 {
+                record.last_known_elr = Some(ints(LAST_KNOWN_ELR));
             }
         }
         if mv.is_directory_assignment_supported() {
-            record.directories = self.directories.clone();
-        } else if !all_migrating(&self.directories) {
+            record.directories = Items::of(lists[DIRECTORIES])
+                .map(|i| self.directories.id(i))
+                .collect();
+        } else if !all_migrating_indices(lists[DIRECTORIES]) {
             return Err(WriteError::Loss {
                 metadata_version: mv,
                 loss: "the directory assignment state of one or more replicas".into(),
@@ -237,23 +653,59 @@ impl PartitionRegistration {
         }
         Ok(MetadataRecord::new(record, mv.partition_record_version()))
     }
+}
 
-    /// Whether the partition has a leader.
-    pub fn has_leader(&self) -> bool {
-        self.leader != NO_LEADER
+impl PartialEq for PartitionRegistration<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        let (a, b) = (self.packed, other.packed);
+        if (
+            a.leader,
+            a.leader_epoch,
+            a.partition_epoch,
+            a.leader_recovery_state,
+        ) != (
+            b.leader,
+            b.leader_epoch,
+            b.partition_epoch,
+            b.leader_recovery_state,
+        ) {
+            return false;
+        }
+        if std::ptr::eq(self.directories, other.directories) {
+            return a.lists.bytes() == b.lists.bytes();
+        }
+        // Other lists are canonical bytes; directory indices are the
+        // tables' own.
+        let (la, lb) = (split(a.lists.bytes()), split(b.lists.bytes()));
+        (0..LISTS).all(|i| i == DIRECTORIES || la[i] == lb[i])
+            && self.directories().eq(other.directories())
     }
+}
 
-    /// The preferred replica (the first), or [`NO_LEADER`] without replicas.
-    pub fn preferred_replica(&self) -> i32 {
-        self.replicas.first().copied().unwrap_or(NO_LEADER)
-    }
+impl Eq for PartitionRegistration<'_> {}
 
-    /// The directory of `replica`, if it is one of the replicas.
-    pub fn directory(&self, replica: i32) -> Option<Uuid> {
-        self.replicas
-            .iter()
-            .position(|r| *r == replica)
-            .and_then(|i| self.directories.get(i).copied())
+impl fmt::Debug for PartitionRegistration<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let directories: Vec<String> = self.directories().map(|d| uuid_to_text(&d)).collect();
+        f.debug_struct("PartitionRegistration")
+            .field("replicas", &self.replicas().collect::<Vec<_>>())
+            .field("directories", &directories)
+            .field("isr", &self.isr().collect::<Vec<_>>())
+            .field(
+                "removing_replicas",
+                &self.removing_replicas().collect::<Vec<_>>(),
+            )
+            .field(
+                "adding_replicas",
+                &self.adding_replicas().collect::<Vec<_>>(),
+            )
+            .field("elr", &self.elr().collect::<Vec<_>>())
+            .field("last_known_elr", &self.last_known_elr().collect::<Vec<_>>())
+            .field("leader", &self.leader())
+            .field("leader_recovery_state", &self.leader_recovery_state())
+            .field("leader_epoch", &self.leader_epoch())
+            .field("partition_epoch", &self.partition_epoch())
+            .finish()
     }
 }
 
@@ -330,6 +782,60 @@ mod tests {
     const UNASSIGNED: Uuid = Uuid::from_u64_pair(0, 1);
     const LOST: Uuid = Uuid::from_u64_pair(0, 2);
 
+    /// A partition's fields as plain values (the old `PartitionRegistration`).
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    struct Parts {
+        replicas: Vec<i32>,
+        directories: Vec<Uuid>,
+        isr: Vec<i32>,
+        removing_replicas: Vec<i32>,
+        adding_replicas: Vec<i32>,
+        elr: Vec<i32>,
+        last_known_elr: Vec<i32>,
+        leader: i32,
+        leader_recovery_state: LeaderRecoveryState,
+        leader_epoch: i32,
+        partition_epoch: i32,
+    }
+
+    fn parts(p: &PackedPartition, table: &DirectoryTable) -> Parts {
+        let v = PartitionRegistration::new(p, table);
+        Parts {
+            replicas: v.replicas().collect(),
+            directories: v.directories().collect(),
+            isr: v.isr().collect(),
+            removing_replicas: v.removing_replicas().collect(),
+            adding_replicas: v.adding_replicas().collect(),
+            elr: v.elr().collect(),
+            last_known_elr: v.last_known_elr().collect(),
+            leader: v.leader(),
+            leader_recovery_state: v.leader_recovery_state(),
+            leader_epoch: v.leader_epoch(),
+            partition_epoch: v.partition_epoch(),
+        }
+    }
+
+    /// `p` packed (through the PartitionRecord that carries it).
+    fn pack_parts(p: &Parts, table: &mut DirectoryTable) -> PackedPartition {
+        let r = PartitionRecord {
+            replicas: p.replicas.clone(),
+            directories: p.directories.clone(),
+            isr: p.isr.clone(),
+            removing_replicas: p.removing_replicas.clone(),
+            adding_replicas: p.adding_replicas.clone(),
+            eligible_leader_replicas: Some(p.elr.clone()),
+            last_known_elr: Some(p.last_known_elr.clone()),
+            leader: p.leader,
+            leader_recovery_state: p.leader_recovery_state.value(),
+            leader_epoch: p.leader_epoch,
+            partition_epoch: p.partition_epoch,
+            ..Default::default()
+        };
+        let packed = PackedPartition::from_record(&r, table).expect("valid");
+        assert_eq!(&parts(&packed, table), p, "packs and reads back");
+        packed
+    }
+
     fn partition(
         replicas: &[i32],
         directories: Vec<Uuid>,
@@ -337,8 +843,8 @@ mod tests {
         leader: i32,
         leader_epoch: i32,
         partition_epoch: i32,
-    ) -> PartitionRegistration {
-        PartitionRegistration {
+    ) -> Parts {
+        Parts {
             replicas: replicas.to_vec(),
             directories,
             isr: isr.to_vec(),
@@ -361,69 +867,102 @@ mod tests {
     }
 
     #[test]
+    #[cfg(target_pointer_width = "64")]
+    fn a_packed_partition_takes_40_bytes() {
+        assert_eq!(std::mem::size_of::<PackedPartition>(), 40);
+        assert_eq!(std::mem::size_of::<Option<PackedPartition>>(), 40);
+        // Three replicas with their ISR and directories: inline, 16 bytes.
+        let mut t = DirectoryTable::default();
+        let dirs = (0..3).map(|b| Uuid::from_u64_pair(2, b)).collect();
+        let p = pack_parts(&partition(&[0, 1, 2], dirs, &[0, 1, 2], 0, 1, 1), &mut t);
+        assert!(matches!(p.lists, Lists::Inline { len: 16, .. }), "{p:?}");
+    }
+
+    #[test]
     fn merge_bumps_the_leader_epoch_only_when_the_leader_is_set() {
         // Kafka's PartitionRegistrationTest.testPartitionControlInfoMergeAndDiff.
-        let a = partition(&[1, 2, 3], vec![UNASSIGNED; 3], &[1, 2], 1, 0, 0);
-        let b = a
-            .merge(&PartitionChangeRecord {
+        let mut t = DirectoryTable::default();
+        let a = pack_parts(
+            &partition(&[1, 2, 3], vec![UNASSIGNED; 3], &[1, 2], 1, 0, 0),
+            &mut t,
+        );
+        let merge = |p: &PackedPartition, r: PartitionChangeRecord, t: &mut DirectoryTable| {
+            p.merge(&r, t).expect("merges")
+        };
+        let b = merge(
+            &a,
+            PartitionChangeRecord {
                 leader: 3,
                 isr: Some(vec![3]),
                 ..Default::default()
-            })
-            .expect("merges");
-        assert_eq!(b, partition(&[1, 2, 3], vec![UNASSIGNED; 3], &[3], 3, 1, 1));
+            },
+            &mut t,
+        );
+        assert_eq!(
+            parts(&b, &t),
+            partition(&[1, 2, 3], vec![UNASSIGNED; 3], &[3], 3, 1, 1)
+        );
         // An ISR change alone moves only the partition epoch.
-        let c = a
-            .merge(&PartitionChangeRecord {
+        let c = merge(
+            &a,
+            PartitionChangeRecord {
                 isr: Some(vec![1]),
                 eligible_leader_replicas: Some(vec![2]),
                 last_known_elr: Some(vec![3]),
                 ..Default::default()
-            })
-            .expect("merges");
+            },
+            &mut t,
+        );
         let mut want = partition(&[1, 2, 3], vec![UNASSIGNED; 3], &[1], 1, 0, 1);
         want.elr = vec![2];
         want.last_known_elr = vec![3];
-        assert_eq!(c, want);
+        assert_eq!(parts(&c, &t), want);
+        assert!(c.has_elr() && !a.has_elr());
         // Setting the same leader again, or no leader, still bumps it.
-        let same = a
-            .merge(&PartitionChangeRecord {
+        let same = merge(
+            &a,
+            PartitionChangeRecord {
                 leader: 1,
                 ..Default::default()
-            })
-            .expect("merges");
-        assert_eq!(
-            (same.leader, same.leader_epoch, same.partition_epoch),
-            (1, 1, 1)
+            },
+            &mut t,
         );
-        let none = same
-            .merge(&PartitionChangeRecord {
+        let v = parts(&same, &t);
+        assert_eq!((v.leader, v.leader_epoch, v.partition_epoch), (1, 1, 1));
+        let none = merge(
+            &same,
+            PartitionChangeRecord {
                 leader: NO_LEADER,
                 ..Default::default()
-            })
-            .expect("merges");
+            },
+            &mut t,
+        );
+        let n = PartitionRegistration::new(&none, &t);
         assert_eq!(
-            (none.leader, none.leader_epoch, none.partition_epoch),
+            (n.leader(), n.leader_epoch(), n.partition_epoch()),
             (-1, 2, 2)
         );
-        assert!(!none.has_leader() && same.has_leader());
+        assert!(!n.has_leader() && PartitionRegistration::new(&same, &t).has_leader());
         // Leader recovery state: -1 keeps it, 1 sets it.
-        let unclean = a
-            .merge(&PartitionChangeRecord {
+        let unclean = merge(
+            &a,
+            PartitionChangeRecord {
                 leader: 2,
                 leader_recovery_state: 1,
                 ..Default::default()
-            })
-            .expect("merges");
+            },
+            &mut t,
+        );
         assert_eq!(
-            unclean.leader_recovery_state,
+            parts(&unclean, &t).leader_recovery_state,
             LeaderRecoveryState::Recovering
         );
-        let kept = unclean
-            .merge(&PartitionChangeRecord::default())
-            .expect("merges");
-        assert_eq!(kept.leader_recovery_state, LeaderRecoveryState::Recovering);
-        assert_eq!((kept.leader_epoch, kept.partition_epoch), (1, 2));
+        let kept = merge(&unclean, PartitionChangeRecord::default(), &mut t);
+        let k = parts(&kept, &t);
+        assert_eq!(k.leader_recovery_state, LeaderRecoveryState::Recovering);
+        assert_eq!((k.leader_epoch, k.partition_epoch), (1, 2));
+        // UNASSIGNED is the only directory interned.
+        assert_eq!(t.len(), 1);
     }
 
     #[test]
@@ -434,15 +973,22 @@ mod tests {
             uuid("4rtHTelWSSStAFMODOg3cQ"),
             uuid("Id1WXzHURROilVxZWJNZlw"),
         );
-        let p0 = partition(&[1, 2, 3], vec![d1, d2, d3], &[1, 2, 3], 1, 100, 200);
+        let mut t = DirectoryTable::default();
+        let p0 = pack_parts(
+            &partition(&[1, 2, 3], vec![d1, d2, d3], &[1, 2, 3], 1, 100, 200),
+            &mut t,
+        );
         let p1 = p0
-            .merge(&PartitionChangeRecord {
-                removing_replicas: Some(vec![3]),
-                adding_replicas: Some(vec![4]),
-                replicas: Some(vec![1, 2, 3, 4]),
-                directories: Some(vec![d1, d2, d3, UNASSIGNED]),
-                ..Default::default()
-            })
+            .merge(
+                &PartitionChangeRecord {
+                    removing_replicas: Some(vec![3]),
+                    adding_replicas: Some(vec![4]),
+                    replicas: Some(vec![1, 2, 3, 4]),
+                    directories: Some(vec![d1, d2, d3, UNASSIGNED]),
+                    ..Default::default()
+                },
+                &mut t,
+            )
             .expect("merges");
         let mut want = partition(
             &[1, 2, 3, 4],
@@ -454,19 +1000,22 @@ mod tests {
         );
         want.removing_replicas = vec![3];
         want.adding_replicas = vec![4];
-        assert_eq!(p1, want);
+        assert_eq!(parts(&p1, &t), want);
         let p2 = p1
-            .merge(&PartitionChangeRecord {
-                isr: Some(vec![1, 2, 4]),
-                removing_replicas: Some(vec![]),
-                adding_replicas: Some(vec![]),
-                replicas: Some(vec![1, 2, 4]),
-                directories: Some(vec![d1, d2, UNASSIGNED]),
-                ..Default::default()
-            })
+            .merge(
+                &PartitionChangeRecord {
+                    isr: Some(vec![1, 2, 4]),
+                    removing_replicas: Some(vec![]),
+                    adding_replicas: Some(vec![]),
+                    replicas: Some(vec![1, 2, 4]),
+                    directories: Some(vec![d1, d2, UNASSIGNED]),
+                    ..Default::default()
+                },
+                &mut t,
+            )
             .expect("merges");
         assert_eq!(
-            p2,
+            parts(&p2, &t),
             partition(
                 &[1, 2, 4],
                 vec![d1, d2, UNASSIGNED],
@@ -476,9 +1025,12 @@ mod tests {
                 202
             )
         );
-        assert_eq!(p2.directory(2), Some(d2));
-        assert_eq!(p2.directory(3), None);
-        assert_eq!(p2.preferred_replica(), 1);
+        let v = PartitionRegistration::new(&p2, &t);
+        assert_eq!(v.directory(2), Some(d2));
+        assert_eq!(v.directory(4), Some(UNASSIGNED));
+        assert_eq!(v.directory(3), None);
+        assert_eq!(v.preferred_replica(), 1);
+        assert_eq!(t.len(), 4);
     }
 
     #[test]
@@ -494,16 +1046,35 @@ mod tests {
             partition_epoch: 0,
             ..Default::default()
         };
-        let p = PartitionRegistration::from_record(&r).expect("valid");
-        assert_eq!(p.directories, [MIGRATING_DIRECTORY; 2]);
+        let mut t = DirectoryTable::default();
+        let p = PackedPartition::from_record(&r, &mut t).expect("valid");
+        assert_eq!(parts(&p, &t).directories, [MIGRATING_DIRECTORY; 2]);
         // New replicas of a migrating partition are migrating too.
         let grown = p
-            .merge(&PartitionChangeRecord {
-                replicas: Some(vec![0, 1, 2]),
-                ..Default::default()
-            })
+            .merge(
+                &PartitionChangeRecord {
+                    replicas: Some(vec![0, 1, 2]),
+                    ..Default::default()
+                },
+                &mut t,
+            )
             .expect("merges");
-        assert_eq!(grown.directories, [MIGRATING_DIRECTORY; 3]);
+        assert_eq!(parts(&grown, &t).directories, [MIGRATING_DIRECTORY; 3]);
+        // So are explicit MIGRATING directories, and an empty list.
+        for dirs in [vec![], vec![MIGRATING_DIRECTORY; 2]] {
+            let shrunk = grown
+                .merge(
+                    &PartitionChangeRecord {
+                        replicas: Some(vec![4, 5]),
+                        directories: Some(dirs),
+                        ..Default::default()
+                    },
+                    &mut t,
+                )
+                .expect("merges");
+            assert_eq!(parts(&shrunk, &t).directories, [MIGRATING_DIRECTORY; 2]);
+        }
+        assert_eq!(t.len(), 0);
     }
 
     #[test]
@@ -519,32 +1090,36 @@ mod tests {
             directories: vec![d],
             ..Default::default()
         };
+        let mut t = DirectoryTable::default();
         assert_eq!(
-            PartitionRegistration::from_record(&r).expect_err("refused").to_string(),
+            PackedPartition::from_record(&r, &mut t).expect_err("refused").to_string(),
             "The lengths for replicas and directories do not match: PartitionRecord(partitionId=3, topicId=ONlQ7DDzQtGESsG499UDQg, replicas=[0, 1], isr=[0], removingReplicas=[], addingReplicas=[], leader=0, leaderRecoveryState=0, leaderEpoch=-1, partitionEpoch=-1, directories=[FbRuu7CeQtq5YFreEzg16g], eligibleLeaderReplicas=null, lastKnownElr=null)"
         );
         let bad_state = PartitionRecord {
-            directories: vec![],
+            directories: vec![d, d],
             leader_recovery_state: 5,
             ..r.clone()
         };
         assert_eq!(
-            PartitionRegistration::from_record(&bad_state)
+            PackedPartition::from_record(&bad_state, &mut t)
                 .expect_err("refused")
                 .to_string(),
             "Value 5 is not a valid leader recovery state"
         );
-        let p = partition(&[0, 1], vec![d, d], &[0, 1], 0, 0, 0);
+        // Nothing refused interned its directories.
+        assert_eq!(t.len(), 0);
+        let p = pack_parts(&partition(&[0, 1], vec![d, d], &[0, 1], 0, 0, 0), &mut t);
+        let other = uuid("4rtHTelWSSStAFMODOg3cQ");
         let change = PartitionChangeRecord {
             topic_id: topic,
             partition_id: 3,
             replicas: Some(vec![0, 1, 2]),
-            directories: Some(vec![d]),
+            directories: Some(vec![other]),
             ..Default::default()
         };
         assert_eq!(
-            p.merge(&change).expect_err("refused").to_string(),
-            "The lengths for replicas and directories do not match: PartitionChangeRecord(partitionId=3, topicId=ONlQ7DDzQtGESsG499UDQg, isr=null, leader=-2, replicas=[0, 1, 2], removingReplicas=null, addingReplicas=null, leaderRecoveryState=-1, directories=[FbRuu7CeQtq5YFreEzg16g], eligibleLeaderReplicas=null, lastKnownElr=null)"
+            p.merge(&change, &mut t).expect_err("refused").to_string(),
+            "The lengths for replicas and directories do not match: PartitionChangeRecord(partitionId=3, topicId=ONlQ7DDzQtGESsG499UDQg, isr=null, leader=-2, replicas=[0, 1, 2], removingReplicas=null, addingReplicas=null, leaderRecoveryState=-1, directories=[4rtHTelWSSStAFMODOg3cQ], eligibleLeaderReplicas=null, lastKnownElr=null)"
         );
         // New replicas without directories for assigned ones.
         let grow = PartitionChangeRecord {
@@ -552,17 +1127,32 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(
-            p.merge(&grow).expect_err("refused").to_string(),
+            p.merge(&grow, &mut t).expect_err("refused").to_string(),
+            "The lengths for replicas and directories do not match."
+        );
+        // Directories alone, of the wrong length.
+        let dirs_only = PartitionChangeRecord {
+            directories: Some(vec![other; 3]),
+            ..Default::default()
+        };
+        assert_eq!(
+            p.merge(&dirs_only, &mut t)
+                .expect_err("refused")
+                .to_string(),
             "The lengths for replicas and directories do not match."
         );
         let bad_change = PartitionChangeRecord {
             leader_recovery_state: 2,
+            directories: Some(vec![other; 2]),
             ..Default::default()
         };
         assert_eq!(
-            p.merge(&bad_change).expect_err("refused").to_string(),
+            p.merge(&bad_change, &mut t)
+                .expect_err("refused")
+                .to_string(),
             "Value 2 is not a valid leader recovery state"
         );
+        assert_eq!(t.len(), 1, "only d was interned");
     }
 
     #[test]
@@ -575,9 +1165,12 @@ mod tests {
             uuid("7DZNT5qBS7yFF7VMMHS7kw"),
             uuid("cJGPUZsMSEqbidOLYLOIXg"),
         ];
-        let mut p = partition(&[0, 1, 2, 3, 4], dirs.clone(), &[0, 1], 0, 0, 0);
-        p.elr = vec![2, 3];
-        p.last_known_elr = vec![4];
+        let mut want_parts = partition(&[0, 1, 2, 3, 4], dirs.clone(), &[0, 1], 0, 0, 0);
+        want_parts.elr = vec![2, 3];
+        want_parts.last_known_elr = vec![4];
+        let mut t = DirectoryTable::default();
+        let packed = pack_parts(&want_parts, &mut t);
+        let p = PartitionRegistration::new(&packed, &t);
         let topic = uuid("ONlQ7DDzQtGESsG499UDQg");
         for level in [7, 16, 17, 22, 23, 33] {
             let o = options(level, level >= 23);
@@ -626,14 +1219,19 @@ mod tests {
     #[test]
     fn empty_elr_is_not_written() {
         // Kafka's testPartitionRegistrationToRecord_ElrShouldBeNullIfEmpty.
-        let p = partition(
-            &[0, 1, 2, 3, 4],
-            vec![MIGRATING_DIRECTORY; 5],
-            &[0, 1],
-            0,
-            0,
-            0,
+        let mut t = DirectoryTable::default();
+        let packed = pack_parts(
+            &partition(
+                &[0, 1, 2, 3, 4],
+                vec![MIGRATING_DIRECTORY; 5],
+                &[0, 1],
+                0,
+                0,
+                0,
+            ),
+            &mut t,
         );
+        let p = PartitionRegistration::new(&packed, &t);
         let topic = uuid("ONlQ7DDzQtGESsG499UDQg");
         let want = PartitionRecord {
             topic_id: topic,
@@ -667,5 +1265,94 @@ mod tests {
             )
         );
         v0.encode().expect("encodes at v0");
+    }
+
+    #[test]
+    fn long_lists_and_any_ids_pack_and_merge() {
+        // Past the inline bytes (many replicas, ids of every size, negative
+        // ones), then back inline.
+        let mut t = DirectoryTable::default();
+        let replicas: Vec<i32> = (0..40)
+            .map(|i| match i % 5 {
+                0 => i,
+                1 => 1000 + i,
+                2 => 300_000 + i,
+                3 => i32::MAX - i,
+                _ => -1 - i,
+            })
+            .collect();
+        let dirs: Vec<Uuid> = (0..40u64).map(|i| Uuid::from_u64_pair(7, i % 13)).collect();
+        let mut big = partition(
+            &replicas,
+            dirs,
+            &replicas[..20],
+            replicas[3],
+            i32::MAX,
+            i32::MIN,
+        );
+        big.removing_replicas = vec![i32::MIN];
+        big.adding_replicas = vec![5; 3];
+        big.elr = vec![-7];
+        big.last_known_elr = vec![1 << 20];
+        big.leader_recovery_state = LeaderRecoveryState::Recovering;
+        let packed = pack_parts(&big, &mut t);
+        assert!(matches!(packed.lists, Lists::Heap(_)));
+        // Epochs wrap as Java ints do.
+        let changed = packed
+            .merge(
+                &PartitionChangeRecord {
+                    leader: 9,
+                    isr: Some(vec![9]),
+                    ..Default::default()
+                },
+                &mut t,
+            )
+            .expect("merges");
+        let mut want = big.clone();
+        want.leader = 9;
+        want.isr = vec![9];
+        want.leader_epoch = i32::MIN;
+        want.partition_epoch = i32::MIN + 1;
+        assert_eq!(parts(&changed, &t), want);
+        let small = changed
+            .merge(
+                &PartitionChangeRecord {
+                    replicas: Some(vec![9]),
+                    directories: Some(vec![Uuid::from_u64_pair(7, 3)]),
+                    removing_replicas: Some(vec![]),
+                    adding_replicas: Some(vec![]),
+                    eligible_leader_replicas: Some(vec![]),
+                    last_known_elr: Some(vec![]),
+                    ..Default::default()
+                },
+                &mut t,
+            )
+            .expect("merges");
+        assert!(matches!(small.lists, Lists::Inline { .. }));
+        let s = parts(&small, &t);
+        assert_eq!(
+            (s.replicas, s.directories, s.isr),
+            (vec![9], vec![Uuid::from_u64_pair(7, 3)], vec![9])
+        );
+        assert!(!small.has_elr());
+        assert_eq!(t.len(), 13);
+    }
+
+    #[test]
+    fn views_of_different_tables_compare_by_directory_id() {
+        let (d1, d2) = (Uuid::from_u64_pair(1, 1), Uuid::from_u64_pair(1, 2));
+        let p = partition(&[1, 2], vec![d1, d2], &[1, 2], 1, 0, 0);
+        let (mut ta, mut tb) = (DirectoryTable::default(), DirectoryTable::default());
+        // Interned in another order: other indices, same directories.
+        tb.intern(d2).expect("interns");
+        let (a, b) = (pack_parts(&p, &mut ta), pack_parts(&p, &mut tb));
+        assert_ne!(a.lists.bytes(), b.lists.bytes());
+        let c = pack_parts(&partition(&[1, 2], vec![d2, d1], &[1, 2], 1, 0, 0), &mut tb);
+        let d = pack_parts(&partition(&[1, 2], vec![d1, d2], &[1], 1, 0, 0), &mut ta);
+        let va = PartitionRegistration::new(&a, &ta);
+        assert_eq!(va, PartitionRegistration::new(&b, &tb));
+        assert_ne!(va, PartitionRegistration::new(&c, &tb));
+        assert_ne!(va, PartitionRegistration::new(&d, &ta));
+        assert!(format!("{va:?}").contains("isr: [1, 2]"));
     }
 }

@@ -2,8 +2,19 @@
 //!
 //! Records are applied one at a time, each as a `TopicsDelta` of that one
 //! record would apply it.
+//!
+//! A topic holds its partitions in a dense vector indexed by partition id
+//! (ids are `0..n` in practice), grown exactly while small and by an eighth
+//! when large; an id that is negative or far past the end goes to a sparse
+//! map instead. Each partition is a 40-byte [`PackedPartition`] whose
+//! directories index the image's one [`DirectoryTable`]; a topic's name is
+//! one shared string for both the topic and the by-name index. Readers get
+//! views ([`TopicImage`], [`PartitionRegistration`]) that pair the stored
+//! data with that table.
 
 use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
 
 use kraft_protocol::messages::clear_elr_record::ClearElrRecord;
 use kraft_protocol::messages::partition_change_record::PartitionChangeRecord;
@@ -12,103 +23,312 @@ use kraft_protocol::messages::remove_topic_record::RemoveTopicRecord;
 use kraft_protocol::messages::topic_record::TopicRecord;
 use kraft_protocol::Uuid;
 
-use super::partition::PartitionRegistration;
+use super::partition::{DirectoryTable, PackedPartition, PartitionRegistration};
 use super::{MetadataRecord, ReplayError, WriteError, WriteOptions};
 use crate::java::uuid_to_text;
 
-/// One topic: its name, id and partitions (Kafka's `TopicImage`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TopicImage {
-    name: String,
-    id: Uuid,
-    partitions: BTreeMap<i32, PartitionRegistration>,
+/// How far past the end of a topic's dense partitions a new partition id
+/// may be (at least; up to the dense length when that is larger) and still
+/// extend them, with gaps, rather than go to the sparse map.
+const MAX_GAP: usize = 16;
+
+/// Whether dense partitions may grow to hold id `i` (not yet held): at
+/// most [`MAX_GAP`], or as many as there are, past the end.
+fn reaches(dense: &[Option<PackedPartition>], i: usize) -> bool {
+    i >= dense.len() && i - dense.len() <= dense.len().max(MAX_GAP)
 }
 
-impl TopicImage {
+/// Grows dense partitions to hold id `i` (past the end): `partition`, and
+/// gaps before it.
+fn extend(dense: &mut Vec<Option<PackedPartition>>, i: usize, partition: PackedPartition) {
+    if dense.capacity() <= i {
+        // Exact while small, an eighth more when large: little slack, and
+        // amortised copying.
+        let len = dense.len();
+        dense.reserve_exact((i + 1 - len).max(len / 8));
+    }
+    dense.resize_with(i, || None);
+    dense.push(Some(partition));
+}
+
+/// A topic's partitions by id.
+///
+/// Invariant: no key of `sparse` is in `0..dense.len()`.
+#[derive(Clone, Default)]
+struct Partitions {
+    /// Partitions `0..dense.len()`; `None` for an id not created.
+    dense: Vec<Option<PackedPartition>>,
+    /// Partitions with a negative id or one too far past `dense`: boxed,
+    /// so that the (usual) topic without any costs 8 bytes, not 24.
+    #[allow(clippy::box_collection)]
+    sparse: Option<Box<BTreeMap<i32, PackedPartition>>>,
+}
+
+impl Partitions {
+    fn get(&self, id: i32) -> Option<&PackedPartition> {
+        match usize::try_from(id) {
+            Ok(i) if i < self.dense.len() => self.dense[i].as_ref(),
+            _ => self.sparse.as_ref()?.get(&id),
+        }
+    }
+
+    fn get_mut(&mut self, id: i32) -> Option<&mut PackedPartition> {
+        match usize::try_from(id) {
+            Ok(i) if i < self.dense.len() => self.dense[i].as_mut(),
+            _ => self.sparse.as_mut()?.get_mut(&id),
+        }
+    }
+
+    /// Creates or replaces partition `id`.
+    fn insert(&mut self, id: i32, partition: PackedPartition) {
+        match usize::try_from(id) {
+            Ok(i) if i < self.dense.len() => self.dense[i] = Some(partition),
+            Ok(i) if reaches(&self.dense, i) => {
+                extend(&mut self.dense, i, partition);
+                self.absorb_sparse(id);
+            }
+            _ => {
+                self.sparse
+                    .get_or_insert_with(Default::default)
+                    .insert(id, partition);
+            }
+        }
+    }
+
+    /// After `dense` grew to hold `new_id`: drops a sparse `new_id` (just
+    /// replaced), and moves into `dense` the sparse partitions it now
+    /// reaches — those within its new length, and then, one by one, each
+    /// next one within the gap it may be extended by.
+    fn absorb_sparse(&mut self, new_id: i32) {
+        let Some(sparse) = self.sparse.as_mut() else {
+            return;
+        };
+        sparse.remove(&new_id);
+        while let Some(id) = sparse.range(0..).next().map(|(id, _)| *id) {
+            // Not negative, so it fits a usize.
+            let i = id as usize;
+            if i >= self.dense.len() && !reaches(&self.dense, i) {
+                break;
+            }
+            let Some(p) = sparse.remove(&id) else {
+                break;
+            };
+            if i < self.dense.len() {
+                self.dense[i] = Some(p);
+            } else {
+                extend(&mut self.dense, i, p);
+            }
+        }
+        if sparse.is_empty() {
+            self.sparse = None;
+        }
+    }
+
+    /// The partitions by id.
+    fn iter(&self) -> impl Iterator<Item = (i32, &PackedPartition)> {
+        let sparse = self.sparse.as_deref();
+        let below = sparse.into_iter().flat_map(|s| s.range(..0));
+        let above = sparse.into_iter().flat_map(|s| s.range(0..));
+        let dense = self
+            .dense
+            .iter()
+            .enumerate()
+            .filter_map(|(i, p)| Some((i as i32, p.as_ref()?)));
+        below
+            .map(|(id, p)| (*id, p))
+            .chain(dense)
+            .chain(above.map(|(id, p)| (*id, p)))
+    }
+
+    /// Every partition, mutably, by id.
+    fn iter_mut(&mut self) -> impl Iterator<Item = (i32, &mut PackedPartition)> {
+        let (below, above): (Vec<_>, Vec<_>) = self
+            .sparse
+            .as_deref_mut()
+            .into_iter()
+            .flat_map(|s| s.iter_mut())
+            .map(|(id, p)| (*id, p))
+            .partition(|(id, _)| *id < 0);
+        let dense = self
+            .dense
+            .iter_mut()
+            .enumerate()
+            .filter_map(|(i, p)| Some((i as i32, p.as_mut()?)));
+        below.into_iter().chain(dense).chain(above)
+    }
+
+    fn len(&self) -> usize {
+        self.dense.iter().filter(|p| p.is_some()).count()
+            + self.sparse.as_ref().map_or(0, |s| s.len())
+    }
+}
+
+/// A topic as [`TopicsImage`] stores it (its id is the key).
+#[derive(Clone)]
+struct StoredTopic {
+    /// Shared with the by-name index.
+    name: Arc<str>,
+    partitions: Partitions,
+}
+
+/// One topic: its name, id and partitions (Kafka's `TopicImage`), as a
+/// view of the image.
+#[derive(Clone, Copy)]
+pub struct TopicImage<'a> {
+    id: Uuid,
+    topic: &'a StoredTopic,
+    directories: &'a DirectoryTable,
+}
+
+impl<'a> TopicImage<'a> {
     /// The topic name.
-    pub fn name(&self) -> &str {
-        &self.name
+    pub fn name(self) -> &'a str {
+        &self.topic.name
     }
 
     /// The topic id.
-    pub fn id(&self) -> Uuid {
+    pub fn id(self) -> Uuid {
         self.id
     }
 
     /// Partition `id`.
-    pub fn partition(&self, id: i32) -> Option<&PartitionRegistration> {
-        self.partitions.get(&id)
+    pub fn partition(self, id: i32) -> Option<PartitionRegistration<'a>> {
+        let p = self.topic.partitions.get(id)?;
+        Some(PartitionRegistration::new(p, self.directories))
     }
 
     /// The partitions with their ids, by id.
-    pub fn partitions(&self) -> impl Iterator<Item = (i32, &PartitionRegistration)> {
-        self.partitions.iter().map(|(id, p)| (*id, p))
+    pub fn partitions(self) -> impl Iterator<Item = (i32, PartitionRegistration<'a>)> + 'a {
+        let directories = self.directories;
+        self.topic
+            .partitions
+            .iter()
+            .map(move |(id, p)| (id, PartitionRegistration::new(p, directories)))
     }
 
     /// How many partitions the topic has.
-    pub fn partition_count(&self) -> usize {
-        self.partitions.len()
+    pub fn partition_count(self) -> usize {
+        self.topic.partitions.len()
     }
 
     /// Kafka's `TopicImage.write`: the TopicRecord, then each partition by id.
     fn write(
-        &self,
+        self,
         options: &WriteOptions,
         out: &mut Vec<MetadataRecord>,
     ) -> Result<(), WriteError> {
         out.push(MetadataRecord::new(
             TopicRecord {
-                name: self.name.as_str().into(),
+                name: self.name().into(),
                 topic_id: self.id,
                 ..Default::default()
             },
             0,
         ));
-        for (id, p) in &self.partitions {
-            out.push(p.to_record(self.id, *id, options)?);
+        for (id, p) in self.partitions() {
+            out.push(p.to_record(self.id, id, options)?);
         }
         Ok(())
     }
+}
 
-    /// Kafka's `TopicDelta.replay()` for a ClearElrRecord: every partition
-    /// with eligible or last known eligible leader replicas is merged with a
-    /// change that empties both (which bumps its partition epoch).
-    fn clear_elr(&mut self) -> Result<(), ReplayError> {
-        let clear = PartitionChangeRecord {
-            topic_id: self.id,
-            eligible_leader_replicas: Some(Vec::new()),
-            last_known_elr: Some(Vec::new()),
-            ..Default::default()
-        };
-        for (id, p) in self.partitions.iter_mut() {
-            if !p.elr.is_empty() || !p.last_known_elr.is_empty() {
-                let change = PartitionChangeRecord {
-                    partition_id: *id,
-                    ..clear.clone()
-                };
-                *p = p.merge(&change)?;
+impl PartialEq for TopicImage<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.id == other.id
+            && self.topic.name == other.topic.name
+            && self.partition_count() == other.partition_count()
+            && self.partitions().eq(other.partitions())
+    }
+}
+
+impl Eq for TopicImage<'_> {}
+
+impl fmt::Debug for TopicImage<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        struct Partitions<'p>(TopicImage<'p>);
+        impl fmt::Debug for Partitions<'_> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_map().entries(self.0.partitions()).finish()
             }
         }
-        Ok(())
+        f.debug_struct("TopicImage")
+            .field("name", &self.name())
+            .field("id", &uuid_to_text(&self.id))
+            .field("partitions", &Partitions(*self))
+            .finish()
     }
+}
+
+/// Kafka's `TopicDelta.replay()` for a ClearElrRecord: every partition
+/// with eligible or last known eligible leader replicas is merged with a
+/// change that empties both (which bumps its partition epoch).
+fn clear_elr(
+    id: Uuid,
+    topic: &mut StoredTopic,
+    directories: &mut DirectoryTable,
+) -> Result<(), ReplayError> {
+    let clear = PartitionChangeRecord {
+        topic_id: id,
+        eligible_leader_replicas: Some(Vec::new()),
+        last_known_elr: Some(Vec::new()),
+        ..Default::default()
+    };
+    for (partition_id, p) in topic.partitions.iter_mut() {
+        if p.has_elr() {
+            let change = PartitionChangeRecord {
+                partition_id,
+                ..clear.clone()
+            };
+            *p = p.merge(&change, directories)?;
+        }
+    }
+    Ok(())
 }
 
 /// Topics and their partitions (Kafka's `TopicsImage`): by id, and by name.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+///
+/// Two images are equal when they hold the same topics, names and
+/// partitions (however their directory tables number the directories).
+#[derive(Clone, Default)]
 pub struct TopicsImage {
-    by_id: BTreeMap<Uuid, TopicImage>,
-    by_name: BTreeMap<String, Uuid>,
+    by_id: BTreeMap<Uuid, StoredTopic>,
+    by_name: BTreeMap<Arc<str>, Uuid>,
+    directories: DirectoryTable,
+}
+
+/// The topic a partition record names. Kafka's delta fails with a
+/// `NullPointerException` (no message) for a topic it does not have; this
+/// message is ours.
+fn topic_mut<'t>(
+    by_id: &'t mut BTreeMap<Uuid, StoredTopic>,
+    id: &Uuid,
+    record: &str,
+) -> Result<&'t mut StoredTopic, ReplayError> {
+    by_id.get_mut(id).ok_or_else(|| {
+        ReplayError::Invalid(format!(
+            "Unable to replay {record} for topic id {}: no such topic found.",
+            uuid_to_text(id)
+        ))
+    })
 }
 
 impl TopicsImage {
+    fn view<'a>(&'a self, id: &Uuid, topic: &'a StoredTopic) -> TopicImage<'a> {
+        TopicImage {
+            id: *id,
+            topic,
+            directories: &self.directories,
+        }
+    }
+
     /// The topic with id `id`.
-    pub fn topic(&self, id: &Uuid) -> Option<&TopicImage> {
-        self.by_id.get(id)
+    pub fn topic(&self, id: &Uuid) -> Option<TopicImage<'_>> {
+        Some(self.view(id, self.by_id.get(id)?))
     }
 
     /// The topic named `name`.
-    pub fn topic_by_name(&self, name: &str) -> Option<&TopicImage> {
-        self.by_name.get(name).and_then(|id| self.by_id.get(id))
+    pub fn topic_by_name(&self, name: &str) -> Option<TopicImage<'_>> {
+        self.topic(self.by_name.get(name)?)
     }
 
     /// The id of the topic named `name`.
@@ -117,13 +337,13 @@ impl TopicsImage {
     }
 
     /// All topics, by id.
-    pub fn topics(&self) -> impl Iterator<Item = &TopicImage> {
-        self.by_id.values()
+    pub fn topics(&self) -> impl Iterator<Item = TopicImage<'_>> {
+        self.by_id.iter().map(|(id, t)| self.view(id, t))
     }
 
     /// Partition `partition` of topic `topic_id`.
-    pub fn partition(&self, topic_id: &Uuid, partition: i32) -> Option<&PartitionRegistration> {
-        self.by_id.get(topic_id)?.partition(partition)
+    pub fn partition(&self, topic_id: &Uuid, partition: i32) -> Option<PartitionRegistration<'_>> {
+        self.topic(topic_id)?.partition(partition)
     }
 
     /// How many topics there are.
@@ -139,11 +359,13 @@ impl TopicsImage {
     /// Kafka's `TopicsDelta.replay(TopicRecord)`: the topic (re)starts
     /// empty under its id, and its name maps to it.
     pub(super) fn replay_topic(&mut self, r: &TopicRecord) -> Result<(), ReplayError> {
-        let name = r.name.to_string();
-        let topic = TopicImage {
-            name: name.clone(),
-            id: r.topic_id,
-            partitions: BTreeMap::new(),
+        let name: Arc<str> = match self.by_name.get_key_value(r.name.as_str()) {
+            Some((name, _)) => Arc::clone(name),
+            None => Arc::from(r.name.as_str()),
+        };
+        let topic = StoredTopic {
+            name: Arc::clone(&name),
+            partitions: Partitions::default(),
         };
         if let Some(prev) = self.by_id.insert(r.topic_id, topic) {
             // Kafka would keep the old name mapped to the old topic image;
@@ -157,42 +379,30 @@ impl TopicsImage {
         Ok(())
     }
 
-    /// The topic a partition record names. Kafka's delta fails with a
-    /// `NullPointerException` (no message) for a topic it does not have;
-    /// this message is ours.
-    fn topic_mut(&mut self, id: &Uuid, record: &str) -> Result<&mut TopicImage, ReplayError> {
-        self.by_id.get_mut(id).ok_or_else(|| {
-            ReplayError::Invalid(format!(
-                "Unable to replay {record} for topic id {}: no such topic found.",
-                uuid_to_text(id)
-            ))
-        })
-    }
-
     /// Kafka's `TopicDelta.replay(PartitionRecord)`: the partition is
     /// created or replaced.
     pub(super) fn replay_partition(&mut self, r: &PartitionRecord) -> Result<(), ReplayError> {
-        let topic = self.topic_mut(&r.topic_id, "PartitionRecord")?;
-        let partition = PartitionRegistration::from_record(r)?;
+        let topic = topic_mut(&mut self.by_id, &r.topic_id, "PartitionRecord")?;
+        let partition = PackedPartition::from_record(r, &mut self.directories)?;
         topic.partitions.insert(r.partition_id, partition);
         Ok(())
     }
 
     /// Kafka's `TopicDelta.replay(PartitionChangeRecord)`: the partition
-    /// merged with the change ([`PartitionRegistration::merge`]).
+    /// merged with the change ([`PackedPartition::merge`]).
     pub(super) fn replay_partition_change(
         &mut self,
         r: &PartitionChangeRecord,
     ) -> Result<(), ReplayError> {
-        let topic = self.topic_mut(&r.topic_id, "PartitionChangeRecord")?;
-        let Some(prev) = topic.partitions.get_mut(&r.partition_id) else {
+        let topic = topic_mut(&mut self.by_id, &r.topic_id, "PartitionChangeRecord")?;
+        let Some(prev) = topic.partitions.get_mut(r.partition_id) else {
             return Err(ReplayError::Invalid(format!(
                 "Unable to find partition {}:{}",
                 uuid_to_text(&r.topic_id),
                 r.partition_id
             )));
         };
-        *prev = prev.merge(r)?;
+        *prev = prev.merge(r, &mut self.directories)?;
         Ok(())
     }
 
@@ -212,7 +422,7 @@ impl TopicsImage {
             self.by_name.remove(&topic.name);
         }
         tracing::debug!(topic = %topic.name, topic_id = %uuid_to_text(&r.topic_id), "replayed RemoveTopicRecord");
-        Ok(topic.name)
+        Ok(topic.name.to_string())
     }
 
     /// Kafka's `TopicsDelta.replay(ClearElrRecord)`: clears the ELR of the
@@ -222,22 +432,23 @@ impl TopicsImage {
     /// here; inside one Kafka delta that also removed it, Kafka skips it.
     pub(super) fn replay_clear_elr(&mut self, r: &ClearElrRecord) -> Result<(), ReplayError> {
         if r.topic_name.is_empty() {
-            for topic in self.by_id.values_mut() {
-                topic.clear_elr()?;
+            for (id, topic) in self.by_id.iter_mut() {
+                clear_elr(*id, topic, &mut self.directories)?;
             }
             return Ok(());
         }
-        let Some(topic) = self
+        let Some((id, topic)) = self
             .by_name
             .get(r.topic_name.as_str())
-            .and_then(|id| self.by_id.get_mut(id))
+            .copied()
+            .and_then(|id| Some((id, self.by_id.get_mut(&id)?)))
         else {
             return Err(ReplayError::Invalid(format!(
                 "Unable to clear elr for topic with name {}: no such topic found.",
                 r.topic_name.as_str()
             )));
         };
-        topic.clear_elr()
+        clear_elr(id, topic, &mut self.directories)
     }
 
     /// Kafka's `TopicsImage.write`: each topic's records. Kafka iterates a
@@ -247,10 +458,26 @@ impl TopicsImage {
         options: &WriteOptions,
         out: &mut Vec<MetadataRecord>,
     ) -> Result<(), WriteError> {
-        for topic in self.by_id.values() {
+        for topic in self.topics() {
             topic.write(options, out)?;
         }
         Ok(())
+    }
+}
+
+impl PartialEq for TopicsImage {
+    fn eq(&self, other: &Self) -> bool {
+        self.by_name == other.by_name
+            && self.by_id.len() == other.by_id.len()
+            && self.topics().eq(other.topics())
+    }
+}
+
+impl Eq for TopicsImage {}
+
+impl fmt::Debug for TopicsImage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.topics()).finish()
     }
 }
 
@@ -349,6 +576,10 @@ mod tests {
         )
     }
 
+    fn ints(v: impl Iterator<Item = i32>) -> Vec<i32> {
+        v.collect()
+    }
+
     fn replay(image: &mut MetadataImage, records: &[MetadataRecord]) {
         for r in records {
             image.replay(r).expect("replays");
@@ -395,7 +626,10 @@ mod tests {
         let mut image = image1(33);
         round_trip(&image);
         let foo_p1 = image.topics().partition(&foo(), 1).expect("foo-1");
-        assert_eq!(foo_p1.directories, [MIGRATING_DIRECTORY; 3]);
+        assert_eq!(
+            foo_p1.directories().collect::<Vec<_>>(),
+            [MIGRATING_DIRECTORY; 3]
+        );
         // DELTA1_RECORDS.
         replay(
             &mut image,
@@ -422,29 +656,35 @@ mod tests {
         let foo_t = t.topic_by_name("foo").expect("foo");
         assert_eq!((foo_t.id(), foo_t.partition_count()), (foo2(), 0));
         let bar0 = t.partition(&bar(), 0).expect("bar-0");
-        assert_eq!(bar0.replicas, [0, 1, 2, 3, 4]);
-        assert_eq!(bar0.isr, [0, 1, 2, 3]);
-        assert_eq!(bar0.removing_replicas, [1]);
-        assert_eq!(bar0.adding_replicas, [3, 4]);
+        assert_eq!(ints(bar0.replicas()), [0, 1, 2, 3, 4]);
+        assert_eq!(ints(bar0.isr()), [0, 1, 2, 3]);
+        assert_eq!(ints(bar0.removing_replicas()), [1]);
+        assert_eq!(ints(bar0.adding_replicas()), [3, 4]);
         assert_eq!(
-            (bar0.leader, bar0.leader_epoch, bar0.partition_epoch),
+            (bar0.leader(), bar0.leader_epoch(), bar0.partition_epoch()),
             (1, 2, 346)
         );
-        assert_eq!(bar0.directories, [MIGRATING_DIRECTORY; 5]);
+        assert_eq!(
+            bar0.directories().collect::<Vec<_>>(),
+            [MIGRATING_DIRECTORY; 5]
+        );
         let baz0 = t
             .topic_by_name("baz")
             .and_then(|b| b.partition(0))
             .expect("baz-0");
-        assert_eq!(baz0.replicas, [1, 2, 3, 4]);
-        assert_eq!(baz0.isr, [3, 4]);
-        assert_eq!(baz0.removing_replicas, [2]);
-        assert_eq!(baz0.adding_replicas, [1]);
+        assert_eq!(ints(baz0.replicas()), [1, 2, 3, 4]);
+        assert_eq!(ints(baz0.isr()), [3, 4]);
+        assert_eq!(ints(baz0.removing_replicas()), [2]);
+        assert_eq!(ints(baz0.adding_replicas()), [1]);
         assert_eq!(
-            (baz0.leader, baz0.leader_epoch, baz0.partition_epoch),
+            (baz0.leader(), baz0.leader_epoch(), baz0.partition_epoch()),
             (3, 2, 1)
         );
-        assert_eq!(baz0.leader_recovery_state, LeaderRecoveryState::Recovered);
-        assert_eq!(baz0.directories, [MIGRATING_DIRECTORY; 4]);
+        assert_eq!(baz0.leader_recovery_state(), LeaderRecoveryState::Recovered);
+        assert_eq!(
+            baz0.directories().collect::<Vec<_>>(),
+            [MIGRATING_DIRECTORY; 4]
+        );
         round_trip(&image);
     }
 
@@ -543,7 +783,7 @@ mod tests {
             image
                 .topics()
                 .partition(&bar(), 0)
-                .map(|p| p.directories.clone()),
+                .map(|p| p.directories().collect::<Vec<_>>()),
             Some(vec![dir; 5])
         );
     }
@@ -573,10 +813,10 @@ mod tests {
         );
         let p = image.topics().partition(&foo_id, 0).expect("foo-0");
         assert_eq!(
-            (p.elr.as_slice(), p.last_known_elr.as_slice()),
-            (&[2][..], &[3][..])
+            (ints(p.elr()), ints(p.last_known_elr())),
+            (vec![2], vec![3])
         );
-        assert_eq!((p.leader_epoch, p.partition_epoch), (0, 1));
+        assert_eq!((p.leader_epoch(), p.partition_epoch()), (0, 1));
         // ELR survives a snapshot when enabled.
         round_trip(&image);
         replay(
@@ -599,20 +839,20 @@ mod tests {
             ],
         );
         let bar0 = image.topics().partition(&bar(), 0).expect("bar-0");
-        assert!(bar0.elr.is_empty() && bar0.last_known_elr.is_empty());
-        assert_eq!((bar0.leader_epoch, bar0.partition_epoch), (-1, 0));
+        assert!(bar0.elr().len() == 0 && bar0.last_known_elr().len() == 0);
+        assert_eq!((bar0.leader_epoch(), bar0.partition_epoch()), (-1, 0));
         let foo0 = image.topics().partition(&foo_id, 0).expect("foo-0");
-        assert_eq!(foo0.elr, [2], "only bar was cleared");
+        assert_eq!(ints(foo0.elr()), [2], "only bar was cleared");
         image.replay(&clear_elr("")).expect("replays");
         let foo0 = image.topics().partition(&foo_id, 0).expect("foo-0");
-        assert!(foo0.elr.is_empty() && foo0.last_known_elr.is_empty());
+        assert!(foo0.elr().len() == 0 && foo0.last_known_elr().len() == 0);
         assert_eq!(
-            (foo0.leader, foo0.leader_epoch, foo0.partition_epoch),
+            (foo0.leader(), foo0.leader_epoch(), foo0.partition_epoch()),
             (0, 0, 2)
         );
         // A partition without ELR is left alone (no epoch bump).
         let bar0 = image.topics().partition(&bar(), 0).expect("bar-0");
-        assert_eq!(bar0.partition_epoch, 0);
+        assert_eq!(bar0.partition_epoch(), 0);
         assert_eq!(
             image
                 .replay(&clear_elr("nope"))
@@ -637,8 +877,8 @@ mod tests {
         let records = image.to_records().expect("writes");
         let loaded = MetadataImage::from_records(&records).expect("loads");
         let p = loaded.topics().partition(&bar(), 0).expect("bar-0");
-        assert!(p.elr.is_empty());
-        assert_eq!(p.partition_epoch, 346);
+        assert_eq!(p.elr().len(), 0);
+        assert_eq!(p.partition_epoch(), 346);
     }
 
     #[test]
@@ -719,5 +959,177 @@ mod tests {
         replay(&mut image, &[remove(foo()), topic("foo", foo2())]);
         assert_eq!(image.topics().topic_id("foo"), Some(foo2()));
         round_trip(&image);
+    }
+
+    #[test]
+    fn partition_ids_with_gaps_negative_and_far_ones() {
+        // Dense ids, gaps, a negative id, ids far past the end (sparse)
+        // that later become dense, and replacements of each kind.
+        let mut image = image1(33);
+        let ids = [
+            0,
+            3,
+            1,
+            -5,
+            i32::MIN,
+            1000,
+            40,
+            i32::MAX,
+            2,
+            20,
+            17,
+            18,
+            19,
+            36,
+            1000,
+            -5,
+            21,
+        ];
+        let mut records = vec![topic("gappy", baz())];
+        for (epoch, id) in ids.iter().enumerate() {
+            records.push(partition(
+                baz(),
+                *id,
+                &[1, 2],
+                &[1],
+                &[],
+                &[],
+                1,
+                (0, epoch as i32),
+            ));
+        }
+        replay(&mut image, &records);
+        let mut want: Vec<i32> = ids.to_vec();
+        want.sort();
+        want.dedup();
+        let t = image.topics().topic(&baz()).expect("gappy");
+        assert_eq!(t.partition_count(), want.len());
+        let got: Vec<i32> = t.partitions().map(|(id, _)| id).collect();
+        assert_eq!(got, want, "by id");
+        // The last record of each id is the one kept.
+        for id in &want {
+            let last = ids.iter().rposition(|i| i == id).expect("replayed") as i32;
+            let p = t.partition(*id).expect("present");
+            assert_eq!(p.partition_epoch(), last, "partition {id}");
+        }
+        for missing in [4, 16, 22, 35, 999, 1001, -1, -6] {
+            assert!(t.partition(missing).is_none(), "partition {missing}");
+        }
+        // Changes reach sparse and dense partitions alike.
+        for id in [i32::MIN, 1000, 36, 0] {
+            image
+                .replay(&change(PartitionChangeRecord {
+                    topic_id: baz(),
+                    partition_id: id,
+                    leader: 2,
+                    ..Default::default()
+                }))
+                .expect("replays");
+        }
+        let t = image.topics().topic(&baz()).expect("gappy");
+        for id in [i32::MIN, 1000, 36, 0] {
+            assert_eq!(t.partition(id).map(|p| p.leader()), Some(2));
+        }
+        let records = round_trip(&image);
+        let written: Vec<i32> = records
+            .iter()
+            .filter_map(|r| match &r.body {
+                MetadataRecordBody::Partition(p) if p.topic_id == baz() => Some(p.partition_id),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(written, want);
+        // Partitions created in reverse still come out by id.
+        let mut reverse = MetadataImage::new();
+        let mut records = vec![
+            MetadataRecord::feature_level("metadata.version", 33),
+            topic("rev", foo()),
+        ];
+        records.extend(
+            (0..50)
+                .rev()
+                .map(|id| partition(foo(), id, &[1], &[1], &[], &[], 1, (0, 0))),
+        );
+        replay(&mut reverse, &records);
+        let t = reverse.topics().topic(&foo()).expect("rev");
+        assert_eq!(
+            t.partitions().map(|(id, _)| id).collect::<Vec<_>>(),
+            (0..50).collect::<Vec<_>>()
+        );
+        // Once the low ids arrived, the far ones moved into the dense part.
+        let stored = reverse.topics.by_id.get(&foo()).expect("rev");
+        assert_eq!(stored.partitions.dense.len(), 50);
+        assert!(stored.partitions.sparse.is_none());
+        round_trip(&reverse);
+    }
+
+    #[test]
+    fn clear_elr_reaches_sparse_partitions() {
+        let mut image = MetadataImage::new();
+        let mut records = vec![
+            MetadataRecord::feature_level("metadata.version", 33),
+            MetadataRecord::feature_level("eligible.leader.replicas.version", 1),
+            topic("foo", foo()),
+        ];
+        for id in [-1, 0, 5000] {
+            records.push(MetadataRecord::new(
+                PartitionRecord {
+                    topic_id: foo(),
+                    partition_id: id,
+                    leader: 0,
+                    replicas: vec![0, 1],
+                    isr: vec![0],
+                    eligible_leader_replicas: Some(vec![1]),
+                    ..Default::default()
+                },
+                2,
+            ));
+        }
+        records.push(clear_elr("foo"));
+        replay(&mut image, &records);
+        let t = image.topics().topic(&foo()).expect("foo");
+        for (id, p) in t.partitions() {
+            assert_eq!(p.elr().len(), 0, "partition {id}");
+            assert_eq!(p.partition_epoch(), 0, "partition {id}");
+        }
+        assert_eq!(t.partition_count(), 3);
+    }
+
+    #[test]
+    fn images_compare_equal_whatever_their_directory_numbering() {
+        let dir = |n| Uuid::from_u64_pair(9, n);
+        let records = |order: [u64; 2]| {
+            vec![
+                MetadataRecord::feature_level("metadata.version", 33),
+                topic("foo", foo()),
+                MetadataRecord::new(
+                    PartitionRecord {
+                        topic_id: foo(),
+                        partition_id: 0,
+                        replicas: vec![0, 1],
+                        directories: vec![dir(order[0]), dir(order[1])],
+                        ..Default::default()
+                    },
+                    2,
+                ),
+                MetadataRecord::new(
+                    PartitionRecord {
+                        topic_id: foo(),
+                        partition_id: 0,
+                        replicas: vec![0, 1],
+                        directories: vec![dir(1), dir(2)],
+                        ..Default::default()
+                    },
+                    2,
+                ),
+            ]
+        };
+        let a = MetadataImage::from_records(&records([1, 2])).expect("replays");
+        let b = MetadataImage::from_records(&records([2, 1])).expect("replays");
+        assert_eq!(a.topics(), b.topics());
+        assert_eq!(a, b);
+        let p = a.topics().partition(&foo(), 0).expect("foo-0");
+        assert_eq!(p.directory(1), Some(dir(2)));
+        assert!(format!("{:?}", a.topics()).contains("TopicImage { name: \"foo\""));
     }
 }
