@@ -31,11 +31,11 @@ use kraft_protocol::messages::begin_transaction_record::BeginTransactionRecord;
 use kraft_protocol::messages::config_record::ConfigRecord;
 use kraft_protocol::messages::end_transaction_record::EndTransactionRecord;
 use kraft_protocol::MetadataRecordBody;
-use kraft_raft::{DriverError, RaftHandle};
+use kraft_raft::{AppendCondition, DriverError, RaftHandle};
 use tokio::sync::watch;
 
 use crate::features::{MetadataVersion, METADATA_VERSION};
-use crate::handlers::AppendError;
+use crate::handlers::{AppendError, PendingCommit};
 use crate::image::{MetadataImage, MetadataRecord, SharedImage};
 
 /// Kafka's `ConfigResource.Type.BROKER` id.
@@ -240,31 +240,69 @@ pub(crate) async fn append_and_apply(
     applied: &watch::Receiver<i64>,
     records: &[MetadataRecord],
 ) -> Result<i64, AppendError> {
+    append_records(raft, applied, AppendCondition::default(), records)
+        .await?
+        .applied
+        .await
+}
+
+/// Appends `records` in one batch if `condition` holds; the returned
+/// [`PendingCommit`] resolves once they are committed and applied.
+pub(crate) async fn append_records(
+    raft: &RaftHandle,
+    applied: &watch::Receiver<i64>,
+    condition: AppendCondition,
+    records: &[MetadataRecord],
+) -> Result<PendingCommit, AppendError> {
     let values = records
         .iter()
         .map(|r| r.encode().map(Bytes::from))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| AppendError::Failed(e.to_string()))?;
-    let offset = match tokio::time::timeout(APPEND_TIMEOUT, raft.propose(values)).await {
+    let not_controller = || AppendError::NotController {
+        leader_id: raft.status().leader.leader_id,
+    };
+    let pending = match tokio::time::timeout(APPEND_TIMEOUT, raft.append(values, condition)).await {
         Err(_) => return Err(AppendError::Timeout),
-        Ok(Err(DriverError::NotCommitted(_))) | Ok(Err(DriverError::Raft(_))) => {
-            return Err(AppendError::NotController {
-                leader_id: raft.status().leader.leader_id,
-            })
+        Ok(Err(DriverError::OffsetMismatch { end_offset })) => {
+            return Err(AppendError::OffsetMismatch { end_offset })
+        }
+        Ok(Err(DriverError::Raft(_) | DriverError::EpochMismatch { .. })) => {
+            return Err(not_controller())
         }
         Ok(Err(e)) => return Err(AppendError::Failed(e.to_string())),
-        Ok(Ok(offset)) => offset,
+        Ok(Ok(pending)) => pending,
     };
+    let (base_offset, last_offset) = (pending.base_offset, pending.last_offset);
+    let raft = raft.clone();
     let mut applied = applied.clone();
-    let reached = tokio::time::timeout(APPEND_TIMEOUT, async move {
-        applied.wait_for(|a| *a >= offset).await.is_ok()
+    let wait = async move {
+        let committed = tokio::time::timeout(APPEND_TIMEOUT, pending.committed()).await;
+        match committed {
+            Err(_) => return Err(AppendError::Timeout),
+            Ok(Err(DriverError::NotCommitted(_) | DriverError::Raft(_))) => {
+                return Err(AppendError::NotController {
+                    leader_id: raft.status().leader.leader_id,
+                })
+            }
+            Ok(Err(e)) => return Err(AppendError::Failed(e.to_string())),
+            Ok(Ok(_)) => {}
+        }
+        let reached = tokio::time::timeout(APPEND_TIMEOUT, async move {
+            applied.wait_for(|a| *a >= last_offset).await.is_ok()
+        })
+        .await;
+        match reached {
+            Ok(true) => Ok(last_offset),
+            Ok(false) => Err(AppendError::Failed("the raft driver stopped".into())),
+            Err(_) => Err(AppendError::Timeout),
+        }
+    };
+    Ok(PendingCommit {
+        base_offset,
+        last_offset,
+        applied: Box::pin(wait),
     })
-    .await;
-    match reached {
-        Ok(true) => Ok(offset),
-        Ok(false) => Err(AppendError::Failed("the raft driver stopped".into())),
-        Err(_) => Err(AppendError::Timeout),
-    }
 }
 
 /// Runs activation for every epoch this node leads, and publishes the epoch

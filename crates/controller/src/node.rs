@@ -12,22 +12,22 @@ use kraft_protocol::messages::controller_registration_request::ControllerRegistr
 use kraft_protocol::messages::controller_registration_response::ControllerRegistrationResponse;
 use kraft_protocol::{ApiKey, RequestBody, ResponseBody, Uuid};
 use kraft_raft::{
-    start_driver, Address, ControlRecord, ControllerRegistrations, DiskLog, DriverOptions,
-    DurableLog, ElectionState, Endpoint, Endpoints, FatalError, KRaftVersionRange, LogConfig,
-    QuorumStateStore, RaftConfig, RaftEvent, RaftHandle, Record, SnapshotId, Transport, VoterNode,
-    VoterSet, BOOTSTRAP_SNAPSHOT_ID,
+    start_driver, Address, AppendCondition, ControlRecord, ControllerRegistrations, DiskLog,
+    DriverOptions, DurableLog, ElectionState, Endpoint, Endpoints, FatalError, KRaftVersionRange,
+    LogConfig, QuorumStateStore, RaftConfig, RaftEvent, RaftHandle, Record, SnapshotId, Transport,
+    VoterNode, VoterSet, BOOTSTRAP_SNAPSHOT_ID,
 };
 use tokio::sync::watch;
 
 use crate::activation::{
-    append_and_apply, spawn_activation, spawn_no_op_writer, ActivationSettings, ActiveEpoch,
+    append_records, spawn_activation, spawn_no_op_writer, ActivationSettings, ActiveEpoch,
     BootstrapMetadata,
 };
 use crate::config::ControllerConfig;
 use crate::format::MetaProperties;
 use crate::handlers::{
-    ApiError, AppendError, Controller, ControllerSettings, QuorumFacts, QuorumVoter, RaftQuorum,
-    ReplicaKey, VoterEndpoint,
+    ApiError, AppendError, Controller, ControllerSettings, PendingCommit, QuorumFacts, QuorumVoter,
+    RaftQuorum, ReplicaKey, VoterEndpoint,
 };
 use crate::image::{MetadataRecord, SharedImage};
 use crate::server::{ApiRange, CloseConnection, ControllerServer, RequestContext, ServerConfig};
@@ -284,11 +284,12 @@ impl RaftQuorum for RaftBridge {
         self.facts.lock().map(|f| f.clone()).unwrap_or_default()
     }
 
-    async fn append_and_commit(
+    async fn append(
         &self,
         epoch: i32,
+        base_offset: Option<i64>,
         records: Vec<MetadataRecord>,
-    ) -> Result<i64, AppendError> {
+    ) -> Result<PendingCommit, AppendError> {
         let status = self.handle.status();
         if !status.is_leader || status.leader.epoch != epoch || *self.active.borrow() != Some(epoch)
         {
@@ -296,8 +297,25 @@ impl RaftQuorum for RaftBridge {
                 leader_id: status.leader.leader_id,
             });
         }
-        // Answered once the image has replayed the records.
-        append_and_apply(&self.handle, &self.applied, &records).await
+        let condition = AppendCondition {
+            epoch: Some(epoch),
+            base_offset,
+        };
+        // Resolved once the image has replayed the records.
+        append_records(&self.handle, &self.applied, condition, &records).await
+    }
+
+    async fn wait_applied(&self, offset: i64) -> Result<(), AppendError> {
+        let mut applied = self.applied.clone();
+        let reached = tokio::time::timeout(Duration::from_secs(30), async move {
+            applied.wait_for(|a| *a >= offset).await.is_ok()
+        })
+        .await;
+        match reached {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(AppendError::Failed("the raft driver stopped".into())),
+            Err(_) => Err(AppendError::Timeout),
+        }
     }
 
     async fn latest_voter_ids(&self) -> Vec<i32> {
@@ -568,6 +586,7 @@ impl ControllerNode {
             })
             .collect();
         let listener = config.default_listener_name().to_string();
+        tasks.push(spawn_session_checker(controller.clone()));
         tasks.push(spawn_registration(
             controller,
             quorum,
@@ -631,6 +650,20 @@ impl ControllerNode {
             t.abort();
         }
     }
+}
+
+/// Fences brokers whose session expired, every eighth of the session
+/// timeout, while this node is the active controller.
+fn spawn_session_checker(controller: Arc<Controller>) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let interval = controller
+            .session_check_interval()
+            .max(Duration::from_millis(10));
+        loop {
+            tokio::time::sleep(interval).await;
+            controller.fence_stale_brokers().await;
+        }
+    })
 }
 
 /// Registers this controller with the active controller, and again whenever

@@ -500,6 +500,82 @@ pub fn cases() -> Vec<Case> {
             body: |_| Some(update_raft_voter(None)),
         },
         Case {
+            api: ApiKey::BrokerRegistration,
+            name: "wrong-cluster",
+            body: |_| {
+                use broker_registration_request as q;
+                Some(RequestBody::BrokerRegistration(
+                    q::BrokerRegistrationRequest {
+                        broker_id: NO_SUCH_NODE,
+                        cluster_id: s(WRONG_CLUSTER_ID),
+                        incarnation_id: NO_SUCH_DIRECTORY,
+                        listeners: List::from([q::Listener {
+                            name: s("PLAINTEXT"),
+                            host: s("127.0.0.1"),
+                            port: 1,
+                            security_protocol: 0,
+                            ..Default::default()
+                        }]),
+                        features: List::from([q::Feature {
+                            name: s("metadata.version"),
+                            min_supported_version: 1,
+                            max_supported_version: 33,
+                            ..Default::default()
+                        }]),
+                        log_dirs: vec![NO_SUCH_DIRECTORY],
+                        ..Default::default()
+                    },
+                ))
+            },
+        },
+        Case {
+            api: ApiKey::BrokerHeartbeat,
+            name: "unregistered",
+            body: |_| {
+                Some(RequestBody::BrokerHeartbeat(
+                    broker_heartbeat_request::BrokerHeartbeatRequest {
+                        broker_id: NO_SUCH_NODE,
+                        broker_epoch: 0,
+                        current_metadata_offset: 0,
+                        ..Default::default()
+                    },
+                ))
+            },
+        },
+        Case {
+            api: ApiKey::UnregisterBroker,
+            name: "id-1000",
+            body: |_| Some(unregister_broker()),
+        },
+        Case {
+            api: ApiKey::Envelope,
+            name: "unregister-broker-1000",
+            body: |_| {
+                let header = RequestHeader {
+                    request_api_key: ApiKey::UnregisterBroker.id(),
+                    request_api_version: 0,
+                    correlation_id: 7,
+                    client_id: Some(s("adminclient-1")),
+                    ..Default::default()
+                };
+                let mut inner = Vec::new();
+                encode_request_frame(&mut inner, &header, &unregister_broker()).ok()?;
+                // DefaultPrincipalData v0 of User:ANONYMOUS, version-prefixed.
+                let mut principal = vec![0u8, 0];
+                principal.extend([5, b'U', b's', b'e', b'r']);
+                principal.push(10);
+                principal.extend(b"ANONYMOUS");
+                principal.extend([0, 0]);
+                Some(RequestBody::Envelope(envelope_request::EnvelopeRequest {
+                    // Without the frame's size prefix.
+                    request_data: Bytes::from(inner).slice(4..),
+                    request_principal: Some(Bytes::from(principal)),
+                    client_host_address: Bytes::from_static(&[127, 0, 0, 1]),
+                    ..Default::default()
+                }))
+            },
+        },
+        Case {
             api: ApiKey::UnregisterController,
             name: "id-1000",
             body: |_| {
@@ -512,6 +588,13 @@ pub fn cases() -> Vec<Case> {
             },
         },
     ]
+}
+
+fn unregister_broker() -> RequestBody {
+    RequestBody::UnregisterBroker(unregister_broker_request::UnregisterBrokerRequest {
+        broker_id: NO_SUCH_NODE,
+        ..Default::default()
+    })
 }
 
 // ---------------------------------------------------------------------------
@@ -625,6 +708,22 @@ pub fn codes(body: &ResponseBody) -> Answer {
         ResponseBody::RemoveRaftVoter(r) => (r.error_code, Vec::new()),
         ResponseBody::UpdateRaftVoter(r) => (r.error_code, Vec::new()),
         ResponseBody::UnregisterController(r) => (r.error_code, Vec::new()),
+        ResponseBody::BrokerRegistration(r) => (r.error_code, Vec::new()),
+        ResponseBody::BrokerHeartbeat(r) => (r.error_code, Vec::new()),
+        ResponseBody::UnregisterBroker(r) => (r.error_code, Vec::new()),
+        // The envelope's code, then the forwarded answer's (the sweep only
+        // forwards UnregisterBroker v0).
+        ResponseBody::Envelope(r) => (
+            r.error_code,
+            r.response_data
+                .clone()
+                .and_then(|d| decode_response(d, ApiKey::UnregisterBroker, 0).ok())
+                .map(|(_, inner)| match inner {
+                    ResponseBody::UnregisterBroker(u) => vec![u.error_code],
+                    _ => Vec::new(),
+                })
+                .unwrap_or_default(),
+        ),
     };
     Answer::Codes { top, partitions }
 }

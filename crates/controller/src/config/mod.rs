@@ -213,6 +213,10 @@ pub struct ControllerConfig {
     pub metadata_max_idle_interval_ms: i32,
     /// `min.insync.replicas`
     pub min_insync_replicas: i32,
+    /// `broker.session.timeout.ms`
+    pub broker_session_timeout_ms: i32,
+    /// `broker.heartbeat.interval.ms`
+    pub broker_heartbeat_interval_ms: i32,
 }
 
 impl ControllerConfig {
@@ -402,6 +406,8 @@ impl ControllerConfig {
             socket_request_max_bytes: SOCKET_REQUEST_MAX_BYTES.read(props)?,
             metadata_max_idle_interval_ms: METADATA_MAX_IDLE_INTERVAL_MS.read(props)?,
             min_insync_replicas: MIN_INSYNC_REPLICAS.read(props)?,
+            broker_session_timeout_ms: BROKER_SESSION_TIMEOUT_MS.read(props)?,
+            broker_heartbeat_interval_ms: BROKER_HEARTBEAT_INTERVAL_MS.read(props)?,
         })
     }
 

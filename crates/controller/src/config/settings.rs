@@ -457,6 +457,20 @@ pub const MIN_INSYNC_REPLICAS: Int = Int {
     min: Some(1),
     doc: "The cluster-wide min.insync.replicas a new cluster's first active controller records when eligible leader replicas are enabled.",
 };
+/// `broker.session.timeout.ms`
+pub const BROKER_SESSION_TIMEOUT_MS: Int = Int {
+    key: "broker.session.timeout.ms",
+    default: 9000,
+    min: Some(1),
+    doc: "How long a broker may go without a heartbeat before the active controller fences it.",
+};
+/// `broker.heartbeat.interval.ms`
+pub const BROKER_HEARTBEAT_INTERVAL_MS: Int = Int {
+    key: "broker.heartbeat.interval.ms",
+    default: 2000,
+    min: Some(1),
+    doc: "The brokers' heartbeat interval; a heartbeat not processed within half of it is answered REQUEST_TIMED_OUT.",
+};
 /// `unstable.feature.versions.enable`
 pub const UNSTABLE_FEATURE_VERSIONS_ENABLE: Bool = Bool {
     key: "unstable.feature.versions.enable",
@@ -509,6 +523,8 @@ pub const SETTINGS: &[Setting] = &[
     Setting::Long(&METADATA_SNAPSHOT_MAX_INTERVAL_MS),
     Setting::Int(&METADATA_MAX_IDLE_INTERVAL_MS),
     Setting::Int(&MIN_INSYNC_REPLICAS),
+    Setting::Int(&BROKER_SESSION_TIMEOUT_MS),
+    Setting::Int(&BROKER_HEARTBEAT_INTERVAL_MS),
     Setting::Bool(&UNSTABLE_FEATURE_VERSIONS_ENABLE),
     Setting::Bool(&UNSTABLE_API_VERSIONS_ENABLE),
     Setting::Int(&SOCKET_REQUEST_MAX_BYTES),

@@ -9,7 +9,7 @@ use kraft_protocol::messages::update_features_response::{
 };
 use kraft_protocol::{ErrorCode, StrBytes};
 
-use super::{append_error, not_controller, ApiError, Controller, QuorumFacts};
+use super::{not_controller, ApiError, Controller, QuorumFacts};
 use crate::features::{
     validate_feature_dependencies, FeatureSpec, MetadataVersion, VersionRange, KRAFT_VERSION,
     METADATA_VERSION,
@@ -92,9 +92,12 @@ impl Controller {
         &self,
         request: &UpdateFeaturesRequest,
     ) -> Result<(), UpdateFailure> {
-        let _guard = self.write_lock.lock().await;
+        let (mut guard, epoch) = self
+            .lock_committed()
+            .await
+            .map_err(UpdateFailure::Request)?;
         let facts = self.quorum.facts();
-        if !facts.is_active_controller || !self.image.is_loaded() {
+        if facts.epoch != epoch {
             return Err(UpdateFailure::Request(not_controller(facts.leader_id)));
         }
         let image = self.image.snapshot();
@@ -146,10 +149,9 @@ impl Controller {
         if request.validate_only || records.is_empty() {
             return Ok(());
         }
-        self.quorum
-            .append_and_commit(facts.epoch, records)
+        self.append_locked(&mut guard, epoch, records)
             .await
-            .map_err(|e| UpdateFailure::Request(append_error(e)))?;
+            .map_err(UpdateFailure::Request)?;
         Ok(())
     }
 

@@ -42,6 +42,7 @@
 
 use std::fmt;
 use std::sync::Arc;
+use std::time::Duration;
 
 use async_trait::async_trait;
 use kraft_protocol::{ApiKey, ErrorCode, RequestBody, ResponseBody};
@@ -52,14 +53,20 @@ use crate::features::{supported_features, VersionRange};
 use crate::image::SharedImage;
 use crate::server::{ApiRange, CloseConnection, RequestContext, RequestHandler};
 
+mod brokers;
 mod cluster;
+mod envelope;
 mod features;
+pub mod heartbeats;
 mod quorum;
 mod registration;
+mod writer;
 
 pub use cluster::ALL_CLUSTER_OPERATIONS;
+pub use envelope::FORWARDABLE_API_KEYS;
 pub use quorum::{
-    ApiError, AppendError, QuorumFacts, QuorumVoter, RaftQuorum, ReplicaKey, VoterEndpoint,
+    ApiError, AppendError, PendingCommit, QuorumFacts, QuorumVoter, RaftQuorum, ReplicaKey,
+    VoterEndpoint,
 };
 
 /// The facts the handlers need from the configuration.
@@ -76,6 +83,10 @@ pub struct ControllerSettings {
     pub unstable_feature_versions: bool,
     /// `unstable.api.versions.enable`
     pub unstable_api_versions: bool,
+    /// `broker.session.timeout.ms`
+    pub broker_session_timeout: Duration,
+    /// `broker.heartbeat.interval.ms`
+    pub broker_heartbeat_interval: Duration,
 }
 
 impl ControllerSettings {
@@ -87,8 +98,20 @@ impl ControllerSettings {
             static_voter_ids: config.static_voter_ids(),
             unstable_feature_versions: config.unstable_feature_versions_enable,
             unstable_api_versions: config.unstable_api_versions_enable,
+            broker_session_timeout: duration_ms(config.broker_session_timeout_ms),
+            broker_heartbeat_interval: duration_ms(config.broker_heartbeat_interval_ms),
         }
     }
+
+    /// How long a heartbeat may wait for the writer: half the heartbeat
+    /// interval (Kafka's `ControllerApis` deadline).
+    pub fn heartbeat_deadline(&self) -> Duration {
+        self.broker_heartbeat_interval / 2
+    }
+}
+
+fn duration_ms(ms: i32) -> Duration {
+    Duration::from_millis(u64::try_from(ms).unwrap_or(0))
 }
 
 /// The controller APIs served by [`Controller`] itself.
@@ -98,13 +121,20 @@ pub const CONTROLLER_APIS: &[ApiKey] = &[
     ApiKey::DescribeCluster,
     ApiKey::ControllerRegistration,
     ApiKey::UnregisterController,
+    ApiKey::BrokerRegistration,
+    ApiKey::BrokerHeartbeat,
+    ApiKey::UnregisterBroker,
+    ApiKey::Envelope,
 ];
 /// The controller: request handlers over the shared image and the quorum.
 pub struct Controller {
     settings: ControllerSettings,
     image: SharedImage,
     quorum: Arc<dyn RaftQuorum>,
-    write_lock: Mutex<()>,
+    /// The one writer's lock and the active state it guards.
+    writer: Mutex<Option<writer::ActiveState>>,
+    /// Broker session contact times, touched outside the writer.
+    sessions: std::sync::Mutex<heartbeats::SessionTracker>,
 }
 
 impl fmt::Debug for Controller {
@@ -135,6 +165,13 @@ fn append_error(e: AppendError) -> ApiError {
             code: ErrorCode::RequestTimedOut,
             message: None,
         },
+        AppendError::OffsetMismatch { end_offset } => {
+            tracing::error!("metadata append refused: the log ends at offset {end_offset}");
+            ApiError {
+                code: ErrorCode::UnknownServerError,
+                message: None,
+            }
+        }
         AppendError::Failed(m) => {
             tracing::error!("metadata append failed: {m}");
             ApiError {
@@ -151,11 +188,13 @@ impl Controller {
         image: SharedImage,
         quorum: Arc<dyn RaftQuorum>,
     ) -> Self {
+        let sessions = heartbeats::SessionTracker::new(settings.broker_session_timeout);
         Controller {
             settings,
             image,
             quorum,
-            write_lock: Mutex::new(()),
+            writer: Mutex::new(None),
+            sessions: std::sync::Mutex::new(sessions),
         }
     }
 
@@ -235,10 +274,22 @@ impl RequestHandler for Controller {
             RequestBody::UpdateFeatures(r) => {
                 ResponseBody::UpdateFeatures(self.update_features(v, &r).await)
             }
+            RequestBody::BrokerRegistration(r) => {
+                ResponseBody::BrokerRegistration(self.broker_registration(v, &r).await)
+            }
+            RequestBody::BrokerHeartbeat(r) => {
+                ResponseBody::BrokerHeartbeat(self.broker_heartbeat(&r).await)
+            }
+            RequestBody::UnregisterBroker(r) => {
+                ResponseBody::UnregisterBroker(self.unregister_broker(&r).await)
+            }
+            RequestBody::Envelope(r) => ResponseBody::Envelope(self.envelope(&ctx, r).await),
             other => return self.quorum.handle_raft_request(&ctx, other).await,
         })
     }
 }
 
+#[cfg(test)]
+mod broker_tests;
 #[cfg(test)]
 mod tests;

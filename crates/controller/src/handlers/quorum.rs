@@ -5,6 +5,8 @@
 //! answers with (Kafka's `ApiError`).
 
 use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
 
 use async_trait::async_trait;
 use kraft_protocol::{ErrorCode, RequestBody, ResponseBody};
@@ -98,9 +100,35 @@ pub enum AppendError {
     /// The operation timed out.
     #[error("timed out")]
     Timeout,
+    /// The batch would not start at the offset it was computed for.
+    #[error("the log ends at offset {end_offset}")]
+    OffsetMismatch {
+        /// Where the next batch starts.
+        end_offset: i64,
+    },
     /// Anything else.
     #[error("{0}")]
     Failed(String),
+}
+
+/// Records in the leader's log whose commit is awaited.
+pub struct PendingCommit {
+    /// Offset of the first record.
+    pub base_offset: i64,
+    /// Offset of the last record.
+    pub last_offset: i64,
+    /// Resolves once the records are committed **and applied to the shared
+    /// image**, with the last offset.
+    pub applied: Pin<Box<dyn Future<Output = Result<i64, AppendError>> + Send>>,
+}
+
+impl fmt::Debug for PendingCommit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PendingCommit")
+            .field("base_offset", &self.base_offset)
+            .field("last_offset", &self.last_offset)
+            .finish_non_exhaustive()
+    }
 }
 
 /// The raft layer as seen by the controller. The tokio raft driver
@@ -111,15 +139,31 @@ pub trait RaftQuorum: Send + Sync + 'static {
     fn facts(&self) -> QuorumFacts;
 
     /// Appends `records` atomically (in one batch) as the active controller
-    /// of `epoch` and resolves once they are committed **and applied to the
-    /// shared image**, with the offset of the last record. Fails with
-    /// [`AppendError::NotController`] if this node is not the active
-    /// controller of `epoch` or loses leadership before the commit.
+    /// of `epoch`, starting at `base_offset` if given, and returns once they
+    /// are in the leader's log. Fails with [`AppendError::NotController`] if
+    /// this node is not the active controller of `epoch`, and with
+    /// [`AppendError::OffsetMismatch`] (appending nothing) if the batch
+    /// would start elsewhere.
+    async fn append(
+        &self,
+        epoch: i32,
+        base_offset: Option<i64>,
+        records: Vec<MetadataRecord>,
+    ) -> Result<PendingCommit, AppendError>;
+
+    /// Resolves once every record up to `offset` is committed and applied
+    /// to the shared image.
+    async fn wait_applied(&self, offset: i64) -> Result<(), AppendError>;
+
+    /// [`append`](Self::append), then waits until the records are applied;
+    /// returns the offset of the last record.
     async fn append_and_commit(
         &self,
         epoch: i32,
         records: Vec<MetadataRecord>,
-    ) -> Result<i64, AppendError>;
+    ) -> Result<i64, AppendError> {
+        self.append(epoch, None, records).await?.applied.await
+    }
 
     /// The ids of the latest (possibly uncommitted) voter set, read now
     /// rather than from the cached [`facts`](Self::facts).

@@ -13,7 +13,7 @@ use kraft_protocol::messages::unregister_controller_request::UnregisterControlle
 use kraft_protocol::messages::unregister_controller_response::UnregisterControllerResponse;
 use kraft_protocol::{ErrorCode, StrBytes, Uuid};
 
-use super::{append_error, not_controller, ApiError, Controller};
+use super::{ApiError, Controller};
 use crate::config::SecurityProtocol;
 use crate::features::MetadataVersion;
 use crate::image::MetadataRecord;
@@ -76,11 +76,7 @@ impl Controller {
         &self,
         request: &ControllerRegistrationRequest,
     ) -> Result<(), ApiError> {
-        let _guard = self.write_lock.lock().await;
-        let facts = self.quorum.facts();
-        if !facts.is_active_controller || !self.image.is_loaded() {
-            return Err(not_controller(facts.leader_id));
-        }
+        let (mut guard, epoch) = self.lock_committed().await?;
         let mv = self.image.read().metadata_version();
         if !mv.is_some_and(MetadataVersion::is_controller_registration_supported) {
             return Err(ApiError::new(
@@ -131,10 +127,8 @@ impl Controller {
                 .collect(),
             ..Default::default()
         };
-        self.quorum
-            .append_and_commit(facts.epoch, vec![MetadataRecord::new(record, 0)])
-            .await
-            .map_err(append_error)?;
+        self.append_locked(&mut guard, epoch, vec![MetadataRecord::new(record, 0)])
+            .await?;
         Ok(())
     }
 
@@ -159,11 +153,7 @@ impl Controller {
     }
 
     async fn unregister(&self, controller_id: i32) -> Result<(), ApiError> {
-        let _guard = self.write_lock.lock().await;
-        let facts = self.quorum.facts();
-        if !facts.is_active_controller || !self.image.is_loaded() {
-            return Err(not_controller(facts.leader_id));
-        }
+        let (mut guard, epoch) = self.lock_committed().await?;
         if controller_id == self.settings.node_id {
             return Err(ApiError::new(
                 ErrorCode::InvalidRequest,
@@ -205,10 +195,8 @@ impl Controller {
             controller_id,
             ..Default::default()
         };
-        self.quorum
-            .append_and_commit(facts.epoch, vec![MetadataRecord::new(record, 0)])
-            .await
-            .map_err(append_error)?;
+        self.append_locked(&mut guard, epoch, vec![MetadataRecord::new(record, 0)])
+            .await?;
         Ok(())
     }
 }

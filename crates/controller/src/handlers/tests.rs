@@ -79,17 +79,9 @@ impl FakeQuorum {
     }
 }
 
-#[async_trait]
-impl RaftQuorum for FakeQuorum {
-    fn facts(&self) -> QuorumFacts {
-        self.facts.lock().unwrap().clone()
-    }
-
-    async fn append_and_commit(
-        &self,
-        epoch: i32,
-        records: Vec<MetadataRecord>,
-    ) -> Result<i64, AppendError> {
+impl FakeQuorum {
+    /// Commits and applies `records` at once (the fake has no pending state).
+    fn commit(&self, epoch: i32, records: Vec<MetadataRecord>) -> Result<i64, AppendError> {
         let facts = self.facts();
         if !facts.is_active_controller || facts.epoch != epoch {
             return Err(AppendError::NotController {
@@ -109,6 +101,36 @@ impl RaftQuorum for FakeQuorum {
             log.push(r);
         }
         Ok(log.len() as i64 - 1)
+    }
+}
+
+#[async_trait]
+impl RaftQuorum for FakeQuorum {
+    fn facts(&self) -> QuorumFacts {
+        self.facts.lock().unwrap().clone()
+    }
+
+    async fn append(
+        &self,
+        epoch: i32,
+        base_offset: Option<i64>,
+        records: Vec<MetadataRecord>,
+    ) -> Result<PendingCommit, AppendError> {
+        let end = self.log.lock().unwrap().len() as i64;
+        if base_offset.is_some_and(|b| b != end) {
+            return Err(AppendError::OffsetMismatch { end_offset: end });
+        }
+        let count = records.len() as i64;
+        let last = self.commit(epoch, records)?;
+        Ok(PendingCommit {
+            base_offset: last - count + 1,
+            last_offset: last,
+            applied: Box::pin(async move { Ok(last) }),
+        })
+    }
+
+    async fn wait_applied(&self, _offset: i64) -> Result<(), AppendError> {
+        Ok(())
     }
 
     async fn upgrade_kraft_version(
@@ -186,6 +208,8 @@ fn setup_with(mv: i16, records: &[MetadataRecord], static_voters: Vec<i32>) -> S
             static_voter_ids: static_voters,
             unstable_feature_versions: false,
             unstable_api_versions: false,
+            broker_session_timeout: std::time::Duration::from_millis(9000),
+            broker_heartbeat_interval: std::time::Duration::from_millis(2000),
         },
         image,
         quorum.clone(),
@@ -621,7 +645,18 @@ fn api_versions_lists_served_apis_and_omits_min_zero_features_below_v4() {
         .collect();
     assert_eq!(
         keys,
-        [(18, 0, 5), (57, 0, 2), (60, 0, 2), (70, 0, 0), (94, 0, 0)]
+        // Kafka 4.4's controller advertises these ranges (spec, Appendix B).
+        [
+            (18, 0, 5),
+            (57, 0, 2),
+            (58, 0, 0),
+            (60, 0, 2),
+            (62, 0, 4),
+            (63, 0, 2),
+            (64, 0, 0),
+            (70, 0, 0),
+            (94, 0, 0)
+        ]
     );
     assert!(r.supported_features.iter().all(|f| f.min_version != 0));
     assert_eq!(

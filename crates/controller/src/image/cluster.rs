@@ -411,13 +411,44 @@ fn change_record_text(r: &BrokerRegistrationChangeRecord) -> String {
 }
 
 /// The registered controllers and brokers.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default)]
 pub struct ClusterImage {
     brokers: BTreeMap<i32, BrokerRegistration>,
     controllers: BTreeMap<i32, ControllerRegistration>,
+    /// Where each broker's RegisterBrokerRecord was read (Kafka's
+    /// `ClusterControlManager.registerBrokerRecordOffsets`): a broker is
+    /// caught up once its metadata offset reaches it. Not part of the
+    /// image's value (a snapshot holds none; its records count as read at
+    /// its last contained offset).
+    registration_offsets: BTreeMap<i32, i64>,
 }
 
+impl PartialEq for ClusterImage {
+    fn eq(&self, other: &Self) -> bool {
+        self.brokers == other.brokers && self.controllers == other.controllers
+    }
+}
+
+impl Eq for ClusterImage {}
+
 impl ClusterImage {
+    /// The offset of broker `id`'s RegisterBrokerRecord, if registered.
+    pub fn registration_offset(&self, id: i32) -> Option<i64> {
+        self.brokers
+            .contains_key(&id)
+            .then(|| self.registration_offsets.get(&id).copied().unwrap_or(-1))
+    }
+
+    /// Gives every registration read at an unknown offset (-1) `offset`.
+    pub(super) fn set_unknown_registration_offsets(&mut self, offset: i64) {
+        for id in self.brokers.keys() {
+            let entry = self.registration_offsets.entry(*id).or_insert(-1);
+            if *entry < 0 {
+                *entry = offset;
+            }
+        }
+    }
+
     /// The registration of broker `id`.
     pub fn broker(&self, id: i32) -> Option<&BrokerRegistration> {
         self.brokers.get(&id)
@@ -437,6 +468,7 @@ impl ClusterImage {
     pub(super) fn replay_register_broker(
         &mut self,
         r: &RegisterBrokerRecord,
+        offset: i64,
     ) -> Result<(), ReplayError> {
         let registration = BrokerRegistration::from_record(r)?;
         tracing::info!(
@@ -446,6 +478,7 @@ impl ClusterImage {
             "replayed RegisterBrokerRecord"
         );
         self.brokers.insert(r.broker_id, registration);
+        self.registration_offsets.insert(r.broker_id, offset);
         Ok(())
     }
 
@@ -456,6 +489,7 @@ impl ClusterImage {
         &mut self,
         r: &UnregisterBrokerRecord,
     ) -> Result<(), ReplayError> {
+        self.registration_offsets.remove(&r.broker_id);
         match self.brokers.remove(&r.broker_id) {
             Some(prev) => tracing::info!(
                 broker_id = r.broker_id,

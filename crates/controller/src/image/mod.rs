@@ -185,7 +185,8 @@ impl fmt::Display for NotUnderstoodList<'_> {
 #[derive(Debug, Clone, PartialEq)]
 struct OpenTransaction {
     begin_offset: i64,
-    records: Vec<MetadataRecord>,
+    /// The held-back records and their offsets.
+    records: Vec<(MetadataRecord, i64)>,
 }
 
 /// The replayed cluster metadata.
@@ -395,8 +396,8 @@ impl MetadataImage {
                             .into(),
                     ));
                 };
-                for held in &transaction.records {
-                    self.replay_body(held)?;
+                for (held, held_offset) in &transaction.records {
+                    self.replay_body(held, *held_offset)?;
                 }
                 Ok(())
             }
@@ -411,16 +412,17 @@ impl MetadataImage {
             }
             _ => match self.transaction.as_mut() {
                 Some(transaction) => {
-                    transaction.records.push(record.clone());
+                    transaction.records.push((record.clone(), offset));
                     Ok(())
                 }
-                None => self.replay_body(record),
+                None => self.replay_body(record, offset),
             },
         }
     }
 
-    /// Kafka's `MetadataDelta.replay`: one record into its part.
-    fn replay_body(&mut self, record: &MetadataRecord) -> Result<(), ReplayError> {
+    /// Kafka's `MetadataDelta.replay`: one record into its part (`offset`:
+    /// where it was read, -1 when unknown).
+    fn replay_body(&mut self, record: &MetadataRecord, offset: i64) -> Result<(), ReplayError> {
         match &record.body {
             MetadataRecordBody::FeatureLevel(r) => self.features.replay(r),
             MetadataRecordBody::RegisterController(r) => self.cluster.replay_register_controller(r),
@@ -430,7 +432,7 @@ impl MetadataImage {
             // NoOpRecord only moves the offset; ZkMigrationStateRecord is
             // ignored since 4.0 (Kafka keeps the case for upgraded clusters).
             MetadataRecordBody::NoOp(_) | MetadataRecordBody::ZkMigrationState(_) => Ok(()),
-            MetadataRecordBody::RegisterBroker(r) => self.cluster.replay_register_broker(r),
+            MetadataRecordBody::RegisterBroker(r) => self.cluster.replay_register_broker(r, offset),
             MetadataRecordBody::UnregisterBroker(r) => self.cluster.replay_unregister_broker(r),
             MetadataRecordBody::FenceBroker(r) => self.cluster.replay_fence_broker(r),
             MetadataRecordBody::UnfenceBroker(r) => self.cluster.replay_unfence_broker(r),
@@ -465,6 +467,17 @@ impl MetadataImage {
     /// Applies one decoded record (outside the log: tests, bootstrap).
     pub fn replay(&mut self, record: &MetadataRecord) -> Result<(), ReplayError> {
         self.apply(record, -1)
+    }
+
+    /// Applies one decoded record that is (or is about to be) at `offset`
+    /// of the log: the active controller's own records, applied as it
+    /// appends them.
+    pub fn replay_at(&mut self, record: &MetadataRecord, offset: i64) -> Result<(), ReplayError> {
+        self.apply(record, offset)?;
+        if offset > self.last_offset {
+            self.set_last_offset(offset);
+        }
+        Ok(())
     }
 
     /// Decodes and applies one framed record value read at `offset`. A type
@@ -577,6 +590,8 @@ impl MetadataImage {
             ));
         }
         image.last_offset = last_offset;
+        // Kafka replays a snapshot's records at its last contained offset.
+        image.cluster.set_unknown_registration_offsets(last_offset);
         Ok(image)
     }
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use bytes::Bytes;
 use kraft_controller::handlers::{
-    ApiError, AppendError, Controller, ControllerSettings, QuorumFacts, RaftQuorum,
+    ApiError, AppendError, Controller, ControllerSettings, PendingCommit, QuorumFacts, RaftQuorum,
 };
 use kraft_controller::image::{MetadataRecord, SharedImage};
 use kraft_controller::server::{ControllerServer, ListenerSpec, ServerConfig};
@@ -46,15 +46,17 @@ impl RaftQuorum for InMemoryQuorum {
         }
     }
 
-    async fn append_and_commit(
+    async fn append(
         &self,
         epoch: i32,
+        _base_offset: Option<i64>,
         records: Vec<MetadataRecord>,
-    ) -> Result<i64, AppendError> {
+    ) -> Result<PendingCommit, AppendError> {
         if epoch != 3 {
             return Err(AppendError::NotController { leader_id: Some(1) });
         }
         let mut log = self.log.lock().unwrap();
+        let base = log.len() as i64;
         for r in records {
             let offset = log.len() as i64;
             self.image
@@ -62,7 +64,16 @@ impl RaftQuorum for InMemoryQuorum {
                 .map_err(|e| AppendError::Failed(e.to_string()))?;
             log.push(r);
         }
-        Ok(log.len() as i64 - 1)
+        let last = log.len() as i64 - 1;
+        Ok(PendingCommit {
+            base_offset: base,
+            last_offset: last,
+            applied: Box::pin(async move { Ok(last) }),
+        })
+    }
+
+    async fn wait_applied(&self, _offset: i64) -> Result<(), AppendError> {
+        Ok(())
     }
 
     async fn upgrade_kraft_version(
@@ -118,6 +129,8 @@ async fn start(max_frame_size: usize) -> Running {
             static_voter_ids: vec![],
             unstable_feature_versions: false,
             unstable_api_versions: false,
+            broker_session_timeout: std::time::Duration::from_secs(9),
+            broker_heartbeat_interval: std::time::Duration::from_secs(2),
         },
         image,
         quorum.clone(),
@@ -211,7 +224,7 @@ async fn api_versions_every_version() {
         assert_eq!(corr, 100 + i32::from(version));
         assert_eq!(resp.error_code, 0, "v{version}");
         let keys: Vec<i16> = resp.api_keys.iter().map(|k| k.api_key).collect();
-        assert_eq!(keys, [18, 57, 60, 70, 94], "v{version}");
+        assert_eq!(keys, [18, 57, 58, 60, 62, 63, 64, 70, 94], "v{version}");
         if version >= 3 {
             assert_eq!(resp.finalized_features_epoch, 1);
             assert!(resp

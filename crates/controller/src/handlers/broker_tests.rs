@@ -1,0 +1,544 @@
+//! BrokerRegistration, BrokerHeartbeat and UnregisterBroker against a quorum
+//! whose commits can be held back, so the writer's speculative state is
+//! what the second of two concurrent writes sees.
+
+use std::sync::{Arc, Mutex as StdMutex};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use bytes::Bytes;
+use kraft_protocol::messages::broker_heartbeat_request::BrokerHeartbeatRequest;
+use kraft_protocol::messages::broker_registration_request::{
+    BrokerRegistrationRequest, Feature, Listener,
+};
+use kraft_protocol::messages::broker_registration_response::BrokerRegistrationResponse;
+use kraft_protocol::messages::envelope_request::EnvelopeRequest;
+use kraft_protocol::messages::unregister_broker_request::UnregisterBrokerRequest;
+use kraft_protocol::{ApiKey, ErrorCode, MetadataRecordBody, RequestBody, ResponseBody, Uuid};
+use tokio::sync::watch;
+
+use super::*;
+use crate::image::MetadataRecord;
+
+const CLUSTER_ID: &str = "MkU3OEVBNTcwNTJENDM2Qk";
+
+/// A leader's log: appends are accepted at once, commits (and the shared
+/// image) advance only up to the released offset.
+struct GatedQuorum {
+    image: SharedImage,
+    log: StdMutex<Vec<MetadataRecord>>,
+    /// Records up to this offset are committed and applied.
+    released: watch::Sender<i64>,
+    /// Whether appends commit at once.
+    open: StdMutex<bool>,
+}
+
+impl GatedQuorum {
+    fn new(image: SharedImage) -> Arc<Self> {
+        Arc::new(GatedQuorum {
+            image,
+            log: StdMutex::new(Vec::new()),
+            released: watch::channel(-1).0,
+            open: StdMutex::new(true),
+        })
+    }
+
+    /// Commits and applies everything appended.
+    fn release(&self) {
+        let log = self.log.lock().unwrap();
+        let from = *self.released.borrow() + 1;
+        for (offset, r) in log.iter().enumerate().skip(from as usize) {
+            self.image
+                .apply_committed([(offset as i64, Bytes::from(r.encode().unwrap()))])
+                .unwrap();
+        }
+        self.released.send_replace(log.len() as i64 - 1);
+    }
+
+    fn hold(&self, hold: bool) {
+        *self.open.lock().unwrap() = !hold;
+        if !hold {
+            self.release();
+        }
+    }
+
+    fn records(&self) -> Vec<MetadataRecord> {
+        self.log.lock().unwrap().clone()
+    }
+}
+
+#[async_trait]
+impl RaftQuorum for GatedQuorum {
+    fn facts(&self) -> QuorumFacts {
+        QuorumFacts {
+            leader_id: Some(1),
+            epoch: 5,
+            is_active_controller: true,
+            kraft_version: 1,
+            ..Default::default()
+        }
+    }
+
+    async fn append(
+        &self,
+        _epoch: i32,
+        base_offset: Option<i64>,
+        records: Vec<MetadataRecord>,
+    ) -> Result<PendingCommit, AppendError> {
+        let (base, last) = {
+            let mut log = self.log.lock().unwrap();
+            let base = log.len() as i64;
+            if base_offset.is_some_and(|b| b != base) {
+                return Err(AppendError::OffsetMismatch { end_offset: base });
+            }
+            log.extend(records);
+            (base, log.len() as i64 - 1)
+        };
+        if *self.open.lock().unwrap() {
+            self.release();
+        }
+        let mut released = self.released.subscribe();
+        Ok(PendingCommit {
+            base_offset: base,
+            last_offset: last,
+            applied: Box::pin(async move {
+                released
+                    .wait_for(|r| *r >= last)
+                    .await
+                    .map_err(|_| AppendError::Timeout)?;
+                Ok(last)
+            }),
+        })
+    }
+
+    async fn wait_applied(&self, offset: i64) -> Result<(), AppendError> {
+        let mut released = self.released.subscribe();
+        released
+            .wait_for(|r| *r >= offset)
+            .await
+            .map_err(|_| AppendError::Timeout)?;
+        Ok(())
+    }
+
+    async fn upgrade_kraft_version(&self, _: i32, _: i16, _: bool) -> Result<(), ApiError> {
+        Ok(())
+    }
+}
+
+fn setup(session_timeout: Duration) -> (Arc<Controller>, Arc<GatedQuorum>) {
+    let image = SharedImage::new();
+    let quorum = GatedQuorum::new(image.clone());
+    let controller = Arc::new(Controller::new(
+        ControllerSettings {
+            node_id: 1,
+            cluster_id: CLUSTER_ID.to_string(),
+            static_voter_ids: Vec::new(),
+            unstable_feature_versions: false,
+            unstable_api_versions: false,
+            broker_session_timeout: session_timeout,
+            broker_heartbeat_interval: Duration::from_millis(2000),
+        },
+        image,
+        quorum.clone(),
+    ));
+    // metadata.version 4.4-IV2, committed at offset 0.
+    let mv = MetadataRecord::feature_level("metadata.version", 33);
+    quorum.log.lock().unwrap().push(mv);
+    quorum.release();
+    (controller, quorum)
+}
+
+fn registration(id: i32, incarnation: u64) -> BrokerRegistrationRequest {
+    BrokerRegistrationRequest {
+        broker_id: id,
+        cluster_id: CLUSTER_ID.into(),
+        incarnation_id: Uuid::from_u64_pair(9, incarnation),
+        listeners: vec![Listener {
+            name: "PLAINTEXT".into(),
+            host: "localhost".into(),
+            port: 9092,
+            security_protocol: 0,
+            ..Default::default()
+        }]
+        .into(),
+        features: vec![
+            Feature {
+                name: "metadata.version".into(),
+                min_supported_version: 7,
+                max_supported_version: 33,
+                ..Default::default()
+            },
+            Feature {
+                name: "kraft.version".into(),
+                min_supported_version: 0,
+                max_supported_version: 1,
+                ..Default::default()
+            },
+        ]
+        .into(),
+        log_dirs: vec![Uuid::from_u64_pair(77, id as u64)],
+        ..Default::default()
+    }
+}
+
+fn heartbeat(id: i32, epoch: i64, offset: i64) -> BrokerHeartbeatRequest {
+    BrokerHeartbeatRequest {
+        broker_id: id,
+        broker_epoch: epoch,
+        current_metadata_offset: offset,
+        ..Default::default()
+    }
+}
+
+fn change_records(q: &GatedQuorum) -> Vec<(i32, i8, i8)> {
+    q.records()
+        .iter()
+        .filter_map(|r| match &r.body {
+            MetadataRecordBody::BrokerRegistrationChange(c) => {
+                Some((c.broker_id, c.fenced, c.in_controlled_shutdown))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn registration_epoch_is_the_record_offset_and_amending_keeps_it() {
+    let (c, q) = setup(Duration::from_secs(9));
+    let r = c.broker_registration(4, &registration(4, 1)).await;
+    assert_eq!((r.error_code, r.broker_epoch), (0, 1));
+    let MetadataRecordBody::RegisterBroker(rec) = &q.records()[1].body else {
+        panic!("{:?}", q.records());
+    };
+    assert!(rec.fenced, "a new incarnation starts fenced");
+    assert_eq!(
+        q.records()[1].version,
+        4,
+        "RegisterBrokerRecord v4 at 4.4-IV2"
+    );
+    assert_eq!(rec.log_dirs, [Uuid::from_u64_pair(77, 4)]);
+    // The same incarnation amends: same epoch, state kept.
+    let hb = c.broker_heartbeat(&heartbeat(4, 1, 1)).await;
+    assert_eq!(
+        (hb.error_code, hb.is_fenced, hb.is_caught_up),
+        (0, false, true)
+    );
+    let r = c.broker_registration(4, &registration(4, 1)).await;
+    assert_eq!((r.error_code, r.broker_epoch), (0, 1));
+    let image = c.image().read();
+    let b = image.cluster().broker(4).expect("registered");
+    assert!(!b.fenced());
+    assert_eq!(b.epoch(), 1);
+}
+
+#[tokio::test]
+async fn registration_checks_in_kafka_order() {
+    let (c, _q) = setup(Duration::from_secs(9));
+    let code = |r: BrokerRegistrationResponse| (r.error_code, r.broker_epoch);
+    let mut bad = registration(4, 1);
+    bad.cluster_id = "other".into();
+    assert_eq!(
+        code(c.broker_registration(4, &bad).await),
+        (ErrorCode::InconsistentClusterId.code(), -1)
+    );
+    let mut bad = registration(4, 1);
+    bad.log_dirs.clear();
+    assert_eq!(
+        code(c.broker_registration(4, &bad).await).0,
+        ErrorCode::InvalidRegistration.code()
+    );
+    let mut bad = registration(4, 1);
+    bad.log_dirs = vec![Uuid::from_u64_pair(0, 5)];
+    assert_eq!(
+        code(c.broker_registration(4, &bad).await).0,
+        ErrorCode::InvalidRegistration.code()
+    );
+    let mut bad = registration(4, 1);
+    bad.features = vec![Feature {
+        name: "metadata.version".into(),
+        min_supported_version: 7,
+        max_supported_version: 30,
+        ..Default::default()
+    }]
+    .into();
+    assert_eq!(
+        code(c.broker_registration(4, &bad).await).0,
+        ErrorCode::UnsupportedVersion.code()
+    );
+    let mut bad = registration(4, 1);
+    bad.features = vec![].into();
+    assert_eq!(
+        code(c.broker_registration(4, &bad).await).0,
+        ErrorCode::InvalidRegistration.code(),
+        "no metadata.version range"
+    );
+    // A live session of another incarnation holds the id.
+    assert_eq!(
+        code(c.broker_registration(4, &registration(4, 1)).await).0,
+        0
+    );
+    let hb = c.broker_heartbeat(&heartbeat(4, 1, 1)).await;
+    assert_eq!(hb.error_code, 0);
+    assert_eq!(
+        code(c.broker_registration(4, &registration(4, 2)).await).0,
+        ErrorCode::DuplicateBrokerRegistration.code()
+    );
+    // Another broker cannot take broker 4's directory.
+    let mut bad = registration(5, 3);
+    bad.log_dirs = vec![Uuid::from_u64_pair(77, 4)];
+    assert_eq!(
+        code(c.broker_registration(4, &bad).await).0,
+        ErrorCode::InvalidRegistration.code()
+    );
+}
+
+#[tokio::test]
+async fn concurrent_heartbeats_unfence_once_and_answer_after_commit() {
+    let (c, q) = setup(Duration::from_secs(9));
+    let epoch = c
+        .broker_registration(4, &registration(4, 1))
+        .await
+        .broker_epoch;
+    q.hold(true);
+    let (c1, c2) = (c.clone(), c.clone());
+    let first = tokio::spawn(async move { c1.broker_heartbeat(&heartbeat(4, epoch, epoch)).await });
+    let second =
+        tokio::spawn(async move { c2.broker_heartbeat(&heartbeat(4, epoch, epoch)).await });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert!(
+        !first.is_finished() && !second.is_finished(),
+        "answered before the commit"
+    );
+    assert!(
+        c.image().read().cluster().broker(4).unwrap().fenced(),
+        "the committed image is not yet unfenced"
+    );
+    q.hold(false);
+    for h in [first, second] {
+        let r = h.await.unwrap();
+        assert_eq!((r.error_code, r.is_fenced), (0, false));
+    }
+    assert_eq!(change_records(&q), [(4, -1, 0)], "one unfencing");
+}
+
+#[tokio::test]
+async fn heartbeats_with_another_epoch_are_stale() {
+    let (c, _q) = setup(Duration::from_secs(9));
+    let r = c.broker_heartbeat(&heartbeat(4, 1, 0)).await;
+    assert_eq!(r.error_code, ErrorCode::StaleBrokerEpoch.code());
+    let epoch = c
+        .broker_registration(4, &registration(4, 1))
+        .await
+        .broker_epoch;
+    let r = c.broker_heartbeat(&heartbeat(4, epoch + 1, 5)).await;
+    assert_eq!(r.error_code, ErrorCode::StaleBrokerEpoch.code());
+    // Not caught up: stays fenced.
+    let r = c.broker_heartbeat(&heartbeat(4, epoch, epoch - 1)).await;
+    assert_eq!(
+        (r.error_code, r.is_fenced, r.is_caught_up),
+        (0, true, false)
+    );
+}
+
+#[tokio::test]
+async fn expired_sessions_are_fenced_and_shutdown_is_granted() {
+    let (c, q) = setup(Duration::from_millis(200));
+    let epoch = c
+        .broker_registration(4, &registration(4, 1))
+        .await
+        .broker_epoch;
+    let e5 = c
+        .broker_registration(4, &registration(5, 2))
+        .await
+        .broker_epoch;
+    assert!(
+        !c.broker_heartbeat(&heartbeat(4, epoch, epoch))
+            .await
+            .is_fenced
+    );
+    assert!(!c.broker_heartbeat(&heartbeat(5, e5, e5)).await.is_fenced);
+    assert_eq!(c.fence_stale_brokers().await, 0);
+    // Broker 5 keeps heartbeating; broker 4 goes silent.
+    for _ in 0..3 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        c.broker_heartbeat(&heartbeat(5, e5, e5)).await;
+    }
+    assert_eq!(c.fence_stale_brokers().await, 1);
+    assert!(c.image().read().cluster().broker(4).unwrap().fenced());
+    assert!(!c.image().read().cluster().broker(5).unwrap().fenced());
+    // Broker 5 leads nothing: its shutdown is granted at once, and fences it.
+    let mut shut = heartbeat(5, e5, e5);
+    shut.want_shut_down = true;
+    let r = c.broker_heartbeat(&shut).await;
+    assert_eq!((r.is_fenced, r.should_shut_down), (true, true));
+    assert_eq!(
+        change_records(&q),
+        [(4, -1, 0), (5, -1, 0), (4, 1, 0), (5, 1, 0)]
+    );
+    // Unregistration removes it.
+    let r = c
+        .unregister_broker(&UnregisterBrokerRequest {
+            broker_id: 5,
+            ..Default::default()
+        })
+        .await;
+    assert_eq!(r.error_code, 0);
+    assert!(c.image().read().cluster().broker(5).is_none());
+    let r = c
+        .unregister_broker(&UnregisterBrokerRequest {
+            broker_id: 5,
+            ..Default::default()
+        })
+        .await;
+    assert_eq!(r.error_code, ErrorCode::BrokerIdNotRegistered.code());
+    assert_eq!(
+        r.error_message.as_deref(),
+        Some("Broker ID 5 is not currently registered")
+    );
+}
+
+fn envelope_of(
+    api: ApiKey,
+    body: &RequestBody,
+    principal: Option<Vec<u8>>,
+    addr: &[u8],
+) -> EnvelopeRequest {
+    let header = kraft_protocol::messages::request_header::RequestHeader {
+        request_api_key: api.id(),
+        request_api_version: 0,
+        correlation_id: 42,
+        client_id: Some("adminclient-1".into()),
+        ..Default::default()
+    };
+    let mut frame = Vec::new();
+    kraft_protocol::header::encode_request_frame(&mut frame, &header, body).unwrap();
+    EnvelopeRequest {
+        request_data: Bytes::from(frame).slice(4..),
+        request_principal: principal.map(Bytes::from),
+        client_host_address: Bytes::copy_from_slice(addr),
+        ..Default::default()
+    }
+}
+
+/// User:alice as Kafka's DefaultKafkaPrincipalBuilder serializes it.
+fn alice() -> Vec<u8> {
+    let mut p = vec![0, 0, 5];
+    p.extend(b"User");
+    p.push(6);
+    p.extend(b"alice");
+    p.extend([0, 0]);
+    p
+}
+
+fn server_context() -> crate::server::RequestContext {
+    crate::server::RequestContext {
+        header: Default::default(),
+        api_key: ApiKey::Envelope,
+        api_version: 0,
+        listener_name: "CONTROLLER".into(),
+        peer_addr: None,
+    }
+}
+
+#[tokio::test]
+async fn envelopes_carry_forwarded_requests_and_their_answers() {
+    let (c, _q) = setup(Duration::from_secs(9));
+    c.broker_registration(4, &registration(4, 1)).await;
+    let unregister = |id| {
+        RequestBody::UnregisterBroker(UnregisterBrokerRequest {
+            broker_id: id,
+            ..Default::default()
+        })
+    };
+    let ctx = server_context();
+    // A forwarded UnregisterBroker of an unknown broker: the envelope
+    // succeeds and carries the refusal, with the forwarded correlation id.
+    let r = c
+        .envelope(
+            &ctx,
+            envelope_of(
+                ApiKey::UnregisterBroker,
+                &unregister(9),
+                Some(alice()),
+                &[10, 0, 0, 7],
+            ),
+        )
+        .await;
+    assert_eq!(r.error_code, 0);
+    let (corr, inner) = kraft_protocol::header::decode_response(
+        r.response_data.clone().expect("data"),
+        ApiKey::UnregisterBroker,
+        0,
+    )
+    .unwrap();
+    assert_eq!(corr, 42);
+    let ResponseBody::UnregisterBroker(inner) = inner else {
+        panic!("{inner:?}")
+    };
+    assert_eq!(inner.error_code, ErrorCode::BrokerIdNotRegistered.code());
+    // And of broker 4: it is gone.
+    let r = c
+        .envelope(
+            &ctx,
+            envelope_of(
+                ApiKey::UnregisterBroker,
+                &unregister(4),
+                Some(alice()),
+                &[0; 16],
+            ),
+        )
+        .await;
+    assert_eq!(r.error_code, 0);
+    assert!(c.image().read().cluster().broker(4).is_none());
+    // Kafka's checks, in its order.
+    let bad = |e: EnvelopeRequest| {
+        let c = c.clone();
+        let ctx = ctx.clone();
+        async move {
+            let r = c.envelope(&ctx, e).await;
+            assert!(r.response_data.is_none());
+            r.error_code
+        }
+    };
+    let body = unregister(9);
+    assert_eq!(
+        bad(envelope_of(
+            ApiKey::UnregisterBroker,
+            &body,
+            None,
+            &[127, 0, 0, 1]
+        ))
+        .await,
+        ErrorCode::PrincipalDeserializationFailure.code()
+    );
+    assert_eq!(
+        bad(envelope_of(
+            ApiKey::UnregisterBroker,
+            &body,
+            Some(alice()),
+            &[1, 2, 3]
+        ))
+        .await,
+        ErrorCode::InvalidRequest.code()
+    );
+    let heartbeat = RequestBody::BrokerHeartbeat(heartbeat(4, 1, 1));
+    assert_eq!(
+        bad(envelope_of(
+            ApiKey::BrokerHeartbeat,
+            &heartbeat,
+            Some(alice()),
+            &[127, 0, 0, 1]
+        ))
+        .await,
+        ErrorCode::InvalidRequest.code(),
+        "BrokerHeartbeat is not forwardable"
+    );
+    let mut garbled = envelope_of(
+        ApiKey::UnregisterBroker,
+        &body,
+        Some(alice()),
+        &[127, 0, 0, 1],
+    );
+    garbled.request_data = garbled.request_data.slice(..garbled.request_data.len() - 3);
+    assert_eq!(bad(garbled).await, ErrorCode::UnsupportedVersion.code());
+}

@@ -1,0 +1,294 @@
+//! The active controller's one writer (Kafka's `QuorumController` event
+//! queue with its timeline snapshots).
+//!
+//! Every write runs under one lock, against [`ActiveState`]: the committed
+//! image plus every record this leader has appended and not yet seen
+//! committed. A write generates its records from that state, appends them
+//! (the raft layer checks the leader epoch, and for writes whose records
+//! name their own offset, such as a broker epoch, the base offset), applies
+//! them to the state at once and releases the lock; its answer goes out only
+//! once the records are committed and applied to the shared image. So two
+//! heartbeats cannot both unfence a broker and two registrations cannot
+//! both win, while writes still pipeline. A write that generates no record
+//! answers once everything appended before it is applied.
+//!
+//! The state belongs to one leader epoch: it is rebuilt from the committed
+//! image when this node becomes the active controller of a new epoch (its
+//! uncommitted records then belong to a lost epoch and are discarded, as
+//! Kafka reverts its timeline snapshots), together with the broker
+//! sessions.
+
+use std::time::Instant;
+
+use kraft_protocol::{ErrorCode, MetadataRecordBody};
+use tokio::sync::MutexGuard;
+
+use super::heartbeats::BrokerHeartbeats;
+use super::{append_error, not_controller, ApiError, AppendError, Controller};
+use crate::image::{MetadataImage, MetadataRecord};
+
+/// How often a write retries when the log end moved under it (a control
+/// record or a NoOpRecord appended concurrently).
+const MAX_OFFSET_RETRIES: usize = 16;
+
+/// The active controller's speculative state for one leader epoch.
+#[derive(Debug)]
+pub(crate) struct ActiveState {
+    /// The leader epoch.
+    pub(crate) epoch: i32,
+    /// The committed image plus this leader's appended records.
+    pub(crate) image: MetadataImage,
+    /// Where the next batch is expected to start.
+    pub(crate) next_offset: i64,
+    /// The last offset this leader appended, if any.
+    pub(crate) last_appended: Option<i64>,
+    /// Broker control states.
+    pub(crate) heartbeats: BrokerHeartbeats,
+}
+
+impl ActiveState {
+    fn new(epoch: i32, image: MetadataImage) -> Self {
+        let heartbeats = BrokerHeartbeats::activate(image.cluster());
+        ActiveState {
+            epoch,
+            next_offset: image.last_offset() + 1,
+            image,
+            last_appended: None,
+            heartbeats,
+        }
+    }
+
+    /// The last offset written to the log as far as this state knows.
+    pub(crate) fn last_written_offset(&self) -> i64 {
+        self.next_offset - 1
+    }
+
+    /// Applies one of this leader's records at `offset`, with the broker
+    /// state hooks of Kafka's `ClusterControlManager.replay`.
+    fn replay(&mut self, record: &MetadataRecord, offset: i64) -> Result<(), String> {
+        let had = |s: &Self, id| s.image.cluster().broker(id).is_some();
+        let previously_registered = match &record.body {
+            MetadataRecordBody::RegisterBroker(r) => had(self, r.broker_id),
+            _ => false,
+        };
+        self.image
+            .replay_at(record, offset)
+            .map_err(|e| e.to_string())?;
+        match &record.body {
+            MetadataRecordBody::RegisterBroker(r) => {
+                if previously_registered {
+                    self.heartbeats.remove(r.broker_id);
+                }
+                self.heartbeats.register(r.broker_id, r.fenced);
+            }
+            MetadataRecordBody::BrokerRegistrationChange(r) => {
+                if let Some(b) = self.image.cluster().broker(r.broker_id) {
+                    let fenced = b.fenced();
+                    self.heartbeats.register(r.broker_id, fenced);
+                }
+            }
+            MetadataRecordBody::UnregisterBroker(r) => self.heartbeats.remove(r.broker_id),
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+/// A hook run under the writer lock once a write's records are appended,
+/// with the offset of the batch's last record (Kafka's
+/// `processBatchEndOffset`).
+pub(crate) type AfterAppend = Box<dyn FnOnce(&mut ActiveState, i64) + Send>;
+
+/// The records a write generated and its answer.
+pub(crate) struct Generated<R> {
+    /// The records, appended in one batch.
+    pub(crate) records: Vec<MetadataRecord>,
+    /// Whether the records name the offset they are computed for
+    /// ([`ActiveState::next_offset`]): the batch must start there.
+    pub(crate) at_next_offset: bool,
+    /// The answer, sent once the records are committed.
+    pub(crate) result: R,
+    /// Run once appended.
+    pub(crate) after_append: Option<AfterAppend>,
+}
+
+impl<R> Generated<R> {
+    /// `records` and `result`.
+    pub(crate) fn new(records: Vec<MetadataRecord>, result: R) -> Self {
+        Generated {
+            records,
+            at_next_offset: false,
+            result,
+            after_append: None,
+        }
+    }
+}
+
+/// The writer lock, held.
+pub(crate) type WriterGuard<'a> = MutexGuard<'a, Option<ActiveState>>;
+
+impl Controller {
+    /// Takes the writer lock as the active controller (by `deadline`, if
+    /// given: Kafka's event deadline), with the state of the current epoch.
+    async fn lock_writer(
+        &self,
+        deadline: Option<tokio::time::Instant>,
+    ) -> Result<(WriterGuard<'_>, i32), ApiError> {
+        let mut guard = match deadline {
+            Some(d) => tokio::time::timeout_at(d, self.writer.lock())
+                .await
+                .map_err(|_| ApiError {
+                    code: ErrorCode::RequestTimedOut,
+                    message: None,
+                })?,
+            None => self.writer.lock().await,
+        };
+        let facts = self.quorum.facts();
+        if !facts.is_active_controller || !self.image.is_loaded() {
+            *guard = None;
+            return Err(not_controller(facts.leader_id));
+        }
+        if guard.as_ref().map(|s| s.epoch) != Some(facts.epoch) {
+            let image = self.image.snapshot();
+            if let Ok(mut sessions) = self.sessions.lock() {
+                sessions.activate(facts.epoch, image.cluster(), Instant::now());
+            }
+            tracing::info!(
+                epoch = facts.epoch,
+                brokers = image.cluster().brokers().count(),
+                "started the active controller's write state and broker sessions"
+            );
+            *guard = Some(ActiveState::new(facts.epoch, image));
+        }
+        Ok((guard, facts.epoch))
+    }
+
+    /// Runs one write: `op` generates records and an answer from the
+    /// active state (again, if the log end moved under a write whose
+    /// records name their offset); they are appended, applied to the state,
+    /// and the answer is returned once they are committed and applied.
+    pub(crate) async fn write<R>(
+        &self,
+        deadline: Option<tokio::time::Instant>,
+        mut op: impl FnMut(&mut ActiveState) -> Result<Generated<R>, ApiError> + Send,
+    ) -> Result<R, ApiError>
+    where
+        R: Send,
+    {
+        let (mut guard, epoch) = self.lock_writer(deadline).await?;
+        for _ in 0..MAX_OFFSET_RETRIES {
+            let Some(state) = guard.as_mut() else {
+                return Err(not_controller(None));
+            };
+            let generated = op(state)?;
+            if generated.records.is_empty() {
+                if let Some(after) = generated.after_append {
+                    let last = state.last_written_offset();
+                    after(state, last);
+                }
+                let wait = state.last_appended;
+                drop(guard);
+                if let Some(offset) = wait {
+                    self.quorum
+                        .wait_applied(offset)
+                        .await
+                        .map_err(append_error)?;
+                }
+                return Ok(generated.result);
+            }
+            let base = generated.at_next_offset.then_some(state.next_offset);
+            match self
+                .quorum
+                .append(epoch, base, generated.records.clone())
+                .await
+            {
+                Ok(pending) => {
+                    for (i, record) in generated.records.iter().enumerate() {
+                        if let Err(e) = state.replay(record, pending.base_offset + i as i64) {
+                            tracing::error!(
+                                error = %e,
+                                "cannot apply a record this controller generated; dropping the write state"
+                            );
+                            *guard = None;
+                            return Err(ApiError {
+                                code: ErrorCode::UnknownServerError,
+                                message: None,
+                            });
+                        }
+                    }
+                    state.next_offset = pending.last_offset + 1;
+                    state.last_appended = Some(pending.last_offset);
+                    if let Some(after) = generated.after_append {
+                        after(state, pending.last_offset);
+                    }
+                    drop(guard);
+                    pending.applied.await.map_err(append_error)?;
+                    return Ok(generated.result);
+                }
+                Err(AppendError::OffsetMismatch { end_offset }) => {
+                    state.next_offset = end_offset;
+                }
+                Err(e) => {
+                    if matches!(e, AppendError::NotController { .. }) {
+                        *guard = None;
+                    }
+                    return Err(append_error(e));
+                }
+            }
+        }
+        Err(ApiError {
+            code: ErrorCode::UnknownServerError,
+            message: Some("the metadata log end kept moving".into()),
+        })
+    }
+
+    /// Takes the writer lock for a write validated against the committed
+    /// image: waits until everything this leader appended is applied, so
+    /// the committed image is the whole state. Append with
+    /// [`Controller::append_locked`] while holding it.
+    pub(crate) async fn lock_committed(&self) -> Result<(WriterGuard<'_>, i32), ApiError> {
+        let (guard, epoch) = self.lock_writer(None).await?;
+        if let Some(offset) = guard.as_ref().and_then(|s| s.last_appended) {
+            self.quorum
+                .wait_applied(offset)
+                .await
+                .map_err(append_error)?;
+        }
+        Ok((guard, epoch))
+    }
+
+    /// Appends `records` under a held writer lock (see
+    /// [`Controller::lock_committed`]) and waits until they are applied.
+    pub(crate) async fn append_locked(
+        &self,
+        guard: &mut WriterGuard<'_>,
+        epoch: i32,
+        records: Vec<MetadataRecord>,
+    ) -> Result<i64, ApiError> {
+        let Some(state) = guard.as_mut() else {
+            return Err(not_controller(None));
+        };
+        let pending = match self.quorum.append(epoch, None, records.clone()).await {
+            Ok(p) => p,
+            Err(e) => {
+                if matches!(e, AppendError::NotController { .. }) {
+                    **guard = None;
+                }
+                return Err(append_error(e));
+            }
+        };
+        for (i, record) in records.iter().enumerate() {
+            if let Err(e) = state.replay(record, pending.base_offset + i as i64) {
+                tracing::error!(error = %e, "cannot apply a record this controller generated");
+                **guard = None;
+                return Err(ApiError {
+                    code: ErrorCode::UnknownServerError,
+                    message: None,
+                });
+            }
+        }
+        state.next_offset = pending.last_offset + 1;
+        state.last_appended = Some(pending.last_offset);
+        pending.applied.await.map_err(append_error)
+    }
+}
