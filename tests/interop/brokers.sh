@@ -22,8 +22,9 @@
 #      shutdown ("The controller has asked us to exit controlled shutdown", no
 #      timeout), it exits with the JVM's status for a clean SIGTERM (143: its
 #      shutdown hook completed; 0 accepted too) and is fenced at once;
-#      Kafka's kafka-cluster unregister --bootstrap-controller --id 6
-#      (UnregisterBroker to the controllers) removes it from list-endpoints
+#      Kafka's kafka-cluster unregister --bootstrap-server (broker 4) --id 6
+#      (the broker forwards UnregisterBroker to the active controller in an
+#      Envelope) removes it from list-endpoints
 #      --include-fenced-brokers; restarted, it registers anew and is
 #      unfenced.
 #    - kill -9 the raft leader (LeaderId of `kraft metadata-quorum describe
@@ -551,12 +552,14 @@ $rep"
         fail "broker 6's log does not say its shutdown completed"
     wait_state 6 fenced 4 || fail "broker 6 is not fenced 4s after its controlled shutdown ($(states))"
     pass "SIGTERM broker 6: its log says \"Beginning controlled shutdown\", \"The controller has asked us to exit controlled shutdown\", \"shut down completed\"; exit status $rc after $(secs "$t_term" "$t_exit")s; fenced at the poll $(secs "$t_exit" "$poll_start")s after the exit"
-    # --- unregister the stopped broker: UnregisterBroker to the controllers ---
-    # (--bootstrap-server would have a broker forward it in an Envelope.)
-    out=$(tool org.apache.kafka.tools.ClusterTool unregister --bootstrap-controller "$(alive_bs "${controllers[@]}")" \
-        --id 6 2>&1) || fail "kafka-cluster unregister --bootstrap-controller ... --id 6 failed: $out"
+    # --- unregister the stopped broker: broker 4 forwards UnregisterBroker
+    # to the active controller in an Envelope ---
+    out=$(tool org.apache.kafka.tools.ClusterTool unregister --bootstrap-server "127.0.0.1:$(port 4)" \
+        --id 6 2>&1) || fail "kafka-cluster unregister --bootstrap-server (broker 4) --id 6 failed: $out"
+    grep -q "Broker 6 is no longer registered." <<<"$out" ||
+        fail "kafka-cluster unregister --id 6 printed: $out"
     wait_state 6 "" 15 || fail "broker 6 is still listed 15s after kafka-cluster unregister ($(states))" # "": no row
-    pass "kafka-cluster unregister --bootstrap-controller ... --id 6: broker 6 is gone from list-endpoints --include-fenced-brokers ($(states))"
+    pass "kafka-cluster unregister --bootstrap-server (broker 4, forwarded in an Envelope) --id 6: broker 6 is gone from list-endpoints --include-fenced-brokers ($(states))"
     restart_broker 6 "1: restart after SIGTERM and unregister"
     check_brokers "after broker 6's restart"
     pass "broker 6 restarted: registered anew and unfenced ($(states))"
