@@ -16,7 +16,7 @@ use kraft_protocol::messages::remove_raft_voter_request::RemoveRaftVoterRequest;
 use kraft_protocol::messages::unregister_broker_request::UnregisterBrokerRequest;
 use kraft_protocol::messages::unregister_controller_request::UnregisterControllerRequest;
 use kraft_protocol::messages::update_features_request::{FeatureUpdateKey, UpdateFeaturesRequest};
-use kraft_protocol::{ApiKey, ErrorCode, List, StrBytes};
+use kraft_protocol::{ApiKey, ErrorCode, List, Request, StrBytes};
 use tokio::sync::Mutex;
 use tokio::time::Instant;
 use uuid::Uuid;
@@ -997,31 +997,14 @@ impl Admin {
     /// `BROKER_ID_NOT_REGISTERED` for an id without a registration. A node
     /// without the API fails with [`AdminError::UnsupportedVersion`].
     pub async fn unregister_broker(&self, broker_id: i32) -> Result<()> {
-        let mut retry = self.retry("unregisterBroker", None);
-        loop {
-            let attempt = async {
-                let conn = self.target(&retry).await?;
-                let version = conn
-                    .version_for(ApiKey::UnregisterBroker)
-                    .map_err(Failure::fatal)?;
-                let request = UnregisterBrokerRequest {
-                    broker_id,
-                    ..Default::default()
-                };
-                let response = conn
-                    .send(&request, version, retry.request_timeout(&self.inner.config))
-                    .await?;
-                self.check_code(
-                    response.error_code,
-                    response.error_message.as_ref(),
-                    &[ErrorCode::RequestTimedOut],
-                )
-            }
-            .await;
-            if let Some(done) = self.next_step(&mut retry, attempt).await {
-                return done;
-            }
-        }
+        let request = UnregisterBrokerRequest {
+            broker_id,
+            ..Default::default()
+        };
+        self.unregister("unregisterBroker", request, |r| {
+            (r.error_code, r.error_message.clone())
+        })
+        .await
     }
 
     /// Removes a controller's registration (KIP-1312, UnregisterController).
@@ -1032,25 +1015,35 @@ impl Admin {
     /// error fails the call. A node without the API fails with
     /// [`AdminError::UnsupportedVersion`].
     pub async fn unregister_controller(&self, controller_id: i32) -> Result<()> {
-        let mut retry = self.retry("unregisterController", None);
+        let request = UnregisterControllerRequest {
+            controller_id,
+            ..Default::default()
+        };
+        self.unregister("unregisterController", request, |r| {
+            (r.error_code, r.error_message.clone())
+        })
+        .await
+    }
+
+    /// Sends an unregistration to the target until it succeeds, fails for
+    /// good or the deadline passes (`REQUEST_TIMED_OUT` and `NOT_CONTROLLER`
+    /// are retried).
+    async fn unregister<R: Request>(
+        &self,
+        call: &'static str,
+        request: R,
+        error_of: impl Fn(&R::Response) -> (i16, Option<StrBytes>),
+    ) -> Result<()> {
+        let mut retry = self.retry(call, None);
         loop {
             let attempt = async {
                 let conn = self.target(&retry).await?;
-                let version = conn
-                    .version_for(ApiKey::UnregisterController)
-                    .map_err(Failure::fatal)?;
-                let request = UnregisterControllerRequest {
-                    controller_id,
-                    ..Default::default()
-                };
+                let version = conn.version_for(R::API_KEY).map_err(Failure::fatal)?;
                 let response = conn
                     .send(&request, version, retry.request_timeout(&self.inner.config))
                     .await?;
-                self.check_code(
-                    response.error_code,
-                    response.error_message.as_ref(),
-                    &[ErrorCode::RequestTimedOut],
-                )
+                let (code, message) = error_of(&response);
+                self.check_code(code, message.as_ref(), &[ErrorCode::RequestTimedOut])
             }
             .await;
             if let Some(done) = self.next_step(&mut retry, attempt).await {

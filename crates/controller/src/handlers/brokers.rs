@@ -31,7 +31,7 @@ use kraft_protocol::{ErrorCode, StrBytes, Uuid};
 
 use super::heartbeats::{BrokerControlState, BrokerIdAndEpoch, HeartbeatAsk};
 use super::writer::{ActiveState, Generated};
-use super::{not_controller, ApiError, Controller};
+use super::{not_controller, put_by_name, ApiError, Controller};
 use crate::features::METADATA_VERSION;
 use crate::image::{MetadataImage, MetadataRecord};
 
@@ -236,8 +236,6 @@ impl Controller {
                 }
             }
         }
-        // Listeners keyed by name, in request order (a repeated name
-        // replaces the earlier entry in place).
         let mut end_points: Vec<BrokerEndpoint> = Vec::new();
         for l in request.listeners.iter() {
             let e = BrokerEndpoint {
@@ -247,10 +245,7 @@ impl Controller {
                 security_protocol: l.security_protocol,
                 ..Default::default()
             };
-            match end_points.iter_mut().find(|x| x.name == l.name) {
-                Some(x) => *x = e,
-                None => end_points.push(e),
-            }
+            put_by_name(&mut end_points, e, |a, b| a.name == b.name);
         }
         let finalized = finalized_for_registration(image, kraft_version);
         let mut features = Vec::new();

@@ -158,6 +158,16 @@ fn not_controller(leader_id: Option<i32>) -> ApiError {
     }
 }
 
+/// Adds `item` to `list` in order, replacing in place an entry `same` as it
+/// (Kafka keys registration listeners by name: a repeated name replaces the
+/// earlier entry).
+fn put_by_name<T>(list: &mut Vec<T>, item: T, same: impl Fn(&T, &T) -> bool) {
+    match list.iter_mut().find(|x| same(x, &item)) {
+        Some(x) => *x = item,
+        None => list.push(item),
+    }
+}
+
 fn append_error(e: AppendError) -> ApiError {
     match e {
         AppendError::NotController { leader_id } => not_controller(leader_id),

@@ -13,7 +13,7 @@ use kraft_protocol::messages::unregister_controller_request::UnregisterControlle
 use kraft_protocol::messages::unregister_controller_response::UnregisterControllerResponse;
 use kraft_protocol::{ErrorCode, StrBytes, Uuid};
 
-use super::{ApiError, Controller};
+use super::{put_by_name, ApiError, Controller};
 use crate::config::SecurityProtocol;
 use crate::features::MetadataVersion;
 use crate::image::MetadataRecord;
@@ -104,11 +104,7 @@ impl Controller {
                 security_protocol: l.security_protocol,
                 ..Default::default()
             };
-            // Kafka keys listeners by name (a later duplicate replaces the earlier one in place).
-            match end_points.iter_mut().find(|x| x.name == l.name) {
-                Some(x) => *x = e,
-                None => end_points.push(e),
-            }
+            put_by_name(&mut end_points, e, |a, b| a.name == b.name);
         }
         let record = RegisterControllerRecord {
             controller_id: request.controller_id,
