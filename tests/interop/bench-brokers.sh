@@ -1,0 +1,391 @@
+#!/usr/bin/env bash
+# Side-by-side benchmark of a kraft-rs 3-controller quorum and a Java Kafka
+# 4.4.0 3-controller quorum serving brokers, for `cargo xtask bench-brokers`
+# (which builds the binaries, runs this and writes docs/benchmarks-brokers.md).
+#
+#   bench-brokers.sh KRAFT_BINARY BROKER_LOAD_BINARY OUT_FILE
+#
+# On fresh directories:
+# 1. both quorums, kraft-rs first: three controllers 1-3 each (kraft-rs:
+#    `kraft storage format --initial-controllers` + `kraft server`; Java:
+#    `kafka-quorum.sh start`), broker.session.timeout.ms and
+#    broker.heartbeat.interval.ms set to the same values on both. Both run
+#    from then on, but only one is measured at a time; the other idles;
+# 2. BB_WARMUP_ROUNDS + BB_ROUNDS rounds of three unmodified Java 4.4.0
+#    brokers 4-6 per quorum, the quorums taking turns in ABBA order (so a
+#    drift of the machine's speed falls on both), formatted anew each round
+#    (`kafka-quorum.sh format-broker`) and started together with
+#    `kafka-quorum.sh run-node`, as brokers.sh starts them. From each
+#    broker's own log, against the time the script spawned it:
+#    "Incarnation ... is now STARTING" (BrokerLifecycleManager, logged right
+#    after it hands its BrokerRegistration to its controller channel),
+#    "Successfully registered broker" (the answer), "The broker has caught
+#    up", BrokerServer's "Waiting for the broker to be unfenced" (logged once
+#    it has called setReadyToUnfence, which sends a heartbeat with
+#    WantFence=false at once; an answer can beat this line by a few ms) and
+#    "The broker has been unfenced. Transitioning from RECOVERY to RUNNING"
+#    (the heartbeat answer that unfenced it). ClusterTool list-endpoints
+#    --include-fenced-brokers then confirms all three unfenced, the
+#    controllers' VmRSS and thread counts are read, and the brokers are
+#    stopped (SIGTERM: controlled shutdown) and unregistered
+#    (BROKER_LOAD_BINARY --phases none);
+# 3. per quorum in turn, BROKER_LOAD_BINARY
+#    (crates/controller/examples/broker_load.rs) registers fake brokers (3,
+#    then 50), times their heartbeats, samples the controllers' /proc and
+#    unregisters its brokers;
+# 4. every controller is stopped.
+# OUT_FILE receives one line per fact: `IMPL KIND key=value ...` with IMPL
+# kraft-rs or kafka. Always stops every process it started.
+#
+# Environment: BB_SESSION_MS (default 9000, Kafka's default), BB_HEARTBEAT_MS
+# (2000, Kafka's default; the Java brokers' interval too), BB_INTERVAL_MS
+# (the fake brokers' heartbeat interval, default 100: more samples),
+# BB_ROUNDS (timed rounds of three fresh Java brokers per quorum, default 4:
+# each quorum goes first in half of them), BB_WARMUP_ROUNDS (untimed rounds
+# before them, numbered from 0 down and emitted as `broker_warmup`, default
+# 1: the first JVMs read the Kafka jars cold), BB_PHASES (3,50), BB_SECONDS
+# (30,20), BB_WARMUP (seconds of untimed heartbeats before each phase, 5),
+# BB_IMPLS ("kraft-rs kafka"), BB_START_TIMEOUT (seconds for a broker to be
+# unfenced, 150), BB_KEEP=1 keeps the work directory.
+set -euo pipefail
+
+kraft=${1:?usage: bench-brokers.sh KRAFT_BINARY BROKER_LOAD_BINARY OUT_FILE}
+loadgen=${2:?usage: bench-brokers.sh KRAFT_BINARY BROKER_LOAD_BINARY OUT_FILE}
+out=${3:?usage: bench-brokers.sh KRAFT_BINARY BROKER_LOAD_BINARY OUT_FILE}
+for b in kraft loadgen; do
+    case ${!b} in /*) ;; *) printf -v "$b" '%s' "$PWD/${!b}" ;; esac
+    [[ -x ${!b} ]] || { echo "bench-brokers.sh: ${!b} is not executable" >&2; exit 2; }
+done
+session_ms=${BB_SESSION_MS:-9000}
+heartbeat_ms=${BB_HEARTBEAT_MS:-2000}
+interval_ms=${BB_INTERVAL_MS:-100}
+phases=${BB_PHASES:-3,50}
+seconds=${BB_SECONDS:-30,20}
+warmup=${BB_WARMUP:-5}
+impls=${BB_IMPLS:-kraft-rs kafka}
+start_timeout=${BB_START_TIMEOUT:-150}
+rounds=${BB_ROUNDS:-4}
+warmup_rounds=${BB_WARMUP_ROUNDS:-1}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+kq="$here/kafka-quorum.sh"
+root=$(mktemp -d "${TMPDIR:-/tmp}/kraft-bench-brokers.XXXXXX")
+release_version=4.4-IV2
+brokers=(4 5 6)
+controllers=(1 2 3)
+d=
+cbs=
+impl=
+declare -A bpid=()
+: >"$out"
+fast="$root/fast-client.properties"
+printf 'default.api.timeout.ms=5000\nrequest.timeout.ms=3000\n' >"$fast"
+started=$EPOCHREALTIME
+
+emit() {
+    echo "$impl $*" >>"$out"
+    echo "  $impl $*"
+}
+secs() { awk -v a="$1" -v b="${2:-$EPOCHREALTIME}" 'BEGIN {printf "%.3f", b - a}'; }
+log_tail() { grep -v $'^\t' "$1" 2>/dev/null | tail -n "${2:-20}" | cut -c1-300 || true; }
+
+fail() {
+    echo "FAIL $*" >&2
+    if [[ -n $d ]]; then
+        local f
+        for f in "$d"/node*/server.log; do
+            [[ -f $f ]] || continue
+            echo "--- $f, tail:" >&2
+            log_tail "$f" 15 >&2
+        done
+    fi
+    echo "work directory kept: $root" >&2
+    exit 1
+}
+
+# stop_pids PIDFILE...: SIGTERM, SIGKILL what is left after 20 s.
+stop_pids() {
+    local pids=() f p left
+    for f in "$@"; do
+        [[ -f $f ]] || continue
+        p=$(cat "$f")
+        kill -0 "$p" 2>/dev/null && pids+=("$p")
+    done
+    ((${#pids[@]})) || return 0
+    kill -TERM "${pids[@]}" 2>/dev/null || true
+    for _ in $(seq 1 80); do
+        left=0
+        for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && left=1; done
+        ((left)) || break
+        sleep 0.25
+    done
+    kill -KILL "${pids[@]}" 2>/dev/null || true
+}
+stop_dir() {
+    local s=$1 id files=()
+    for id in "${brokers[@]}"; do files+=("$s/node$id/pid"); done
+    stop_pids "${files[@]}"
+    stop_pids "$s"/node*/pid
+    rm -f "$s"/node*/pid
+}
+cleanup() {
+    local s
+    disown -a 2>/dev/null || true
+    for s in "$root"/*/; do [[ -d $s ]] && stop_dir "${s%/}"; done
+    wait 2>/dev/null || true
+}
+trap cleanup EXIT
+
+port() { bash "$kq" port "$d" "$1"; }
+pid_of() { cat "$d/node$1/pid" 2>/dev/null || true; }
+# log_time LINE: a Kafka log line's "[yyyy-mm-dd hh:mm:ss,mmm]" as epoch seconds.
+log_time() {
+    local ts
+    ts=$(sed -n 's/^\[\([0-9-]* [0-9:]*\),\([0-9]*\)\].*/\1.\2/p' <<<"$1")
+    [[ -n $ts ]] && date -d "$ts" +%s.%N
+}
+first_line() { grep -m1 -F "$2" "$1" 2>/dev/null || true; }
+# proc_fields PID: "rss_kb=N threads=N" from /proc.
+proc_fields() {
+    awk '/^VmRSS:/ {r = $2} /^Threads:/ {t = $2} END {printf "rss_kb=%s threads=%s", r, t}' "/proc/$1/status"
+}
+
+# CPU accounting in clock ticks (USER_HZ, 100 a second).
+machine_busy_ticks() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8 + $9; exit}' /proc/stat; }
+proc_ticks() { awk '{sub(/^.*\) /, ""); print $12 + $13}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+# Every controller of every quorum started so far.
+controller_ticks() {
+    local f t=0
+    for f in "$root"/*/node{1,2,3}/pid; do
+        [[ -f $f ]] || continue
+        t=$((t + $(proc_ticks "$(cat "$f")")))
+    done
+    echo "$t"
+}
+
+# ---------- controllers ----------
+start_kraft_controllers() {
+    local id nd initial= did
+    cluster_id=$(bash "$kq" init "$d")
+    cbs=$(bash "$kq" bootstrap "$d")
+    for id in "${controllers[@]}"; do
+        nd="$d/node$id"
+        mkdir -p "$nd"
+        cat >"$nd/server.properties" <<EOF
+node.id=$id
+process.roles=controller
+controller.listener.names=CONTROLLER
+listeners=CONTROLLER://127.0.0.1:$(port "$id")
+log.dirs=$nd/data
+metadata.log.dir=$nd/data
+controller.quorum.bootstrap.servers=$cbs
+broker.session.timeout.ms=$session_ms
+broker.heartbeat.interval.ms=$heartbeat_ms
+EOF
+        did=$("$kraft" storage random-uuid)
+        initial+="${initial:+,}$id@127.0.0.1:$(port "$id"):$did"
+    done
+    for id in "${controllers[@]}"; do
+        nd="$d/node$id"
+        "$kraft" storage format --config "$nd/server.properties" --cluster-id "$cluster_id" \
+            --release-version "$release_version" --initial-controllers "$initial" >"$nd/format.log" 2>&1 ||
+            fail "kraft storage format of controller $id failed: $(cat "$nd/format.log")"
+    done
+    local t0
+    t0=$(now)
+    for id in "${controllers[@]}"; do
+        nd="$d/node$id"
+        KRAFT_LOG=info NO_COLOR=1 "$kraft" server --config "$nd/server.properties" >>"$nd/server.log" 2>&1 &
+        echo $! >"$nd/pid"
+    done
+    local deadline=$((SECONDS + 60)) st=
+    while ((SECONDS < deadline)); do
+        st=$(timeout 20 "$kraft" metadata-quorum --bootstrap-controller "$cbs" --command-config "$fast" \
+            describe --status 2>/dev/null || true)
+        if grep -qE '^LeaderId: +[0-9]' <<<"$st" &&
+            [[ $(grep '^CurrentVoters:' <<<"$st" | grep -o '"id": *[0-9]*' | wc -l) == 3 ]]; then
+            break
+        fi
+        st=
+        for id in "${controllers[@]}"; do kill -0 "$(pid_of "$id")" 2>/dev/null || fail "controller $id exited"; done
+        sleep 0.3
+    done
+    [[ -n $st ]] || fail "no kraft-rs leader with three voters within 60s"
+    emit "quorum start_s=$(secs "$t0") how=kraft_storage_format+kraft_server"
+}
+start_java_controllers() {
+    local t0
+    t0=$(now)
+    KQ_CONTROLLER_PROPS="broker.session.timeout.ms=$session_ms
+broker.heartbeat.interval.ms=$heartbeat_ms" bash "$kq" start "$d" >/dev/null || fail "kafka-quorum.sh start failed"
+    cluster_id=$(cat "$d/cluster-id")
+    cbs=$(bash "$kq" bootstrap "$d")
+    emit "quorum start_s=$(secs "$t0") how=kafka-quorum.sh_start(format+start+registrations)"
+    local flags
+    flags=$(tr '\0' '\n' <"/proc/$(pid_of 1)/cmdline" | grep -E '^-X' | paste -sd, -)
+    emit "jvm flags=$flags java=$(java -version 2>&1 | head -1 | sed 's/.*version "\([^"]*\)".*/\1/')"
+}
+now() { echo "$EPOCHREALTIME"; }
+
+# ---------- Java brokers ----------
+# broker_round R: fresh brokers 4-6 (formatted anew), started at once, timed
+# to unfenced, confirmed, measured, stopped and unregistered.
+broker_round() {
+    local round=$1 kind=broker id pids=() rc=0 p
+    ((round > 0)) || kind=broker_warmup
+    for id in "${brokers[@]}"; do
+        if [[ -d $d/node$id ]]; then
+            mv "$d/node$id/server.log" "$d/round$((round - 1))-node$id.log" 2>/dev/null || true
+            rm -rf "$d/node$id"
+        fi
+    done
+    for id in "${brokers[@]}"; do
+        KQ_BOOTSTRAP_SERVERS=$cbs KQ_BROKER_PROPS="broker.heartbeat.interval.ms=$heartbeat_ms
+broker.session.timeout.ms=$session_ms" bash "$kq" format-broker "$d" "$id" >/dev/null &
+        pids+=($!)
+    done
+    for p in "${pids[@]}"; do wait "$p" || rc=1; done
+    [[ $rc == 0 ]] || fail "formatting the brokers failed"
+    declare -gA t_spawn=()
+    local busy0 ours0
+    busy0=$(machine_busy_ticks)
+    ours0=$(controller_ticks)
+    for id in "${brokers[@]}"; do
+        t_spawn[$id]=$(now)
+        bash "$kq" run-node "$d" "$id" >>"$d/node$id/server.log" 2>&1 &
+        bpid[$id]=$!
+    done
+    local deadline=$((SECONDS + start_timeout)) all
+    while :; do
+        all=1
+        for id in "${brokers[@]}"; do
+            grep -qF "The broker has been unfenced" "$d/node$id/server.log" 2>/dev/null && continue
+            all=0
+            kill -0 "${bpid[$id]}" 2>/dev/null || fail "broker $id exited before it was unfenced"
+        done
+        ((all)) && break
+        ((SECONDS < deadline)) || fail "the brokers were not all unfenced within ${start_timeout}s"
+        sleep 0.2
+    done
+    # CPU from the spawn to the last unfence: the whole machine (both
+    # cores), every controller of both quorums, the three brokers; the rest
+    # is this script and whatever else ran on the machine.
+    local busy ours brokers_t=0 wall
+    busy=$(($(machine_busy_ticks) - busy0))
+    ours=$(($(controller_ticks) - ours0))
+    for id in "${brokers[@]}"; do brokers_t=$((brokers_t + $(proc_ticks "${bpid[$id]}"))); done
+    wall=$(secs "${t_spawn[4]}")
+    emit "round_cpu round=$round wall_s=$wall machine_busy_s=$(awk -v t="$busy" 'BEGIN {printf "%.2f", t / 100}') controllers_s=$(awk -v t="$ours" 'BEGIN {printf "%.2f", t / 100}') brokers_s=$(awk -v t="$brokers_t" 'BEGIN {printf "%.2f", t / 100}') other_s=$(awk -v t="$((busy - ours - brokers_t))" 'BEGIN {printf "%.2f", t / 100}')"
+    local log l_first l_start l_reg l_caught l_ready l_unf t0
+    for id in "${brokers[@]}"; do
+        log="$d/node$id/server.log"
+        t0=${t_spawn[$id]}
+        # The first line the JVM logged (after run-node's own marker line).
+        l_first=$(log_time "$(grep -m1 '^\[' "$log")")
+        l_start=$(log_time "$(first_line "$log" "is now STARTING")")
+        l_reg=$(log_time "$(first_line "$log" "Successfully registered broker $id")")
+        l_caught=$(log_time "$(first_line "$log" "The broker has caught up")")
+        l_ready=$(log_time "$(first_line "$log" "Waiting for the broker to be unfenced")")
+        l_unf=$(log_time "$(first_line "$log" "The broker has been unfenced")")
+        [[ -n $l_start && -n $l_reg && -n $l_caught && -n $l_ready && -n $l_unf ]] ||
+            fail "broker $id's log lacks a BrokerLifecycleManager line"
+        emit "$kind round=$round id=$id spawn_to_first_log_s=$(secs "$t0" "$l_first") spawn_to_starting_s=$(secs "$t0" "$l_start") spawn_to_registered_s=$(secs "$t0" "$l_reg") spawn_to_caught_up_s=$(secs "$t0" "$l_caught") spawn_to_unfenced_s=$(secs "$t0" "$l_unf") starting_to_registered_s=$(secs "$l_start" "$l_reg") starting_to_unfenced_s=$(secs "$l_start" "$l_unf") registered_to_unfenced_s=$(secs "$l_reg" "$l_unf") caught_up_to_unfenced_s=$(secs "$l_caught" "$l_unf") ready_to_unfenced_s=$(secs "$l_ready" "$l_unf")"
+    done
+    local ep st
+    ep=$(bash "$kq" tool "$d" org.apache.kafka.tools.ClusterTool list-endpoints \
+        --bootstrap-server "127.0.0.1:$(port 4)" --include-fenced-brokers 2>/dev/null) ||
+        fail "ClusterTool list-endpoints failed"
+    for id in "${brokers[@]}"; do
+        st=$(awk -v id="$id" '$1 == id && $6 == "broker" {print $5}' <<<"$ep")
+        [[ $st == unfenced ]] || fail "ClusterTool shows broker $id as '${st:-not listed}': $ep"
+    done
+    emit "clustertool round=$round brokers=4,5,6 state=unfenced"
+    sleep 1
+    for id in "${controllers[@]}"; do
+        emit "proc_java_brokers round=$round brokers=3 name=$id $(proc_fields "$(pid_of "$id")")"
+    done
+    local files=() t0
+    for id in "${brokers[@]}"; do files+=("$d/node$id/pid"); done
+    t0=$(now)
+    stop_pids "${files[@]}"
+    for id in "${brokers[@]}"; do wait "${bpid[$id]}" 2>/dev/null || true; done
+    rm -f "${files[@]}"
+    emit "brokers_stopped round=$round s=$(secs "$t0") how=SIGTERM(controlled_shutdown)"
+    "$loadgen" --bootstrap "$cbs" --cluster-id "$cluster_id" --phases none --unregister 4,5,6 \
+        >"$d/unregister.out" 2>&1 || fail "unregistering brokers 4-6 failed: $(cat "$d/unregister.out")"
+}
+
+declare -A cbs_of=() cid_of=() pids_of=()
+# use IMPL: make IMPL's quorum the current one (d, impl, cbs, cluster_id).
+use() {
+    impl=$1
+    d="$root/$impl"
+    cbs=${cbs_of[$impl]:-}
+    cluster_id=${cid_of[$impl]:-}
+}
+setup_quorum() {
+    use "$1"
+    echo "== $impl controllers ($(secs "$started")s)"
+    if [[ $impl == kraft-rs ]]; then start_kraft_controllers; else start_java_controllers; fi
+    cbs_of[$impl]=$cbs
+    cid_of[$impl]=$cluster_id
+    local id p pids=
+    for id in "${controllers[@]}"; do
+        p=$(pid_of "$id")
+        [[ -n $p ]] && kill -0 "$p" 2>/dev/null || fail "controller $id is not running"
+        emit "controller node=$id pid=$p port=$(port "$id") comm=$(cat "/proc/$p/comm")"
+        pids+="${pids:+,}$id=$p"
+    done
+    pids_of[$impl]=$pids
+    emit "settings broker.session.timeout.ms=$session_ms broker.heartbeat.interval.ms=$heartbeat_ms release_version=$release_version"
+}
+fake_brokers() {
+    use "$1"
+    echo "== $impl: fake brokers, phases $phases ($(secs "$started")s)"
+    local lg_out="$d/broker_load.out" line id f timed_out=0
+    "$loadgen" --bootstrap "$cbs" --cluster-id "$cluster_id" --phases "$phases" --seconds "$seconds" \
+        --warmup-secs "$warmup" --interval-ms "$interval_ms" --first-id 100 --pids "${pids_of[$impl]}" \
+        --unregister 4,5,6 >"$lg_out" 2>"$d/broker_load.err" ||
+        fail "broker_load failed: $(tail -n 5 "$d/broker_load.err")"
+    while IFS= read -r line; do emit "$line"; done <"$lg_out"
+    for id in "${controllers[@]}"; do
+        f="$d/node$id/server.log"
+        timed_out=$((timed_out + $(grep -c "Timed out heartbeat" "$f" 2>/dev/null || true)))
+    done
+    emit "controller_logs heartbeat_timeouts=$timed_out"
+}
+
+echo "bench-brokers.sh: work directory $root"
+read -ra order <<<"$impls"
+for i in "${order[@]}"; do
+    case $i in kraft-rs | kafka) ;; *) fail "unknown implementation $i" ;; esac
+done
+# Both quorums run from here on; only one is measured at a time, the other
+# idles. The rounds of Java brokers alternate between them (ABBA...), so a
+# drift of the machine's speed over the run falls on both.
+for i in "${order[@]}"; do setup_quorum "$i"; done
+sleep 2
+for r in $(seq "$((1 - warmup_rounds))" "$rounds"); do
+    round_order=("${order[@]}")
+    if (((r + warmup_rounds - 1) % 2 == 1)); then
+        round_order=()
+        for ((k = ${#order[@]} - 1; k >= 0; k--)); do round_order+=("${order[k]}"); done
+    fi
+    for i in "${round_order[@]}"; do
+        use "$i"
+        echo "== $impl: three Java brokers, round $r of $rounds ($(secs "$started")s)"
+        broker_round "$r"
+    done
+done
+for i in "${order[@]}"; do fake_brokers "$i"; done
+for i in "${order[@]}"; do
+    use "$i"
+    stop_dir "$d"
+done
+wait 2>/dev/null || true
+impl=all
+emit "run seconds=$(secs "$started")"
+if [[ -z ${BB_KEEP:-} ]]; then
+    cleanup
+    trap - EXIT
+    rm -rf "$root"
+fi
