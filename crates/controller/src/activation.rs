@@ -288,21 +288,30 @@ pub(crate) async fn append_records(
             Ok(Err(e)) => return Err(AppendError::Failed(e.to_string())),
             Ok(Ok(_)) => {}
         }
-        let reached = tokio::time::timeout(APPEND_TIMEOUT, async move {
-            applied.wait_for(|a| *a >= last_offset).await.is_ok()
-        })
-        .await;
-        match reached {
-            Ok(true) => Ok(last_offset),
-            Ok(false) => Err(AppendError::Failed("the raft driver stopped".into())),
-            Err(_) => Err(AppendError::Timeout),
-        }
+        wait_until_applied(&mut applied, last_offset).await?;
+        Ok(last_offset)
     };
     Ok(PendingCommit {
         base_offset,
         last_offset,
         applied: Box::pin(wait),
     })
+}
+
+/// Waits (up to the append timeout) until the image has applied `offset`.
+pub(crate) async fn wait_until_applied(
+    applied: &mut watch::Receiver<i64>,
+    offset: i64,
+) -> Result<(), AppendError> {
+    let reached = tokio::time::timeout(APPEND_TIMEOUT, async {
+        applied.wait_for(|a| *a >= offset).await.is_ok()
+    })
+    .await;
+    match reached {
+        Ok(true) => Ok(()),
+        Ok(false) => Err(AppendError::Failed("the raft driver stopped".into())),
+        Err(_) => Err(AppendError::Timeout),
+    }
 }
 
 /// Runs activation for every epoch this node leads, and publishes the epoch

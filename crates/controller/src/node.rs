@@ -20,8 +20,8 @@ use kraft_raft::{
 use tokio::sync::watch;
 
 use crate::activation::{
-    append_records, spawn_activation, spawn_no_op_writer, ActivationSettings, ActiveEpoch,
-    BootstrapMetadata,
+    append_records, spawn_activation, spawn_no_op_writer, wait_until_applied, ActivationSettings,
+    ActiveEpoch, BootstrapMetadata,
 };
 use crate::config::ControllerConfig;
 use crate::format::MetaProperties;
@@ -306,16 +306,7 @@ impl RaftQuorum for RaftBridge {
     }
 
     async fn wait_applied(&self, offset: i64) -> Result<(), AppendError> {
-        let mut applied = self.applied.clone();
-        let reached = tokio::time::timeout(Duration::from_secs(30), async move {
-            applied.wait_for(|a| *a >= offset).await.is_ok()
-        })
-        .await;
-        match reached {
-            Ok(true) => Ok(()),
-            Ok(false) => Err(AppendError::Failed("the raft driver stopped".into())),
-            Err(_) => Err(AppendError::Timeout),
-        }
+        wait_until_applied(&mut self.applied.clone(), offset).await
     }
 
     async fn latest_voter_ids(&self) -> Vec<i32> {

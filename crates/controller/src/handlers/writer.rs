@@ -24,7 +24,7 @@ use kraft_protocol::{ErrorCode, MetadataRecordBody};
 use tokio::sync::MutexGuard;
 
 use super::heartbeats::BrokerHeartbeats;
-use super::{append_error, not_controller, ApiError, AppendError, Controller};
+use super::{append_error, not_controller, ApiError, AppendError, Controller, PendingCommit};
 use crate::image::{MetadataImage, MetadataRecord};
 
 /// How often a write retries when the log end moved under it (a control
@@ -61,6 +61,32 @@ impl ActiveState {
     /// The last offset written to the log as far as this state knows.
     pub(crate) fn last_written_offset(&self) -> i64 {
         self.next_offset - 1
+    }
+
+    /// Takes in a batch this leader appended: applies its records at their
+    /// offsets and moves the expected log end past it. An error (a record
+    /// this controller generated does not apply) means the state must be
+    /// dropped.
+    fn appended(
+        &mut self,
+        records: &[MetadataRecord],
+        pending: &PendingCommit,
+    ) -> Result<(), ApiError> {
+        for (i, record) in records.iter().enumerate() {
+            if let Err(e) = self.replay(record, pending.base_offset + i as i64) {
+                tracing::error!(
+                    error = %e,
+                    "cannot apply a record this controller generated; dropping the write state"
+                );
+                return Err(ApiError {
+                    code: ErrorCode::UnknownServerError,
+                    message: None,
+                });
+            }
+        }
+        self.next_offset = pending.last_offset + 1;
+        self.last_appended = Some(pending.last_offset);
+        Ok(())
     }
 
     /// Applies one of this leader's records at `offset`, with the broker
@@ -203,21 +229,10 @@ impl Controller {
                 .await
             {
                 Ok(pending) => {
-                    for (i, record) in generated.records.iter().enumerate() {
-                        if let Err(e) = state.replay(record, pending.base_offset + i as i64) {
-                            tracing::error!(
-                                error = %e,
-                                "cannot apply a record this controller generated; dropping the write state"
-                            );
-                            *guard = None;
-                            return Err(ApiError {
-                                code: ErrorCode::UnknownServerError,
-                                message: None,
-                            });
-                        }
+                    if let Err(e) = state.appended(&generated.records, &pending) {
+                        *guard = None;
+                        return Err(e);
                     }
-                    state.next_offset = pending.last_offset + 1;
-                    state.last_appended = Some(pending.last_offset);
                     if let Some(after) = generated.after_append {
                         after(state, pending.last_offset);
                     }
@@ -277,18 +292,10 @@ impl Controller {
                 return Err(append_error(e));
             }
         };
-        for (i, record) in records.iter().enumerate() {
-            if let Err(e) = state.replay(record, pending.base_offset + i as i64) {
-                tracing::error!(error = %e, "cannot apply a record this controller generated");
-                **guard = None;
-                return Err(ApiError {
-                    code: ErrorCode::UnknownServerError,
-                    message: None,
-                });
-            }
+        if let Err(e) = state.appended(&records, &pending) {
+            **guard = None;
+            return Err(e);
         }
-        state.next_offset = pending.last_offset + 1;
-        state.last_appended = Some(pending.last_offset);
         pending.applied.await.map_err(append_error)
     }
 }
