@@ -5,6 +5,10 @@ use bytes::{BufMut, Bytes};
 
 use super::add_raft_voter_request::AddRaftVoterRequest;
 use super::add_raft_voter_response::AddRaftVoterResponse;
+use super::allocate_producer_ids_request::AllocateProducerIdsRequest;
+use super::allocate_producer_ids_response::AllocateProducerIdsResponse;
+use super::alter_partition_request::AlterPartitionRequest;
+use super::alter_partition_response::AlterPartitionResponse;
 use super::api_versions_request::ApiVersionsRequest;
 use super::api_versions_response::ApiVersionsResponse;
 use super::begin_quorum_epoch_request::BeginQuorumEpochRequest;
@@ -15,10 +19,18 @@ use super::broker_registration_request::BrokerRegistrationRequest;
 use super::broker_registration_response::BrokerRegistrationResponse;
 use super::controller_registration_request::ControllerRegistrationRequest;
 use super::controller_registration_response::ControllerRegistrationResponse;
+use super::create_partitions_request::CreatePartitionsRequest;
+use super::create_partitions_response::CreatePartitionsResponse;
+use super::create_topics_request::CreateTopicsRequest;
+use super::create_topics_response::CreateTopicsResponse;
+use super::delete_topics_request::DeleteTopicsRequest;
+use super::delete_topics_response::DeleteTopicsResponse;
 use super::describe_cluster_request::DescribeClusterRequest;
 use super::describe_cluster_response::DescribeClusterResponse;
 use super::describe_quorum_request::DescribeQuorumRequest;
 use super::describe_quorum_response::DescribeQuorumResponse;
+use super::elect_leaders_request::ElectLeadersRequest;
+use super::elect_leaders_response::ElectLeadersResponse;
 use super::end_quorum_epoch_request::EndQuorumEpochRequest;
 use super::end_quorum_epoch_response::EndQuorumEpochResponse;
 use super::envelope_request::EnvelopeRequest;
@@ -27,6 +39,8 @@ use super::fetch_request::FetchRequest;
 use super::fetch_response::FetchResponse;
 use super::fetch_snapshot_request::FetchSnapshotRequest;
 use super::fetch_snapshot_response::FetchSnapshotResponse;
+use super::incremental_alter_configs_request::IncrementalAlterConfigsRequest;
+use super::incremental_alter_configs_response::IncrementalAlterConfigsResponse;
 use super::remove_raft_voter_request::RemoveRaftVoterRequest;
 use super::remove_raft_voter_response::RemoveRaftVoterResponse;
 use super::unregister_broker_request::UnregisterBrokerRequest;
@@ -50,6 +64,16 @@ pub enum ApiKey {
     Fetch = 1,
     /// `ApiVersions` (key 18).
     ApiVersions = 18,
+    /// `CreateTopics` (key 19).
+    CreateTopics = 19,
+    /// `DeleteTopics` (key 20).
+    DeleteTopics = 20,
+    /// `CreatePartitions` (key 37).
+    CreatePartitions = 37,
+    /// `ElectLeaders` (key 43).
+    ElectLeaders = 43,
+    /// `IncrementalAlterConfigs` (key 44).
+    IncrementalAlterConfigs = 44,
     /// `Vote` (key 52).
     Vote = 52,
     /// `BeginQuorumEpoch` (key 53).
@@ -58,6 +82,8 @@ pub enum ApiKey {
     EndQuorumEpoch = 54,
     /// `DescribeQuorum` (key 55).
     DescribeQuorum = 55,
+    /// `AlterPartition` (key 56).
+    AlterPartition = 56,
     /// `UpdateFeatures` (key 57).
     UpdateFeatures = 57,
     /// `Envelope` (key 58).
@@ -72,6 +98,8 @@ pub enum ApiKey {
     BrokerHeartbeat = 63,
     /// `UnregisterBroker` (key 64).
     UnregisterBroker = 64,
+    /// `AllocateProducerIds` (key 67).
+    AllocateProducerIds = 67,
     /// `ControllerRegistration` (key 70).
     ControllerRegistration = 70,
     /// `AddRaftVoter` (key 80).
@@ -89,10 +117,16 @@ impl ApiKey {
     pub const ALL: &'static [ApiKey] = &[
         ApiKey::Fetch,
         ApiKey::ApiVersions,
+        ApiKey::CreateTopics,
+        ApiKey::DeleteTopics,
+        ApiKey::CreatePartitions,
+        ApiKey::ElectLeaders,
+        ApiKey::IncrementalAlterConfigs,
         ApiKey::Vote,
         ApiKey::BeginQuorumEpoch,
         ApiKey::EndQuorumEpoch,
         ApiKey::DescribeQuorum,
+        ApiKey::AlterPartition,
         ApiKey::UpdateFeatures,
         ApiKey::Envelope,
         ApiKey::FetchSnapshot,
@@ -100,6 +134,7 @@ impl ApiKey {
         ApiKey::BrokerRegistration,
         ApiKey::BrokerHeartbeat,
         ApiKey::UnregisterBroker,
+        ApiKey::AllocateProducerIds,
         ApiKey::ControllerRegistration,
         ApiKey::AddRaftVoter,
         ApiKey::RemoveRaftVoter,
@@ -112,10 +147,16 @@ impl ApiKey {
         match key {
             1 => Some(ApiKey::Fetch),
             18 => Some(ApiKey::ApiVersions),
+            19 => Some(ApiKey::CreateTopics),
+            20 => Some(ApiKey::DeleteTopics),
+            37 => Some(ApiKey::CreatePartitions),
+            43 => Some(ApiKey::ElectLeaders),
+            44 => Some(ApiKey::IncrementalAlterConfigs),
             52 => Some(ApiKey::Vote),
             53 => Some(ApiKey::BeginQuorumEpoch),
             54 => Some(ApiKey::EndQuorumEpoch),
             55 => Some(ApiKey::DescribeQuorum),
+            56 => Some(ApiKey::AlterPartition),
             57 => Some(ApiKey::UpdateFeatures),
             58 => Some(ApiKey::Envelope),
             59 => Some(ApiKey::FetchSnapshot),
@@ -123,6 +164,7 @@ impl ApiKey {
             62 => Some(ApiKey::BrokerRegistration),
             63 => Some(ApiKey::BrokerHeartbeat),
             64 => Some(ApiKey::UnregisterBroker),
+            67 => Some(ApiKey::AllocateProducerIds),
             70 => Some(ApiKey::ControllerRegistration),
             80 => Some(ApiKey::AddRaftVoter),
             81 => Some(ApiKey::RemoveRaftVoter),
@@ -142,10 +184,16 @@ impl ApiKey {
         match self {
             ApiKey::Fetch => "FETCH",
             ApiKey::ApiVersions => "API_VERSIONS",
+            ApiKey::CreateTopics => "CREATE_TOPICS",
+            ApiKey::DeleteTopics => "DELETE_TOPICS",
+            ApiKey::CreatePartitions => "CREATE_PARTITIONS",
+            ApiKey::ElectLeaders => "ELECT_LEADERS",
+            ApiKey::IncrementalAlterConfigs => "INCREMENTAL_ALTER_CONFIGS",
             ApiKey::Vote => "VOTE",
             ApiKey::BeginQuorumEpoch => "BEGIN_QUORUM_EPOCH",
             ApiKey::EndQuorumEpoch => "END_QUORUM_EPOCH",
             ApiKey::DescribeQuorum => "DESCRIBE_QUORUM",
+            ApiKey::AlterPartition => "ALTER_PARTITION",
             ApiKey::UpdateFeatures => "UPDATE_FEATURES",
             ApiKey::Envelope => "ENVELOPE",
             ApiKey::FetchSnapshot => "FETCH_SNAPSHOT",
@@ -153,6 +201,7 @@ impl ApiKey {
             ApiKey::BrokerRegistration => "BROKER_REGISTRATION",
             ApiKey::BrokerHeartbeat => "BROKER_HEARTBEAT",
             ApiKey::UnregisterBroker => "UNREGISTER_BROKER",
+            ApiKey::AllocateProducerIds => "ALLOCATE_PRODUCER_IDS",
             ApiKey::ControllerRegistration => "CONTROLLER_REGISTRATION",
             ApiKey::AddRaftVoter => "ADD_RAFT_VOTER",
             ApiKey::RemoveRaftVoter => "REMOVE_RAFT_VOTER",
@@ -166,10 +215,16 @@ impl ApiKey {
         match self {
             ApiKey::Fetch => (4, 18),
             ApiKey::ApiVersions => (0, 5),
+            ApiKey::CreateTopics => (2, 7),
+            ApiKey::DeleteTopics => (1, 6),
+            ApiKey::CreatePartitions => (0, 3),
+            ApiKey::ElectLeaders => (0, 2),
+            ApiKey::IncrementalAlterConfigs => (0, 1),
             ApiKey::Vote => (0, 2),
             ApiKey::BeginQuorumEpoch => (0, 1),
             ApiKey::EndQuorumEpoch => (0, 1),
             ApiKey::DescribeQuorum => (0, 3),
+            ApiKey::AlterPartition => (2, 3),
             ApiKey::UpdateFeatures => (0, 2),
             ApiKey::Envelope => (0, 0),
             ApiKey::FetchSnapshot => (0, 1),
@@ -177,6 +232,7 @@ impl ApiKey {
             ApiKey::BrokerRegistration => (0, 4),
             ApiKey::BrokerHeartbeat => (0, 2),
             ApiKey::UnregisterBroker => (0, 0),
+            ApiKey::AllocateProducerIds => (0, 0),
             ApiKey::ControllerRegistration => (0, 0),
             ApiKey::AddRaftVoter => (0, 2),
             ApiKey::RemoveRaftVoter => (0, 1),
@@ -190,10 +246,16 @@ impl ApiKey {
         match self {
             ApiKey::Fetch => Some(12),
             ApiKey::ApiVersions => Some(3),
+            ApiKey::CreateTopics => Some(5),
+            ApiKey::DeleteTopics => Some(4),
+            ApiKey::CreatePartitions => Some(2),
+            ApiKey::ElectLeaders => Some(2),
+            ApiKey::IncrementalAlterConfigs => Some(1),
             ApiKey::Vote => Some(0),
             ApiKey::BeginQuorumEpoch => Some(1),
             ApiKey::EndQuorumEpoch => Some(1),
             ApiKey::DescribeQuorum => Some(0),
+            ApiKey::AlterPartition => Some(0),
             ApiKey::UpdateFeatures => Some(0),
             ApiKey::Envelope => Some(0),
             ApiKey::FetchSnapshot => Some(0),
@@ -201,6 +263,7 @@ impl ApiKey {
             ApiKey::BrokerRegistration => Some(0),
             ApiKey::BrokerHeartbeat => Some(0),
             ApiKey::UnregisterBroker => Some(0),
+            ApiKey::AllocateProducerIds => Some(0),
             ApiKey::ControllerRegistration => Some(0),
             ApiKey::AddRaftVoter => Some(0),
             ApiKey::RemoveRaftVoter => Some(0),
@@ -225,6 +288,11 @@ impl ApiKey {
             self,
             ApiKey::Fetch
                 | ApiKey::ApiVersions
+                | ApiKey::CreateTopics
+                | ApiKey::DeleteTopics
+                | ApiKey::CreatePartitions
+                | ApiKey::ElectLeaders
+                | ApiKey::IncrementalAlterConfigs
                 | ApiKey::DescribeQuorum
                 | ApiKey::UpdateFeatures
                 | ApiKey::DescribeCluster
@@ -270,6 +338,16 @@ pub enum RequestBody {
     Fetch(FetchRequest),
     /// `ApiVersionsRequest`.
     ApiVersions(ApiVersionsRequest),
+    /// `CreateTopicsRequest`.
+    CreateTopics(CreateTopicsRequest),
+    /// `DeleteTopicsRequest`.
+    DeleteTopics(DeleteTopicsRequest),
+    /// `CreatePartitionsRequest`.
+    CreatePartitions(CreatePartitionsRequest),
+    /// `ElectLeadersRequest`.
+    ElectLeaders(ElectLeadersRequest),
+    /// `IncrementalAlterConfigsRequest`.
+    IncrementalAlterConfigs(IncrementalAlterConfigsRequest),
     /// `VoteRequest`.
     Vote(VoteRequest),
     /// `BeginQuorumEpochRequest`.
@@ -278,6 +356,8 @@ pub enum RequestBody {
     EndQuorumEpoch(EndQuorumEpochRequest),
     /// `DescribeQuorumRequest`.
     DescribeQuorum(DescribeQuorumRequest),
+    /// `AlterPartitionRequest`.
+    AlterPartition(AlterPartitionRequest),
     /// `UpdateFeaturesRequest`.
     UpdateFeatures(UpdateFeaturesRequest),
     /// `EnvelopeRequest`.
@@ -292,6 +372,8 @@ pub enum RequestBody {
     BrokerHeartbeat(BrokerHeartbeatRequest),
     /// `UnregisterBrokerRequest`.
     UnregisterBroker(UnregisterBrokerRequest),
+    /// `AllocateProducerIdsRequest`.
+    AllocateProducerIds(AllocateProducerIdsRequest),
     /// `ControllerRegistrationRequest`.
     ControllerRegistration(ControllerRegistrationRequest),
     /// `AddRaftVoterRequest`.
@@ -310,10 +392,16 @@ impl RequestBody {
         match self {
             RequestBody::Fetch(_) => ApiKey::Fetch,
             RequestBody::ApiVersions(_) => ApiKey::ApiVersions,
+            RequestBody::CreateTopics(_) => ApiKey::CreateTopics,
+            RequestBody::DeleteTopics(_) => ApiKey::DeleteTopics,
+            RequestBody::CreatePartitions(_) => ApiKey::CreatePartitions,
+            RequestBody::ElectLeaders(_) => ApiKey::ElectLeaders,
+            RequestBody::IncrementalAlterConfigs(_) => ApiKey::IncrementalAlterConfigs,
             RequestBody::Vote(_) => ApiKey::Vote,
             RequestBody::BeginQuorumEpoch(_) => ApiKey::BeginQuorumEpoch,
             RequestBody::EndQuorumEpoch(_) => ApiKey::EndQuorumEpoch,
             RequestBody::DescribeQuorum(_) => ApiKey::DescribeQuorum,
+            RequestBody::AlterPartition(_) => ApiKey::AlterPartition,
             RequestBody::UpdateFeatures(_) => ApiKey::UpdateFeatures,
             RequestBody::Envelope(_) => ApiKey::Envelope,
             RequestBody::FetchSnapshot(_) => ApiKey::FetchSnapshot,
@@ -321,6 +409,7 @@ impl RequestBody {
             RequestBody::BrokerRegistration(_) => ApiKey::BrokerRegistration,
             RequestBody::BrokerHeartbeat(_) => ApiKey::BrokerHeartbeat,
             RequestBody::UnregisterBroker(_) => ApiKey::UnregisterBroker,
+            RequestBody::AllocateProducerIds(_) => ApiKey::AllocateProducerIds,
             RequestBody::ControllerRegistration(_) => ApiKey::ControllerRegistration,
             RequestBody::AddRaftVoter(_) => ApiKey::AddRaftVoter,
             RequestBody::RemoveRaftVoter(_) => ApiKey::RemoveRaftVoter,
@@ -334,12 +423,22 @@ impl RequestBody {
         match api_key {
             ApiKey::Fetch => decode_checked(buf, version).map(RequestBody::Fetch),
             ApiKey::ApiVersions => decode_checked(buf, version).map(RequestBody::ApiVersions),
+            ApiKey::CreateTopics => decode_checked(buf, version).map(RequestBody::CreateTopics),
+            ApiKey::DeleteTopics => decode_checked(buf, version).map(RequestBody::DeleteTopics),
+            ApiKey::CreatePartitions => {
+                decode_checked(buf, version).map(RequestBody::CreatePartitions)
+            }
+            ApiKey::ElectLeaders => decode_checked(buf, version).map(RequestBody::ElectLeaders),
+            ApiKey::IncrementalAlterConfigs => {
+                decode_checked(buf, version).map(RequestBody::IncrementalAlterConfigs)
+            }
             ApiKey::Vote => decode_checked(buf, version).map(RequestBody::Vote),
             ApiKey::BeginQuorumEpoch => {
                 decode_checked(buf, version).map(RequestBody::BeginQuorumEpoch)
             }
             ApiKey::EndQuorumEpoch => decode_checked(buf, version).map(RequestBody::EndQuorumEpoch),
             ApiKey::DescribeQuorum => decode_checked(buf, version).map(RequestBody::DescribeQuorum),
+            ApiKey::AlterPartition => decode_checked(buf, version).map(RequestBody::AlterPartition),
             ApiKey::UpdateFeatures => decode_checked(buf, version).map(RequestBody::UpdateFeatures),
             ApiKey::Envelope => decode_checked(buf, version).map(RequestBody::Envelope),
             ApiKey::FetchSnapshot => decode_checked(buf, version).map(RequestBody::FetchSnapshot),
@@ -354,6 +453,9 @@ impl RequestBody {
             }
             ApiKey::UnregisterBroker => {
                 decode_checked(buf, version).map(RequestBody::UnregisterBroker)
+            }
+            ApiKey::AllocateProducerIds => {
+                decode_checked(buf, version).map(RequestBody::AllocateProducerIds)
             }
             ApiKey::ControllerRegistration => {
                 decode_checked(buf, version).map(RequestBody::ControllerRegistration)
@@ -376,10 +478,16 @@ impl RequestBody {
         match self {
             RequestBody::Fetch(m) => m.encode(buf, version),
             RequestBody::ApiVersions(m) => m.encode(buf, version),
+            RequestBody::CreateTopics(m) => m.encode(buf, version),
+            RequestBody::DeleteTopics(m) => m.encode(buf, version),
+            RequestBody::CreatePartitions(m) => m.encode(buf, version),
+            RequestBody::ElectLeaders(m) => m.encode(buf, version),
+            RequestBody::IncrementalAlterConfigs(m) => m.encode(buf, version),
             RequestBody::Vote(m) => m.encode(buf, version),
             RequestBody::BeginQuorumEpoch(m) => m.encode(buf, version),
             RequestBody::EndQuorumEpoch(m) => m.encode(buf, version),
             RequestBody::DescribeQuorum(m) => m.encode(buf, version),
+            RequestBody::AlterPartition(m) => m.encode(buf, version),
             RequestBody::UpdateFeatures(m) => m.encode(buf, version),
             RequestBody::Envelope(m) => m.encode(buf, version),
             RequestBody::FetchSnapshot(m) => m.encode(buf, version),
@@ -387,6 +495,7 @@ impl RequestBody {
             RequestBody::BrokerRegistration(m) => m.encode(buf, version),
             RequestBody::BrokerHeartbeat(m) => m.encode(buf, version),
             RequestBody::UnregisterBroker(m) => m.encode(buf, version),
+            RequestBody::AllocateProducerIds(m) => m.encode(buf, version),
             RequestBody::ControllerRegistration(m) => m.encode(buf, version),
             RequestBody::AddRaftVoter(m) => m.encode(buf, version),
             RequestBody::RemoveRaftVoter(m) => m.encode(buf, version),
@@ -400,10 +509,16 @@ impl RequestBody {
         match self {
             RequestBody::Fetch(m) => m.encoded_len(version),
             RequestBody::ApiVersions(m) => m.encoded_len(version),
+            RequestBody::CreateTopics(m) => m.encoded_len(version),
+            RequestBody::DeleteTopics(m) => m.encoded_len(version),
+            RequestBody::CreatePartitions(m) => m.encoded_len(version),
+            RequestBody::ElectLeaders(m) => m.encoded_len(version),
+            RequestBody::IncrementalAlterConfigs(m) => m.encoded_len(version),
             RequestBody::Vote(m) => m.encoded_len(version),
             RequestBody::BeginQuorumEpoch(m) => m.encoded_len(version),
             RequestBody::EndQuorumEpoch(m) => m.encoded_len(version),
             RequestBody::DescribeQuorum(m) => m.encoded_len(version),
+            RequestBody::AlterPartition(m) => m.encoded_len(version),
             RequestBody::UpdateFeatures(m) => m.encoded_len(version),
             RequestBody::Envelope(m) => m.encoded_len(version),
             RequestBody::FetchSnapshot(m) => m.encoded_len(version),
@@ -411,6 +526,7 @@ impl RequestBody {
             RequestBody::BrokerRegistration(m) => m.encoded_len(version),
             RequestBody::BrokerHeartbeat(m) => m.encoded_len(version),
             RequestBody::UnregisterBroker(m) => m.encoded_len(version),
+            RequestBody::AllocateProducerIds(m) => m.encoded_len(version),
             RequestBody::ControllerRegistration(m) => m.encoded_len(version),
             RequestBody::AddRaftVoter(m) => m.encoded_len(version),
             RequestBody::RemoveRaftVoter(m) => m.encoded_len(version),
@@ -437,6 +553,16 @@ pub enum ResponseBody {
     Fetch(FetchResponse),
     /// `ApiVersionsResponse`.
     ApiVersions(ApiVersionsResponse),
+    /// `CreateTopicsResponse`.
+    CreateTopics(CreateTopicsResponse),
+    /// `DeleteTopicsResponse`.
+    DeleteTopics(DeleteTopicsResponse),
+    /// `CreatePartitionsResponse`.
+    CreatePartitions(CreatePartitionsResponse),
+    /// `ElectLeadersResponse`.
+    ElectLeaders(ElectLeadersResponse),
+    /// `IncrementalAlterConfigsResponse`.
+    IncrementalAlterConfigs(IncrementalAlterConfigsResponse),
     /// `VoteResponse`.
     Vote(VoteResponse),
     /// `BeginQuorumEpochResponse`.
@@ -445,6 +571,8 @@ pub enum ResponseBody {
     EndQuorumEpoch(EndQuorumEpochResponse),
     /// `DescribeQuorumResponse`.
     DescribeQuorum(DescribeQuorumResponse),
+    /// `AlterPartitionResponse`.
+    AlterPartition(AlterPartitionResponse),
     /// `UpdateFeaturesResponse`.
     UpdateFeatures(UpdateFeaturesResponse),
     /// `EnvelopeResponse`.
@@ -459,6 +587,8 @@ pub enum ResponseBody {
     BrokerHeartbeat(BrokerHeartbeatResponse),
     /// `UnregisterBrokerResponse`.
     UnregisterBroker(UnregisterBrokerResponse),
+    /// `AllocateProducerIdsResponse`.
+    AllocateProducerIds(AllocateProducerIdsResponse),
     /// `ControllerRegistrationResponse`.
     ControllerRegistration(ControllerRegistrationResponse),
     /// `AddRaftVoterResponse`.
@@ -477,10 +607,16 @@ impl ResponseBody {
         match self {
             ResponseBody::Fetch(_) => ApiKey::Fetch,
             ResponseBody::ApiVersions(_) => ApiKey::ApiVersions,
+            ResponseBody::CreateTopics(_) => ApiKey::CreateTopics,
+            ResponseBody::DeleteTopics(_) => ApiKey::DeleteTopics,
+            ResponseBody::CreatePartitions(_) => ApiKey::CreatePartitions,
+            ResponseBody::ElectLeaders(_) => ApiKey::ElectLeaders,
+            ResponseBody::IncrementalAlterConfigs(_) => ApiKey::IncrementalAlterConfigs,
             ResponseBody::Vote(_) => ApiKey::Vote,
             ResponseBody::BeginQuorumEpoch(_) => ApiKey::BeginQuorumEpoch,
             ResponseBody::EndQuorumEpoch(_) => ApiKey::EndQuorumEpoch,
             ResponseBody::DescribeQuorum(_) => ApiKey::DescribeQuorum,
+            ResponseBody::AlterPartition(_) => ApiKey::AlterPartition,
             ResponseBody::UpdateFeatures(_) => ApiKey::UpdateFeatures,
             ResponseBody::Envelope(_) => ApiKey::Envelope,
             ResponseBody::FetchSnapshot(_) => ApiKey::FetchSnapshot,
@@ -488,6 +624,7 @@ impl ResponseBody {
             ResponseBody::BrokerRegistration(_) => ApiKey::BrokerRegistration,
             ResponseBody::BrokerHeartbeat(_) => ApiKey::BrokerHeartbeat,
             ResponseBody::UnregisterBroker(_) => ApiKey::UnregisterBroker,
+            ResponseBody::AllocateProducerIds(_) => ApiKey::AllocateProducerIds,
             ResponseBody::ControllerRegistration(_) => ApiKey::ControllerRegistration,
             ResponseBody::AddRaftVoter(_) => ApiKey::AddRaftVoter,
             ResponseBody::RemoveRaftVoter(_) => ApiKey::RemoveRaftVoter,
@@ -501,6 +638,15 @@ impl ResponseBody {
         match api_key {
             ApiKey::Fetch => decode_checked(buf, version).map(ResponseBody::Fetch),
             ApiKey::ApiVersions => decode_checked(buf, version).map(ResponseBody::ApiVersions),
+            ApiKey::CreateTopics => decode_checked(buf, version).map(ResponseBody::CreateTopics),
+            ApiKey::DeleteTopics => decode_checked(buf, version).map(ResponseBody::DeleteTopics),
+            ApiKey::CreatePartitions => {
+                decode_checked(buf, version).map(ResponseBody::CreatePartitions)
+            }
+            ApiKey::ElectLeaders => decode_checked(buf, version).map(ResponseBody::ElectLeaders),
+            ApiKey::IncrementalAlterConfigs => {
+                decode_checked(buf, version).map(ResponseBody::IncrementalAlterConfigs)
+            }
             ApiKey::Vote => decode_checked(buf, version).map(ResponseBody::Vote),
             ApiKey::BeginQuorumEpoch => {
                 decode_checked(buf, version).map(ResponseBody::BeginQuorumEpoch)
@@ -510,6 +656,9 @@ impl ResponseBody {
             }
             ApiKey::DescribeQuorum => {
                 decode_checked(buf, version).map(ResponseBody::DescribeQuorum)
+            }
+            ApiKey::AlterPartition => {
+                decode_checked(buf, version).map(ResponseBody::AlterPartition)
             }
             ApiKey::UpdateFeatures => {
                 decode_checked(buf, version).map(ResponseBody::UpdateFeatures)
@@ -527,6 +676,9 @@ impl ResponseBody {
             }
             ApiKey::UnregisterBroker => {
                 decode_checked(buf, version).map(ResponseBody::UnregisterBroker)
+            }
+            ApiKey::AllocateProducerIds => {
+                decode_checked(buf, version).map(ResponseBody::AllocateProducerIds)
             }
             ApiKey::ControllerRegistration => {
                 decode_checked(buf, version).map(ResponseBody::ControllerRegistration)
@@ -549,10 +701,16 @@ impl ResponseBody {
         match self {
             ResponseBody::Fetch(m) => m.encode(buf, version),
             ResponseBody::ApiVersions(m) => m.encode(buf, version),
+            ResponseBody::CreateTopics(m) => m.encode(buf, version),
+            ResponseBody::DeleteTopics(m) => m.encode(buf, version),
+            ResponseBody::CreatePartitions(m) => m.encode(buf, version),
+            ResponseBody::ElectLeaders(m) => m.encode(buf, version),
+            ResponseBody::IncrementalAlterConfigs(m) => m.encode(buf, version),
             ResponseBody::Vote(m) => m.encode(buf, version),
             ResponseBody::BeginQuorumEpoch(m) => m.encode(buf, version),
             ResponseBody::EndQuorumEpoch(m) => m.encode(buf, version),
             ResponseBody::DescribeQuorum(m) => m.encode(buf, version),
+            ResponseBody::AlterPartition(m) => m.encode(buf, version),
             ResponseBody::UpdateFeatures(m) => m.encode(buf, version),
             ResponseBody::Envelope(m) => m.encode(buf, version),
             ResponseBody::FetchSnapshot(m) => m.encode(buf, version),
@@ -560,6 +718,7 @@ impl ResponseBody {
             ResponseBody::BrokerRegistration(m) => m.encode(buf, version),
             ResponseBody::BrokerHeartbeat(m) => m.encode(buf, version),
             ResponseBody::UnregisterBroker(m) => m.encode(buf, version),
+            ResponseBody::AllocateProducerIds(m) => m.encode(buf, version),
             ResponseBody::ControllerRegistration(m) => m.encode(buf, version),
             ResponseBody::AddRaftVoter(m) => m.encode(buf, version),
             ResponseBody::RemoveRaftVoter(m) => m.encode(buf, version),
@@ -573,10 +732,16 @@ impl ResponseBody {
         match self {
             ResponseBody::Fetch(m) => m.encoded_len(version),
             ResponseBody::ApiVersions(m) => m.encoded_len(version),
+            ResponseBody::CreateTopics(m) => m.encoded_len(version),
+            ResponseBody::DeleteTopics(m) => m.encoded_len(version),
+            ResponseBody::CreatePartitions(m) => m.encoded_len(version),
+            ResponseBody::ElectLeaders(m) => m.encoded_len(version),
+            ResponseBody::IncrementalAlterConfigs(m) => m.encoded_len(version),
             ResponseBody::Vote(m) => m.encoded_len(version),
             ResponseBody::BeginQuorumEpoch(m) => m.encoded_len(version),
             ResponseBody::EndQuorumEpoch(m) => m.encoded_len(version),
             ResponseBody::DescribeQuorum(m) => m.encoded_len(version),
+            ResponseBody::AlterPartition(m) => m.encoded_len(version),
             ResponseBody::UpdateFeatures(m) => m.encoded_len(version),
             ResponseBody::Envelope(m) => m.encoded_len(version),
             ResponseBody::FetchSnapshot(m) => m.encoded_len(version),
@@ -584,6 +749,7 @@ impl ResponseBody {
             ResponseBody::BrokerRegistration(m) => m.encoded_len(version),
             ResponseBody::BrokerHeartbeat(m) => m.encoded_len(version),
             ResponseBody::UnregisterBroker(m) => m.encoded_len(version),
+            ResponseBody::AllocateProducerIds(m) => m.encoded_len(version),
             ResponseBody::ControllerRegistration(m) => m.encoded_len(version),
             ResponseBody::AddRaftVoter(m) => m.encoded_len(version),
             ResponseBody::RemoveRaftVoter(m) => m.encoded_len(version),

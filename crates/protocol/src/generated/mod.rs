@@ -5,6 +5,10 @@ pub mod abort_transaction_record;
 pub mod access_control_entry_record;
 pub mod add_raft_voter_request;
 pub mod add_raft_voter_response;
+pub mod allocate_producer_ids_request;
+pub mod allocate_producer_ids_response;
+pub mod alter_partition_request;
+pub mod alter_partition_response;
 pub mod api_key;
 pub mod api_versions_request;
 pub mod api_versions_response;
@@ -21,12 +25,20 @@ pub mod client_quota_record;
 pub mod config_record;
 pub mod controller_registration_request;
 pub mod controller_registration_response;
+pub mod create_partitions_request;
+pub mod create_partitions_response;
+pub mod create_topics_request;
+pub mod create_topics_response;
 pub mod default_principal_data;
 pub mod delegation_token_record;
+pub mod delete_topics_request;
+pub mod delete_topics_response;
 pub mod describe_cluster_request;
 pub mod describe_cluster_response;
 pub mod describe_quorum_request;
 pub mod describe_quorum_response;
+pub mod elect_leaders_request;
+pub mod elect_leaders_response;
 pub mod end_quorum_epoch_request;
 pub mod end_quorum_epoch_response;
 pub mod end_transaction_record;
@@ -38,6 +50,8 @@ pub mod fetch_request;
 pub mod fetch_response;
 pub mod fetch_snapshot_request;
 pub mod fetch_snapshot_response;
+pub mod incremental_alter_configs_request;
+pub mod incremental_alter_configs_response;
 pub mod k_raft_version_record;
 pub mod leader_change_message;
 pub mod metadata_record;
@@ -84,6 +98,10 @@ macro_rules! for_each_message {
         $m!(access_control_entry_record, AccessControlEntryRecord);
         $m!(add_raft_voter_request, AddRaftVoterRequest);
         $m!(add_raft_voter_response, AddRaftVoterResponse);
+        $m!(allocate_producer_ids_request, AllocateProducerIdsRequest);
+        $m!(allocate_producer_ids_response, AllocateProducerIdsResponse);
+        $m!(alter_partition_request, AlterPartitionRequest);
+        $m!(alter_partition_response, AlterPartitionResponse);
         $m!(api_versions_request, ApiVersionsRequest);
         $m!(api_versions_response, ApiVersionsResponse);
         $m!(begin_quorum_epoch_request, BeginQuorumEpochRequest);
@@ -108,12 +126,20 @@ macro_rules! for_each_message {
             controller_registration_response,
             ControllerRegistrationResponse
         );
+        $m!(create_partitions_request, CreatePartitionsRequest);
+        $m!(create_partitions_response, CreatePartitionsResponse);
+        $m!(create_topics_request, CreateTopicsRequest);
+        $m!(create_topics_response, CreateTopicsResponse);
         $m!(default_principal_data, DefaultPrincipalData);
         $m!(delegation_token_record, DelegationTokenRecord);
+        $m!(delete_topics_request, DeleteTopicsRequest);
+        $m!(delete_topics_response, DeleteTopicsResponse);
         $m!(describe_cluster_request, DescribeClusterRequest);
         $m!(describe_cluster_response, DescribeClusterResponse);
         $m!(describe_quorum_request, DescribeQuorumRequest);
         $m!(describe_quorum_response, DescribeQuorumResponse);
+        $m!(elect_leaders_request, ElectLeadersRequest);
+        $m!(elect_leaders_response, ElectLeadersResponse);
         $m!(end_quorum_epoch_request, EndQuorumEpochRequest);
         $m!(end_quorum_epoch_response, EndQuorumEpochResponse);
         $m!(end_transaction_record, EndTransactionRecord);
@@ -125,6 +151,14 @@ macro_rules! for_each_message {
         $m!(fetch_response, FetchResponse);
         $m!(fetch_snapshot_request, FetchSnapshotRequest);
         $m!(fetch_snapshot_response, FetchSnapshotResponse);
+        $m!(
+            incremental_alter_configs_request,
+            IncrementalAlterConfigsRequest
+        );
+        $m!(
+            incremental_alter_configs_response,
+            IncrementalAlterConfigsResponse
+        );
         $m!(k_raft_version_record, KRaftVersionRecord);
         $m!(leader_change_message, LeaderChangeMessage);
         $m!(no_op_record, NoOpRecord);
@@ -176,6 +210,11 @@ macro_rules! for_each_message {
 macro_rules! for_each_array_element {
     ($m:ident) => {
         $m!(add_raft_voter_request, Listener);
+        $m!(alter_partition_request, BrokerState);
+        $m!(alter_partition_request, PartitionData);
+        $m!(alter_partition_request, TopicData);
+        $m!(alter_partition_response, PartitionData);
+        $m!(alter_partition_response, TopicData);
         $m!(api_versions_response, ApiVersion);
         $m!(api_versions_response, FinalizedFeatureKey);
         $m!(api_versions_response, SupportedFeatureKey);
@@ -190,6 +229,16 @@ macro_rules! for_each_array_element {
         $m!(client_quota_record, EntityData);
         $m!(controller_registration_request, Feature);
         $m!(controller_registration_request, Listener);
+        $m!(create_partitions_request, CreatePartitionsAssignment);
+        $m!(create_partitions_request, CreatePartitionsTopic);
+        $m!(create_partitions_response, CreatePartitionsTopicResult);
+        $m!(create_topics_request, CreatableReplicaAssignment);
+        $m!(create_topics_request, CreatableTopic);
+        $m!(create_topics_request, CreatableTopicConfig);
+        $m!(create_topics_response, CreatableTopicConfigs);
+        $m!(create_topics_response, CreatableTopicResult);
+        $m!(delete_topics_request, DeleteTopicState);
+        $m!(delete_topics_response, DeletableTopicResult);
         $m!(describe_cluster_response, DescribeClusterBroker);
         $m!(describe_quorum_request, PartitionData);
         $m!(describe_quorum_request, TopicData);
@@ -198,6 +247,9 @@ macro_rules! for_each_array_element {
         $m!(describe_quorum_response, PartitionData);
         $m!(describe_quorum_response, ReplicaState);
         $m!(describe_quorum_response, TopicData);
+        $m!(elect_leaders_request, TopicPartitions);
+        $m!(elect_leaders_response, PartitionResult);
+        $m!(elect_leaders_response, ReplicaElectionResult);
         $m!(end_quorum_epoch_request, LeaderEndpoint);
         $m!(end_quorum_epoch_request, PartitionData);
         $m!(end_quorum_epoch_request, ReplicaInfo);
@@ -217,6 +269,12 @@ macro_rules! for_each_array_element {
         $m!(fetch_snapshot_response, NodeEndpoint);
         $m!(fetch_snapshot_response, PartitionSnapshot);
         $m!(fetch_snapshot_response, TopicSnapshot);
+        $m!(incremental_alter_configs_request, AlterConfigsResource);
+        $m!(incremental_alter_configs_request, AlterableConfig);
+        $m!(
+            incremental_alter_configs_response,
+            AlterConfigsResourceResponse
+        );
         $m!(leader_change_message, Voter);
         $m!(register_broker_record, BrokerEndpoint);
         $m!(register_broker_record, BrokerFeature);

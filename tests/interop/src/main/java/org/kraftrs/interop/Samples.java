@@ -6,6 +6,20 @@ import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.message.AddRaftVoterRequestData;
 import org.apache.kafka.common.message.AddRaftVoterResponseData;
+import org.apache.kafka.common.message.AllocateProducerIdsRequestData;
+import org.apache.kafka.common.message.AllocateProducerIdsResponseData;
+import org.apache.kafka.common.message.AlterPartitionRequestData;
+import org.apache.kafka.common.message.AlterPartitionResponseData;
+import org.apache.kafka.common.message.CreatePartitionsRequestData;
+import org.apache.kafka.common.message.CreatePartitionsResponseData;
+import org.apache.kafka.common.message.CreateTopicsRequestData;
+import org.apache.kafka.common.message.CreateTopicsResponseData;
+import org.apache.kafka.common.message.DeleteTopicsRequestData;
+import org.apache.kafka.common.message.DeleteTopicsResponseData;
+import org.apache.kafka.common.message.ElectLeadersRequestData;
+import org.apache.kafka.common.message.ElectLeadersResponseData;
+import org.apache.kafka.common.message.IncrementalAlterConfigsRequestData;
+import org.apache.kafka.common.message.IncrementalAlterConfigsResponseData;
 import org.apache.kafka.common.message.ApiMessageType;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
@@ -122,6 +136,11 @@ final class Samples {
     static final Uuid ACL_ID = new Uuid(0x0a1b2c3d4e5f6071L, 0x8293a4b5c6d7e8f9L);
     static final long BROKER_EPOCH = 1234L;
     static final String TOKEN_ID = "dG9rZW4tYWxpY2UtMDAwMQ";
+    // topic admin requests: "orders" (above), "payments" and "audit-log"
+    static final String PAYMENTS = "payments";
+    static final Uuid PAYMENTS_ID = new Uuid(0x7a6b5c4d3e2f1001L, 0x9e8d7c6b5a493827L);
+    static final String AUDIT_LOG = "audit-log";
+    static final Uuid AUDIT_LOG_ID = new Uuid(0x1029384756afbecdL, 0x5f4e3d2c1b0a9988L);
 
     // ------------------------------------------------------------------ record batches
 
@@ -592,6 +611,182 @@ final class Samples {
                 return new RemoveDelegationTokenRecord().setTokenId(TOKEN_ID);
             case "ClearElrRecord":
                 return new ClearElrRecord().setTopicName(USER_TOPIC);
+            case "CreateTopicsRequest": { // orders (3x3, two overrides), payments (manual placement), audit-log
+                CreateTopicsRequestData.CreatableTopicConfigCollection oc = new CreateTopicsRequestData.CreatableTopicConfigCollection();
+                oc.add(new CreateTopicsRequestData.CreatableTopicConfig().setName("retention.ms").setValue("604800000"));
+                oc.add(new CreateTopicsRequestData.CreatableTopicConfig().setName("min.insync.replicas").setValue("2"));
+                CreateTopicsRequestData.CreatableReplicaAssignmentCollection pa = new CreateTopicsRequestData.CreatableReplicaAssignmentCollection();
+                pa.add(new CreateTopicsRequestData.CreatableReplicaAssignment().setPartitionIndex(0)
+                    .setBrokerIds(new ArrayList<>(List.of(4, 5, 6))));
+                pa.add(new CreateTopicsRequestData.CreatableReplicaAssignment().setPartitionIndex(1)
+                    .setBrokerIds(new ArrayList<>(List.of(5, 6, 4))));
+                CreateTopicsRequestData.CreatableTopicConfigCollection ac = new CreateTopicsRequestData.CreatableTopicConfigCollection();
+                ac.add(new CreateTopicsRequestData.CreatableTopicConfig().setName("cleanup.policy").setValue("compact"));
+                CreateTopicsRequestData.CreatableTopicCollection ts = new CreateTopicsRequestData.CreatableTopicCollection();
+                ts.add(new CreateTopicsRequestData.CreatableTopic().setName(USER_TOPIC).setNumPartitions(3)
+                    .setReplicationFactor((short) 3).setConfigs(oc));
+                ts.add(new CreateTopicsRequestData.CreatableTopic().setName(PAYMENTS).setNumPartitions(-1)
+                    .setReplicationFactor((short) -1).setAssignments(pa));
+                ts.add(new CreateTopicsRequestData.CreatableTopic().setName(AUDIT_LOG).setNumPartitions(1)
+                    .setReplicationFactor((short) -1).setConfigs(ac));
+                return new CreateTopicsRequestData().setTopics(ts).setTimeoutMs(30000).setValidateOnly(false);
+            }
+            case "CreateTopicsResponse": { // orders created; payments created, configs not visible; audit-log exists
+                List<CreateTopicsResponseData.CreatableTopicConfigs> cs = new ArrayList<>(List.of(
+                    new CreateTopicsResponseData.CreatableTopicConfigs().setName("cleanup.policy").setValue("delete")
+                        .setReadOnly(false).setConfigSource((byte) 5).setIsSensitive(false),
+                    new CreateTopicsResponseData.CreatableTopicConfigs().setName("min.insync.replicas").setValue("2")
+                        .setReadOnly(false).setConfigSource((byte) 1).setIsSensitive(false),
+                    new CreateTopicsResponseData.CreatableTopicConfigs().setName("retention.ms").setValue("604800000")
+                        .setReadOnly(false).setConfigSource((byte) 1).setIsSensitive(false)));
+                CreateTopicsResponseData.CreatableTopicResultCollection rs = new CreateTopicsResponseData.CreatableTopicResultCollection();
+                rs.add(new CreateTopicsResponseData.CreatableTopicResult().setName(USER_TOPIC).setTopicId(USER_TOPIC_ID)
+                    .setErrorCode((short) 0).setErrorMessage(null).setNumPartitions(3).setReplicationFactor((short) 3)
+                    .setConfigs(cs));
+                rs.add(new CreateTopicsResponseData.CreatableTopicResult().setName(PAYMENTS).setTopicId(PAYMENTS_ID)
+                    .setErrorCode((short) 0).setErrorMessage(null)
+                    .setTopicConfigErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code())
+                    .setNumPartitions(-1).setReplicationFactor((short) -1).setConfigs(null));
+                rs.add(new CreateTopicsResponseData.CreatableTopicResult().setName(AUDIT_LOG)
+                    .setErrorCode(Errors.TOPIC_ALREADY_EXISTS.code()).setErrorMessage("Topic 'audit-log' already exists.")
+                    .setNumPartitions(-1).setReplicationFactor((short) -1));
+                return new CreateTopicsResponseData().setThrottleTimeMs(0).setTopics(rs);
+            }
+            case "DeleteTopicsRequest": // by name (v1-5: TopicNames; v6+: one by name, one by id)
+                return new DeleteTopicsRequestData().setTopics(new ArrayList<>(List.of(
+                        new DeleteTopicsRequestData.DeleteTopicState().setName(USER_TOPIC).setTopicId(Uuid.ZERO_UUID),
+                        new DeleteTopicsRequestData.DeleteTopicState().setName(null).setTopicId(PAYMENTS_ID))))
+                    .setTopicNames(new ArrayList<>(List.of(USER_TOPIC, PAYMENTS))).setTimeoutMs(30000);
+            case "DeleteTopicsResponse": {
+                DeleteTopicsResponseData.DeletableTopicResultCollection rs = new DeleteTopicsResponseData.DeletableTopicResultCollection();
+                rs.add(new DeleteTopicsResponseData.DeletableTopicResult().setName(USER_TOPIC).setTopicId(USER_TOPIC_ID)
+                    .setErrorCode((short) 0).setErrorMessage(null));
+                rs.add(new DeleteTopicsResponseData.DeletableTopicResult().setName(PAYMENTS).setTopicId(PAYMENTS_ID)
+                    .setErrorCode((short) 0).setErrorMessage(null));
+                rs.add(new DeleteTopicsResponseData.DeletableTopicResult().setName(AUDIT_LOG).setTopicId(AUDIT_LOG_ID)
+                    .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code())
+                    .setErrorMessage(Errors.TOPIC_AUTHORIZATION_FAILED.message()));
+                return new DeleteTopicsResponseData().setThrottleTimeMs(0).setResponses(rs);
+            }
+            case "CreatePartitionsRequest": { // orders to 6 (placed by the controller), payments 2 -> 4 (placed by hand)
+                CreatePartitionsRequestData.CreatePartitionsTopicCollection ts = new CreatePartitionsRequestData.CreatePartitionsTopicCollection();
+                ts.add(new CreatePartitionsRequestData.CreatePartitionsTopic().setName(USER_TOPIC).setCount(6)
+                    .setAssignments(null));
+                ts.add(new CreatePartitionsRequestData.CreatePartitionsTopic().setName(PAYMENTS).setCount(4)
+                    .setAssignments(new ArrayList<>(List.of(
+                        new CreatePartitionsRequestData.CreatePartitionsAssignment().setBrokerIds(new ArrayList<>(List.of(6, 4, 5))),
+                        new CreatePartitionsRequestData.CreatePartitionsAssignment().setBrokerIds(new ArrayList<>(List.of(4, 6, 5)))))));
+                return new CreatePartitionsRequestData().setTopics(ts).setTimeoutMs(30000).setValidateOnly(false);
+            }
+            case "CreatePartitionsResponse":
+                return new CreatePartitionsResponseData().setThrottleTimeMs(0).setResults(new ArrayList<>(List.of(
+                    new CreatePartitionsResponseData.CreatePartitionsTopicResult().setName(USER_TOPIC)
+                        .setErrorCode((short) 0).setErrorMessage(null),
+                    new CreatePartitionsResponseData.CreatePartitionsTopicResult().setName(PAYMENTS)
+                        .setErrorCode((short) 0).setErrorMessage(null),
+                    new CreatePartitionsResponseData.CreatePartitionsTopicResult().setName(AUDIT_LOG)
+                        .setErrorCode(Errors.INVALID_PARTITIONS.code())
+                        .setErrorMessage("The topic audit-log currently has 8 partition(s); 6 would not be an increase."))));
+            case "ElectLeadersRequest": { // preferred-leader election of three orders and one payments partition
+                ElectLeadersRequestData.TopicPartitionsCollection tps = new ElectLeadersRequestData.TopicPartitionsCollection();
+                tps.add(new ElectLeadersRequestData.TopicPartitions().setTopic(USER_TOPIC)
+                    .setPartitions(new ArrayList<>(List.of(0, 1, 2))));
+                tps.add(new ElectLeadersRequestData.TopicPartitions().setTopic(PAYMENTS)
+                    .setPartitions(new ArrayList<>(List.of(1))));
+                return new ElectLeadersRequestData().setElectionType((byte) 0).setTopicPartitions(tps).setTimeoutMs(60000);
+            }
+            case "ElectLeadersResponse":
+                return new ElectLeadersResponseData().setThrottleTimeMs(0).setErrorCode((short) 0)
+                    .setReplicaElectionResults(new ArrayList<>(List.of(
+                        new ElectLeadersResponseData.ReplicaElectionResult().setTopic(USER_TOPIC)
+                            .setPartitionResult(new ArrayList<>(List.of(
+                                new ElectLeadersResponseData.PartitionResult().setPartitionId(0)
+                                    .setErrorCode((short) 0).setErrorMessage(null),
+                                new ElectLeadersResponseData.PartitionResult().setPartitionId(1)
+                                    .setErrorCode(Errors.ELECTION_NOT_NEEDED.code())
+                                    .setErrorMessage(Errors.ELECTION_NOT_NEEDED.message()),
+                                new ElectLeadersResponseData.PartitionResult().setPartitionId(2)
+                                    .setErrorCode(Errors.PREFERRED_LEADER_NOT_AVAILABLE.code())
+                                    .setErrorMessage("Failed to elect leader for partition orders-2 under strategy PREFERRED")))),
+                        new ElectLeadersResponseData.ReplicaElectionResult().setTopic(PAYMENTS)
+                            .setPartitionResult(new ArrayList<>(List.of(
+                                new ElectLeadersResponseData.PartitionResult().setPartitionId(1)
+                                    .setErrorCode((short) 0).setErrorMessage(null)))))));
+            case "IncrementalAlterConfigsRequest": { // a topic, one broker and the cluster-wide broker default
+                IncrementalAlterConfigsRequestData.AlterableConfigCollection tc = new IncrementalAlterConfigsRequestData.AlterableConfigCollection();
+                tc.add(new IncrementalAlterConfigsRequestData.AlterableConfig().setName("retention.ms")
+                    .setConfigOperation((byte) 0).setValue("86400000"));
+                tc.add(new IncrementalAlterConfigsRequestData.AlterableConfig().setName("min.insync.replicas")
+                    .setConfigOperation((byte) 1).setValue(null));
+                tc.add(new IncrementalAlterConfigsRequestData.AlterableConfig().setName("leader.replication.throttled.replicas")
+                    .setConfigOperation((byte) 2).setValue("0:4,1:5"));
+                IncrementalAlterConfigsRequestData.AlterableConfigCollection bc = new IncrementalAlterConfigsRequestData.AlterableConfigCollection();
+                bc.add(new IncrementalAlterConfigsRequestData.AlterableConfig().setName("log.cleaner.threads")
+                    .setConfigOperation((byte) 0).setValue("2"));
+                IncrementalAlterConfigsRequestData.AlterableConfigCollection dc = new IncrementalAlterConfigsRequestData.AlterableConfigCollection();
+                dc.add(new IncrementalAlterConfigsRequestData.AlterableConfig().setName("log.retention.ms")
+                    .setConfigOperation((byte) 0).setValue("259200000"));
+                IncrementalAlterConfigsRequestData.AlterConfigsResourceCollection rs = new IncrementalAlterConfigsRequestData.AlterConfigsResourceCollection();
+                rs.add(new IncrementalAlterConfigsRequestData.AlterConfigsResource().setResourceType((byte) 2)
+                    .setResourceName(USER_TOPIC).setConfigs(tc));
+                rs.add(new IncrementalAlterConfigsRequestData.AlterConfigsResource().setResourceType((byte) 4)
+                    .setResourceName("4").setConfigs(bc));
+                rs.add(new IncrementalAlterConfigsRequestData.AlterConfigsResource().setResourceType((byte) 4)
+                    .setResourceName("").setConfigs(dc));
+                return new IncrementalAlterConfigsRequestData().setResources(rs).setValidateOnly(false);
+            }
+            case "IncrementalAlterConfigsResponse":
+                return new IncrementalAlterConfigsResponseData().setThrottleTimeMs(0).setResponses(new ArrayList<>(List.of(
+                    new IncrementalAlterConfigsResponseData.AlterConfigsResourceResponse().setErrorCode((short) 0)
+                        .setErrorMessage(null).setResourceType((byte) 2).setResourceName(USER_TOPIC),
+                    new IncrementalAlterConfigsResponseData.AlterConfigsResourceResponse()
+                        .setErrorCode(Errors.INVALID_CONFIG.code())
+                        .setErrorMessage("Invalid value 0 for configuration log.cleaner.threads: Value must be at least 1")
+                        .setResourceType((byte) 4).setResourceName("4"),
+                    new IncrementalAlterConfigsResponseData.AlterConfigsResourceResponse().setErrorCode((short) 0)
+                        .setErrorMessage(null).setResourceType((byte) 4).setResourceName(""))));
+            case "AlterPartitionRequest": // leader 4 shrinks orders-0 to {4, 5} and expands orders-1 and payments-0
+                return new AlterPartitionRequestData().setBrokerId(4).setBrokerEpoch(BROKER_EPOCH)
+                    .setTopics(new ArrayList<>(List.of(
+                        new AlterPartitionRequestData.TopicData().setTopicId(USER_TOPIC_ID).setPartitions(new ArrayList<>(List.of(
+                            new AlterPartitionRequestData.PartitionData().setPartitionIndex(0).setLeaderEpoch(EPOCH)
+                                .setNewIsr(new ArrayList<>(List.of(4, 5)))
+                                .setNewIsrWithEpochs(new ArrayList<>(List.of(
+                                    new AlterPartitionRequestData.BrokerState().setBrokerId(4).setBrokerEpoch(BROKER_EPOCH),
+                                    new AlterPartitionRequestData.BrokerState().setBrokerId(5).setBrokerEpoch(1301L))))
+                                .setLeaderRecoveryState((byte) 0).setPartitionEpoch(7),
+                            new AlterPartitionRequestData.PartitionData().setPartitionIndex(1).setLeaderEpoch(3)
+                                .setNewIsr(new ArrayList<>(List.of(4, 5, 6)))
+                                .setNewIsrWithEpochs(new ArrayList<>(List.of(
+                                    new AlterPartitionRequestData.BrokerState().setBrokerId(4).setBrokerEpoch(BROKER_EPOCH),
+                                    new AlterPartitionRequestData.BrokerState().setBrokerId(5).setBrokerEpoch(1301L),
+                                    new AlterPartitionRequestData.BrokerState().setBrokerId(6).setBrokerEpoch(1322L))))
+                                .setLeaderRecoveryState((byte) 0).setPartitionEpoch(12)))),
+                        new AlterPartitionRequestData.TopicData().setTopicId(PAYMENTS_ID).setPartitions(new ArrayList<>(List.of(
+                            new AlterPartitionRequestData.PartitionData().setPartitionIndex(0).setLeaderEpoch(2)
+                                .setNewIsr(new ArrayList<>(List.of(4, 6)))
+                                .setNewIsrWithEpochs(new ArrayList<>(List.of(
+                                    new AlterPartitionRequestData.BrokerState().setBrokerId(4).setBrokerEpoch(BROKER_EPOCH),
+                                    new AlterPartitionRequestData.BrokerState().setBrokerId(6).setBrokerEpoch(1322L))))
+                                .setLeaderRecoveryState((byte) 1).setPartitionEpoch(3)))))));
+            case "AlterPartitionResponse":
+                return new AlterPartitionResponseData().setThrottleTimeMs(0).setErrorCode((short) 0)
+                    .setTopics(new ArrayList<>(List.of(
+                        new AlterPartitionResponseData.TopicData().setTopicId(USER_TOPIC_ID).setPartitions(new ArrayList<>(List.of(
+                            new AlterPartitionResponseData.PartitionData().setPartitionIndex(0).setErrorCode((short) 0)
+                                .setLeaderId(4).setLeaderEpoch(EPOCH).setIsr(new ArrayList<>(List.of(4, 5)))
+                                .setLeaderRecoveryState((byte) 0).setPartitionEpoch(8),
+                            new AlterPartitionResponseData.PartitionData().setPartitionIndex(1)
+                                .setErrorCode(Errors.INVALID_UPDATE_VERSION.code())))),
+                        new AlterPartitionResponseData.TopicData().setTopicId(PAYMENTS_ID).setPartitions(new ArrayList<>(List.of(
+                            new AlterPartitionResponseData.PartitionData().setPartitionIndex(0).setErrorCode((short) 0)
+                                .setLeaderId(4).setLeaderEpoch(2).setIsr(new ArrayList<>(List.of(4, 6)))
+                                .setLeaderRecoveryState((byte) 0).setPartitionEpoch(4)))))));
+            case "AllocateProducerIdsRequest":
+                return new AllocateProducerIdsRequestData().setBrokerId(4).setBrokerEpoch(BROKER_EPOCH);
+            case "AllocateProducerIdsResponse": // the block 1000..1999 (ProducerIdsRecord above)
+                return new AllocateProducerIdsResponseData().setThrottleTimeMs(0).setErrorCode((short) 0)
+                    .setProducerIdStart(1000L).setProducerIdLen(1000);
             default:
                 throw new IllegalArgumentException("no typical sample for " + name);
         }
@@ -666,6 +861,22 @@ final class Samples {
                         new FetchResponseData.FetchableTopicResponse().setTopic(TOPIC).setTopicId(TOPIC_ID)
                             .setPartitions(new ArrayList<>(List.of(p, q))))))));
                 }
+                break;
+            case "DeleteTopicsResponse":
+                if (v >= 6) { // deletion by an id the controller does not know: no name
+                    DeleteTopicsResponseData.DeletableTopicResultCollection rs = new DeleteTopicsResponseData.DeletableTopicResultCollection();
+                    rs.add(new DeleteTopicsResponseData.DeletableTopicResult().setName(null).setTopicId(AUDIT_LOG_ID)
+                        .setErrorCode(Errors.UNKNOWN_TOPIC_ID.code()).setErrorMessage(Errors.UNKNOWN_TOPIC_ID.message()));
+                    out.add(new Extra("unknown-id", new DeleteTopicsResponseData().setThrottleTimeMs(0).setResponses(rs)));
+                }
+                break;
+            case "ElectLeadersRequest": // every partition (null TopicPartitions), unclean where v1+ allows it
+                out.add(new Extra("all-partitions", new ElectLeadersRequestData().setElectionType((byte) (v >= 1 ? 1 : 0))
+                    .setTopicPartitions(null).setTimeoutMs(60000)));
+                break;
+            case "AllocateProducerIdsResponse": // the requester's broker epoch is stale
+                out.add(new Extra("error", new AllocateProducerIdsResponseData().setThrottleTimeMs(0)
+                    .setErrorCode(Errors.STALE_BROKER_EPOCH.code())));
                 break;
             default:
                 break;
