@@ -40,5 +40,7 @@ pub mod handlers;
 pub mod image;
 pub mod java;
 pub mod node;
+pub(crate) mod replication;
 pub mod server;
 pub mod snapshots;
+pub(crate) mod topic_config;

@@ -578,6 +578,18 @@ impl ControllerNode {
             .collect();
         let listener = config.default_listener_name().to_string();
         tasks.push(spawn_session_checker(controller.clone()));
+        if let Some(period) = controller.leader_imbalance_check_interval() {
+            tasks.push(spawn_election_task(
+                controller.clone(),
+                period,
+                Election::Preferred,
+            ));
+        }
+        tasks.push(spawn_election_task(
+            controller.clone(),
+            controller.unclean_election_check_interval(),
+            Election::Unclean,
+        ));
         tasks.push(spawn_registration(
             controller,
             quorum,
@@ -653,6 +665,36 @@ fn spawn_session_checker(controller: Arc<Controller>) -> tokio::task::JoinHandle
         loop {
             tokio::time::sleep(interval).await;
             controller.fence_stale_brokers().await;
+        }
+    })
+}
+
+/// Which periodic election a task runs.
+#[derive(Debug, Clone, Copy)]
+enum Election {
+    /// Leadership back to preferred replicas (`leader.imbalance.check.interval.seconds`).
+    Preferred,
+    /// Leaders for leaderless partitions of topics with unclean election on.
+    Unclean,
+}
+
+/// Runs one periodic election every `period` while this node is the
+/// active controller, again after 10 ms while a round left work (Kafka's
+/// cadence).
+fn spawn_election_task(
+    controller: Arc<Controller>,
+    period: Duration,
+    election: Election,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut delay = period;
+        loop {
+            tokio::time::sleep(delay).await;
+            let more = match election {
+                Election::Preferred => controller.balance_partition_leaders().await,
+                Election::Unclean => controller.elect_unclean_leaders().await,
+            };
+            delay = Controller::periodic_election_delay(more, period);
         }
     })
 }

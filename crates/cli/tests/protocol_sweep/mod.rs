@@ -36,6 +36,8 @@ const METADATA_TOPIC: &str = "__cluster_metadata";
 const METADATA_TOPIC_ID: Uuid = Uuid::from_u64_pair(0, 1);
 /// A cluster id no cluster has (22 characters of base64, like a real one).
 const WRONG_CLUSTER_ID: &str = "c3dlZXAtd3JvbmctY2x1cw";
+/// A topic no swept quorum has.
+const NO_SUCH_TOPIC: &str = "sweep-no-such-topic";
 /// A node id no node of the swept quorums has.
 const NO_SUCH_NODE: i32 = 1000;
 /// A directory id no node has.
@@ -106,32 +108,25 @@ fn s(v: &str) -> StrBytes {
 /// here (Appendix B of the protocol digest), for the report.
 const OTHER_APIS: &[(i16, &str)] = &[
     (17, "SASL_HANDSHAKE"),
-    (19, "CREATE_TOPICS"),
-    (20, "DELETE_TOPICS"),
     (29, "DESCRIBE_ACLS"),
     (30, "CREATE_ACLS"),
     (31, "DELETE_ACLS"),
     (32, "DESCRIBE_CONFIGS"),
     (33, "ALTER_CONFIGS"),
     (36, "SASL_AUTHENTICATE"),
-    (37, "CREATE_PARTITIONS"),
     (38, "CREATE_DELEGATION_TOKEN"),
     (39, "RENEW_DELEGATION_TOKEN"),
     (40, "EXPIRE_DELEGATION_TOKEN"),
     (41, "DESCRIBE_DELEGATION_TOKEN"),
-    (43, "ELECT_LEADERS"),
-    (44, "INCREMENTAL_ALTER_CONFIGS"),
     (45, "ALTER_PARTITION_REASSIGNMENTS"),
     (46, "LIST_PARTITION_REASSIGNMENTS"),
     (49, "ALTER_CLIENT_QUOTAS"),
     (50, "DESCRIBE_USER_SCRAM_CREDENTIALS"),
     (51, "ALTER_USER_SCRAM_CREDENTIALS"),
-    (56, "ALTER_PARTITION"),
     (58, "ENVELOPE"),
     (62, "BROKER_REGISTRATION"),
     (63, "BROKER_HEARTBEAT"),
     (64, "UNREGISTER_BROKER"),
-    (67, "ALLOCATE_PRODUCER_IDS"),
     (73, "ASSIGN_REPLICAS_TO_DIRS"),
 ];
 
@@ -576,6 +571,123 @@ pub fn cases() -> Vec<Case> {
             },
         },
         Case {
+            api: ApiKey::CreateTopics,
+            name: "invalid-name",
+            body: |_| Some(create_topic("bad name!", false)),
+        },
+        Case {
+            api: ApiKey::CreateTopics,
+            name: "metadata-topic",
+            body: |_| Some(create_topic(METADATA_TOPIC, false)),
+        },
+        Case {
+            api: ApiKey::CreateTopics,
+            name: "validate-only-no-brokers",
+            body: |_| Some(create_topic("sweep-topic", true)),
+        },
+        Case {
+            api: ApiKey::DeleteTopics,
+            name: "unknown-topic",
+            body: |version| {
+                use delete_topics_request as q;
+                let mut r = q::DeleteTopicsRequest {
+                    timeout_ms: 5000,
+                    ..Default::default()
+                };
+                if version >= 6 {
+                    r.topics = List::from([q::DeleteTopicState {
+                        name: Some(s(NO_SUCH_TOPIC)),
+                        ..Default::default()
+                    }]);
+                } else {
+                    r.topic_names = vec![s(NO_SUCH_TOPIC)];
+                }
+                Some(RequestBody::DeleteTopics(r))
+            },
+        },
+        Case {
+            api: ApiKey::CreatePartitions,
+            name: "unknown-topic",
+            body: |_| {
+                use create_partitions_request as q;
+                Some(RequestBody::CreatePartitions(q::CreatePartitionsRequest {
+                    topics: List::from([q::CreatePartitionsTopic {
+                        name: s(NO_SUCH_TOPIC),
+                        count: 2,
+                        assignments: None,
+                        ..Default::default()
+                    }]),
+                    timeout_ms: 5000,
+                    validate_only: true,
+                    ..Default::default()
+                }))
+            },
+        },
+        Case {
+            api: ApiKey::ElectLeaders,
+            name: "unknown-partition",
+            body: |_| {
+                use elect_leaders_request as q;
+                Some(RequestBody::ElectLeaders(q::ElectLeadersRequest {
+                    election_type: 0,
+                    topic_partitions: Some(List::from([q::TopicPartitions {
+                        topic: s(NO_SUCH_TOPIC),
+                        partitions: vec![0],
+                        ..Default::default()
+                    }])),
+                    timeout_ms: 5000,
+                    ..Default::default()
+                }))
+            },
+        },
+        Case {
+            api: ApiKey::IncrementalAlterConfigs,
+            name: "unknown-topic",
+            body: |_| {
+                use incremental_alter_configs_request as q;
+                Some(RequestBody::IncrementalAlterConfigs(
+                    q::IncrementalAlterConfigsRequest {
+                        resources: List::from([q::AlterConfigsResource {
+                            resource_type: 2,
+                            resource_name: s(NO_SUCH_TOPIC),
+                            configs: List::from([q::AlterableConfig {
+                                name: s("retention.ms"),
+                                config_operation: 0,
+                                value: Some(s("1000")),
+                                ..Default::default()
+                            }]),
+                            ..Default::default()
+                        }]),
+                        validate_only: true,
+                        ..Default::default()
+                    },
+                ))
+            },
+        },
+        Case {
+            api: ApiKey::AlterPartition,
+            name: "empty",
+            body: |v| Some(alter_partition(v, false)),
+        },
+        Case {
+            api: ApiKey::AlterPartition,
+            name: "unregistered",
+            body: |v| Some(alter_partition(v, true)),
+        },
+        Case {
+            api: ApiKey::AllocateProducerIds,
+            name: "unregistered",
+            body: |_| {
+                Some(RequestBody::AllocateProducerIds(
+                    allocate_producer_ids_request::AllocateProducerIdsRequest {
+                        broker_id: NO_SUCH_NODE,
+                        broker_epoch: 0,
+                        ..Default::default()
+                    },
+                ))
+            },
+        },
+        Case {
             api: ApiKey::UnregisterController,
             name: "id-1000",
             body: |_| {
@@ -588,6 +700,61 @@ pub fn cases() -> Vec<Case> {
             },
         },
     ]
+}
+
+/// A CreateTopics of one topic with one partition and one replica: on a
+/// quorum without brokers it creates nothing (the name, or the placement,
+/// is refused).
+fn create_topic(name: &str, validate_only: bool) -> RequestBody {
+    use create_topics_request as q;
+    RequestBody::CreateTopics(q::CreateTopicsRequest {
+        topics: List::from([q::CreatableTopic {
+            name: s(name),
+            num_partitions: 1,
+            replication_factor: 1,
+            ..Default::default()
+        }]),
+        timeout_ms: 5000,
+        validate_only,
+        ..Default::default()
+    })
+}
+
+/// An AlterPartition from a broker no quorum has, naming one partition of
+/// a topic id no quorum has (or nothing).
+fn alter_partition(version: i16, with_partition: bool) -> RequestBody {
+    use alter_partition_request as q;
+    let mut r = q::AlterPartitionRequest {
+        broker_id: NO_SUCH_NODE,
+        broker_epoch: 0,
+        ..Default::default()
+    };
+    if with_partition {
+        r.topics = List::from([q::TopicData {
+            topic_id: NO_SUCH_DIRECTORY,
+            partitions: List::from([{
+                let mut p = q::PartitionData {
+                    partition_index: 0,
+                    leader_epoch: 0,
+                    partition_epoch: 0,
+                    ..Default::default()
+                };
+                // The ISR is a list of ids until v3, of ids and epochs since.
+                if version >= 3 {
+                    p.new_isr_with_epochs = List::from([q::BrokerState {
+                        broker_id: NO_SUCH_NODE,
+                        broker_epoch: 0,
+                        ..Default::default()
+                    }]);
+                } else {
+                    p.new_isr = vec![NO_SUCH_NODE];
+                }
+                p
+            }]),
+            ..Default::default()
+        }]);
+    }
+    RequestBody::AlterPartition(r)
 }
 
 fn unregister_broker() -> RequestBody {
@@ -711,6 +878,25 @@ pub fn codes(body: &ResponseBody) -> Answer {
         ResponseBody::BrokerRegistration(r) => (r.error_code, Vec::new()),
         ResponseBody::BrokerHeartbeat(r) => (r.error_code, Vec::new()),
         ResponseBody::UnregisterBroker(r) => (r.error_code, Vec::new()),
+        ResponseBody::CreateTopics(r) => (0, r.topics.iter().map(|t| t.error_code).collect()),
+        ResponseBody::AlterPartition(r) => (
+            r.error_code,
+            of(r.topics.iter(), |t| {
+                t.partitions.iter().map(|p| p.error_code).collect()
+            }),
+        ),
+        ResponseBody::AllocateProducerIds(r) => (r.error_code, Vec::new()),
+        ResponseBody::DeleteTopics(r) => (0, r.responses.iter().map(|t| t.error_code).collect()),
+        ResponseBody::CreatePartitions(r) => (0, r.results.iter().map(|t| t.error_code).collect()),
+        ResponseBody::ElectLeaders(r) => (
+            r.error_code,
+            of(r.replica_election_results.iter(), |t| {
+                t.partition_result.iter().map(|p| p.error_code).collect()
+            }),
+        ),
+        ResponseBody::IncrementalAlterConfigs(r) => {
+            (0, r.responses.iter().map(|t| t.error_code).collect())
+        }
         // The envelope's code, then the forwarded answer's (the sweep only
         // forwards UnregisterBroker v0).
         ResponseBody::Envelope(r) => (

@@ -213,6 +213,14 @@ pub struct ControllerConfig {
     pub metadata_max_idle_interval_ms: i32,
     /// `min.insync.replicas`
     pub min_insync_replicas: i32,
+    /// `num.partitions`
+    pub num_partitions: i32,
+    /// `default.replication.factor`
+    pub default_replication_factor: i32,
+    /// `auto.leader.rebalance.enable`
+    pub auto_leader_rebalance_enable: bool,
+    /// `leader.imbalance.check.interval.seconds`
+    pub leader_imbalance_check_interval_seconds: i64,
     /// `broker.session.timeout.ms`
     pub broker_session_timeout_ms: i32,
     /// `broker.heartbeat.interval.ms`
@@ -406,6 +414,11 @@ impl ControllerConfig {
             socket_request_max_bytes: SOCKET_REQUEST_MAX_BYTES.read(props)?,
             metadata_max_idle_interval_ms: METADATA_MAX_IDLE_INTERVAL_MS.read(props)?,
             min_insync_replicas: MIN_INSYNC_REPLICAS.read(props)?,
+            num_partitions: NUM_PARTITIONS.read(props)?,
+            default_replication_factor: DEFAULT_REPLICATION_FACTOR.read(props)?,
+            auto_leader_rebalance_enable: AUTO_LEADER_REBALANCE_ENABLE.read(props)?,
+            leader_imbalance_check_interval_seconds: LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS
+                .read(props)?,
             broker_session_timeout_ms: BROKER_SESSION_TIMEOUT_MS.read(props)?,
             broker_heartbeat_interval_ms: BROKER_HEARTBEAT_INTERVAL_MS.read(props)?,
         })

@@ -457,6 +457,33 @@ pub const MIN_INSYNC_REPLICAS: Int = Int {
     min: Some(1),
     doc: "The cluster-wide min.insync.replicas a new cluster's first active controller records when eligible leader replicas are enabled.",
 };
+/// `num.partitions`
+pub const NUM_PARTITIONS: Int = Int {
+    key: "num.partitions",
+    default: 1,
+    min: Some(1),
+    doc: "The partition count of a topic created without one (CreateTopics with NumPartitions -1, brokers' automatic creation).",
+};
+/// `default.replication.factor`
+pub const DEFAULT_REPLICATION_FACTOR: Int = Int {
+    key: "default.replication.factor",
+    default: 1,
+    min: None,
+    doc: "The replication factor of a topic created without one (CreateTopics with ReplicationFactor -1).",
+};
+/// `auto.leader.rebalance.enable`
+pub const AUTO_LEADER_REBALANCE_ENABLE: Bool = Bool {
+    key: "auto.leader.rebalance.enable",
+    default: true,
+    doc: "Whether the active controller periodically moves partition leadership back to the preferred replica.",
+};
+/// `leader.imbalance.check.interval.seconds`
+pub const LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS: Long = Long {
+    key: "leader.imbalance.check.interval.seconds",
+    default: 300,
+    min: Some(1),
+    doc: "How often the active controller looks for partitions not led by their preferred replica.",
+};
 /// `broker.session.timeout.ms`
 pub const BROKER_SESSION_TIMEOUT_MS: Int = Int {
     key: "broker.session.timeout.ms",
@@ -523,6 +550,10 @@ pub const SETTINGS: &[Setting] = &[
     Setting::Long(&METADATA_SNAPSHOT_MAX_INTERVAL_MS),
     Setting::Int(&METADATA_MAX_IDLE_INTERVAL_MS),
     Setting::Int(&MIN_INSYNC_REPLICAS),
+    Setting::Int(&NUM_PARTITIONS),
+    Setting::Int(&DEFAULT_REPLICATION_FACTOR),
+    Setting::Bool(&AUTO_LEADER_REBALANCE_ENABLE),
+    Setting::Long(&LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS),
     Setting::Int(&BROKER_SESSION_TIMEOUT_MS),
     Setting::Int(&BROKER_HEARTBEAT_INTERVAL_MS),
     Setting::Bool(&UNSTABLE_FEATURE_VERSIONS_ENABLE),
@@ -538,7 +569,6 @@ pub const KAFKA_KEYS_NOT_USED: &[&str] = &[
     "num.io.threads",
     "socket.send.buffer.bytes",
     "socket.receive.buffer.bytes",
-    "num.partitions",
     "num.recovery.threads.per.data.dir",
     "offsets.topic.replication.factor",
     "transaction.state.log.replication.factor",

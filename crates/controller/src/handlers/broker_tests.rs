@@ -20,13 +20,13 @@ use tokio::sync::watch;
 use super::*;
 use crate::image::MetadataRecord;
 
-const CLUSTER_ID: &str = "MkU3OEVBNTcwNTJENDM2Qk";
+pub(super) const CLUSTER_ID: &str = "MkU3OEVBNTcwNTJENDM2Qk";
 
 /// A leader's log: appends are accepted at once, commits (and the shared
 /// image) advance only up to the released offset.
-struct GatedQuorum {
+pub(super) struct GatedQuorum {
     image: SharedImage,
-    log: StdMutex<Vec<MetadataRecord>>,
+    pub(super) log: StdMutex<Vec<MetadataRecord>>,
     /// Records up to this offset are committed and applied.
     released: watch::Sender<i64>,
     /// Whether appends commit at once.
@@ -44,7 +44,7 @@ impl GatedQuorum {
     }
 
     /// Commits and applies everything appended.
-    fn release(&self) {
+    pub(super) fn release(&self) {
         let log = self.log.lock().unwrap();
         let from = *self.released.borrow() + 1;
         for (offset, r) in log.iter().enumerate().skip(from as usize) {
@@ -55,14 +55,14 @@ impl GatedQuorum {
         self.released.send_replace(log.len() as i64 - 1);
     }
 
-    fn hold(&self, hold: bool) {
+    pub(super) fn hold(&self, hold: bool) {
         *self.open.lock().unwrap() = !hold;
         if !hold {
             self.release();
         }
     }
 
-    fn records(&self) -> Vec<MetadataRecord> {
+    pub(super) fn records(&self) -> Vec<MetadataRecord> {
         self.log.lock().unwrap().clone()
     }
 }
@@ -125,7 +125,7 @@ impl RaftQuorum for GatedQuorum {
     }
 }
 
-fn setup(session_timeout: Duration) -> (Arc<Controller>, Arc<GatedQuorum>) {
+pub(super) fn setup(session_timeout: Duration) -> (Arc<Controller>, Arc<GatedQuorum>) {
     let image = SharedImage::new();
     let quorum = GatedQuorum::new(image.clone());
     let controller = Arc::new(Controller::new(
@@ -137,6 +137,7 @@ fn setup(session_timeout: Duration) -> (Arc<Controller>, Arc<GatedQuorum>) {
             unstable_api_versions: false,
             broker_session_timeout: session_timeout,
             broker_heartbeat_interval: Duration::from_millis(2000),
+            topics: Default::default(),
         },
         image,
         quorum.clone(),
@@ -148,7 +149,7 @@ fn setup(session_timeout: Duration) -> (Arc<Controller>, Arc<GatedQuorum>) {
     (controller, quorum)
 }
 
-fn registration(id: i32, incarnation: u64) -> BrokerRegistrationRequest {
+pub(super) fn registration(id: i32, incarnation: u64) -> BrokerRegistrationRequest {
     BrokerRegistrationRequest {
         broker_id: id,
         cluster_id: CLUSTER_ID.into(),
@@ -181,7 +182,7 @@ fn registration(id: i32, incarnation: u64) -> BrokerRegistrationRequest {
     }
 }
 
-fn heartbeat(id: i32, epoch: i64, offset: i64) -> BrokerHeartbeatRequest {
+pub(super) fn heartbeat(id: i32, epoch: i64, offset: i64) -> BrokerHeartbeatRequest {
     BrokerHeartbeatRequest {
         broker_id: id,
         broker_epoch: epoch,

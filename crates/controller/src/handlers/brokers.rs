@@ -7,9 +7,10 @@
 //! the committed image plus this leader's records in flight, answered once
 //! its records are committed.
 //!
-//! Partition leadership is not moved yet: fencing, unfencing, controlled
-//! shutdown and unregistration write the broker records Kafka writes, and a
-//! broker "leads" whatever the image says it leads.
+//! Fencing, unfencing, controlled shutdown, unregistration, an unclean
+//! re-registration and offline directories also move partition leaders and
+//! ISR/ELR, in Kafka's order around the broker's own record
+//! (`replication::broker_changes`).
 
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
@@ -31,9 +32,10 @@ use kraft_protocol::{ErrorCode, StrBytes, Uuid};
 
 use super::heartbeats::{BrokerControlState, BrokerIdAndEpoch, HeartbeatAsk};
 use super::writer::{ActiveState, Generated};
-use super::{not_controller, put_by_name, ApiError, Controller};
+use super::{check_broker_epoch, not_controller, put_by_name, ApiError, Controller};
 use crate::features::METADATA_VERSION;
 use crate::image::{MetadataImage, MetadataRecord};
+use crate::replication::broker_changes::{self, ReplicationSettings};
 
 /// `BrokerRegistrationFencingChange.FENCE` / `UNFENCE`.
 const FENCE: i8 = 1;
@@ -47,17 +49,16 @@ fn error(code: ErrorCode, message: impl Into<String>) -> ApiError {
     ApiError::new(code, message)
 }
 
-/// Whether broker `id` leads a partition (Kafka's
-/// `BrokersToIsrs.hasLeaderships`).
-fn has_leaderships(image: &MetadataImage, id: i32) -> bool {
-    image
-        .topics()
-        .topics()
-        .any(|t| t.partitions().any(|(_, p)| p.leader() == id))
-}
-
-fn fence_record(id: i32, epoch: i64) -> MetadataRecord {
-    MetadataRecord::new(
+/// Kafka's `handleBrokerFenced`: the broker leaves every ISR and
+/// leadership, then its fence record.
+fn fence_records(
+    image: &MetadataImage,
+    id: i32,
+    epoch: i64,
+    settings: &ReplicationSettings,
+) -> Vec<MetadataRecord> {
+    let mut records = broker_changes::fence_broker(image, id, settings);
+    records.push(MetadataRecord::new(
         BrokerRegistrationChangeRecord {
             broker_id: id,
             broker_epoch: epoch,
@@ -65,7 +66,8 @@ fn fence_record(id: i32, epoch: i64) -> MetadataRecord {
             ..Default::default()
         },
         0,
-    )
+    ));
+    records
 }
 
 /// The finalized features a broker must support: metadata.version, every
@@ -289,6 +291,8 @@ impl Controller {
             record.log_dirs = request.log_dirs.clone();
         }
         let new_epoch = state.next_offset;
+        let settings = self.replication_settings();
+        let mut records = Vec::new();
         // Logged once appended (a write whose offset moved runs again).
         let message = match existing {
             Some(b) if !new_incarnation => {
@@ -304,14 +308,16 @@ impl Controller {
             _ => {
                 let clean =
                     clean_shutdown_detection && stored_epoch == request.previous_broker_epoch;
+                records = broker_changes::broker_shutdown(image, id, clean, &settings);
+                let cleanup = records.len();
                 record.broker_epoch = new_epoch;
                 match existing {
                     None => format!(
-                        "No previous registration found for broker {id}. New incarnation ID is {}. Generated 0 record(s) to clean up previous incarnations. New broker epoch is {new_epoch}.",
+                        "No previous registration found for broker {id}. New incarnation ID is {}. Generated {cleanup} record(s) to clean up previous incarnations. New broker epoch is {new_epoch}.",
                         crate::java::uuid_to_text(&request.incarnation_id)
                     ),
                     Some(b) => format!(
-                        "Registering a new incarnation of broker {id}. Previous incarnation ID was {}; new incarnation ID is {}. Generated 0 record(s) to clean up previous incarnations. Broker epoch will become {new_epoch}. (clean shutdown: {clean})",
+                        "Registering a new incarnation of broker {id}. Previous incarnation ID was {}; new incarnation ID is {}. Generated {cleanup} record(s) to clean up previous incarnations. Broker epoch will become {new_epoch}. (clean shutdown: {clean})",
                         crate::java::uuid_to_text(&b.incarnation_id()),
                         crate::java::uuid_to_text(&request.incarnation_id)
                     ),
@@ -320,10 +326,10 @@ impl Controller {
         };
         let fenced = record.fenced;
         let epoch = record.broker_epoch;
-        let records = vec![MetadataRecord::new(
+        records.push(MetadataRecord::new(
             record,
             mv.register_broker_record_version(),
-        )];
+        ));
         if new_incarnation {
             state.heartbeats.remove(id);
         }
@@ -408,22 +414,13 @@ impl Controller {
                 format!("Receive a heartbeat from broker {id} before registration"),
             ));
         };
+        check_broker_epoch(&state.image, id, request.broker_epoch)?;
         let Some(registration) = state.image.cluster().broker(id) else {
             return Err(error(
-                ErrorCode::StaleBrokerEpoch,
-                format!("No broker registration found for broker id {id}"),
+                ErrorCode::UnknownServerError,
+                format!("Broker {id} is not registered."),
             ));
         };
-        if registration.epoch() != request.broker_epoch {
-            return Err(error(
-                ErrorCode::StaleBrokerEpoch,
-                format!(
-                    "Expected broker epoch {}, but got broker epoch {}",
-                    registration.epoch(),
-                    request.broker_epoch
-                ),
-            ));
-        }
         let epoch = registration.epoch();
         let in_controlled_shutdown = registration.in_controlled_shutdown();
         let ask = HeartbeatAsk {
@@ -435,7 +432,9 @@ impl Controller {
         let Some((current, next)) =
             state
                 .heartbeats
-                .next_state(id, ask, registration_offset, || has_leaderships(image, id))
+                .next_state(id, ask, registration_offset, || {
+                    broker_changes::has_leaderships(image, id)
+                })
         else {
             return Err(error(
                 ErrorCode::UnknownServerError,
@@ -443,20 +442,24 @@ impl Controller {
             ));
         };
         let mut records = Vec::new();
+        let settings = self.replication_settings();
         if current != next {
             match next {
                 BrokerControlState::Fenced | BrokerControlState::ShutdownNow => {
-                    records.push(fence_record(id, epoch));
+                    records = fence_records(image, id, epoch, &settings);
                 }
-                BrokerControlState::Unfenced => records.push(MetadataRecord::new(
-                    BrokerRegistrationChangeRecord {
-                        broker_id: id,
-                        broker_epoch: epoch,
-                        fenced: UNFENCE,
-                        ..Default::default()
-                    },
-                    0,
-                )),
+                BrokerControlState::Unfenced => {
+                    records.push(MetadataRecord::new(
+                        BrokerRegistrationChangeRecord {
+                            broker_id: id,
+                            broker_epoch: epoch,
+                            fenced: UNFENCE,
+                            ..Default::default()
+                        },
+                        0,
+                    ));
+                    records.extend(broker_changes::unfence_broker(image, id, &settings));
+                }
                 BrokerControlState::ControlledShutdown => {
                     if !in_controlled_shutdown {
                         records.push(MetadataRecord::new(
@@ -469,6 +472,9 @@ impl Controller {
                             1,
                         ));
                     }
+                    records.extend(broker_changes::controlled_shutdown_broker(
+                        image, id, &settings,
+                    ));
                 }
             }
         }
@@ -494,6 +500,12 @@ impl Controller {
                     tracing::warn!(
                         "Directories {offline:?} in broker {id} marked offline, remaining directories: {online:?}"
                     );
+                    records.extend(broker_changes::directories_offline(
+                        &state.image,
+                        id,
+                        &offline,
+                        &settings,
+                    ));
                     records.push(MetadataRecord::new(
                         BrokerRegistrationChangeRecord {
                             broker_id: id,
@@ -564,7 +576,13 @@ impl Controller {
                     broker_epoch: registration.epoch(),
                     ..Default::default()
                 };
-                Ok(Generated::new(vec![MetadataRecord::new(record, 0)], ()))
+                let mut records = broker_changes::unregister_broker(
+                    &state.image,
+                    id,
+                    &self.replication_settings(),
+                );
+                records.push(MetadataRecord::new(record, 0));
+                Ok(Generated::new(records, ()))
             })
             .await;
         match result {
@@ -618,7 +636,13 @@ impl Controller {
                         key.epoch
                     );
                     state.heartbeats.fence(key.id);
-                    Ok(Generated::new(vec![fence_record(key.id, key.epoch)], true))
+                    let records = fence_records(
+                        &state.image,
+                        key.id,
+                        key.epoch,
+                        &self.replication_settings(),
+                    );
+                    Ok(Generated::new(records, true))
                 })
                 .await;
             match result {

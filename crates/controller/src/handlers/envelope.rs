@@ -75,18 +75,32 @@ fn parse_address(bytes: &[u8]) -> Option<IpAddr> {
     }
 }
 
-/// The top-level error of a forwarded API's response (the forwardable APIs
-/// this controller serves).
-fn top_level_error(response: &ResponseBody) -> Option<i16> {
-    Some(match response {
-        ResponseBody::DescribeQuorum(r) => r.error_code,
-        ResponseBody::UpdateFeatures(r) => r.error_code,
-        ResponseBody::UnregisterBroker(r) => r.error_code,
-        ResponseBody::AddRaftVoter(r) => r.error_code,
-        ResponseBody::RemoveRaftVoter(r) => r.error_code,
-        ResponseBody::UnregisterController(r) => r.error_code,
-        _ => return None,
-    })
+/// Whether a forwarded API's response carries NOT_CONTROLLER anywhere
+/// (Kafka looks it up in the response's error counts).
+fn says_not_controller(response: &ResponseBody) -> bool {
+    let code = ErrorCode::NotController.code();
+    match response {
+        ResponseBody::DescribeQuorum(r) => r.error_code == code,
+        ResponseBody::UpdateFeatures(r) => r.error_code == code,
+        ResponseBody::UnregisterBroker(r) => r.error_code == code,
+        ResponseBody::AddRaftVoter(r) => r.error_code == code,
+        ResponseBody::RemoveRaftVoter(r) => r.error_code == code,
+        ResponseBody::UnregisterController(r) => r.error_code == code,
+        ResponseBody::AllocateProducerIds(r) => r.error_code == code,
+        ResponseBody::CreateTopics(r) => r.topics.iter().any(|t| t.error_code == code),
+        ResponseBody::DeleteTopics(r) => r.responses.iter().any(|t| t.error_code == code),
+        ResponseBody::CreatePartitions(r) => r.results.iter().any(|t| t.error_code == code),
+        ResponseBody::IncrementalAlterConfigs(r) => {
+            r.responses.iter().any(|t| t.error_code == code)
+        }
+        ResponseBody::ElectLeaders(r) => {
+            r.error_code == code
+                || r.replica_election_results
+                    .iter()
+                    .any(|t| t.partition_result.iter().any(|p| p.error_code == code))
+        }
+        _ => false,
+    }
 }
 
 impl Controller {
@@ -165,7 +179,15 @@ impl Controller {
             listener_name: ctx.listener_name.clone(),
             peer_addr: Some(SocketAddr::new(client, 0)),
         };
-        let response = match self.handle(inner, body).await {
+        // A forwarded IncrementalAlterConfigs may add cordoned log
+        // directories (Kafka checks whether the request was forwarded).
+        let handled = match body {
+            RequestBody::IncrementalAlterConfigs(r) => Ok(ResponseBody::IncrementalAlterConfigs(
+                self.incremental_alter_configs_from(&r, true).await,
+            )),
+            body => self.handle(inner, body).await,
+        };
+        let response = match handled {
             Ok(r) if r.api_key() == api_key => r,
             _ => {
                 return envelope_error(
@@ -174,7 +196,7 @@ impl Controller {
                 )
             }
         };
-        if top_level_error(&response) == Some(ErrorCode::NotController.code()) {
+        if says_not_controller(&response) {
             return envelope_error(ErrorCode::NotController, "not the active controller");
         }
         let mut out = BytesMut::new();

@@ -38,7 +38,15 @@
 //! * `cluster`: ApiVersions and DescribeCluster (`ControllerApis`);
 //! * `registration`: ControllerRegistration and UnregisterController
 //!   (`ClusterControlManager`);
-//! * `features`: UpdateFeatures (`FeatureControlManager`).
+//! * `features`: UpdateFeatures (`FeatureControlManager`);
+//! * `brokers`, `heartbeats`: broker registrations, heartbeats, sessions
+//!   (`ClusterControlManager`, `BrokerHeartbeatManager`);
+//! * `topics`, `topic_admin`, `partitions`, `elections`: CreateTopics,
+//!   DeleteTopics, CreatePartitions, AlterPartition, ElectLeaders and the
+//!   periodic elections (`ReplicationControlManager`);
+//! * `configs`: IncrementalAlterConfigs (`ConfigurationControlManager`);
+//! * `producer_ids`: AllocateProducerIds (`ProducerIdControlManager`);
+//! * `envelope`: requests brokers forward.
 
 use std::fmt;
 use std::sync::Arc;
@@ -50,16 +58,22 @@ use tokio::sync::Mutex;
 
 use crate::config::ControllerConfig;
 use crate::features::{supported_features, VersionRange};
-use crate::image::SharedImage;
+use crate::image::{MetadataImage, SharedImage};
 use crate::server::{ApiRange, CloseConnection, RequestContext, RequestHandler};
 
 mod brokers;
 mod cluster;
+mod configs;
+mod elections;
 mod envelope;
 mod features;
 pub mod heartbeats;
+mod partitions;
+mod producer_ids;
 mod quorum;
 mod registration;
+mod topic_admin;
+mod topics;
 mod writer;
 
 pub use cluster::ALL_CLUSTER_OPERATIONS;
@@ -87,6 +101,34 @@ pub struct ControllerSettings {
     pub broker_session_timeout: Duration,
     /// `broker.heartbeat.interval.ms`
     pub broker_heartbeat_interval: Duration,
+    /// Topic and partition defaults.
+    pub topics: TopicDefaults,
+}
+
+/// The static settings that shape topics and partition leadership.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TopicDefaults {
+    /// `num.partitions`
+    pub num_partitions: i32,
+    /// `default.replication.factor`
+    pub replication_factor: i16,
+    /// `min.insync.replicas`: the last fallback of a topic's minimum ISR.
+    pub min_insync_replicas: i32,
+    /// `leader.imbalance.check.interval.seconds`, when
+    /// `auto.leader.rebalance.enable` is set.
+    pub leader_imbalance_check_interval: Option<Duration>,
+}
+
+impl Default for TopicDefaults {
+    /// Kafka 4.4's defaults.
+    fn default() -> Self {
+        TopicDefaults {
+            num_partitions: 1,
+            replication_factor: 1,
+            min_insync_replicas: 1,
+            leader_imbalance_check_interval: Some(Duration::from_secs(300)),
+        }
+    }
 }
 
 impl ControllerSettings {
@@ -100,6 +142,17 @@ impl ControllerSettings {
             unstable_api_versions: config.unstable_api_versions_enable,
             broker_session_timeout: duration_ms(config.broker_session_timeout_ms),
             broker_heartbeat_interval: duration_ms(config.broker_heartbeat_interval_ms),
+            topics: TopicDefaults {
+                num_partitions: config.num_partitions,
+                replication_factor: i16::try_from(config.default_replication_factor)
+                    .unwrap_or(i16::MAX),
+                min_insync_replicas: config.min_insync_replicas,
+                leader_imbalance_check_interval: config.auto_leader_rebalance_enable.then(|| {
+                    Duration::from_secs(
+                        u64::try_from(config.leader_imbalance_check_interval_seconds).unwrap_or(1),
+                    )
+                }),
+            },
         }
     }
 
@@ -125,6 +178,13 @@ pub const CONTROLLER_APIS: &[ApiKey] = &[
     ApiKey::BrokerHeartbeat,
     ApiKey::UnregisterBroker,
     ApiKey::Envelope,
+    ApiKey::CreateTopics,
+    ApiKey::AlterPartition,
+    ApiKey::AllocateProducerIds,
+    ApiKey::DeleteTopics,
+    ApiKey::CreatePartitions,
+    ApiKey::ElectLeaders,
+    ApiKey::IncrementalAlterConfigs,
 ];
 /// The controller: request handlers over the shared image and the quorum.
 pub struct Controller {
@@ -166,6 +226,27 @@ fn put_by_name<T>(list: &mut Vec<T>, item: T, same: impl Fn(&T, &T) -> bool) {
         Some(x) => *x = item,
         None => list.push(item),
     }
+}
+
+/// Kafka's `ClusterControlManager.checkBrokerEpoch`: STALE_BROKER_EPOCH
+/// unless broker `id` is registered at `epoch`.
+fn check_broker_epoch(image: &MetadataImage, id: i32, epoch: i64) -> Result<(), ApiError> {
+    let Some(registration) = image.cluster().broker(id) else {
+        return Err(ApiError::new(
+            ErrorCode::StaleBrokerEpoch,
+            format!("No broker registration found for broker id {id}"),
+        ));
+    };
+    if registration.epoch() != epoch {
+        return Err(ApiError::new(
+            ErrorCode::StaleBrokerEpoch,
+            format!(
+                "Expected broker epoch {}, but got broker epoch {epoch}",
+                registration.epoch()
+            ),
+        ));
+    }
+    Ok(())
 }
 
 fn append_error(e: AppendError) -> ApiError {
@@ -211,6 +292,16 @@ impl Controller {
     /// The settings.
     pub fn settings(&self) -> &ControllerSettings {
         &self.settings
+    }
+
+    /// What partition changes fall back to for topic configs.
+    pub(crate) fn replication_settings(
+        &self,
+    ) -> crate::replication::broker_changes::ReplicationSettings {
+        crate::replication::broker_changes::ReplicationSettings::new(
+            self.settings.node_id,
+            self.settings.topics.min_insync_replicas,
+        )
     }
 
     /// The shared image.
@@ -294,6 +385,27 @@ impl RequestHandler for Controller {
                 ResponseBody::UnregisterBroker(self.unregister_broker(&r).await)
             }
             RequestBody::Envelope(r) => ResponseBody::Envelope(self.envelope(&ctx, r).await),
+            RequestBody::CreateTopics(r) => {
+                ResponseBody::CreateTopics(self.create_topics(&r).await)
+            }
+            RequestBody::AlterPartition(r) => {
+                ResponseBody::AlterPartition(self.alter_partition(v, &r).await)
+            }
+            RequestBody::DeleteTopics(r) => {
+                ResponseBody::DeleteTopics(self.delete_topics(v, &r).await)
+            }
+            RequestBody::CreatePartitions(r) => {
+                ResponseBody::CreatePartitions(self.create_partitions(&r).await)
+            }
+            RequestBody::ElectLeaders(r) => {
+                ResponseBody::ElectLeaders(self.elect_leaders(v, &r).await)
+            }
+            RequestBody::IncrementalAlterConfigs(r) => {
+                ResponseBody::IncrementalAlterConfigs(self.incremental_alter_configs(&r).await)
+            }
+            RequestBody::AllocateProducerIds(r) => {
+                ResponseBody::AllocateProducerIds(self.allocate_producer_ids(&r).await)
+            }
             other => return self.quorum.handle_raft_request(&ctx, other).await,
         })
     }
@@ -302,4 +414,12 @@ impl RequestHandler for Controller {
 #[cfg(test)]
 mod broker_tests;
 #[cfg(test)]
+mod configs_tests;
+#[cfg(test)]
+mod elections_tests;
+#[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod topic_admin_tests;
+#[cfg(test)]
+mod topic_tests;

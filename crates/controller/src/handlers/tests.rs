@@ -210,6 +210,7 @@ fn setup_with(mv: i16, records: &[MetadataRecord], static_voters: Vec<i32>) -> S
             unstable_api_versions: false,
             broker_session_timeout: std::time::Duration::from_millis(9000),
             broker_heartbeat_interval: std::time::Duration::from_millis(2000),
+            topics: Default::default(),
         },
         image,
         quorum.clone(),
@@ -648,12 +649,19 @@ fn api_versions_lists_served_apis_and_omits_min_zero_features_below_v4() {
         // Kafka 4.4's controller advertises these ranges (spec, Appendix B).
         [
             (18, 0, 5),
+            (19, 2, 7),
+            (20, 1, 6),
+            (37, 0, 3),
+            (43, 0, 2),
+            (44, 0, 1),
+            (56, 2, 3),
             (57, 0, 2),
             (58, 0, 0),
             (60, 0, 2),
             (62, 0, 4),
             (63, 0, 2),
             (64, 0, 0),
+            (67, 0, 0),
             (70, 0, 0),
             (94, 0, 0)
         ]

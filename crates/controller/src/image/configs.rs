@@ -79,6 +79,12 @@ impl ConfigurationsImage {
             .map(String::as_str)
     }
 
+    /// The cluster-wide dynamic value of a server config (the BROKER
+    /// resource with the empty name).
+    pub fn cluster_default(&self, key: &str) -> Option<&str> {
+        self.value(&ConfigResource::new(ConfigResource::BROKER, ""), key)
+    }
+
     /// Every configured resource and its configuration, ordered by type id
     /// and name.
     pub fn resources(&self) -> impl Iterator<Item = (&ConfigResource, &BTreeMap<String, String>)> {

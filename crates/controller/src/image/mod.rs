@@ -521,13 +521,19 @@ impl MetadataImage {
         None
     }
 
+    /// Whether eligible leader replicas are on (Kafka's
+    /// `FeatureControlManager.isElrFeatureEnabled`: the
+    /// `eligible.leader.replicas.version` feature is at least 1).
+    pub fn eligible_leader_replicas_enabled(&self) -> bool {
+        self.features.level(ELIGIBLE_LEADER_REPLICAS_VERSION) >= 1
+    }
+
     /// The options the image writes itself with (Kafka's
     /// `ImageWriterOptions.Builder(image)`).
     pub fn write_options(&self) -> Option<WriteOptions> {
         Some(WriteOptions {
             metadata_version: self.metadata_version()?,
-            eligible_leader_replicas_enabled: self.features.level(ELIGIBLE_LEADER_REPLICAS_VERSION)
-                >= 1,
+            eligible_leader_replicas_enabled: self.eligible_leader_replicas_enabled(),
         })
     }
 

@@ -131,6 +131,7 @@ async fn start(max_frame_size: usize) -> Running {
             unstable_api_versions: false,
             broker_session_timeout: std::time::Duration::from_secs(9),
             broker_heartbeat_interval: std::time::Duration::from_secs(2),
+            topics: Default::default(),
         },
         image,
         quorum.clone(),
@@ -224,7 +225,11 @@ async fn api_versions_every_version() {
         assert_eq!(corr, 100 + i32::from(version));
         assert_eq!(resp.error_code, 0, "v{version}");
         let keys: Vec<i16> = resp.api_keys.iter().map(|k| k.api_key).collect();
-        assert_eq!(keys, [18, 57, 58, 60, 62, 63, 64, 70, 94], "v{version}");
+        assert_eq!(
+            keys,
+            [18, 19, 20, 37, 43, 44, 56, 57, 58, 60, 62, 63, 64, 67, 70, 94],
+            "v{version}"
+        );
         if version >= 3 {
             assert_eq!(resp.finalized_features_epoch, 1);
             assert!(resp
