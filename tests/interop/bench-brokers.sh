@@ -29,11 +29,20 @@
 #    controllers' VmRSS and thread counts are read, and the brokers are
 #    stopped (SIGTERM: controlled shutdown) and unregistered
 #    (BROKER_LOAD_BINARY --phases none);
-# 3. per quorum in turn, BROKER_LOAD_BINARY
+# 3. per quorum in turn (topic_phase), three fresh Java brokers and
+#    TopicBench.java (kafka-quorum/src/main/java): BB_SINGLE one-topic
+#    CreateTopics (1 partition, RF 3) timed per call after 5 untimed, then
+#    BB_TOPICS topics x BB_PARTITIONS partitions RF 3 in calls of BB_BATCH,
+#    the controllers' VmRSS (and for Java the heap used after jcmd GC.run)
+#    while they exist, and their deletion; between the two (on brokers not
+#    yet loaded with 30,000 replicas), SIGKILL of the broker leading most
+#    one-topic partitions, describeTopics polled until each has another
+#    leader, and its restart; the brokers are then stopped and unregistered;
+# 4. per quorum in turn, BROKER_LOAD_BINARY
 #    (crates/controller/examples/broker_load.rs) registers fake brokers (3,
 #    then 50), times their heartbeats, samples the controllers' /proc and
 #    unregisters its brokers;
-# 4. every controller is stopped.
+# 5. every controller is stopped.
 # OUT_FILE receives one line per fact: `IMPL KIND key=value ...` with IMPL
 # kraft-rs or kafka. Always stops every process it started.
 #
@@ -46,7 +55,9 @@
 # 1: the first JVMs read the Kafka jars cold), BB_PHASES (3,50), BB_SECONDS
 # (30,20), BB_WARMUP (seconds of untimed heartbeats before each phase, 5),
 # BB_IMPLS ("kraft-rs kafka"), BB_START_TIMEOUT (seconds for a broker to be
-# unfenced, 150), BB_KEEP=1 keeps the work directory.
+# unfenced, 150), BB_SINGLE (one-topic CreateTopics calls, default 50; 0
+# skips the topic phase), BB_TOPICS (1000; 0 skips the batch), BB_PARTITIONS
+# (10), BB_BATCH (topics per call, 100), BB_KEEP=1 keeps the work directory.
 set -euo pipefail
 
 kraft=${1:?usage: bench-brokers.sh KRAFT_BINARY BROKER_LOAD_BINARY OUT_FILE}
@@ -66,6 +77,10 @@ impls=${BB_IMPLS:-kraft-rs kafka}
 start_timeout=${BB_START_TIMEOUT:-150}
 rounds=${BB_ROUNDS:-4}
 warmup_rounds=${BB_WARMUP_ROUNDS:-1}
+single_n=${BB_SINGLE:-50}
+topics_n=${BB_TOPICS:-1000}
+partitions_n=${BB_PARTITIONS:-10}
+batch_n=${BB_BATCH:-100}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 kq="$here/kafka-quorum.sh"
 root=$(mktemp -d "${TMPDIR:-/tmp}/kraft-bench-brokers.XXXXXX")
@@ -314,6 +329,105 @@ broker.session.timeout.ms=$session_ms" bash "$kq" format-broker "$d" "$id" >/dev
         >"$d/unregister.out" 2>&1 || fail "unregistering brokers 4-6 failed: $(cat "$d/unregister.out")"
 }
 
+# ---------- topics through the Admin client (TopicBench.java) ----------
+# topic_phase IMPL: three fresh Java brokers (as in a round), then
+# TopicBench: BB_SINGLE sequential one-topic CreateTopics (after 5 untimed),
+# BB_TOPICS topics x BB_PARTITIONS partitions RF 3 in calls of BB_BATCH (the
+# controllers' RSS read, heap after GC for Java, while they exist), their
+# deletion, and the failover: SIGKILL of the broker leading the most
+# one-topic partitions, polled until each has another leader.
+topic_phase() {
+    use "$1"
+    echo "== $impl: topics through the Admin client ($(secs "$started")s)"
+    local id pids=() rc=0 p
+    for id in "${brokers[@]}"; do
+        if [[ -d $d/node$id ]]; then
+            mv "$d/node$id/server.log" "$d/pre-topics-node$id.log" 2>/dev/null || true
+            rm -rf "$d/node$id"
+        fi
+    done
+    for id in "${brokers[@]}"; do
+        KQ_BOOTSTRAP_SERVERS=$cbs KQ_BROKER_PROPS="broker.heartbeat.interval.ms=$heartbeat_ms
+broker.session.timeout.ms=$session_ms" bash "$kq" format-broker "$d" "$id" >/dev/null &
+        pids+=($!)
+    done
+    for p in "${pids[@]}"; do wait "$p" || rc=1; done
+    [[ $rc == 0 ]] || fail "formatting the brokers failed"
+    for id in "${brokers[@]}"; do
+        bash "$kq" run-node "$d" "$id" >>"$d/node$id/server.log" 2>&1 &
+        bpid[$id]=$!
+    done
+    local deadline=$((SECONDS + start_timeout)) all
+    while :; do
+        all=1
+        for id in "${brokers[@]}"; do
+            grep -qF "The broker has been unfenced" "$d/node$id/server.log" 2>/dev/null && continue
+            all=0
+            kill -0 "${bpid[$id]}" 2>/dev/null || fail "broker $id exited before it was unfenced"
+        done
+        ((all)) && break
+        ((SECONDS < deadline)) || fail "the brokers were not all unfenced within ${start_timeout}s"
+        sleep 0.2
+    done
+    local bs="127.0.0.1:$(port 4),127.0.0.1:$(port 5),127.0.0.1:$(port 6)" line
+    line=$(bash "$kq" java "$d" org.kraftrs.interop.TopicBench single "$bs" one- 5 "$single_n" 2>"$d/topicbench.err") ||
+        fail "TopicBench single failed: $(tail -n 5 "$d/topicbench.err")"
+    emit "$(grep '^create_single' <<<"$line")"
+    # The victim (TopicBench picks it): the broker leading the most one-topic partitions.
+    line=$(bash "$kq" java "$d" org.kraftrs.interop.TopicBench failover "$bs" one- "$single_n" "4=${bpid[4]},5=${bpid[5]},6=${bpid[6]}" 2>>"$d/topicbench.err") ||
+        fail "TopicBench failover failed: $(tail -n 5 "$d/topicbench.err")"
+    emit "$(grep '^failover' <<<"$line") session_ms=$session_ms"
+    # Restart the victim (same data) for the batch, RF 3 needs all three.
+    local victim
+    victim=$(grep -o 'victim=[0-9]*' <<<"$line" | cut -d= -f2)
+    wait "${bpid[$victim]}" 2>/dev/null || true
+    bash "$kq" run-node "$d" "$victim" >>"$d/node$victim/server.log" 2>&1 &
+    bpid[$victim]=$!
+    deadline=$((SECONDS + start_timeout))
+    until (($(grep -cF "The broker has been unfenced" "$d/node$victim/server.log") >= 2)); do
+        kill -0 "${bpid[$victim]}" 2>/dev/null || fail "broker $victim exited after its restart"
+        ((SECONDS < deadline)) || fail "broker $victim was not unfenced again within ${start_timeout}s"
+        sleep 0.2
+    done
+    if ((topics_n > 0)); then
+        local fifo="$d/topicbench.in" tb
+        rm -f "$fifo"
+        mkfifo "$fifo"
+        bash "$kq" java "$d" org.kraftrs.interop.TopicBench batch "$bs" many- "$topics_n" "$partitions_n" "$batch_n" \
+            <"$fifo" >"$d/topicbench.out" 2>>"$d/topicbench.err" &
+        tb=$!
+        exec {tbfd}>"$fifo"
+        while ! grep -q '^created' "$d/topicbench.out" 2>/dev/null; do
+            kill -0 "$tb" 2>/dev/null || fail "TopicBench batch failed: $(tail -n 5 "$d/topicbench.err")"
+            sleep 0.2
+        done
+        emit "$(grep '^create_batch' "$d/topicbench.out")"
+        sleep 3
+        local cp heap
+        for id in "${controllers[@]}"; do
+            cp=$(pid_of "$id")
+            heap=
+            if [[ $impl == kafka ]]; then
+                jcmd "$cp" GC.run >/dev/null 2>&1 || true
+                # Serial GC: "def new generation total NK, used NK" and "tenured generation total NK, used NK".
+                heap=$(jcmd "$cp" GC.heap_info 2>/dev/null | awk '/generation +total/ {for (i = 1; i <= NF; i++) if ($i == "used") {v = $(i + 1); sub(/K,?/, "", v); u += v}} END {printf " heap_used_after_gc_kb=%d", u}')
+            fi
+            emit "proc_partitions partitions=$((topics_n * partitions_n + single_n + 5)) name=$id $(proc_fields "$cp")$heap"
+        done
+        echo go >&"$tbfd"
+        exec {tbfd}>&-
+        wait "$tb" || fail "TopicBench batch (delete) failed: $(tail -n 5 "$d/topicbench.err")"
+        emit "$(grep '^delete_batch' "$d/topicbench.out")"
+    fi
+    local files=()
+    for id in "${brokers[@]}"; do files+=("$d/node$id/pid"); done
+    stop_pids "${files[@]}"
+    for id in "${brokers[@]}"; do wait "${bpid[$id]}" 2>/dev/null || true; done
+    rm -f "${files[@]}"
+    "$loadgen" --bootstrap "$cbs" --cluster-id "$cluster_id" --phases none --unregister 4,5,6 \
+        >"$d/unregister.out" 2>&1 || fail "unregistering brokers 4-6 failed: $(cat "$d/unregister.out")"
+}
+
 declare -A cbs_of=() cid_of=() pids_of=()
 # use IMPL: make IMPL's quorum the current one (d, impl, cbs, cluster_id).
 use() {
@@ -376,6 +490,9 @@ for r in $(seq "$((1 - warmup_rounds))" "$rounds"); do
         broker_round "$r"
     done
 done
+if ((single_n > 0)); then
+    for i in "${order[@]}"; do topic_phase "$i"; done
+fi
 for i in "${order[@]}"; do fake_brokers "$i"; done
 for i in "${order[@]}"; do
     use "$i"

@@ -18,6 +18,8 @@
 #   kafka-quorum.sh stop-node DIR ID       stop one node
 #   kafka-quorum.sh stop DIR               stop every node started in DIR
 #   kafka-quorum.sh tool DIR CLASS ARGS..  run a Kafka tool class (e.g. org.apache.kafka.tools.MetadataQuorumCommand)
+#   kafka-quorum.sh java DIR CLASS ARGS..  run a class of kafka-quorum/src/main/java (e.g. org.kraftrs.interop.TopicWorkload)
+#                                          on the Kafka classpath, compiled first when a source is newer; no time limit
 #   kafka-quorum.sh port DIR ID            print node ID's port
 #   kafka-quorum.sh bootstrap DIR          print host:port,... of controllers 1-3
 #
@@ -70,6 +72,31 @@ classpath() {
         rm -f "$log"
     fi
     cat "$cp_file"
+}
+
+# The classpath with kafka-quorum/target/classes first, compiled when a
+# source under src/main/java is newer than its class (or has none).
+classes_classpath() {
+    local src stale=0 f cls
+    src="$project/src/main/java"
+    while IFS= read -r f; do
+        cls="$project/target/classes/${f#"$src"/}"
+        cls=${cls%.java}.class
+        [[ -f $cls && ! $f -nt $cls ]] || { stale=1; break; }
+    done < <(find "$src" -name '*.java')
+    if ((stale)); then
+        command -v "$mvn_cmd" >/dev/null || die "'$mvn_cmd' not found (need Maven)"
+        local log
+        log=$(mktemp)
+        if ! "$mvn_cmd" -q -B -o -f "$project/pom.xml" compile >"$log" 2>&1 &&
+            ! "$mvn_cmd" -q -B -f "$project/pom.xml" compile >"$log" 2>&1; then
+            cat "$log" >&2
+            rm -f "$log"
+            die "mvn compile of $project failed"
+        fi
+        rm -f "$log"
+    fi
+    echo "$project/target/classes:$(classpath)"
 }
 
 # JVM flags: small heaps and a fast start; the machine is shared.
@@ -387,6 +414,14 @@ tool)
     class=$1
     shift
     run_tool "$class" "$@"
+    ;;
+java)
+    [[ $# -ge 1 ]] || usage
+    class=$1
+    shift
+    cp=$(classes_classpath)
+    exec "$java_cmd" "${jvm_flags[@]}" -Dlog4j2.configurationFile="$dir/tools-log4j2.properties" \
+        -cp "$cp" "$class" "$@"
     ;;
 port)
     [[ $# -eq 1 ]] || usage

@@ -1,0 +1,442 @@
+# Shared by brokers.sh and topics.sh (sourced, not run): Java 4.4 brokers
+# (kafka-quorum.sh run-node) on three controllers, kraft-rs (`kraft server`)
+# or Java, each a child of the calling script so that it owns their pids and
+# exit statuses; Kafka's tools to look at them; timings, failure report with
+# the tail of every node's log, cleanup.
+#
+# The caller sets, before sourcing: kraft (the kraft binary, absolute path),
+# root (its work directory), start_timeout (seconds for a broker to be
+# unfenced) and script (its name, for the logs); then it sets d (the current
+# cluster's kafka-quorum.sh DIR, under root) and tag (a label for the
+# timings) and calls start_quorum / setup_controllers, start_brokers, ...
+# It may define fail_hook (run by fail before the node logs, e.g. to show
+# its own processes' logs) and cleanup_hook (run by cleanup first), and set
+# controller_props: lines appended to every controller's server.properties
+# (kraft-rs and Java, written by setup_controllers or start_quorum java),
+# e.g. snapshot thresholds; empty by default.
+# shellcheck shell=bash
+
+kq="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/kafka-quorum.sh"
+release_version=4.4-IV2
+brokers=(4 5 6)
+controllers=(1 2 3)
+# A shorter session than Kafka's 9 s default keeps the fencing checks short.
+# A kraft-rs controller that does not know the key logs "Ignoring unknown
+# configuration broker.session.timeout.ms." and keeps the default.
+session_ms=6000
+session_s=6
+d=           # the current cluster's directory (kafka-quorum.sh DIR)
+tag=         # its label in the timings
+cbs=         # its controllers, host:port,...
+cluster_id=
+declare -A bpid=() # broker id -> pid (children of this script)
+timings=()
+started=$EPOCHREALTIME
+fast="$root/fast-client.properties"
+: "${controller_props:=}"
+printf 'default.api.timeout.ms=5000\nrequest.timeout.ms=3000\n' >"$fast"
+
+now() { echo "$EPOCHREALTIME"; }
+# secs FROM [TO]: seconds between two now()s, one decimal.
+secs() { awk -v a="$1" -v b="${2:-$EPOCHREALTIME}" 'BEGIN {printf "%.1f", b - a}'; }
+timing() { timings+=("$(printf '%-76s %6ss' "$1" "$2")"); }
+pass() { echo "PASS $* [$(secs "$started")s]"; }
+role() { cat "$d/node$1/role" 2>/dev/null || echo "node"; }
+impl_of() { [[ $(role "$1") == kraft-rs* ]] && echo kraft-rs || echo Java; }
+# Kafka's logs without the indented config dumps, long lines cut.
+log_tail() { grep -v $'^\t' "$1" 2>/dev/null | tail -n "${2:-20}" | cut -c1-400 || true; }
+
+fail() {
+    echo "FAIL $*" >&2
+    if declare -F fail_hook >/dev/null; then fail_hook >&2 || true; fi
+    if [[ -n $d ]]; then
+        local f id
+        for f in "$d"/node*/server.log; do
+            [[ -f $f ]] || continue
+            id=${f%/server.log}
+            id=${id##*/node}
+            echo "--- node $id ($(role "$id")): $f, tail:" >&2
+            case $(role "$id") in
+            "Java controller") log_tail "$f" 12 >&2 ;;
+            "Java broker") log_tail "$f" 15 >&2 ;;
+            *) log_tail "$f" 25 >&2 ;;
+            esac
+        done
+    fi
+    echo "work directory kept: $root" >&2
+    exit 1
+}
+
+# stop_pids PIDFILE...: SIGTERM every live process named there, SIGKILL
+# what is left after 10 s.
+stop_pids() {
+    local pids=() f p left
+    for f in "$@"; do
+        [[ -f $f ]] || continue
+        p=$(cat "$f")
+        kill -0 "$p" 2>/dev/null && pids+=("$p")
+    done
+    ((${#pids[@]})) || return 0
+    kill -TERM "${pids[@]}" 2>/dev/null || true
+    for _ in $(seq 1 40); do
+        left=0
+        for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && left=1; done
+        ((left)) || break
+        sleep 0.25
+    done
+    kill -KILL "${pids[@]}" 2>/dev/null || true
+}
+# Brokers first: their controlled shutdown needs a controller.
+stop_scenario() {
+    local s=$1 id files=()
+    for id in "${brokers[@]}"; do files+=("$s/node$id/pid"); done
+    stop_pids "${files[@]}"
+    stop_pids "$s"/node*/pid
+    rm -f "$s"/node*/pid
+}
+# Every cluster under $root.
+cleanup() {
+    local s
+    disown -a 2>/dev/null || true
+    if declare -F cleanup_hook >/dev/null; then cleanup_hook || true; fi
+    for s in "$root"/*/; do [[ -f $s/base-port ]] && stop_scenario "${s%/}"; done
+    wait 2>/dev/null || true
+}
+
+tool() { bash "$kq" tool "$d" "$@"; }
+port() { bash "$kq" port "$d" "$1"; }
+pid_of() { cat "$d/node$1/pid" 2>/dev/null || true; }
+alive() { local p; p=$(pid_of "$1"); [[ -n $p ]] && kill -0 "$p" 2>/dev/null; }
+# The listed nodes that run, host:port,...
+alive_bs() {
+    local id out=
+    for id in "$@"; do alive "$id" && out+="${out:+,}127.0.0.1:$(port "$id")"; done
+    echo "$out"
+}
+# log_time LINE: a Kafka log line's "[yyyy-mm-dd hh:mm:ss,mmm]" as epoch seconds.
+log_time() {
+    local ts
+    ts=$(sed -n 's/^\[\([0-9-]* [0-9:]*\),\([0-9]*\)\].*/\1.\2/p' <<<"$1")
+    [[ -n $ts ]] && date -d "$ts" +%s.%N || now
+}
+log_lines() { if [[ -f $1 ]]; then wc -l <"$1"; else echo 0; fi; }
+# log_since FILE LINES PATTERN: prints the first line after FILE's first
+# LINES lines that matches PATTERN (an awk regex); fails when none does.
+log_since() {
+    [[ -f $1 ]] || return 1
+    P=$3 awk -v n="$2" 'NR > n && $0 ~ ENVIRON["P"] {print; found = 1; exit} END {exit !found}' "$1"
+}
+
+# ---------- controllers ----------
+write_kraft_config() {
+    local id=$1 nd="$d/node$1"
+    mkdir -p "$nd"
+    echo "kraft-rs controller" >"$nd/role"
+    cat >"$nd/server.properties" <<EOF
+node.id=$id
+process.roles=controller
+controller.listener.names=CONTROLLER
+listeners=CONTROLLER://127.0.0.1:$(port "$id")
+log.dirs=$nd/data
+metadata.log.dir=$nd/data
+controller.quorum.bootstrap.servers=$cbs
+broker.session.timeout.ms=$session_ms
+EOF
+    [[ -z $controller_props ]] || printf '%s\n' "$controller_props" >>"$nd/server.properties"
+}
+# The keys kafka-quorum.sh writes for its controllers.
+write_java_controller_config() {
+    local id=$1 nd="$d/node$1"
+    mkdir -p "$nd"
+    echo "Java controller" >"$nd/role"
+    cat >"$nd/server.properties" <<EOF
+process.roles=controller
+node.id=$id
+controller.listener.names=CONTROLLER
+listeners=CONTROLLER://127.0.0.1:$(port "$id")
+advertised.listeners=CONTROLLER://127.0.0.1:$(port "$id")
+listener.security.protocol.map=CONTROLLER:PLAINTEXT
+controller.quorum.bootstrap.servers=$cbs
+log.dirs=$nd/data
+metadata.log.dir=$nd/data
+broker.session.timeout.ms=$session_ms
+EOF
+    [[ -z $controller_props ]] || printf '%s\n' "$controller_props" >>"$nd/server.properties"
+}
+# format_controller ID INITIAL_CONTROLLERS (run in the background: no fail)
+format_controller() {
+    local id=$1 nd="$d/node$1"
+    if [[ $(impl_of "$id") == kraft-rs ]]; then
+        "$kraft" storage format --config "$nd/server.properties" --cluster-id "$cluster_id" \
+            --release-version "$release_version" --initial-controllers "$2" >"$nd/format.log" 2>&1
+    else
+        tool kafka.tools.StorageTool format --config "$nd/server.properties" --cluster-id "$cluster_id" \
+            --release-version "$release_version" --initial-controllers "$2" >"$nd/format.log" 2>&1
+    fi || { echo "format of controller $id failed:" >&2; cat "$nd/format.log" >&2; return 1; }
+}
+# start_controller ID: a child of this script; its pid in node ID/pid.
+start_controller() {
+    local id=$1 nd="$d/node$1"
+    if [[ $(impl_of "$id") == kraft-rs ]]; then
+        echo "=== $script: kraft server at $(date '+%F %T')" >>"$nd/server.log"
+        KRAFT_LOG=info NO_COLOR=1 "$kraft" server --config "$nd/server.properties" >>"$nd/server.log" 2>&1 &
+        echo $! >"$nd/pid"
+    else
+        rm -f "$nd/pid"
+        bash "$kq" run-node "$d" "$id" >>"$nd/server.log" 2>&1 &
+        # run-node writes the pid file itself (its pid, the JVM's after exec).
+        local p=$!
+        for _ in $(seq 1 100); do
+            [[ -s $nd/pid ]] && break
+            kill -0 "$p" 2>/dev/null || break
+            sleep 0.1
+        done
+        [[ $(cat "$nd/pid" 2>/dev/null) == "$p" ]] || fail "controller $id did not start (kafka-quorum.sh run-node)"
+    fi
+}
+# kill_node ID SIGNAL: signals node ID and waits (60 s at most) until it is
+# gone; sets exit_rc to its exit status (when it is a child of this script)
+# and exit_at to the time it was gone. Not in $(...): wait needs this shell.
+exit_rc=
+exit_at=
+kill_node() {
+    local p rc=0
+    p=$(pid_of "$1")
+    [[ -n $p ]] || fail "node $1 has no pid"
+    # A job killed by a signal makes bash print "Killed"; nobody needs a
+    # SIGKILLed node's status.
+    [[ $2 == KILL ]] && { disown "$p" 2>/dev/null || true; }
+    kill "-$2" "$p" 2>/dev/null || true
+    local deadline=$((SECONDS + 60))
+    while kill -0 "$p" 2>/dev/null && ((SECONDS < deadline)); do sleep 0.1; done
+    kill -0 "$p" 2>/dev/null && fail "node $1 (pid $p) did not exit within 60s of SIG$2"
+    exit_at=$(now)
+    wait "$p" 2>/dev/null || rc=$?
+    rm -f "$d/node$1/pid"
+    exit_rc=$rc
+}
+quorum() {
+    local bs
+    bs=$(alive_bs "${controllers[@]}")
+    [[ -n $bs ]] || return 0
+    timeout 20 "$kraft" metadata-quorum --bootstrap-controller "$bs" --command-config "$fast" \
+        describe "$@" 2>/dev/null || true
+}
+leader_id() { quorum --status | awk '/^LeaderId:/ {print $2}'; }
+# wait_leader NOT SECONDS: prints a running leader other than NOT.
+wait_leader() {
+    local not=$1 deadline=$((SECONDS + $2)) l
+    while ((SECONDS < deadline)); do
+        l=$(leader_id)
+        if [[ $l =~ ^[0-9]+$ && $l != "$not" ]] && alive "$l"; then
+            echo "$l"
+            return 0
+        fi
+        sleep 0.5
+    done
+    return 1
+}
+# wait_follower ID SECONDS: ID is a voter following the leader, lag < 20.
+wait_follower() {
+    local id=$1 deadline=$((SECONDS + $2)) r
+    while ((SECONDS < deadline)); do
+        r=$(quorum --replication | awk -v id="$id" '$1 == id')
+        if [[ $r == *Follower* ]] && (($(awk '{print $4}' <<<"$r") < 20)); then return 0; fi
+        sleep 1
+    done
+    return 1
+}
+# The metadata log directory of controller ID (kraft-rs and Java alike).
+metadata_dir() { echo "$d/node$1/data/__cluster_metadata-0"; }
+# latest_snapshot ID: the name of controller ID's newest <offset>-<epoch>.checkpoint, or nothing.
+latest_snapshot() { (cd "$(metadata_dir "$1")" 2>/dev/null && ls -- *.checkpoint 2>/dev/null | sort | tail -n 1) || true; }
+# snapshot_offset NAME: a checkpoint's end offset (the first offset it does not contain).
+snapshot_offset() { local b=${1##*/}; echo $((10#${b%%-*})); }
+# leader_end_offset: the raft leader's LogEndOffset (describe --replication).
+leader_end_offset() { quorum --replication | awk '$7 == "Leader" {print $3; exit}'; }
+# The session timeout the controllers apply: Kafka's default 9 s when a
+# kraft-rs controller ignored broker.session.timeout.ms.
+effective_session() {
+    session_s=$((session_ms / 1000))
+    if grep -qs "Ignoring unknown configuration broker.session.timeout.ms" "$d"/node*/server.log; then
+        session_s=9
+        echo "NOTE a kraft-rs controller ignores broker.session.timeout.ms; using Kafka's default 9 s"
+    fi
+}
+
+# ---------- brokers ----------
+format_brokers() {
+    local id pids=() rc=0
+    for id in "${brokers[@]}"; do
+        KQ_BOOTSTRAP_SERVERS=$cbs bash "$kq" format-broker "$d" "$id" >/dev/null &
+        pids+=($!)
+    done
+    for id in "${pids[@]}"; do wait "$id" || rc=1; done
+    [[ $rc == 0 ]] || fail "formatting the brokers failed"
+    for id in "${brokers[@]}"; do echo "Java broker" >"$d/node$id/role"; done
+}
+# start_broker ID: kafka-quorum.sh run-node as a child (its pid is the JVM's).
+start_broker() {
+    local id=$1
+    bash "$kq" run-node "$d" "$id" >>"$d/node$id/server.log" 2>&1 &
+    bpid[$id]=$!
+}
+# Kafka's ClusterTool through the running brokers: ID HOST PORT RACK STATE ENDPOINT_TYPE.
+ep=
+endpoints() {
+    local bs
+    bs=$(alive_bs "${brokers[@]}")
+    ep=
+    [[ -n $bs ]] || return 1
+    ep=$(tool org.apache.kafka.tools.ClusterTool list-endpoints --bootstrap-server "$bs" \
+        --include-fenced-brokers 2>/dev/null) || return 1
+}
+state_of() { awk -v id="$1" '$1 == id && $6 == "broker" {print $5}' <<<"$ep"; }
+states() {
+    local id out= st
+    for id in "${brokers[@]}"; do
+        st=$(state_of "$id")
+        out+="${out:+, }$id: ${st:-not listed}"
+    done
+    echo "$out"
+}
+# wait_state ID STATE SECONDS: sets poll_start (start of the poll that saw
+# it) and prev_poll (end of the poll before, which did not).
+poll_start=
+prev_poll=
+wait_state() {
+    local id=$1 want=$2 deadline t
+    deadline=$(awk -v n="$(now)" -v s="$3" 'BEGIN {printf "%d", n + s}')
+    prev_poll=
+    while :; do
+        t=$(now)
+        if endpoints && [[ $(state_of "$id") == "$want" ]]; then
+            poll_start=$t
+            return 0
+        fi
+        prev_poll=$(now)
+        ((${t%.*} < deadline)) || return 1
+        sleep 0.3
+    done
+}
+# check_brokers WHAT: every broker process runs and ClusterTool shows every broker unfenced.
+check_brokers() {
+    local id
+    for id in "${brokers[@]}"; do
+        if ! kill -0 "${bpid[$id]}" 2>/dev/null; then
+            local rc=0
+            wait "${bpid[$id]}" 2>/dev/null || rc=$?
+            fail "$1: broker $id exited (status $rc)"
+        fi
+    done
+    endpoints || fail "$1: ClusterTool list-endpoints failed"
+    for id in "${brokers[@]}"; do
+        [[ $(state_of "$id") == unfenced ]] || fail "$1: broker $id is not unfenced ($(states)):
+$ep"
+    done
+}
+# wait_unfenced ID LINES T0 WHAT: broker ID's log (after LINES) says it was
+# unfenced, then ClusterTool shows it unfenced; records the time since T0.
+wait_unfenced() {
+    local id=$1 lines=$2 t0=$3 what=$4 log="$d/node$1/server.log" deadline=$((SECONDS + start_timeout)) t_log
+    while ! log_since "$log" "$lines" "The broker has been unfenced" >/dev/null; do
+        if ! kill -0 "${bpid[$id]}" 2>/dev/null; then
+            local rc=0
+            wait "${bpid[$id]}" 2>/dev/null || rc=$?
+            fail "$what: broker $id exited (status $rc) before it was unfenced"
+        fi
+        if ((SECONDS >= deadline)); then
+            local why
+            why=$(tail -n "+$((lines + 1))" "$log" | grep -E "BrokerLifecycleManager|ControllerChannelManager|ERROR|WARN" |
+                tail -n 8 | cut -c1-400 || true)
+            fail "$what: broker $id was not unfenced within ${start_timeout}s; its last lifecycle lines:
+$why"
+        fi
+        sleep 0.2
+    done
+    t_log=$(secs "$t0" "$(log_time "$(log_since "$log" "$lines" "The broker has been unfenced")")")
+    wait_state "$id" unfenced 30 || fail "$what: broker $id's log says unfenced but ClusterTool shows $(states)"
+    timing "$what: broker $id start -> unfenced (its log)" "$t_log"
+    echo "  broker $id unfenced ${t_log}s after its start (its log; ClusterTool confirmed $(secs "$t0")s after the start)"
+}
+# start_brokers WHAT: format and start brokers 4-6 together, wait until each is unfenced.
+start_brokers() {
+    local what=$1 id t0
+    format_brokers
+    t0=$(now)
+    for id in "${brokers[@]}"; do start_broker "$id"; done
+    for id in "${brokers[@]}"; do wait_unfenced "$id" 0 "$t0" "$what"; done
+}
+# restart_broker ID WHAT
+restart_broker() {
+    local id=$1 lines t0
+    lines=$(log_lines "$d/node$id/server.log")
+    t0=$(now)
+    start_broker "$id"
+    wait_unfenced "$id" "$lines" "$t0" "$2"
+}
+
+# setup_controllers ROLE1 ROLE2 ROLE3: format and start controllers 1-3 of $d
+# (kraft or java each) as initial voters with known directory ids; wait for
+# a leader with three voters.
+setup_controllers() {
+    local id initial= t0 impl
+    cluster_id=$(bash "$kq" init "$d")
+    cbs=$(bash "$kq" bootstrap "$d")
+    for id in "${controllers[@]}"; do
+        impl=${*:id:1}
+        if [[ $impl == kraft ]]; then write_kraft_config "$id"; else write_java_controller_config "$id"; fi
+        local did
+        did=$("$kraft" storage random-uuid)
+        echo "$did" >"$d/node$id/directory-id"
+        initial+="${initial:+,}$id@127.0.0.1:$(port "$id"):$did"
+    done
+    local jobs_=() j rc=0
+    for id in "${controllers[@]}"; do
+        format_controller "$id" "$initial" &
+        jobs_+=($!)
+    done
+    for j in "${jobs_[@]}"; do wait "$j" || rc=1; done
+    [[ $rc == 0 ]] || fail "formatting the controllers failed"
+    for id in "${controllers[@]}"; do
+        local got
+        got=$(sed -n 's/^directory.id=//p' "$d/node$id/data/meta.properties")
+        [[ $got == "$(cat "$d/node$id/directory-id")" ]] ||
+            fail "controller $id was formatted with directory id $got, not the one in --initial-controllers"
+    done
+    t0=$(now)
+    for id in "${controllers[@]}"; do start_controller "$id"; done
+    local deadline=$((SECONDS + 120)) st=
+    while ((SECONDS < deadline)); do
+        st=$(quorum --status)
+        if grep -qE '^LeaderId: +[0-9]' <<<"$st" &&
+            [[ $(grep '^CurrentVoters:' <<<"$st" | grep -o '"id": *[0-9]*' | wc -l) == 3 ]]; then
+            break
+        fi
+        st=
+        for id in "${controllers[@]}"; do alive "$id" || fail "controller $id exited at start"; done
+        sleep 0.5
+    done
+    [[ -n $st ]] || fail "no leader with three voters within 120s"
+    timing "$tag: controllers $*: start -> leader with 3 voters" "$(secs "$t0")"
+    echo "  leader $(awk '/^LeaderId:/ {print $2}' <<<"$st") after $(secs "$t0")s"
+}
+# start_quorum MODE: three controllers in $d, kraft-rs (setup_controllers)
+# or Java (kafka-quorum.sh start), broker.session.timeout.ms=$session_ms;
+# sets cluster_id and cbs.
+start_quorum() {
+    local t0 id
+    if [[ $1 == java ]]; then
+        t0=$(now)
+        KQ_CONTROLLER_PROPS="broker.session.timeout.ms=$session_ms${controller_props:+
+$controller_props}" bash "$kq" start "$d" >/dev/null ||
+            fail "kafka-quorum.sh start failed"
+        for id in "${controllers[@]}"; do echo "Java controller" >"$d/node$id/role"; done
+        cluster_id=$(cat "$d/cluster-id")
+        cbs=$(bash "$kq" bootstrap "$d")
+        timing "$tag: controllers java java java (kafka-quorum.sh start, incl. format)" "$(secs "$t0")"
+    else
+        setup_controllers kraft kraft kraft
+    fi
+    effective_session
+}

@@ -1,0 +1,975 @@
+#!/usr/bin/env bash
+# Records produced and consumed through failures: unmodified Apache Kafka
+# 4.4.0 brokers (the Maven jars, kafka.Kafka with process.roles=broker,
+# started by kafka-quorum.sh run-node) on a controller quorum, with Kafka's
+# own tools and the plain Kafka 4.4 clients (kafka-clients).
+#
+#   topics.sh KRAFT_BINARY
+#
+# Runs the scenarios of TP_SCENARIOS in turn (default "kraft mixed"), each
+# on a fresh cluster: three controllers and three Java brokers 4-6
+# (auto.create.topics.enable=false, __consumer_offsets with 6 partitions
+# and replication factor 3). The controllers:
+#   kraft  three kraft-rs controllers (`kraft storage format
+#          --initial-controllers` and `kraft server`, as brokers.sh
+#          scenario 1 starts them);
+#   java   three Java controllers (kafka-quorum.sh start): the same checks
+#          against the real thing;
+#   mixed  kraft-rs controller 1 and Java controllers 2 and 3, all formatted
+#          as initial voters with known directory ids (as brokers.sh
+#          scenario 2), with metadata.log.max.snapshot.interval.ms=2000 on
+#          every controller (java mode too) so that each writes a snapshot
+#          every 2 s.
+# Then:
+# 1. kafka-topics --create --topic t --partitions 6 --replication-factor 3
+#    --config min.insync.replicas=2 (Kafka's TopicCommand through a broker,
+#    which forwards CreateTopics to the active controller) prints "Created
+#    topic t."; kafka-topics --describe shows 6 partitions, each with 3
+#    replicas, a leader and 3 in Isr.
+# 2. org.kraftrs.interop.TopicWorkload produce (kafka-quorum/src/main/java):
+#    an idempotent producer (enable.idempotence=true, so InitProducerId and
+#    the controller's AllocateProducerIds; acks=all, default retries,
+#    delivery.timeout.ms=120000) sends TP_RECORDS keyed records, keys
+#    k0..k(TP_KEYS-1), value "KEY:SEQ:...", paced while the failures run,
+#    and writes every acknowledged record (partition, offset, key, seq) to a
+#    file. Meanwhile:
+#    - kill -9 the broker leading partition 0 (kafka-topics --describe);
+#      wait until --describe shows it out of partition 0's Isr and not its
+#      leader (the controller fences it when its session expires and shrinks
+#      the ISRs);
+#    - restart it; it is unfenced (its log and ClusterTool); wait until every
+#      partition has 3 in Isr again (the leaders' AlterPartition);
+#    - kraft and java: kill -9 the raft leader controller (LeaderId of
+#      `kraft metadata-quorum describe --status`); a new leader; restart the
+#      killed controller, it follows; every partition still has 3 in Isr.
+#    - mixed, instead: raft leadership moves between the implementations.
+#      Whichever controller leads first (kraft-rs or Java) serves 1., the
+#      producer's AllocateProducerIds and the first broker kill -9/restart
+#      (fencing, ISR shrink, registration, unfencing, ISR expansion). Then
+#      the leader is stopped with SIGTERM (both implementations resign with
+#      EndQuorumEpoch) and restarted, until the other implementation leads
+#      (at most TP_MAX_MOVES moves in all); the new leader serves a second
+#      kill -9/restart of partition 0's leader broker. Then leadership moves
+#      back to the first implementation the same way, which serves the rest
+#      of 2. and 3. (the brokers' CreateTopics of __consumer_offsets). So
+#      kraft-rs leads while topics, producer ids, fencing and ISRs change
+#      and a Java controller leads after it, on the state kraft-rs wrote
+#      (and, when Java led first, kraft-rs takes over Java's state).
+#      After every move the stopped controller restarts and follows, every
+#      partition has 3 in Isr and every broker is unfenced.
+#    Then the rest of the records are sent unpaced; the producer must finish
+#    with every send acknowledged (else the test fails with the count and
+#    the errors).
+# 3. TopicWorkload consume: a consumer in consumer group topics-sh
+#    (auto.offset.reset=earliest, default isolation) reads t from the start
+#    to its end offsets (the group coordinator needs __consumer_offsets,
+#    which the brokers create with CreateTopics to the controller). Checks:
+#    every acknowledged record arrives exactly once, at its partition and
+#    offset; offsets increase per partition; each key stays in one
+#    partition and its sequence numbers are 0, 1, 2, ... in offset order;
+#    nothing arrives that was not acknowledged; the counts are equal; the
+#    offsets it commits read back as the end offsets. kafka-topics lists
+#    __consumer_offsets with 6 partitions of 3 replicas.
+# 4. mixed and java: the controllers' images. Once every controller has a
+#    snapshot at or past the leader's end offset, every snapshot of every
+#    controller (the newest TP_MAX_SNAPSHOTS of each) and their metadata
+#    log segments are decoded by Kafka's DumpLogSegments
+#    --cluster-metadata-decoder in one call. Checks:
+#    - the three logs agree record for record (epoch, timestamp, sizes,
+#      payload) at every offset two of them hold; the merged log tells,
+#      through its LeaderChange records, which leader (and implementation)
+#      wrote each record: printed per epoch ("TERM ...") and checked in
+#      mixed mode (kraft-rs and Java each wrote PartitionChangeRecords and
+#      fenced/unfenced a broker, kraft-rs wrote in an epoch before a Java
+#      one that wrote);
+#    - every snapshot of controller 1 is paired, for each other controller,
+#      with its snapshot nearest in offset such that the log between the two
+#      holds only NoOpRecords and LeaderChange records (the same offset when
+#      they have one); both hold the same image. The images are compared as
+#      multisets of records (payloads with their versions, and the
+#      KRaftVersion/KRaftVoters control records; SnapshotHeader/Footer,
+#      which carry timestamps, left out), with Kafka's unordered "mapKey"
+#      lists (features and endPoints of Register{Broker,Controller}Record,
+#      the voters of a VotersRecord) compared as sets: Kafka writes its image
+#      in HashMap order. Replicas, ISR, ELR and directories keep their
+#      order. A difference fails the test with the differing records of
+#      each side, keyed by record type and topic/partition/broker/config;
+#    - controller 1's newest snapshot equals the newest of controllers 2 and
+#      3 (retried with newer snapshots while records that change the image
+#      lie between them, TP_SNAPSHOT_TIMEOUT in all); a summary of that
+#      image (topics, partitions, epochs, ELR, brokers, producer ids,
+#      features) is printed.
+# Exits non-zero on the first failed check (with the tails of the workload's
+# and every node's log); every wait is bounded; always stops every process.
+# Prints the time of each step, a summary per scenario (acknowledged,
+# consumed, per-partition counts, which leader did what) and the timings.
+#
+# Environment: TP_SCENARIOS (default "kraft mixed"; TP_CONTROLLERS=MODE is
+# the same as TP_SCENARIOS=MODE). TP_RECORDS (records to produce per
+# scenario, default 20000), TP_KEYS (default 60), TP_PACE (seconds the
+# paced phase would need for all records, default 300: the rate while the
+# failures run is TP_RECORDS/TP_PACE, at least 50/s), TP_START_TIMEOUT
+# (seconds for a broker to be unfenced, default 90), TP_ISR_TIMEOUT (seconds
+# for each ISR change and for the topic's first leaders, default 60),
+# TP_PRODUCE_TIMEOUT (seconds for the producer to finish once the failures
+# are over, default 180), TP_CONSUME_TIMEOUT (seconds for the consumer,
+# default 90), TP_MAX_MOVES (mixed: leadership moves at most, default 6),
+# TP_SNAPSHOT_TIMEOUT (seconds for step 4's snapshots, default 60),
+# TP_MAX_SNAPSHOTS (default 100), TP_KEEP=1 keeps the work directory after a
+# success. Each Kafka tool call is bounded by 60 s.
+set -euo pipefail
+
+kraft=${1:?usage: topics.sh KRAFT_BINARY}
+case $kraft in /*) ;; *) kraft=$PWD/$kraft ;; esac
+[[ -x $kraft ]] || { echo "topics.sh: $kraft is not executable" >&2; exit 2; }
+scenarios=${TP_SCENARIOS:-${TP_CONTROLLERS:-kraft mixed}}
+for s in $scenarios; do
+    case $s in kraft | java | mixed) ;; *) echo "topics.sh: TP_SCENARIOS (or TP_CONTROLLERS) names kraft, java or mixed, not $s" >&2; exit 2 ;; esac
+done
+records=${TP_RECORDS:-20000}
+keys=${TP_KEYS:-60}
+pace=${TP_PACE:-300}
+start_timeout=${TP_START_TIMEOUT:-90}
+isr_timeout=${TP_ISR_TIMEOUT:-60}
+produce_timeout=${TP_PRODUCE_TIMEOUT:-180}
+consume_timeout=${TP_CONSUME_TIMEOUT:-90}
+max_moves=${TP_MAX_MOVES:-6}
+snapshot_timeout=${TP_SNAPSHOT_TIMEOUT:-60}
+max_snapshots=${TP_MAX_SNAPSHOTS:-100}
+for v in records keys pace start_timeout isr_timeout produce_timeout consume_timeout max_moves snapshot_timeout max_snapshots; do
+    [[ ${!v} =~ ^[1-9][0-9]*$ ]] || { echo "topics.sh: $v must be a positive integer (${!v})" >&2; exit 2; }
+done
+snapshot_interval_ms=2000
+rate=$(awk -v n="$records" -v p="$pace" 'BEGIN {r = n / p; if (r < 50) r = 50; printf "%.1f", r}')
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(mktemp -d "${TMPDIR:-/tmp}/kraft-topics.XXXXXX")
+script=topics.sh
+# shellcheck source=tests/interop/cluster-lib.sh
+source "$here/cluster-lib.sh"
+topic=t
+partitions=6
+workload=org.kraftrs.interop.TopicWorkload
+w= # the current scenario's workload files
+# The brokers: topics only by kafka-topics; a small __consumer_offsets that
+# survives a broker; no 3 s wait before the group's first rebalance.
+export KQ_BROKER_PROPS="auto.create.topics.enable=false
+offsets.topic.replication.factor=3
+offsets.topic.num.partitions=6
+group.initial.rebalance.delay.ms=0"
+# kafka-topics --create: the admin client's own timeout, under run_tool's 60 s.
+create_config="$root/create-client.properties"
+printf 'default.api.timeout.ms=40000\nrequest.timeout.ms=15000\n' >"$create_config"
+
+fail_hook() {
+    local f
+    [[ -n $w ]] || return 0
+    for f in "$w"/producer.log "$w"/consumer.log; do
+        [[ -f $f ]] || continue
+        echo "--- ${f##*/}, tail:"
+        tail -n 15 "$f" | cut -c1-400
+    done
+    if [[ -n ${desc:-} ]]; then
+        echo "--- last kafka-topics --describe:"
+        echo "$desc"
+    fi
+    if ((${#terms[@]})); then
+        echo "--- leaders so far:"
+        printf '  %s\n' "${terms[@]}"
+    fi
+}
+cleanup_hook() { [[ -z $w ]] || stop_pids "$w"/*.pid; }
+trap cleanup EXIT
+
+bs() { alive_bs "${brokers[@]}"; }
+topics() { tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$(bs)" "$@"; }
+# describe: kafka-topics --describe --topic t into desc (the tool's output)
+# and parts ("PARTITION LEADER REPLICAS ISR" a line, ISR empty when none).
+desc=
+parts=
+describe() {
+    desc=$(topics --command-config "$fast" --describe --topic "$topic" 2>&1) || { parts=; return 1; }
+    parts=$(sed -n 's/.*Partition: \([0-9]*\).*Leader: \([-0-9a-z]*\).*Replicas: \([0-9,]*\).*Isr: \([0-9,]*\).*/\1 \2 \3 \4/p' <<<"$desc")
+}
+# The conditions on parts.
+all_isr_full() {
+    [[ $(wc -l <<<"$parts") == "$partitions" ]] &&
+        awk -v n="$partitions" '{
+            if (!($2 ~ /^[0-9]+$/) || split($3, r, ",") != 3 || split($4, i, ",") != 3) bad = 1
+            seen[$1] = 1
+        } END { for (p = 0; p < n; p++) if (!(p in seen)) bad = 1; exit bad }' <<<"$parts"
+}
+# p0_without ID: partition 0 is led by another broker and ID is not in its Isr.
+p0_without() {
+    awk -v id="$1" '$1 == 0 { found = 1; n = split($4, i, ","); for (k = 1; k <= n; k++) if (i[k] == id) bad = 1
+        if ($2 == id || !($2 ~ /^[0-9]+$/)) bad = 1 } END { exit !(found && !bad) }' <<<"$parts"
+}
+leader_of() { awk -v p="$1" '$1 == p {print $2}' <<<"$parts"; }
+isr_summary() { awk '{printf "%s%s: leader %s isr %s", s, $1, $2, $4; s = "; "}' <<<"$parts"; }
+# wait_describe COND SECONDS WHAT [ARG]: polls --describe until COND [ARG] holds.
+wait_describe() {
+    local cond=$1 limit=$2 deadline=$((SECONDS + $2)) what=$3
+    shift 3
+    while :; do
+        if describe && "$cond" "$@"; then return 0; fi
+        ((SECONDS < deadline)) || fail "$what: not within ${limit}s; kafka-topics --describe:
+$desc"
+        producer_alive
+        sleep 0.5
+    done
+}
+ppid_=
+producer_alive() {
+    [[ -n $ppid_ ]] || return 0
+    kill -0 "$ppid_" 2>/dev/null && return 0
+    local rc=0
+    wait "$ppid_" 2>/dev/null || rc=$?
+    ppid_=
+    rm -f "$w/producer.pid"
+    fail "the producer exited (status $rc) before the failures were over: $(grep -E '^(PRODUCED|FIRST_ACK)' "$w/producer.log" | tr '\n' ' ')$( ((rc == 0)) && echo "(it sent all $records records while paced: raise TP_RECORDS or TP_PACE)")"
+}
+acked_now() { grep -c '' "$w/acked.txt" 2>/dev/null || echo 0; }
+progress_line() { grep '^progress' "$w/producer.log" 2>/dev/null | tail -n 1 || true; }
+leader_epoch() { quorum --status | awk '/^LeaderEpoch:/ {print $2}'; }
+
+# ---------- who leads, and what they did ----------
+# A term: one raft leader, from the script's view (its epoch from describe
+# --status); did() notes what the workload made it do. Step 4 reads the
+# same from the metadata log.
+terms=()
+term_leader=
+term_epoch=
+term_what=()
+term_start() {
+    term_leader=$(wait_leader none 30) || fail "$tag: no raft leader"
+    term_epoch=$(leader_epoch)
+    term_what=()
+}
+did() { term_what+=("$*"); }
+term_end() {
+    [[ -n $term_leader ]] || return 0
+    local what
+    what=$(printf '%s; ' "${term_what[@]}")
+    terms+=("controller $term_leader ($(impl_of "$term_leader")), epoch ${term_epoch:-?}: ${what%; }")
+    term_leader=
+}
+
+# ---------- mixed: leadership moves ----------
+cur=       # the raft leader
+restarting= # a controller restarted by restart_stopped, not yet known to follow
+restart_t0=
+moves=0
+leaders=()
+# move: SIGTERM the leader (after any restarted controller follows: two
+# stopped controllers would leave no majority); a new leader.
+move() {
+    await_restarted
+    local l=$cur t0 rc nl
+    moves=$((moves + 1))
+    ((moves <= max_moves)) || fail "$tag: $max_moves leadership moves (leaders ${leaders[*]}) did not reach the wanted implementation"
+    term_end
+    t0=$(now)
+    kill_node "$l" TERM
+    rc=$exit_rc
+    if [[ $(impl_of "$l") == kraft-rs ]]; then
+        [[ $rc == 0 ]] || fail "$tag: move $moves: kraft-rs controller $l exited with status $rc after SIGTERM (want 0)"
+    else
+        [[ $rc == 143 || $rc == 0 ]] || fail "$tag: move $moves: Java controller $l exited with status $rc after SIGTERM"
+    fi
+    nl=$(wait_leader "$l" 60) || fail "$tag: move $moves: no new leader within 60s of stopping leader $l"
+    local t_new
+    t_new=$(secs "$t0")
+    term_start
+    [[ $term_leader == "$nl" ]] || nl=$term_leader
+    timing "$tag: move $moves: SIGTERM leader $l ($(impl_of "$l")) -> leader $nl ($(impl_of "$nl"))" "$t_new"
+    pass "move $moves: SIGTERM leader $l ($(impl_of "$l")): exit status $rc; controller $nl ($(impl_of "$nl")) leads after ${t_new}s (epoch $term_epoch); producer: $(progress_line)"
+    cur=$nl
+    leaders+=("$nl")
+    producer_alive
+    restarting=$l
+    restart_t0=$(now)
+    start_controller "$l"
+}
+# await_restarted: the controller the last move restarted follows the leader.
+await_restarted() {
+    [[ -n $restarting ]] || return 0
+    local id=$restarting
+    wait_follower "$id" 90 || fail "$tag: restarted controller $id does not follow leader $cur: $(quorum --replication)"
+    # Awaited only when needed (before the next move, at the end): the
+    # time is an upper bound.
+    timing "$tag: restart controller $id ($(impl_of "$id")) -> follows (checked when needed)" "$(secs "$restart_t0")"
+    pass "controller $id ($(impl_of "$id")) restarted and follows leader $cur (seen $(secs "$restart_t0")s after its start)"
+    restarting=
+}
+# lead_by IMPL: moves until an IMPL controller leads.
+lead_by() {
+    while [[ $(impl_of "$cur") != "$1" ]]; do move; done
+}
+other_impl() { [[ $1 == kraft-rs ]] && echo Java || echo kraft-rs; }
+
+# ---------- the steps ----------
+create_topic() {
+    local t0 rc=0 out why head_line
+    t0=$(now)
+    out=$(topics --command-config "$create_config" --create --topic "$topic" --partitions "$partitions" \
+        --replication-factor 3 --config min.insync.replicas=2 2>&1) || rc=$?
+    t_create=$(secs "$t0")
+    if ((rc == 124)); then
+        fail "kafka-topics --create did not finish within 60s (the brokers forward CreateTopics to the active controller, leader $(leader_id)): no answer. Its output: $out"
+    fi
+    if ((rc != 0)); then
+        # A broker that forwarded CreateTopics and got UNSUPPORTED_VERSION back
+        # logs "controller responded unsupported version exception".
+        sleep 1
+        why=$(grep -l "controller responded unsupported version exception" "$d"/node[4-6]/server.log 2>/dev/null |
+            sed 's|.*/node\([0-9]*\)/server.log|\1|' | tr '\n' ' ' || true)
+        [[ -n $why ]] && why=": the active controller (leader $(leader_id)) answered the CreateTopics forwarded by broker(s) ${why% } with UNSUPPORTED_VERSION"
+        fail "kafka-topics --create --topic $topic failed (status $rc after ${t_create}s)${why}. Its output:
+$(tail -c 3000 <<<"$out")"
+    fi
+    grep -qx "Created topic $topic." <<<"$out" || fail "kafka-topics --create printed: $out"
+    timing "$tag: kafka-topics --create (6 partitions, RF 3)" "$t_create"
+    wait_describe all_isr_full "$isr_timeout" "topic $topic with 6 partitions of 3 replicas, each with a leader and 3 in Isr"
+    head_line=$(grep -m1 "^Topic: $topic" <<<"$desc" || true)
+    [[ $head_line =~ PartitionCount:\ 6 && $head_line =~ ReplicationFactor:\ 3 && $head_line =~ min.insync.replicas=2 ]] ||
+        fail "kafka-topics --describe header: $head_line"
+    timing "$tag: --create -> --describe shows 6 partitions with 3 in Isr" "$(secs "$t0")"
+    pass "kafka-topics --create printed \"Created topic $topic.\" (${t_create}s); --describe: PartitionCount 6, ReplicationFactor 3, min.insync.replicas=2; $(isr_summary)"
+    did "created topic $topic"
+}
+
+start_producer() {
+    t_prod=$(now)
+    bash "$kq" java "$d" "$workload" produce "$(bs)" "$topic" "$records" "$keys" "$rate" \
+        "$w/acked.txt" "$w/finish" >"$w/producer.log" 2>&1 &
+    ppid_=$!
+    echo "$ppid_" >"$w/producer.pid"
+    local deadline=$((SECONDS + 60))
+    until grep -q '^FIRST_ACK' "$w/producer.log" 2>/dev/null; do
+        producer_alive
+        ((SECONDS < deadline)) || fail "the producer has no acknowledged record 60s after its start (InitProducerId needs the controller's AllocateProducerIds)"
+        sleep 0.2
+    done
+    timing "$tag: producer start -> first acknowledged record" "$(secs "$t_prod")"
+    pass "idempotent producer running: $(grep -m1 '^FIRST_ACK' "$w/producer.log") (${rate} records/s)"
+    did "the producer's producer id block (AllocateProducerIds)"
+    sleep 2
+}
+
+# bounce: kill -9 the leader of partition 0, wait for the ISR shrink;
+# restart it, wait until it is unfenced and every ISR is full again.
+bounce() {
+    local victim t_kill t_shrunk lines t0 t_expand
+    wait_describe all_isr_full 20 "before the kill -9 of partition 0's leader: every partition with 3 in Isr"
+    victim=$(leader_of 0)
+    [[ $victim =~ ^[4-6]$ ]] || fail "partition 0 has no broker leader: $desc"
+    t_kill=$(now)
+    kill_node "$victim" KILL
+    wait_describe p0_without "$((session_s + isr_timeout))" "after kill -9 of broker $victim: partition 0 led by another broker without $victim in its Isr" "$victim"
+    t_shrunk=$(secs "$t_kill")
+    timing "$tag: kill -9 broker $victim (leader of partition 0) -> Isr without it" "$t_shrunk"
+    pass "kill -9 broker $victim (leader of partition 0): --describe shows partition 0 led by $(leader_of 0) without $victim in its Isr after ${t_shrunk}s ($(isr_summary)); producer: $(progress_line)"
+
+    lines=$(log_lines "$d/node$victim/server.log")
+    t0=$(now)
+    start_broker "$victim"
+    wait_unfenced "$victim" "$lines" "$t0" "$tag: restart of broker $victim"
+    wait_describe all_isr_full "$isr_timeout" "after broker $victim's restart: every partition with 3 in Isr"
+    t_expand=$(secs "$t0")
+    timing "$tag: restart broker $victim -> every partition with 3 in Isr" "$t_expand"
+    pass "broker $victim restarted, unfenced, and back in every Isr ${t_expand}s after its start ($(isr_summary)); producer: $(progress_line)"
+    did "kill -9 of broker $victim (fenced, ISR shrink), its restart (registration, unfencing, ISR expansion)"
+}
+
+# kill_leader: kill -9 the raft leader, a new one; the killed one restarts and follows.
+kill_leader() {
+    local l nl t_kill t_new t0 t_follow
+    l=$(wait_leader none 30) || fail "no raft leader before the controller kill"
+    term_end
+    t_kill=$(now)
+    kill_node "$l" KILL
+    nl=$(wait_leader "$l" 60) || fail "no new raft leader within 60s of kill -9 of controller $l"
+    t_new=$(secs "$t_kill")
+    term_start
+    timing "$tag: kill -9 raft leader $l -> new leader $nl" "$t_new"
+    pass "kill -9 raft leader controller $l: controller $nl leads after ${t_new}s"
+    sleep 3
+    producer_alive
+    t0=$(now)
+    start_controller "$l"
+    wait_follower "$l" 90 || fail "restarted controller $l does not follow leader $nl: $(quorum --replication)"
+    t_follow=$(secs "$t0")
+    timing "$tag: restart controller $l -> caught-up follower" "$t_follow"
+    wait_describe all_isr_full 20 "after the controller failover: every partition with 3 in Isr"
+    check_brokers "after the controller failover"
+    pass "controller $l restarted and follows $nl (${t_follow}s); all brokers unfenced, every partition with 3 in Isr; producer: $(progress_line)"
+}
+
+finish_producer() {
+    local t_fin deadline rc=0 failed
+    producer_alive
+    t_fin=$(now)
+    touch "$w/finish"
+    deadline=$((SECONDS + produce_timeout))
+    while kill -0 "$ppid_" 2>/dev/null && ((SECONDS < deadline)); do sleep 0.2; done
+    kill -0 "$ppid_" 2>/dev/null &&
+        fail "the producer did not finish within ${produce_timeout}s of the failures' end ($(progress_line))"
+    wait "$ppid_" 2>/dev/null || rc=$?
+    ppid_=
+    rm -f "$w/producer.pid"
+    summary=$(grep '^PRODUCED' "$w/producer.log" || true)
+    [[ -n $summary ]] || fail "the producer exited (status $rc) without a summary"
+    failed=$(sed -n 's/.* failed=\([0-9]*\).*/\1/p' <<<"$summary")
+    acked=$(sed -n 's/.* acked=\([0-9]*\).*/\1/p' <<<"$summary")
+    ((rc == 0 && failed == 0)) || fail "the producer: $failed of $records sends failed (status $rc): $summary
+$(sed -n '/^send errors/,$p' "$w/producer.log")"
+    ((acked == records)) || fail "the producer: $acked of $records acknowledged: $summary"
+    [[ $(acked_now) == "$acked" ]] || fail "the producer reported $acked acknowledged, its file has $(acked_now)"
+    [[ $summary =~ finish_seen_at=([0-9]+) ]] && ((BASH_REMATCH[1] > 0)) ||
+        fail "the producer did not see the end of the failures: $summary"
+    timing "$tag: failures over -> producer done" "$(secs "$t_fin")"
+    timing "$tag: producer start -> done" "$(secs "$t_prod")"
+    pass "producer done: all $records sends acknowledged, none failed ($summary)"
+}
+
+consume() {
+    local t0 rc=0 t_consume out head_line
+    t0=$(now)
+    timeout "$((consume_timeout + 60))" bash "$kq" java "$d" "$workload" consume "$(bs)" "$topic" topics-sh \
+        "$w/acked.txt" "$consume_timeout" >"$w/consumer.log" 2>&1 || rc=$?
+    t_consume=$(secs "$t0")
+    ((rc != 124)) || fail "the consumer did not finish within $((consume_timeout + 60))s"
+    ((rc == 0)) || fail "the consumer's checks failed (status $rc):
+$(grep -v '^\[' "$w/consumer.log" | tail -n 40)"
+    consumed=$(sed -n 's/^CONSUMED .* consumed=\([0-9]*\).*/\1/p' "$w/consumer.log")
+    timing "$tag: consumer group: start -> all read, committed, checked" "$t_consume"
+    pass "consumer group topics-sh read $consumed records: $(grep '^CHECKS' "$w/consumer.log" | cut -c8-)"
+
+    out=$(topics --command-config "$fast" --describe --topic __consumer_offsets 2>&1) ||
+        fail "kafka-topics --describe --topic __consumer_offsets failed: $out"
+    head_line=$(grep -m1 '^Topic: __consumer_offsets' <<<"$out" || true)
+    [[ $head_line =~ PartitionCount:\ 6 && $head_line =~ ReplicationFactor:\ 3 ]] ||
+        fail "__consumer_offsets: $out"
+    pass "the brokers created __consumer_offsets (PartitionCount 6, ReplicationFactor 3) through the controller"
+    did "the brokers' CreateTopics of __consumer_offsets (the consumer group)"
+}
+
+# ---------- 4. the controllers' images ----------
+# analyse DUMP SPEC SUBJECT: reads DumpLogSegments' output (see step 4);
+# exit status 0 (equal), 1 (a difference, printed), 3 (the newest snapshots
+# have image-changing records between them: retry).
+analyse() {
+    python3 - "$@" <<'PY'
+import collections, json, os, re, sys
+
+# analyse DUMP SPEC SUBJECT: DUMP is DumpLogSegments --cluster-metadata-decoder
+# output over every file SPEC names ("ID IMPL KIND PATH" a line, KIND
+# snapshot or log); SUBJECT the controller whose snapshots are compared with
+# every other controller's.
+dump_path, spec_path, subject = sys.argv[1], sys.argv[2], int(sys.argv[3])
+spec, impl = {}, {}
+for line in open(spec_path):
+    i, im, kind, path = line.rstrip("\n").split(" ", 3)
+    spec[path] = (int(i), kind)
+    impl[int(i)] = im
+
+CONTROL = ("LeaderChange: ", "SnapshotHeader ", "SnapshotFooter ", "KRaftVersion ", "KRaftVoters ")
+files = {}
+cur = None
+epoch = None
+rec_re = re.compile(r"^\| offset: (\d+) ")
+for line in open(dump_path, errors="replace"):
+    line = line.rstrip("\n")
+    if line.startswith("Dumping "):
+        cur = files.setdefault(line[len("Dumping "):].strip(), {"records": [], "invalid": [], "footer": False})
+        continue
+    if cur is None:
+        continue
+    if line.startswith("baseOffset:"):
+        m = re.search(r"partitionLeaderEpoch: (-?\d+)", line)
+        epoch = int(m.group(1)) if m else None
+        if "isvalid: false" in line:
+            cur["invalid"].append(line[:300])
+        continue
+    if line.startswith("Found ") and "invalid bytes" in line:
+        cur["invalid"].append(line[:300])
+        continue
+    m = rec_re.match(line)
+    if not m:
+        continue
+    off = int(m.group(1))
+    # The record line without its offset: CreateTime, sizes, headers, payload.
+    body = line[m.end():]
+    if " payload: " in line:
+        cur["records"].append((off, epoch, "data", line.split(" payload: ", 1)[1], body))
+        continue
+    for kind in CONTROL:
+        idx = line.find(" " + kind)
+        if idx >= 0:
+            name = kind.strip(": ")
+            cur["records"].append((off, epoch, name, line[idx + 1 + len(kind):], body))
+            if name == "SnapshotFooter":
+                cur["footer"] = True
+            break
+    else:
+        cur["records"].append((off, epoch, "other", body, body))
+
+errors = []
+missing = [p for p in spec if p not in files]
+if missing:
+    print("DumpLogSegments printed nothing for: " + ", ".join(missing))
+    sys.exit(1)
+
+# ---------- the logs: one merged view, every copy agreeing ----------
+merged = {}   # offset -> (epoch, kind, payload, body, from id)
+conflicts = []
+log_ranges = {}
+for path, (cid, kind) in spec.items():
+    if kind != "log":
+        continue
+    f = files[path]
+    offs = [r[0] for r in f["records"]]
+    if offs:
+        lo, hi = min(offs), max(offs)
+        log_ranges.setdefault(cid, []).append((lo, hi))
+    for off, ep, k, payload, body in f["records"]:
+        prev = merged.get(off)
+        if prev is None:
+            merged[off] = (ep, k, payload, body, cid)
+        elif (prev[0], prev[3]) != (ep, body):
+            conflicts.append(f"offset {off}: controller {prev[4]} has epoch {prev[0]} {prev[3][:300]}; "
+                             f"controller {cid} has epoch {ep} {body[:300]}")
+if conflicts:
+    print(f"the controllers' metadata logs differ at {len(conflicts)} offset(s) (first 5):")
+    for c in conflicts[:5]:
+        print("  " + c)
+    sys.exit(1)
+end = max(merged) + 1 if merged else 0
+holes = [o for o in range(end) if o not in merged]
+
+
+def rec_type(payload):
+    try:
+        return json.loads(payload).get("type", "?")
+    except ValueError:
+        return "?"
+
+
+# Offsets whose record may change the image: anything but NoOpRecords and
+# LeaderChange control records (a missing offset counts as a change).
+changing = [0] * (end + 1)
+for o in range(end):
+    r = merged.get(o)
+    quiet = r is not None and ((r[1] == "data" and rec_type(r[2]) == "NO_OP_RECORD") or r[1] == "LeaderChange")
+    changing[o + 1] = changing[o] + (0 if quiet else 1)
+
+
+def quiet_between(a, b):
+    a, b = min(a, b), max(a, b)
+    if b > end:
+        return False
+    return changing[b] - changing[a] == 0
+
+
+# ---------- who wrote what ----------
+leader_of_epoch = {}
+for o in sorted(merged):
+    ep, k, payload, _, _ = merged[o]
+    if k == "LeaderChange":
+        leader_of_epoch.setdefault(ep, json.loads(payload).get("leaderId"))
+terms = collections.OrderedDict()
+writes = collections.defaultdict(collections.Counter)
+for o in sorted(merged):
+    ep, k, payload, _, _ = merged[o]
+    if k != "data":
+        continue
+    rec = json.loads(payload)
+    t = rec["type"]
+    if t == "NO_OP_RECORD":
+        continue
+    leader = leader_of_epoch.get(ep)
+    term = terms.setdefault(ep, {"leader": leader, "first": o, "last": o, "types": collections.Counter(),
+                                 "topics": [], "fenced": [], "unfenced": [], "registered": [], "controllers": [],
+                                 "isr": 0, "elr": 0, "leaders": 0})
+    term["last"] = o
+    term["types"][t] += 1
+    data = rec.get("data", {})
+    who = impl.get(leader, "?")
+    writes[who][t] += 1
+    if t == "TOPIC_RECORD":
+        term["topics"].append(data.get("name"))
+    elif t == "BROKER_REGISTRATION_CHANGE_RECORD":
+        f = data.get("fenced", 0)
+        if f == 1:
+            term["fenced"].append(data.get("brokerId"))
+        elif f == -1:
+            term["unfenced"].append(data.get("brokerId"))
+    elif t == "REGISTER_BROKER_RECORD":
+        term["registered"].append(data.get("brokerId"))
+    elif t == "REGISTER_CONTROLLER_RECORD":
+        term["controllers"].append(data.get("controllerId"))
+    elif t == "PARTITION_CHANGE_RECORD":
+        for key, name in (("isr", "isr"), ("eligibleLeaderReplicas", "elr"), ("leader", "leaders")):
+            if key in data:
+                term[name] += 1
+                writes[who]["PARTITION_CHANGE_RECORD." + name] += 1
+for ep, term in terms.items():
+    leader = term["leader"]
+    kinds = ", ".join(f"{t}x{n}" for t, n in sorted(term["types"].items()))
+    extra = []
+    if term["topics"]:
+        extra.append("topics " + ",".join(map(str, term["topics"])))
+    if term["types"]["PARTITION_CHANGE_RECORD"]:
+        extra.append(f"partition changes: {term['isr']} ISR, {term['leaders']} leader, {term['elr']} ELR")
+    for key, label in (("fenced", "fenced brokers"), ("unfenced", "unfenced brokers"),
+                       ("registered", "registered brokers"), ("controllers", "registered controllers")):
+        if term[key]:
+            extra.append(label + " " + ",".join(map(str, term[key])))
+    print(f"TERM epoch {ep}: leader {leader} ({impl.get(leader, '?')}), offsets {term['first']}-{term['last']}: "
+          f"{kinds}{'; ' + '; '.join(extra) if extra else ''}")
+for who in sorted(writes):
+    for t, n in sorted(writes[who].items()):
+        print(f"WRITES {who} {t} {n}")
+
+
+# ---------- the snapshots ----------
+def canon(v):
+    if isinstance(v, dict):
+        return {k: canon(x) for k, x in v.items()}
+    if isinstance(v, list):
+        v = [canon(x) for x in v]
+        # Kafka's "mapKey" collections (features, endPoints of registrations:
+        # unordered in its image, written in HashMap order) and the voters
+        # of a VotersRecord: compared as sets.
+        if v and all(isinstance(x, dict) and ("name" in x or "voterId" in x) for x in v):
+            v = sorted(v, key=lambda x: json.dumps(x, sort_keys=True))
+        return v
+    return v
+
+
+def image(path):
+    f = files[path]
+    recs, raw = [], []
+    for off, ep, k, payload, _ in f["records"]:
+        if k in ("SnapshotHeader", "SnapshotFooter"):
+            continue
+        if k == "other":
+            errors.append(f"{os.path.basename(path)}: an undecoded record: {payload[:200]}")
+            continue
+        obj = json.loads(payload)
+        tag = "" if k == "data" else "control " + k + " "
+        raw.append(tag + json.dumps(obj, sort_keys=True))
+        recs.append(tag + json.dumps(canon(obj), sort_keys=True))
+    return collections.Counter(recs), collections.Counter(raw)
+
+
+snaps = collections.defaultdict(list)  # id -> [(offset, path)]
+for path, (cid, kind) in spec.items():
+    if kind != "snapshot":
+        continue
+    f = files[path]
+    if f["invalid"] or not f["footer"]:
+        print(f"snapshot {path} of controller {cid}: invalid batch or no SnapshotFooter: {f['invalid'][:2]}")
+        sys.exit(1)
+    snaps[cid].append((int(os.path.basename(path).split("-")[0]), path))
+for cid in snaps:
+    snaps[cid].sort()
+cache = {}
+
+
+def img(path):
+    if path not in cache:
+        cache[path] = image(path)
+    return cache[path]
+
+
+def key_of(r):
+    if r.startswith("control "):
+        return r.split(" {", 1)[0]
+    o = json.loads(r)
+    t, dd = o["type"], o["data"]
+    ident = {
+        "TOPIC_RECORD": lambda: dd.get("name"),
+        "PARTITION_RECORD": lambda: f"{dd.get('topicId')}-{dd.get('partitionId')}",
+        "CONFIG_RECORD": lambda: f"{dd.get('resourceType')}:{dd.get('resourceName')}:{dd.get('name')}",
+        "REGISTER_BROKER_RECORD": lambda: dd.get("brokerId"),
+        "REGISTER_CONTROLLER_RECORD": lambda: dd.get("controllerId"),
+        "FEATURE_LEVEL_RECORD": lambda: dd.get("name"),
+        "PRODUCER_IDS_RECORD": lambda: "",
+    }.get(t, lambda: json.dumps(dd, sort_keys=True))()
+    return f"{t} {ident}"
+
+
+def diff(a, b, la, lb):
+    out = []
+    only_a, only_b = a - b, b - a
+    keys = sorted({key_of(r) for r in only_a.elements()} | {key_of(r) for r in only_b.elements()}, key=str)
+    for k in keys:
+        ra = [r for r in only_a.elements() if key_of(r) == k]
+        rb = [r for r in only_b.elements() if key_of(r) == k]
+        fields = ""
+        if len(ra) == 1 and len(rb) == 1 and not k.startswith("control "):
+            da, db = json.loads(ra[0]), json.loads(rb[0])
+            names = sorted(x for x in set(da) | set(db) if x != "data" and da.get(x) != db.get(x))
+            names += sorted("data." + x for x in set(da["data"]) | set(db["data"]) if da["data"].get(x) != db["data"].get(x))
+            fields = " (differing: " + ", ".join(names) + ")"
+        out.append(f"  {k}{fields}:")
+        for r in ra:
+            out.append(f"    {la}: {r}")
+        if not ra:
+            out.append(f"    {la}: (none)")
+        for r in rb:
+            out.append(f"    {lb}: {r}")
+        if not rb:
+            out.append(f"    {lb}: (none)")
+    return out
+
+
+others = sorted(c for c in snaps if c != subject)
+if subject not in snaps or not others:
+    print(f"no snapshots to compare (controllers with snapshots: {sorted(snaps)})")
+    sys.exit(1)
+pairs = same_offset = 0
+differing = []
+for cid in others:
+    for ko, kp in snaps[subject]:
+        # The other controller's snapshot nearest to this one with only
+        # NoOp/LeaderChange records between them.
+        cands = sorted((abs(jo - ko), jo, jp) for jo, jp in snaps[cid] if quiet_between(ko, jo))
+        if not cands:
+            continue
+        _, jo, jp = cands[0]
+        pairs += 1
+        same_offset += jo == ko
+        a, b = img(kp)[0], img(jp)[0]
+        if a != b:
+            differing.append((cid, ko, kp, jo, jp, a, b))
+print(f"PAIRS {pairs} snapshot pairs compared (controller {subject} against {', '.join(map(str, others))}; "
+      f"{same_offset} at the same offset, the others with only NoOp/LeaderChange records between them)")
+if differing:
+    print(f"{len(differing)} snapshot pair(s) hold different images; the first ones:")
+    for cid, ko, kp, jo, jp, a, b in differing[:3]:
+        la = f"controller {subject} ({impl[subject]}) @{ko}"
+        lb = f"controller {cid} ({impl[cid]}) @{jo}"
+        print(f" {os.path.basename(kp)} of controller {subject} vs {os.path.basename(jp)} of controller {cid}:")
+        for line in diff(a, b, la, lb)[:60]:
+            print(line)
+    sys.exit(1)
+if errors:
+    print("; ".join(errors[:5]))
+    sys.exit(1)
+
+# ---------- the final images ----------
+ko, kp = snaps[subject][-1]
+final = []
+for cid in others:
+    jo, jp = snaps[cid][-1]
+    if not quiet_between(ko, jo):
+        print(f"RETRY the latest snapshots of controller {subject} (@{ko}) and {cid} (@{jo}) have "
+              f"{changing[max(ko, jo)] - changing[min(ko, jo)] if max(ko, jo) <= end else '?'} image-changing "
+              f"record(s) between them (log end {end})")
+        sys.exit(3)
+    a, b = img(kp)[0], img(jp)[0]
+    assert a == b  # compared above as a pair
+    reordered = sum((img(kp)[1] - img(jp)[1]).values())
+    final.append(f"controller {cid} ({impl[cid]}) @{jo}" + (f" ({reordered} record(s) list features/endpoints/voters in another order)" if reordered else ""))
+recs = [json.loads(r) for r in img(kp)[0].elements() if not r.startswith("control ")]
+by = collections.defaultdict(list)
+for r in recs:
+    by[r["type"]].append(r["data"])
+ids = {t["topicId"]: t["name"] for t in by["TOPIC_RECORD"]}
+parts = collections.Counter(ids.get(p["topicId"], "?") for p in by["PARTITION_RECORD"])
+elr = sum(1 for p in by["PARTITION_RECORD"] if p.get("eligibleLeaderReplicas"))
+lelr = sum(1 for p in by["PARTITION_RECORD"] if p.get("lastKnownElr"))
+epochs = sorted((p.get("leaderEpoch", 0), p.get("partitionEpoch", 0)) for p in by["PARTITION_RECORD"])
+brokers = ", ".join(f"{b['brokerId']} (epoch {b.get('brokerEpoch')}{', fenced' if b.get('fenced') else ''})"
+                    for b in sorted(by["REGISTER_BROKER_RECORD"], key=lambda b: b["brokerId"]))
+pid = [p.get("nextProducerId") for p in by["PRODUCER_IDS_RECORD"]]
+feats = ", ".join(f"{f['name']}={f['featureLevel']}" for f in sorted(by["FEATURE_LEVEL_RECORD"], key=lambda f: f["name"]))
+kinds = ", ".join(f"{t}={n}" for t, n in sorted(collections.Counter(r["type"] for r in recs).items()))
+print(f"FINAL controller {subject} ({impl[subject]}) @{ko} equals " + "; ".join(final))
+print(f"IMAGE {len(recs)} records ({kinds}); topics {', '.join(f'{n} ({c} partitions)' for n, c in sorted(parts.items()))}; "
+      f"partition leader epochs {epochs[0][0]}-{epochs[-1][0]}, partition epochs "
+      f"{min(e[1] for e in epochs)}-{max(e[1] for e in epochs)}; {elr} partitions with an ELR, {lelr} with a last known ELR; "
+      f"brokers {brokers}; next producer id {pid}; "
+      f"{len(by['CONFIG_RECORD'])} ConfigRecords; controllers {sorted(c['controllerId'] for c in by['REGISTER_CONTROLLER_RECORD'])}; {feats}")
+print(f"LOGS {len(log_ranges)} controllers' logs agree record for record over offsets 0-{end - 1}"
+      + (f" ({len(holes)} offsets in none of them)" if holes else ""))
+PY
+}
+
+compare_images() {
+    local t0 deadline attempt=0 target id name ok rc out cdir spec list f
+    t0=$(now)
+    deadline=$((SECONDS + snapshot_timeout))
+    while :; do
+        attempt=$((attempt + 1))
+        target=$(leader_end_offset)
+        if ! [[ $target =~ ^[0-9]+$ ]]; then
+            ((SECONDS < deadline)) || fail "$tag: no leader end offset (describe --replication: $(quorum --replication))"
+            sleep 1
+            continue
+        fi
+        # Every controller snapshots past the leader's end offset.
+        while :; do
+            ok=1
+            for id in "${controllers[@]}"; do
+                name=$(latest_snapshot "$id")
+                [[ -n $name ]] && (($(snapshot_offset "$name") >= target)) || ok=0
+            done
+            ((ok)) && break
+            ((SECONDS < deadline)) || fail "$tag: not every controller wrote a snapshot at or past offset $target within ${snapshot_timeout}s (newest: $(for id in "${controllers[@]}"; do printf '%s: %s ' "$id" "$(latest_snapshot "$id")"; done))"
+            sleep 0.5
+        done
+        # Copies (a segment keeps growing, a file name must stay <offset>-<epoch>.checkpoint).
+        cdir="$d/images$attempt"
+        spec="$cdir/files"
+        mkdir -p "$cdir"
+        : >"$spec"
+        list=
+        for id in "${controllers[@]}"; do
+            mkdir -p "$cdir/node$id"
+            while IFS= read -r f; do
+                cp "$(metadata_dir "$id")/$f" "$cdir/node$id/" || fail "cannot copy controller $id's $f"
+                echo "$id $(impl_of "$id") snapshot $cdir/node$id/$f" >>"$spec"
+                list+="${list:+,}$cdir/node$id/$f"
+            done < <(cd "$(metadata_dir "$id")" && ls -- *.checkpoint | sort | tail -n "$max_snapshots")
+            for f in "$(metadata_dir "$id")"/*.log; do
+                cp "$f" "$cdir/node$id/" || fail "cannot copy controller $id's $f"
+                echo "$id $(impl_of "$id") log $cdir/node$id/${f##*/}" >>"$spec"
+                list+="${list:+,}$cdir/node$id/${f##*/}"
+            done
+        done
+        tool org.apache.kafka.tools.DumpLogSegments --cluster-metadata-decoder --files "$list" >"$cdir/dump.txt" 2>&1 ||
+            fail "$tag: Kafka's DumpLogSegments failed on the controllers' snapshots and logs: $(tail -n 20 "$cdir/dump.txt")"
+        rc=0
+        out=$(analyse "$cdir/dump.txt" "$spec" 1) || rc=$?
+        case $rc in
+        0) break ;;
+        3)
+            ((SECONDS < deadline)) || fail "$tag: the newest snapshots never bracketed a quiet stretch of the log within ${snapshot_timeout}s: $(grep '^RETRY' <<<"$out")"
+            echo "  $(grep '^RETRY' <<<"$out"); newer snapshots"
+            sleep 1
+            ;;
+        *) fail "$tag: the controllers' snapshots or logs (decoded by Kafka's DumpLogSegments, $cdir/dump.txt):
+$out" ;;
+        esac
+    done
+    timing "$tag: images: snapshots past the end offset, DumpLogSegments, compared" "$(secs "$t0")"
+    images_out=$out
+    local nsnaps
+    nsnaps=$(awk '$3 == "snapshot" {n[$1]++} END {for (i in n) {printf "%s%s: %d", s, i, n[i]; s = ", "}}' "$spec")
+    grep '^TERM' <<<"$out" | sed 's/^/  /' || true
+    pass "Kafka's DumpLogSegments decoded every controller's snapshots (controller $nsnaps) and logs: $(grep '^LOGS' <<<"$out" | cut -c6-)"
+    pass "$(grep '^PAIRS' <<<"$out" | cut -c7-): the same images"
+    pass "$(grep '^FINAL' <<<"$out" | cut -c7-): $(grep '^IMAGE' <<<"$out" | cut -c7-)"
+    if [[ $mode == mixed ]]; then
+        local impl_ t
+        for impl_ in kraft-rs Java; do
+            for t in PARTITION_CHANGE_RECORD.isr BROKER_REGISTRATION_CHANGE_RECORD REGISTER_BROKER_RECORD; do
+                grep -q "^WRITES $impl_ $t [1-9]" <<<"$out" ||
+                    fail "$tag: the metadata log holds no $t written by a $impl_ leader:
+$(grep -E '^(TERM|WRITES)' <<<"$out")"
+            done
+        done
+        # A kraft-rs epoch with ISR changes, then a Java epoch that wrote.
+        awk '/^TERM/ && /\(kraft-rs\)/ && /PARTITION_CHANGE_RECORD/ {k = 1} /^TERM/ && /\(Java\)/ && k && /PARTITION_CHANGE_RECORD|TOPIC_RECORD/ {j = 1} END {exit !j}' <<<"$out" ||
+            fail "$tag: no Java leader wrote after a kraft-rs leader changed partitions:
+$(grep '^TERM' <<<"$out")"
+        pass "the metadata log: kraft-rs and Java leaders each wrote ISR changes, broker registrations and fencing/unfencing; a Java leader wrote after a kraft-rs one ($(grep '^WRITES' <<<"$out" | awk '$3 !~ /\./ {n[$2] += $4} END {for (i in n) {printf "%s%s %d records", s, i, n[i]; s = ", "}}') besides NoOps)"
+    fi
+}
+
+# ---------- a scenario ----------
+run_scenario() {
+    mode=$1
+    case $mode in
+    kraft) mode_label="three kraft-rs controllers" ;;
+    java) mode_label="three Java controllers" ;;
+    mixed) mode_label="kraft-rs controller 1, Java controllers 2 and 3" ;;
+    esac
+    d="$root/$mode"
+    tag=$mode
+    w="$root/$mode-workload"
+    mkdir -p "$w"
+    bpid=()
+    desc= parts= ppid_= cur= restarting= moves=0 leaders=() terms=() term_leader= images_out= acked= consumed= summary=
+    controller_props=
+    [[ $mode == kraft ]] || controller_props="metadata.log.max.snapshot.interval.ms=$snapshot_interval_ms"
+    local t_scenario first
+    t_scenario=$(now)
+    echo "== $mode: $mode_label, three Java brokers; $records records, $keys keys, paced at ${rate}/s during the failures"
+
+    # ---------- the cluster ----------
+    if [[ $mode == mixed ]]; then
+        setup_controllers kraft java java
+        effective_session
+    else
+        start_quorum "$mode"
+    fi
+    pass "$mode_label ($cbs) lead with three voters, cluster $cluster_id, broker session ${session_s}s"
+    start_brokers "$tag: first start"
+    check_brokers "after the first start"
+    pass "Java brokers 4, 5, 6 registered and are unfenced"
+    term_start
+    cur=$term_leader
+    leaders=("$cur")
+
+    # ---------- 1. and 2. ----------
+    create_topic
+    start_producer
+    bounce
+    if [[ $mode == mixed ]]; then
+        first=$(impl_of "$cur")
+        lead_by "$(other_impl "$first")"
+        check_brokers "after the move to controller $cur"
+        pass "controller $cur ($(impl_of "$cur")) leads; all brokers unfenced; producer: $(progress_line)"
+        # The stopped controller restarts meanwhile; the next move waits
+        # until it follows (two stopped controllers would leave no majority).
+        bounce # first waits until every partition has 3 in Isr
+        lead_by "$first"
+        # Again the restarted controller catches up while the producer finishes.
+    else
+        kill_leader
+    fi
+
+    finish_producer
+    # ---------- 3. ----------
+    consume
+    if [[ $mode == mixed ]]; then
+        await_restarted
+        check_brokers "at the end"
+        wait_describe all_isr_full 20 "at the end: every partition with 3 in Isr"
+    fi
+    term_end
+    # ---------- 4. ----------
+    [[ $mode == kraft ]] || compare_images
+
+    local s
+    s=$(printf '%s -> ' "${leaders[@]}")
+    echo "summary ($mode):"
+    echo "  acknowledged $acked, consumed $consumed ($records sent, $keys keys)"
+    echo "  producer: $summary; produce requests retried: $(grep -c 'retrying (' "$w/producer.log" || true)"
+    grep -E '^(CONSUMED|  partition|keys:)' "$w/consumer.log" | sed 's/^/  /' || true
+    echo "  raft leaders: ${s% -> }$( ((moves)) && echo " ($moves moves by SIGTERM)")"
+    printf '  leader %s\n' "${terms[@]}"
+    if [[ -n $images_out ]]; then
+        grep -E '^WRITES' <<<"$images_out" | grep -v ' PARTITION_CHANGE_RECORD\.' |
+            awk '{w[$2] = w[$2] (w[$2] ? ", " : "") $3 "x" $4} END {for (i in w) print "  records written by " i " leaders (the log): " w[i]}' || true
+    fi
+    timing "$tag: the whole scenario" "$(secs "$t_scenario")"
+    echo "topics.sh $mode ($mode_label): all checks passed in $(secs "$t_scenario")s"
+    stop_scenario "$d"
+    wait 2>/dev/null || true
+}
+
+echo "topics.sh: scenarios ${scenarios}; work directory $root"
+for s in $scenarios; do run_scenario "$s"; done
+w=
+echo "timings:"
+printf '  %s\n' "${timings[@]}"
+echo "topics.sh (${scenarios}): all checks passed in $(secs "$started")s"
+if [[ -z ${TP_KEEP:-} ]]; then
+    cleanup
+    trap - EXIT
+    rm -rf "$root"
+fi
