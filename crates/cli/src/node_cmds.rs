@@ -102,7 +102,7 @@ pub struct ServerArgs {
 /// `kraft quickstart` flags.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Example:\n  kraft quickstart\n\nStarts controllers 1-3 on loopback, adds controller 4 by id, removes one with --unregister,\nthen keeps serving until Ctrl-C."
+    after_help = "Examples:\n  kraft quickstart\n  kraft quickstart --with-brokers\n\nStarts controllers 1-3 on loopback, adds controller 4 by id, removes one with --unregister,\nthen keeps serving until Ctrl-C.\n\nWith --with-brokers it then starts three Apache Kafka 4.4.0 Java brokers (ids 11-13) on the\ncontrollers, waits until they are unfenced, creates the topic `quickstart` and produces and\nconsumes a few lines with Kafka's own tools. It needs Java 17+ and Maven (KRAFT_JAVA,\nJAVA_HOME and KRAFT_MVN choose other executables); the first run downloads the Kafka jars\n(about 60 MB) from Maven Central into ~/.m2. Without them it says how to get them and exits\nwith status 2 before starting anything. Ctrl-C (or --exit) stops the brokers, then the controllers."
 )]
 pub struct QuickstartArgs {
     /// Where to keep the data (default: a new directory under the system temp dir).
@@ -111,6 +111,10 @@ pub struct QuickstartArgs {
     /// Run the demonstration and exit instead of serving until Ctrl-C.
     #[arg(long = "exit")]
     pub exit: bool,
+    /// Also start three Apache Kafka 4.4.0 Java brokers and show a topic's produce/consume
+    /// round trip (needs Java 17+ and Maven; exits 2 without them).
+    #[arg(long = "with-brokers")]
+    pub with_brokers: bool,
 }
 
 fn load_config(path: &Path, err: &mut dyn Write) -> Result<ControllerConfig, CliError> {
@@ -228,7 +232,7 @@ async fn wait_for_shutdown_signal() {
     }
 }
 
-fn free_port() -> Result<u16, CliError> {
+pub(crate) fn free_port() -> Result<u16, CliError> {
     let l = std::net::TcpListener::bind("127.0.0.1:0")
         .map_err(|e| CliError::new(format!("cannot bind: {e}")))?;
     l.local_addr()
@@ -253,7 +257,7 @@ fn write_properties(dir: &Path, id: i32, port: u16, bootstrap: &str) -> Result<P
 }
 
 /// Runs a `kraft` command line as the quickstart shows it.
-async fn show(out: &mut dyn Write, line: &str) -> Result<(), CliError> {
+pub(crate) async fn show(out: &mut dyn Write, line: &str) -> Result<(), CliError> {
     let _ = writeln!(out, "\n$ kraft {line}");
     let args = std::iter::once("kraft").chain(line.split_whitespace());
     let cli = crate::cli::Cli::try_parse_from(args).map_err(|e| CliError::new(e.to_string()))?;
@@ -280,6 +284,12 @@ async fn wait_until<F: Fn() -> bool>(
 /// `kraft quickstart`: a 3-controller quorum on loopback, then a 4th added by
 /// id and one removed with `--unregister`, showing the quorum after each step.
 pub async fn quickstart(args: QuickstartArgs, out: &mut dyn Write) -> Result<(), CliError> {
+    // --with-brokers: check for Java and Maven before anything starts.
+    let java = if args.with_brokers {
+        Some(crate::quickstart_brokers::JavaTools::detect()?)
+    } else {
+        None
+    };
     let dir = args.dir.unwrap_or_else(|| {
         std::env::temp_dir().join(format!("kraft-quickstart-{}", std::process::id()))
     });
@@ -297,6 +307,10 @@ pub async fn quickstart(args: QuickstartArgs, out: &mut dyn Write) -> Result<(),
         .join(",");
     let _ = writeln!(out, "kraft quickstart: data in {}", dir.display());
     let _ = writeln!(out, "cluster id {cluster_id}");
+    let classpath = match &java {
+        Some(tools) => Some(crate::quickstart_brokers::resolve_classpath(tools, &dir, out).await?),
+        None => None,
+    };
     let mut nodes = Vec::new();
     for (i, port) in ports.iter().take(3).enumerate() {
         let id = i as i32 + 1;
@@ -404,17 +418,59 @@ pub async fn quickstart(args: QuickstartArgs, out: &mut dyn Write) -> Result<(),
     )
     .await?;
 
+    let brokers = match (&java, &classpath) {
+        (Some(tools), Some(cp)) => {
+            let controllers = nodes
+                .iter()
+                .enumerate()
+                .filter(|(_, n)| n.is_some())
+                .map(|(i, _)| format!("127.0.0.1:{}", ports[i]))
+                .collect::<Vec<_>>()
+                .join(",");
+            Some(
+                crate::quickstart_brokers::start(
+                    tools,
+                    cp,
+                    &dir,
+                    &cluster_id,
+                    &controllers,
+                    &bc,
+                    out,
+                )
+                .await?,
+            )
+        }
+        _ => None,
+    };
+
     let _ = writeln!(out, "\nThe quorum is serving. Bootstrap controller: {bc}");
     let _ = writeln!(
         out,
         "Try:  cargo run --release --bin kraft -- metadata-quorum --bootstrap-controller {bc} describe --status"
     );
+    if let Some(b) = &brokers {
+        let logs = b
+            .logs()
+            .iter()
+            .map(|l| l.display().to_string())
+            .collect::<Vec<_>>();
+        let _ = writeln!(
+            out,
+            "Brokers: {} (logs: {})",
+            b.bootstrap_servers(),
+            logs.join(", ")
+        );
+    }
     if args.exit {
         let _ = writeln!(out, "stopping (--exit)");
     } else {
         let _ = writeln!(out, "Press Ctrl-C to stop.");
         let _ = out.flush();
         wait_for_shutdown_signal().await;
+    }
+    // A broker's controlled shutdown needs the controllers: stop the brokers first.
+    if let Some(b) = brokers {
+        b.stop(out).await;
     }
     for node in nodes.into_iter().flatten() {
         node.shutdown().await;
