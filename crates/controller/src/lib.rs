@@ -14,6 +14,8 @@
 //!   Kafka 4.4.0.
 //! * [`handlers`]: request handlers over the image and the [`handlers::RaftQuorum`]
 //!   trait the raft driver implements.
+//! * [`metrics`]: the `GET /metrics` endpoint (`kraft.metrics.listener`):
+//!   the node's gauges in the Prometheus text format.
 //! * [`server`]: the controller's TCP server (Kafka framing, in-order
 //!   responses, graceful shutdown).
 //! * [`snapshots`]: periodic snapshots of the image and the metadata log
@@ -39,6 +41,7 @@ pub mod format;
 pub mod handlers;
 pub mod image;
 pub mod java;
+pub mod metrics;
 pub mod node;
 pub(crate) mod replication;
 pub mod server;

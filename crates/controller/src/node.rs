@@ -30,6 +30,7 @@ use crate::handlers::{
     RaftQuorum, ReplicaKey, VoterEndpoint,
 };
 use crate::image::{MetadataRecord, SharedImage};
+use crate::metrics::{MetricsServer, NodeMetrics};
 use crate::server::{ApiRange, CloseConnection, ControllerServer, RequestContext, ServerConfig};
 use crate::snapshots::{SnapshotPolicy, SnapshotTrigger};
 
@@ -386,6 +387,7 @@ impl ControllerRegistrations for SharedImage {
 /// A started controller node.
 pub struct ControllerNode {
     server: ControllerServer,
+    metrics: Option<MetricsServer>,
     raft: RaftHandle,
     image: SharedImage,
     fatal: watch::Receiver<Option<Arc<FatalError>>>,
@@ -516,6 +518,13 @@ impl ControllerNode {
             SnapshotPolicy::from_config(&config.metadata_log),
             raft.clone(),
         );
+        let node_metrics = NodeMetrics::new(
+            raft.clone(),
+            image.clone(),
+            applied_rx.clone(),
+            active_rx.clone(),
+            trigger.log_hold(),
+        );
         let mut tasks = vec![
             driver_apply_events(
                 events,
@@ -564,6 +573,14 @@ impl ControllerNode {
         )
         .await
         .map_err(|e| NodeError::Server(e.to_string()))?;
+        let metrics = match &config.metrics_listener {
+            Some(address) => Some(
+                MetricsServer::start(address, Arc::new(node_metrics))
+                    .await
+                    .map_err(|e| NodeError::Server(e.to_string()))?,
+            ),
+            None => None,
+        };
         let endpoints = config
             .effective_advertised_controller_listeners()
             .into_iter()
@@ -600,6 +617,7 @@ impl ControllerNode {
         ));
         Ok(ControllerNode {
             server,
+            metrics,
             raft,
             image,
             fatal: fatal_rx,
@@ -610,6 +628,12 @@ impl ControllerNode {
     /// The bound address of a listener.
     pub fn local_addr(&self, listener: &str) -> Option<std::net::SocketAddr> {
         self.server.local_addr(listener)
+    }
+
+    /// The bound address of the metrics listener, when
+    /// `kraft.metrics.listener` is set.
+    pub fn metrics_addr(&self) -> Option<std::net::SocketAddr> {
+        self.metrics.as_ref().map(MetricsServer::local_addr)
     }
 
     /// The raft handle.
@@ -648,6 +672,9 @@ impl ControllerNode {
             tokio::time::sleep(Duration::from_millis(200)).await;
         }
         self.server.shutdown().await;
+        if let Some(metrics) = self.metrics {
+            metrics.shutdown().await;
+        }
         self.raft.shutdown().await;
         for t in self.tasks {
             t.abort();

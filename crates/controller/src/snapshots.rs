@@ -71,6 +71,19 @@ struct SnapshotRequest {
     reason: String,
 }
 
+/// A read-only view of whether this node holds its metadata log: set while
+/// the image holds records it does not understand, when the node takes no
+/// snapshot and applies no log retention. Cloning shares the flag.
+#[derive(Debug, Clone)]
+pub struct LogHold(Arc<AtomicBool>);
+
+impl LogHold {
+    /// Whether snapshots and the log retention are suspended now.
+    pub fn is_held(&self) -> bool {
+        self.0.load(Ordering::Acquire)
+    }
+}
+
 /// The apply loop's side: counts applied bytes and hands snapshots to the
 /// writer task.
 #[derive(Debug)]
@@ -126,6 +139,12 @@ impl SnapshotTrigger {
     /// holds records it does not understand.
     pub fn is_log_held(&self) -> bool {
         self.log_held.load(Ordering::Acquire)
+    }
+
+    /// A view of [`SnapshotTrigger::is_log_held`] that stays readable after
+    /// the trigger moved into the apply loop (for the metrics endpoint).
+    pub fn log_hold(&self) -> LogHold {
+        LogHold(Arc::clone(&self.log_held))
     }
 
     fn hold_log_if_not_understood(&mut self, image: &MetadataImage) {
@@ -361,9 +380,12 @@ mod tests {
         trigger.on_committed(500, 5, &image);
         assert!(rx.try_recv().is_err(), "no snapshot without the record");
         assert!(trigger.is_log_held());
+        let hold = trigger.log_hold();
+        assert!(hold.is_held(), "the view sees the trigger's flag");
         // A snapshot that understands everything releases the log.
         trigger.on_snapshot_loaded(&self::image());
         assert!(!trigger.is_log_held());
+        assert!(!hold.is_held());
         trigger.on_committed(500, 6, &self::image());
         assert_eq!(rx.try_recv().map(|r| r.end_offset).ok(), Some(7));
     }

@@ -225,6 +225,9 @@ pub struct ControllerConfig {
     pub broker_session_timeout_ms: i32,
     /// `broker.heartbeat.interval.ms`
     pub broker_heartbeat_interval_ms: i32,
+    /// `kraft.metrics.listener` (kraft-rs's own): where to serve
+    /// `GET /metrics`; `None` serves no metrics.
+    pub metrics_listener: Option<HostPort>,
 }
 
 impl ControllerConfig {
@@ -389,6 +392,7 @@ impl ControllerConfig {
             fetch_snapshot_max_bytes: QUORUM_FETCH_SNAPSHOT_MAX_BYTES.read(props)?,
             fetch_max_bytes: QUORUM_FETCH_MAX_BYTES.read(props)?,
         };
+        let metrics_listener = parse_metrics_listener(props)?;
         let metadata_log = MetadataLogConfig {
             segment_bytes: METADATA_LOG_SEGMENT_BYTES.read(props)?,
             internal_segment_bytes: INTERNAL_METADATA_LOG_SEGMENT_BYTES.read(props)?,
@@ -421,6 +425,7 @@ impl ControllerConfig {
                 .read(props)?,
             broker_session_timeout_ms: BROKER_SESSION_TIMEOUT_MS.read(props)?,
             broker_heartbeat_interval_ms: BROKER_HEARTBEAT_INTERVAL_MS.read(props)?,
+            metrics_listener,
         })
     }
 
@@ -610,6 +615,23 @@ fn collect_warnings(props: &Properties) -> Vec<ConfigWarning> {
         });
     }
     out
+}
+
+/// `kraft.metrics.listener`: `HOST:PORT`; an empty value is "not set".
+fn parse_metrics_listener(props: &Properties) -> Result<Option<HostPort>, ConfigError> {
+    let Some(raw) = KRAFT_METRICS_LISTENER.read(props)? else {
+        return Ok(None);
+    };
+    if raw.trim().is_empty() {
+        return Ok(None);
+    }
+    HostPort::parse(raw).map(Some).ok_or_else(|| {
+        invalid(
+            KRAFT_METRICS_LISTENER.key,
+            raw,
+            "Expected HOST:PORT, e.g. 127.0.0.1:9308 (port 0: an ephemeral port)",
+        )
+    })
 }
 
 fn parse_roles(value: &str) -> Result<Vec<ProcessRole>, ConfigError> {

@@ -6,7 +6,8 @@
 //!
 //! The keys, defaults and bounds are Kafka 4.4's (`KRaftConfigs`,
 //! `QuorumConfig`, `MetadataLogConfig`, `SocketServerConfigs`,
-//! `ServerLogConfigs`).
+//! `ServerLogConfigs`), except the `kraft.*` keys, which are kraft-rs's own
+//! extensions and say so in their documentation.
 
 use std::collections::BTreeSet;
 
@@ -517,6 +518,14 @@ pub const SOCKET_REQUEST_MAX_BYTES: Int = Int {
     min: Some(1),
     doc: "The largest request frame accepted.",
 };
+/// `kraft.metrics.listener`
+pub const KRAFT_METRICS_LISTENER: Text = Text {
+    key: "kraft.metrics.listener",
+    list: false,
+    default: None,
+    required: false,
+    doc: "kraft-rs's own extension (Kafka has no such key): `HOST:PORT` of a plain HTTP listener that answers `GET /metrics` in the Prometheus text format; `0.0.0.0` binds every interface, port 0 an ephemeral port (the bound address is logged). Unset: no metrics endpoint.",
+};
 
 /// Every setting kraft-rs reads, in documentation order.
 pub const SETTINGS: &[Setting] = &[
@@ -559,6 +568,7 @@ pub const SETTINGS: &[Setting] = &[
     Setting::Bool(&UNSTABLE_FEATURE_VERSIONS_ENABLE),
     Setting::Bool(&UNSTABLE_API_VERSIONS_ENABLE),
     Setting::Int(&SOCKET_REQUEST_MAX_BYTES),
+    Setting::Text(&KRAFT_METRICS_LISTENER),
 ];
 
 /// Kafka server settings found in Kafka's sample `controller.properties`

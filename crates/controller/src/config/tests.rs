@@ -103,6 +103,38 @@ fn unknown_keys_are_warnings() {
     assert_eq!(w[1].message, "Ignoring unknown configuration foo.bar.");
 }
 
+#[test]
+fn metrics_listener_is_host_port_and_unset_by_default() {
+    let (c, w) = parse(MINIMAL).expect("valid");
+    assert_eq!(c.metrics_listener, None);
+    assert!(w.is_empty());
+    let (c, w) = parse(&format!("{MINIMAL}kraft.metrics.listener=127.0.0.1:0\n")).expect("valid");
+    assert!(w.is_empty(), "a known key: {w:?}");
+    assert_eq!(
+        c.metrics_listener,
+        Some(HostPort {
+            host: "127.0.0.1".into(),
+            port: 0
+        })
+    );
+    let (c, _) = parse(&format!("{MINIMAL}kraft.metrics.listener=[::1]:9308\n")).expect("valid");
+    assert_eq!(
+        c.metrics_listener.map(|h| h.to_string()),
+        Some("[::1]:9308".into())
+    );
+    let (c, _) = parse(&format!("{MINIMAL}kraft.metrics.listener= \n")).expect("valid");
+    assert_eq!(c.metrics_listener, None, "an empty value is not set");
+    for bad in ["9308", ":9308", "host:port", "host:70000"] {
+        assert_eq!(
+            err(&format!("{MINIMAL}kraft.metrics.listener={bad}\n")),
+            format!(
+                "Invalid value {bad} for configuration kraft.metrics.listener: \
+                 Expected HOST:PORT, e.g. 127.0.0.1:9308 (port 0: an ephemeral port)"
+            )
+        );
+    }
+}
+
 fn err(text: &str) -> String {
     parse(text).expect_err("invalid").to_string()
 }

@@ -366,6 +366,8 @@ impl MetadataImage {
         entry.count += 1;
         if entry.count == 1 {
             tracing::error!(
+                record_type = entry.record_type,
+                version = entry.version,
                 record = %entry,
                 "metadata record not understood: this node keeps it in the log and takes no snapshot and cleans no log until a build that understands it runs"
             );

@@ -22,7 +22,7 @@ pub(crate) mod broker_changes;
 pub(crate) mod partition_change;
 pub(crate) mod placer;
 #[cfg(test)]
-mod test_support;
+pub(crate) mod test_support;
 
 use kraft_protocol::messages::partition_change_record::PartitionChangeRecord;
 use kraft_protocol::Uuid;
