@@ -295,7 +295,9 @@ fn wait_for_three_voters(c: &Cluster) -> Value {
 }
 
 /// Formats controllers 1-3 as a dynamic quorum at `release_version` with
-/// `extra` properties, starts them and waits for [`wait_for_three_voters`].
+/// `extra` properties, starts them and waits for [`wait_for_three_voters`]
+/// and for all three controller registrations (a feature update before them
+/// is refused: "controller N has not registered").
 fn start_three(c: &mut Cluster, cluster_id: &str, extra: &str, release_version: &str) -> Value {
     let initial = initial_controllers(c);
     for id in 1..=3 {
@@ -313,7 +315,17 @@ fn start_three(c: &mut Cluster, cluster_id: &str, extra: &str, release_version: 
         );
         c.start(id);
     }
-    wait_for_three_voters(c)
+    let status = wait_for_three_voters(c);
+    wait_for(
+        "controllers 1-3 registered",
+        Duration::from_secs(60),
+        || {
+            let mut ids = c.registered_controllers(1)?;
+            ids.sort_unstable();
+            (ids == [1, 2, 3]).then_some(())
+        },
+    );
+    status
 }
 
 #[test]
