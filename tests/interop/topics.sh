@@ -70,6 +70,16 @@
 #    nothing arrives that was not acknowledged; the counts are equal; the
 #    offsets it commits read back as the end offsets. kafka-topics lists
 #    __consumer_offsets with 6 partitions of 3 replicas.
+# 3b. Topic administration through a broker, on a second topic "admin":
+#    kafka-topics --create (2 partitions, RF 2), --alter --partitions 5 (5
+#    partitions with leaders and 2 in Isr, 10 replica logs on the brokers),
+#    --alter --partitions 3 refused with Kafka's message; kafka-configs
+#    --alter --add-config retention.ms=3600000,cleanup.policy=compact
+#    ("Completed updating config for topic admin.", both shown by the
+#    brokers' --describe as DYNAMIC_TOPIC_CONFIG), retention.ms=soon refused
+#    with Kafka's message, --delete-config retention.ms; kafka-topics
+#    --delete: gone from --list, --describe says it does not exist, the
+#    brokers remove its replica logs.
 # 4. mixed and java: the controllers' images. Once every controller has a
 #    snapshot at or past the leader's end offset, every snapshot of every
 #    controller (the newest TP_MAX_SNAPSHOTS of each) and their metadata
@@ -451,6 +461,108 @@ $(grep -v '^\[' "$w/consumer.log" | tail -n 40)"
         fail "__consumer_offsets: $out"
     pass "the brokers created __consumer_offsets (PartitionCount 6, ReplicationFactor 3) through the controller"
     did "the brokers' CreateTopics of __consumer_offsets (the consumer group)"
+}
+
+# ---------- 3b. topic administration through a broker ----------
+admin_topic=admin
+configs() { tool org.apache.kafka.tools.ConfigCommand --bootstrap-server "$(bs)" "$@"; }
+# admin_describe: kafka-topics --describe --topic admin into admin_desc.
+admin_desc=
+admin_describe() { admin_desc=$(topics --command-config "$fast" --describe --topic "$admin_topic" 2>&1); }
+# admin_has N RF: admin has N partitions, each with a leader and RF in Isr.
+admin_has() {
+    admin_describe || return 1
+    grep -q "^Topic: $admin_topic.*PartitionCount: $1	*ReplicationFactor: $2" <<<"$admin_desc" || return 1
+    sed -n 's/.*Partition: \([0-9]*\).*Leader: \([-0-9a-z]*\).*Replicas: \([0-9,]*\).*Isr: \([0-9,]*\).*/\1 \2 \3 \4/p' <<<"$admin_desc" |
+        awk -v n="$1" -v rf="$2" '{ if (!($2 ~ /^[0-9]+$/) || split($3, r, ",") != rf || split($4, i, ",") != rf) bad = 1; seen[$1] = 1 }
+            END { for (p = 0; p < n; p++) if (!(p in seen)) bad = 1; exit bad }'
+}
+# admin_configs: the dynamic configs of topic admin, as kafka-configs
+# --describe prints them ("  NAME=VALUE sensitive=... synonyms={...}").
+admin_configs() { configs --command-config "$fast" --describe --entity-type topics --entity-name "$admin_topic" 2>&1; }
+# until_true SECONDS WHAT CMD...: polls CMD until it succeeds.
+until_true() {
+    local limit=$1 deadline=$((SECONDS + $1)) what=$2
+    shift 2
+    until "$@"; do
+        ((SECONDS < deadline)) || fail "$tag: $what: not within ${limit}s"
+        sleep 0.5
+    done
+}
+admin_config_is() { grep -q "^  $1=$2 sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:$1=$2" <<<"$(admin_configs)"; }
+admin_config_gone() { local out; out=$(admin_configs) && grep -q "^Dynamic configs for topic $admin_topic are:" <<<"$out" && ! grep -q "^  $1=" <<<"$out"; }
+admin_listed() { topics --command-config "$fast" --list 2>&1 | grep -qx "$admin_topic"; }
+admin_unlisted() { local out; out=$(topics --command-config "$fast" --list 2>&1) && grep -qx "$topic" <<<"$out" && ! grep -qx "$admin_topic" <<<"$out"; }
+# No broker keeps a live log directory of admin (deleted ones are renamed
+# admin-N.ID-delete and removed later).
+admin_logs_gone() { ! find "$d"/node[4-6]/data -maxdepth 1 -regex ".*/$admin_topic-[0-9]+" 2>/dev/null | grep -q .; }
+admin_logs_present() { (($(find "$d"/node[4-6]/data -maxdepth 1 -regex ".*/$admin_topic-[0-9]+" 2>/dev/null | wc -l) == $1)); }
+
+# administer: Kafka's kafka-topics --create / --alter --partitions /
+# --delete and kafka-configs --alter / --describe through a broker on a
+# second topic, with the answers a Java controller gives (TP_CONTROLLERS=java
+# runs the same checks against Kafka's).
+administer() {
+    local out rc t0 leader
+    leader=$(leader_id)
+    t0=$(now)
+    out=$(topics --command-config "$create_config" --create --topic "$admin_topic" --partitions 2 --replication-factor 2 2>&1) ||
+        fail "kafka-topics --create --topic $admin_topic failed: $out"
+    grep -qx "Created topic $admin_topic." <<<"$out" || fail "kafka-topics --create --topic $admin_topic printed: $out"
+    until_true "$isr_timeout" "topic $admin_topic with 2 partitions of 2 replicas in Isr" admin_has 2 2
+    until_true 30 "the brokers' logs of $admin_topic's 4 replicas" admin_logs_present 4
+    until_true 30 "kafka-topics --list shows $admin_topic" admin_listed
+
+    out=$(topics --command-config "$create_config" --alter --topic "$admin_topic" --partitions 5 2>&1) ||
+        fail "kafka-topics --alter --topic $admin_topic --partitions 5 failed: $out"
+    until_true "$isr_timeout" "kafka-topics --alter --partitions 5: 5 partitions of 2 replicas in Isr" admin_has 5 2
+    until_true 30 "the brokers' logs of $admin_topic's 10 replicas" admin_logs_present 10
+    pass "kafka-topics --alter --topic $admin_topic --partitions 5: --describe shows 5 partitions, each with a leader and 2 in Isr; 10 replica logs on the brokers"
+
+    rc=0
+    out=$(topics --command-config "$create_config" --alter --topic "$admin_topic" --partitions 3 2>&1) || rc=$?
+    ((rc != 0)) || fail "kafka-topics --alter --partitions 3 (fewer) succeeded: $out"
+    grep -qF "Error while executing topic command : The topic $admin_topic currently has 5 partition(s); 3 would not be an increase." <<<"$out" ||
+        fail "kafka-topics --alter --partitions 3 (fewer) printed: $(grep -v '^\s*at ' <<<"$out" | head -n 5)"
+    admin_has 5 2 || fail "after the refused --partitions 3: $admin_desc"
+    pass "kafka-topics --alter --partitions 3 refused with Kafka's message (\"... currently has 5 partition(s); 3 would not be an increase.\")"
+
+    out=$(configs --command-config "$fast" --alter --entity-type topics --entity-name "$admin_topic" \
+        --add-config retention.ms=3600000,cleanup.policy=compact 2>&1) ||
+        fail "kafka-configs --alter --add-config failed: $out"
+    grep -qx "Completed updating config for topic $admin_topic." <<<"$out" || fail "kafka-configs --alter --add-config printed: $out"
+    until_true 30 "kafka-configs --describe shows retention.ms=3600000" admin_config_is retention.ms 3600000
+    until_true 30 "kafka-configs --describe shows cleanup.policy=compact" admin_config_is cleanup.policy compact
+    pass "kafka-configs --alter --add-config retention.ms=3600000,cleanup.policy=compact: \"Completed updating config for topic $admin_topic.\"; the brokers' --describe shows both as DYNAMIC_TOPIC_CONFIG"
+
+    rc=0
+    out=$(configs --command-config "$fast" --alter --entity-type topics --entity-name "$admin_topic" \
+        --add-config retention.ms=soon 2>&1) || rc=$?
+    ((rc != 0)) || fail "kafka-configs --add-config retention.ms=soon succeeded: $out"
+    grep -qF "Invalid value soon for configuration retention.ms: Not a number of type LONG" <<<"$out" ||
+        fail "kafka-configs --add-config retention.ms=soon printed: $(grep -v '^\s*at ' <<<"$out" | head -n 5)"
+    admin_config_is retention.ms 3600000 || fail "after the refused retention.ms=soon: $(admin_configs)"
+    pass "kafka-configs --add-config retention.ms=soon refused with Kafka's message (\"Invalid value soon for configuration retention.ms: Not a number of type LONG\"); retention.ms unchanged"
+
+    out=$(configs --command-config "$fast" --alter --entity-type topics --entity-name "$admin_topic" \
+        --delete-config retention.ms 2>&1) || fail "kafka-configs --alter --delete-config failed: $out"
+    grep -qx "Completed updating config for topic $admin_topic." <<<"$out" || fail "kafka-configs --alter --delete-config printed: $out"
+    until_true 30 "kafka-configs --describe without retention.ms" admin_config_gone retention.ms
+    admin_config_is cleanup.policy compact || fail "after --delete-config retention.ms: $(admin_configs)"
+    pass "kafka-configs --alter --delete-config retention.ms: gone from --describe, cleanup.policy=compact kept"
+
+    out=$(topics --command-config "$create_config" --delete --topic "$admin_topic" 2>&1) ||
+        fail "kafka-topics --delete --topic $admin_topic failed: $out"
+    until_true 30 "kafka-topics --list without $admin_topic" admin_unlisted
+    rc=0
+    out=$(topics --command-config "$fast" --describe --topic "$admin_topic" 2>&1) || rc=$?
+    ((rc != 0)) && grep -qF "Error while executing topic command : Topic '$admin_topic' does not exist as expected" <<<"$out" ||
+        fail "kafka-topics --describe of the deleted topic (status $rc) printed: $(grep -v '^\s*at ' <<<"$out" | head -n 5)"
+    until_true 60 "the brokers delete $admin_topic's replica logs" admin_logs_gone
+    timing "$tag: kafka-topics/kafka-configs on topic $admin_topic (create, alter, configs, delete)" "$(secs "$t0")"
+    pass "kafka-topics --delete --topic $admin_topic: gone from --list, --describe says it does not exist, every broker removed its replica logs"
+    did "served kafka-topics --create/--alter --partitions/--delete and kafka-configs --alter of topic $admin_topic"
+    [[ $(leader_id) == "$leader" ]] || echo "note: the raft leader moved from $leader to $(leader_id) during the administration"
 }
 
 # ---------- 4. the controllers' images ----------
@@ -935,6 +1047,7 @@ run_scenario() {
     finish_producer
     # ---------- 3. ----------
     consume
+    administer
     if [[ $mode == mixed ]]; then
         await_restarted
         check_brokers "at the end"
