@@ -8,9 +8,10 @@
 # On fresh directories:
 # 1. both quorums, kraft-rs first: three controllers 1-3 each (kraft-rs:
 #    `kraft storage format --initial-controllers` + `kraft server`; Java:
-#    `kafka-quorum.sh start`), broker.session.timeout.ms and
-#    broker.heartbeat.interval.ms set to the same values on both. Both run
-#    from then on, but only one is measured at a time; the other idles;
+#    `kafka-quorum.sh start`), broker.session.timeout.ms,
+#    broker.heartbeat.interval.ms and metadata.log.max.snapshot.interval.ms
+#    set to the same values on both. Both run from then on, but only one is
+#    measured at a time; the other idles;
 # 2. BB_WARMUP_ROUNDS + BB_ROUNDS rounds of three unmodified Java 4.4.0
 #    brokers 4-6 per quorum, the quorums taking turns in ABBA order (so a
 #    drift of the machine's speed falls on both), formatted anew each round
@@ -31,7 +32,11 @@
 #    (BROKER_LOAD_BINARY --phases none);
 # 3. per quorum in turn (topic_phase), three fresh Java brokers and
 #    TopicBench.java (kafka-quorum/src/main/java): BB_SINGLE one-topic
-#    CreateTopics (1 partition, RF 3) timed per call after 5 untimed, then
+#    CreateTopics (1 partition, RF 3) timed per call after 5 untimed (through
+#    the brokers, which forward them to the active controller: Kafka 4.4's
+#    Admin client with bootstrap.controllers fails CreateTopics itself with
+#    UnsupportedEndpointTypeException, "not yet supported when communicating
+#    directly with the controller quorum", and sends nothing), then
 #    BB_TOPICS topics x BB_PARTITIONS partitions RF 3 in calls of BB_BATCH,
 #    the controllers' VmRSS (and for Java the heap used after jcmd GC.run)
 #    while they exist, and their deletion; between the two (on brokers not
@@ -42,7 +47,27 @@
 #    (crates/controller/examples/broker_load.rs) registers fake brokers (3,
 #    then 50), times their heartbeats, samples the controllers' /proc and
 #    unregisters its brokers;
-# 5. every controller is stopped.
+# 5. per quorum in turn (big_phase), BB_BIG_TOPICS x BB_BIG_PARTITIONS
+#    partitions (default 10,000 x 10 = 100,000, RF 3) on BB_BIG_BROKERS fake
+#    brokers (ids 300..., `broker_load --hold`: registered, unfenced, kept
+#    heartbeating every BB_HEARTBEAT_MS until its stdin closes; Java brokers
+#    could not host 300,000 replicas on this machine), the topics created
+#    by `broker_load --create-topics` (CreateTopics v7 straight to the
+#    active controller, BB_BATCH topics a call: no broker, and no Admin
+#    client, see step 3; `big_create_batch`);
+#    then, bounded, until every controller has written a snapshot at or past
+#    the high watermark after the creation (`big_snapshot`: the newest
+#    `*.checkpoint` of each, its offset and size); then each controller's
+#    VmRSS, and for Java the heap used after `jcmd PID GC.run`
+#    (`big_proc`); then the load time at that size (`big_load`): a follower
+#    controller is stopped (SIGTERM) and, 1.5 s later (the leader may still
+#    complete the stopped follower's last long-poll Fetch and move its
+#    LastCaughtUpTimestamp), started again on the same data, and
+#    `kraft metadata-quorum describe --replication` is polled with no pause
+#    until the leader reports it a Follower caught up (LastCaughtUpTimestamp)
+#    after the spawn; then the topics are deleted (`broker_load
+#    --delete-topics`, `big_delete_batch`) and the fake brokers unregistered. Last, so no other step sees the restart;
+# 6. every controller is stopped.
 # OUT_FILE receives one line per fact: `IMPL KIND key=value ...` with IMPL
 # kraft-rs or kafka. Always stops every process it started.
 #
@@ -57,7 +82,15 @@
 # BB_IMPLS ("kraft-rs kafka"), BB_START_TIMEOUT (seconds for a broker to be
 # unfenced, 150), BB_SINGLE (one-topic CreateTopics calls, default 50; 0
 # skips the topic phase), BB_TOPICS (1000; 0 skips the batch), BB_PARTITIONS
-# (10), BB_BATCH (topics per call, 100), BB_KEEP=1 keeps the work directory.
+# (10), BB_BATCH (topics per call, 100), BB_BIG_TOPICS (10000; 0 skips step
+# 5), BB_BIG_PARTITIONS (10), BB_BIG_BROKERS (3), BB_BIG_TIMEOUT (seconds
+# for step 5's creation, for its snapshots and for the restarted follower,
+# each, default 600), BB_SNAPSHOT_MS (metadata.log.max.snapshot.interval.ms
+# on every controller, default 10000; Kafka's default is an hour and 100,000
+# partitions stay under its 20 MiB record-bytes threshold), BB_STEPS (which
+# of steps 2-5 run: "rounds topics fake big", the default, or a subset; e.g.
+# BB_STEPS=big BB_BIG_TOPICS=300 runs only a small step 5), BB_KEEP=1 keeps
+# the work directory.
 set -euo pipefail
 
 kraft=${1:?usage: bench-brokers.sh KRAFT_BINARY BROKER_LOAD_BINARY OUT_FILE}
@@ -81,6 +114,16 @@ single_n=${BB_SINGLE:-50}
 topics_n=${BB_TOPICS:-1000}
 partitions_n=${BB_PARTITIONS:-10}
 batch_n=${BB_BATCH:-100}
+big_topics=${BB_BIG_TOPICS:-10000}
+big_partitions=${BB_BIG_PARTITIONS:-10}
+big_brokers=${BB_BIG_BROKERS:-3}
+big_timeout=${BB_BIG_TIMEOUT:-600}
+snapshot_ms=${BB_SNAPSHOT_MS:-10000}
+steps=" ${BB_STEPS:-rounds topics fake big} "
+for s in $steps; do
+    case $s in rounds | topics | fake | big) ;; *) echo "bench-brokers.sh: unknown step '$s' in BB_STEPS" >&2; exit 2 ;; esac
+done
+step() { [[ $steps == *" $1 "* ]]; }
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 kq="$here/kafka-quorum.sh"
 root=$(mktemp -d "${TMPDIR:-/tmp}/kraft-bench-brokers.XXXXXX")
@@ -145,6 +188,8 @@ stop_dir() {
 cleanup() {
     local s
     disown -a 2>/dev/null || true
+    # Step 5's fake brokers first (SIGTERM: they unregister and exit).
+    for s in "$root"/*/; do [[ -d $s ]] && stop_pids "${s%/}/hold.pid"; done
     for s in "$root"/*/; do [[ -d $s ]] && stop_dir "${s%/}"; done
     wait 2>/dev/null || true
 }
@@ -195,6 +240,7 @@ metadata.log.dir=$nd/data
 controller.quorum.bootstrap.servers=$cbs
 broker.session.timeout.ms=$session_ms
 broker.heartbeat.interval.ms=$heartbeat_ms
+metadata.log.max.snapshot.interval.ms=$snapshot_ms
 EOF
         did=$("$kraft" storage random-uuid)
         initial+="${initial:+,}$id@127.0.0.1:$(port "$id"):$did"
@@ -231,7 +277,8 @@ start_java_controllers() {
     local t0
     t0=$(now)
     KQ_CONTROLLER_PROPS="broker.session.timeout.ms=$session_ms
-broker.heartbeat.interval.ms=$heartbeat_ms" bash "$kq" start "$d" >/dev/null || fail "kafka-quorum.sh start failed"
+broker.heartbeat.interval.ms=$heartbeat_ms
+metadata.log.max.snapshot.interval.ms=$snapshot_ms" bash "$kq" start "$d" >/dev/null || fail "kafka-quorum.sh start failed"
     cluster_id=$(cat "$d/cluster-id")
     cbs=$(bash "$kq" bootstrap "$d")
     emit "quorum start_s=$(secs "$t0") how=kafka-quorum.sh_start(format+start+registrations)"
@@ -428,6 +475,147 @@ broker.session.timeout.ms=$session_ms" bash "$kq" format-broker "$d" "$id" >/dev
         >"$d/unregister.out" 2>&1 || fail "unregistering brokers 4-6 failed: $(cat "$d/unregister.out")"
 }
 
+# ---------- 100,000 partitions on fake brokers (step 5) ----------
+# quorum_field KEY: KEY's value in `describe --status` of the current quorum.
+quorum_field() {
+    timeout 20 "$kraft" metadata-quorum --bootstrap-controller "$cbs" --command-config "$fast" \
+        describe --status 2>/dev/null | awk -v k="$1:" '$1 == k {print $2; exit}'
+}
+# newest_snapshot ID: "OFFSET BYTES" of controller ID's newest snapshot file.
+newest_snapshot() {
+    local f
+    f=$(find "$d/node$1/data/__cluster_metadata-0" -maxdepth 1 -name '*.checkpoint' 2>/dev/null | sort | tail -n 1)
+    [[ -n $f ]] || return 0
+    f=${f##*/}
+    echo "$((10#${f%%-*})) $(stat -c %s "$d/node$1/data/__cluster_metadata-0/$f")"
+}
+# big_phase IMPL: BB_BIG_BROKERS fake brokers held by broker_load, topics
+# created by broker_load on the active controller; snapshots, RSS (heap
+# after GC for Java), a follower's restart timed, deletion.
+big_phase() {
+    use "$1"
+    local total=$((big_topics * big_partitions))
+    echo "== $impl: $big_topics topics x $big_partitions partitions on $big_brokers fake brokers ($(secs "$started")s)"
+    local hold_in="$d/hold.in" hold_out="$d/hold.out" lp holdfd deadline
+    rm -f "$hold_in"
+    mkfifo "$hold_in"
+    "$loadgen" --bootstrap "$cbs" --cluster-id "$cluster_id" --hold "$big_brokers" --first-id 300 \
+        --interval-ms "$heartbeat_ms" <"$hold_in" >"$hold_out" 2>"$d/hold.err" &
+    lp=$!
+    echo "$lp" >"$d/hold.pid"
+    exec {holdfd}>"$hold_in"
+    deadline=$((SECONDS + 90))
+    until grep -q '^ready' "$hold_out" 2>/dev/null; do
+        kill -0 "$lp" 2>/dev/null || fail "broker_load --hold failed: $(tail -n 5 "$d/hold.err")"
+        ((SECONDS < deadline)) || fail "broker_load --hold: brokers not unfenced within 90s"
+        sleep 0.2
+    done
+    emit "big_$(grep '^ready' "$hold_out")"
+    timeout "$big_timeout" "$loadgen" --bootstrap "$cbs" --cluster-id "$cluster_id" \
+        --create-topics "big-:$big_topics:$big_partitions:$batch_n" >"$d/bigcreate.out" 2>"$d/bigcreate.err" ||
+        fail "broker_load --create-topics ($total partitions) failed: $(tail -n 5 "$d/bigcreate.err")"
+    emit "big_$(grep '^create_batch' "$d/bigcreate.out")"
+    local hw leader id
+    hw=$(quorum_field HighWatermark)
+    leader=$(quorum_field LeaderId)
+    [[ $hw =~ ^[0-9]+$ && $leader =~ ^[0-9]+$ ]] || fail "describe --status: no leader or high watermark"
+    # Every controller's newest snapshot at or past the creation.
+    local t0 snap off bytes
+    t0=$(now)
+    deadline=$((SECONDS + big_timeout))
+    for id in "${controllers[@]}"; do
+        while :; do
+            snap=$(newest_snapshot "$id")
+            off=${snap% *}
+            [[ -n $snap ]] && ((off >= hw)) && break
+            ((SECONDS < deadline)) || fail "controller $id wrote no snapshot at or past offset $hw within ${big_timeout}s (newest: ${snap:-none})"
+            sleep 0.2
+        done
+    done
+    local waited role
+    waited=$(secs "$t0")
+    sleep 2
+    local cp heap
+    for id in "${controllers[@]}"; do
+        cp=$(pid_of "$id")
+        role=follower
+        [[ $id == "$leader" ]] && role=active
+        heap=
+        if [[ $impl == kafka ]]; then
+            jcmd "$cp" GC.run >/dev/null 2>&1 || true
+            heap=$(jcmd "$cp" GC.heap_info 2>/dev/null | awk '/generation +total/ {for (i = 1; i <= NF; i++) if ($i == "used") {v = $(i + 1); sub(/K,?/, "", v); u += v}} END {printf " heap_used_after_gc_kb=%d", u}')
+        fi
+        emit "big_proc partitions=$total name=$id role=$role $(proc_fields "$cp")$heap"
+    done
+    for id in "${controllers[@]}"; do
+        snap=$(newest_snapshot "$id")
+        off=${snap% *}
+        bytes=${snap#* }
+        role=follower
+        [[ $id == "$leader" ]] && role=active
+        emit "big_snapshot partitions=$total name=$id role=$role offset=$off bytes=$bytes created_hw=$hw waited_s=$waited snapshot_interval_ms=$snapshot_ms"
+    done
+    # Load time: a follower stopped (SIGTERM) and started on the same data;
+    # polled (no pause) until the leader reports it a caught-up Follower
+    # after the spawn.
+    local f=
+    for id in "${controllers[@]}"; do [[ $id != "$leader" ]] && { f=$id; break; }; done
+    snap=$(newest_snapshot "$f")
+    t0=$(now)
+    stop_pids "$d/node$f/pid"
+    kill -0 "$(pid_of "$f")" 2>/dev/null && fail "controller $f did not stop"
+    local stop_s spawn_ms polls=0 rep st
+    stop_s=$(secs "$t0")
+    rm -f "$d/node$f/pid"
+    # A Fetch the stopped follower sent last can still complete at the
+    # leader (long poll, up to 500 ms) and move its LastCaughtUpTimestamp:
+    # that must come before the spawn.
+    sleep 1.5
+    t0=$(now)
+    # (Bash arithmetic: mawk's printf %d stops at 2^31.)
+    spawn_ms=$((${t0/./} / 1000))
+    if [[ $impl == kraft-rs ]]; then
+        KRAFT_LOG=info NO_COLOR=1 "$kraft" server --config "$d/node$f/server.properties" >>"$d/node$f/server.log" 2>&1 {holdfd}>&- &
+        echo $! >"$d/node$f/pid"
+    else
+        bash "$kq" run-node "$d" "$f" >/dev/null 2>&1 {holdfd}>&- &
+    fi
+    local np=$!
+    deadline=$((SECONDS + big_timeout))
+    while :; do
+        polls=$((polls + 1))
+        rep=$(timeout 20 "$kraft" metadata-quorum --bootstrap-controller "$cbs" --command-config "$fast" \
+            describe --replication 2>/dev/null || true)
+        # NodeId DirectoryId LogEndOffset Lag LastFetchTimestamp LastCaughtUpTimestamp Status
+        st=$(awk -v id="$f" -v t="$spawn_ms" '$1 == id && $7 == "Follower" && $6 ~ /^[0-9]+$/ && $6 >= t {print "ok"; exit}' <<<"$rep")
+        [[ $st == ok ]] && break
+        kill -0 "$np" 2>/dev/null || fail "controller $f exited after its restart"
+        ((SECONDS < deadline)) || fail "controller $f did not catch up within ${big_timeout}s of its restart"
+    done
+    local load_s
+    load_s=$(secs "$t0")
+    pids_of[$impl]=$(for id in "${controllers[@]}"; do printf '%s=%s,' "$id" "$(pid_of "$id")"; done)
+    emit "big_load partitions=$total name=$f snapshot_offset=${snap% *} snapshot_bytes=${snap#* } stop_s=$stop_s spawn_to_caught_up_s=$load_s polls=$polls how=SIGTERM+restart,describe_replication_LastCaughtUpTimestamp>=spawn"
+    timeout "$big_timeout" "$loadgen" --bootstrap "$cbs" --cluster-id "$cluster_id" \
+        --delete-topics "big-:$big_topics:$batch_n" >"$d/bigdelete.out" 2>"$d/bigdelete.err" ||
+        fail "broker_load --delete-topics failed: $(tail -n 5 "$d/bigdelete.err")"
+    emit "big_$(grep '^delete_batch' "$d/bigdelete.out")"
+    # Released by SIGTERM (its stdin's end of file would do too, but every
+    # process spawned since holds the write end of the fifo as well).
+    exec {holdfd}>&-
+    kill -TERM "$lp" 2>/dev/null || true
+    deadline=$((SECONDS + 60))
+    while kill -0 "$lp" 2>/dev/null; do
+        ((SECONDS < deadline)) || fail "broker_load --hold did not exit within 60s of its stdin closing"
+        sleep 0.2
+    done
+    wait "$lp" || fail "broker_load --hold failed: $(tail -n 5 "$d/hold.err")"
+    rm -f "$d/hold.pid"
+    grep -q '^unregistered count=[0-9]* errors=0 ' "$hold_out" ||
+        fail "broker_load --hold did not unregister its brokers: $(tail -n 5 "$d/hold.err")"
+    emit "big_$(grep '^unregistered' "$hold_out")"
+}
+
 declare -A cbs_of=() cid_of=() pids_of=()
 # use IMPL: make IMPL's quorum the current one (d, impl, cbs, cluster_id).
 use() {
@@ -450,7 +638,7 @@ setup_quorum() {
         pids+="${pids:+,}$id=$p"
     done
     pids_of[$impl]=$pids
-    emit "settings broker.session.timeout.ms=$session_ms broker.heartbeat.interval.ms=$heartbeat_ms release_version=$release_version"
+    emit "settings broker.session.timeout.ms=$session_ms broker.heartbeat.interval.ms=$heartbeat_ms metadata.log.max.snapshot.interval.ms=$snapshot_ms release_version=$release_version"
 }
 fake_brokers() {
     use "$1"
@@ -478,6 +666,7 @@ done
 # drift of the machine's speed over the run falls on both.
 for i in "${order[@]}"; do setup_quorum "$i"; done
 sleep 2
+step rounds || rounds=0 warmup_rounds=0
 for r in $(seq "$((1 - warmup_rounds))" "$rounds"); do
     round_order=("${order[@]}")
     if (((r + warmup_rounds - 1) % 2 == 1)); then
@@ -490,10 +679,15 @@ for r in $(seq "$((1 - warmup_rounds))" "$rounds"); do
         broker_round "$r"
     done
 done
-if ((single_n > 0)); then
+if ((single_n > 0)) && step topics; then
     for i in "${order[@]}"; do topic_phase "$i"; done
 fi
-for i in "${order[@]}"; do fake_brokers "$i"; done
+if step fake; then
+    for i in "${order[@]}"; do fake_brokers "$i"; done
+fi
+if ((big_topics > 0)) && step big; then
+    for i in "${order[@]}"; do big_phase "$i"; done
+fi
 for i in "${order[@]}"; do
     use "$i"
     stop_dir "$d"

@@ -22,6 +22,8 @@
 //!   kraft-rs controller in a Java quorum; Java brokers on kraft-rs
 //!   controllers (`brokers.sh`), and topics produced and consumed through
 //!   failures (`topics.sh`).
+//! * `topics-long [RECORDS]` — `topics.sh` (kraft and mixed scenarios) with
+//!   RECORDS produced records (default 100000) instead of CI's 20000.
 //! * `soak --seeds N` — run the raft simulator over N seeds (release build).
 //! * `soak-restarts [SECONDS]` — the rolling SIGKILL restart end-to-end test
 //!   (real processes, feature changes throughout) for SECONDS (default 120).
@@ -70,6 +72,7 @@ fn main() -> ExitCode {
         Some("bench-image") => bench_image(),
         Some("bench-brokers") => bench_brokers(),
         Some("interop") => interop(),
+        Some("topics-long") => topics_long(args.get(1).map(String::as_str)),
         Some("soak") => soak(&args[1..]),
         Some("soak-restarts") => soak_restarts(args.get(1).map(String::as_str)),
         Some("mutants") => mutants::mutants(args.get(1).map(String::as_str)),
@@ -79,7 +82,7 @@ fn main() -> ExitCode {
         Some("dist") => dist().map(|_| ()),
         Some("release") => release::release(&args[1..]),
         _ => Err(
-            "usage: cargo xtask <codegen [--check] | ci | golden | golden-verify | image-interop | topic-configs | bench-image | bench-brokers | interop | soak --seeds N | soak-restarts [SECONDS] | mutants [SEEDS] | modelcheck | bench | readme | dist | release [--dry-run]>"
+            "usage: cargo xtask <codegen [--check] | ci | golden | golden-verify | image-interop | topic-configs | bench-image | bench-brokers | interop | topics-long [RECORDS] | soak --seeds N | soak-restarts [SECONDS] | mutants [SEEDS] | modelcheck | bench | readme | dist | release [--dry-run]>"
                 .to_string(),
         ),
     };
@@ -110,6 +113,27 @@ fn run_with_env(program: &str, args: &[&str], env: &[(&str, &str)]) -> Result<()
 
 fn run(program: &str, args: &[&str]) -> Result<()> {
     run_with_env(program, args, &[])
+}
+
+/// Runs `bash tests/interop/SCRIPT KRAFT_BINARY`, stopped (SIGTERM, which
+/// runs the script's cleanup, then SIGKILL a minute later) if it is still
+/// running after `limit_secs`: every wait inside the scripts is bounded, and
+/// this bounds the whole, so CI fails instead of hanging.
+fn run_interop_script(script: &str, kraft: &Path, limit_secs: u32) -> Result<()> {
+    let limit = limit_secs.to_string();
+    let path = format!("tests/interop/{script}");
+    let kraft = kraft.display().to_string();
+    run(
+        "timeout",
+        &["--kill-after=60", &limit, "bash", &path, &kraft],
+    )
+    .map_err(|e| {
+        if e.contains("exit status: 124") || e.contains("exit status: 137") {
+            format!("{script} did not finish within {limit_secs} s: {e}")
+        } else {
+            e
+        }
+    })
 }
 
 fn rustfmt(files: &BTreeMap<String, String>) -> Result<BTreeMap<String, String>> {
@@ -306,32 +330,17 @@ fn interop() -> Result<()> {
     // A kraft-rs controller inside a real Kafka controller quorum.
     run("cargo", &["build", "-p", "kraft-cli"])?;
     let kraft = root().join("target/debug/kraft");
-    run(
-        "bash",
-        &[
-            "tests/interop/mixed-quorum.sh",
-            &kraft.display().to_string(),
-        ],
-    )?;
+    run_interop_script("mixed-quorum.sh", &kraft, 1800)?;
     // ... with a Java broker: kraft-rs's snapshots hold the whole image, a
     // Java controller catches up from one, and a kraft-rs-formatted cluster
     // takes a Java controller and broker.
-    run(
-        "bash",
-        &[
-            "tests/interop/mixed-broker.sh",
-            &kraft.display().to_string(),
-        ],
-    )?;
+    run_interop_script("mixed-broker.sh", &kraft, 1800)?;
     // Unmodified Java brokers on three kraft-rs controllers (registration,
     // heartbeats, fencing, controlled shutdown, unregistration, leader
     // failover) and on a mixed quorum while leadership moves between
     // kraft-rs and Java. `BR_CONTROLLERS=java` runs the same checks on Java
     // controllers.
-    run(
-        "bash",
-        &["tests/interop/brokers.sh", &kraft.display().to_string()],
-    )?;
+    run_interop_script("brokers.sh", &kraft, 1800)?;
     // Topics on three kraft-rs controllers, then on a mixed quorum
     // (kraft-rs 1, Java 2 and 3) with leadership moving between them:
     // kafka-topics --create through a broker, an idempotent producer through
@@ -339,17 +348,34 @@ fn interop() -> Result<()> {
     // reads every acknowledged record exactly once; the Java controllers'
     // snapshots must equal kraft-rs's. `TP_SCENARIOS` / `TP_CONTROLLERS=java`
     // choose, `TP_RECORDS=100000` is the long run.
-    run(
-        "bash",
-        &["tests/interop/topics.sh", &kraft.display().to_string()],
-    )?;
+    run_interop_script("topics.sh", &kraft, 1800)?;
     // The operator's live swap: a running Java cluster's controllers
     // replaced by kraft-rs ones with add-controller --controller-id and
     // remove-controller --unregister, brokers and a producer untouched,
     // then back to Java.
-    run(
+    run_interop_script("swap.sh", &kraft, 1800)
+}
+
+/// `topics.sh` with `records` produced records per scenario (the long run of
+/// issue 16; CI runs 20000): the failures are paced over 600 s.
+fn topics_long(records: Option<&str>) -> Result<()> {
+    let records = records.unwrap_or("100000");
+    if records.parse::<u64>().map_or(true, |r| r == 0) {
+        return Err(format!(
+            "topics-long: RECORDS must be a positive whole number, not {records:?}"
+        ));
+    }
+    run("cargo", &["build", "-p", "kraft-cli"])?;
+    let kraft = root().join("target/debug/kraft").display().to_string();
+    run_with_env(
         "bash",
-        &["tests/interop/swap.sh", &kraft.display().to_string()],
+        &["tests/interop/topics.sh", &kraft],
+        &[
+            ("TP_RECORDS", records),
+            ("TP_PACE", "600"),
+            ("TP_PRODUCE_TIMEOUT", "900"),
+            ("TP_CONSUME_TIMEOUT", "300"),
+        ],
     )
 }
 
@@ -807,12 +833,15 @@ fn bench_brokers() -> Result<()> {
     // The node id of each implementation's active controller (from the
     // load generator's `leader address=` and the `controller` lines).
     let mut leader_of: BTreeMap<&str, String> = BTreeMap::new();
+    // A run without the fake-broker phases (BB_STEPS) has none.
     for implementation in IMPLS {
-        let address = of(implementation, "leader")
+        let Some(address) = of(implementation, "leader")
             .first()
             .and_then(|l| l.get("address"))
-            .ok_or_else(|| format!("no leader line for {implementation}"))?
-            .to_string();
+            .map(str::to_string)
+        else {
+            continue;
+        };
         let port = address.rsplit(':').next().unwrap_or_default().to_string();
         let node = of(implementation, "controller")
             .into_iter()
@@ -877,59 +906,65 @@ fn bench_brokers() -> Result<()> {
         rows.push((what, key("kraft-rs")?, key("kafka")?, target, decimals));
         Ok(())
     };
+    // A kind both implementations emitted (a run can skip steps: BB_STEPS).
+    let both = |kind: &str| IMPLS.iter().all(|i| !of(i, kind).is_empty());
     let (nk, nj) = (broker_count("kraft-rs"), broker_count("kafka"));
-    add(
-        format!("Java broker: process spawn -> unfenced (its log), median of {nk} / {nj} (s)"),
-        &|i| broker_median(i, "spawn_to_unfenced_s"),
-        Some(("<=", 1.0)),
-        2,
-    )?;
-    add(
-        "Java broker: registration sent (\"is now STARTING\") -> unfenced, median (s)".into(),
-        &|i| broker_median(i, "starting_to_unfenced_s"),
-        None,
-        2,
-    )?;
-    add(
-        "Java broker: registration sent -> \"Successfully registered\", median (ms)".into(),
-        &|i| Ok(broker_median(i, "starting_to_registered_s")? * 1000.0),
-        None,
-        0,
-    )?;
-    add(
-        "Java broker: \"Waiting for the broker to be unfenced\" -> unfenced, median (ms)".into(),
-        &|i| Ok(broker_median(i, "ready_to_unfenced_s")? * 1000.0),
-        None,
-        0,
-    )?;
-    add(
-        "Java broker: \"Successfully registered\" -> \"The broker has caught up\", median (ms)"
-            .into(),
-        &|i| {
-            let mut v: Vec<f64> = of(i, "broker")
-                .iter()
-                .filter_map(|l| {
-                    Some(l.num("spawn_to_caught_up_s")? - l.num("spawn_to_registered_s")?)
-                })
-                .map(|s| s * 1000.0)
-                .collect();
-            median(&mut v).ok_or_else(|| format!("{i}: no caught-up times"))
-        },
-        None,
-        0,
-    )?;
-    add(
-        "Java broker: process spawn -> registration sent (broker-side startup), median (s)".into(),
-        &|i| broker_median(i, "spawn_to_starting_s"),
-        None,
-        2,
-    )?;
-    add(
+    if both("broker") {
+        add(
+            format!("Java broker: process spawn -> unfenced (its log), median of {nk} / {nj} (s)"),
+            &|i| broker_median(i, "spawn_to_unfenced_s"),
+            Some(("<=", 1.0)),
+            2,
+        )?;
+        add(
+            "Java broker: registration sent (\"is now STARTING\") -> unfenced, median (s)".into(),
+            &|i| broker_median(i, "starting_to_unfenced_s"),
+            None,
+            2,
+        )?;
+        add(
+            "Java broker: registration sent -> \"Successfully registered\", median (ms)".into(),
+            &|i| Ok(broker_median(i, "starting_to_registered_s")? * 1000.0),
+            None,
+            0,
+        )?;
+        add(
+            "Java broker: \"Waiting for the broker to be unfenced\" -> unfenced, median (ms)"
+                .into(),
+            &|i| Ok(broker_median(i, "ready_to_unfenced_s")? * 1000.0),
+            None,
+            0,
+        )?;
+        add(
+            "Java broker: \"Successfully registered\" -> \"The broker has caught up\", median (ms)"
+                .into(),
+            &|i| {
+                let mut v: Vec<f64> = of(i, "broker")
+                    .iter()
+                    .filter_map(|l| {
+                        Some(l.num("spawn_to_caught_up_s")? - l.num("spawn_to_registered_s")?)
+                    })
+                    .map(|s| s * 1000.0)
+                    .collect();
+                median(&mut v).ok_or_else(|| format!("{i}: no caught-up times"))
+            },
+            None,
+            0,
+        )?;
+        add(
+            "Java broker: process spawn -> registration sent (broker-side startup), median (s)"
+                .into(),
+            &|i| broker_median(i, "spawn_to_starting_s"),
+            None,
+            2,
+        )?;
+        add(
         "Java broker: process spawn -> its first log line (JVM start, no controller involved yet: a control), median (s)".into(),
         &|i| broker_median(i, "spawn_to_first_log_s"),
         None,
         2,
     )?;
+    }
     let round_cpu = |implementation: &str, key: &str| -> Result<f64> {
         let mut v: Vec<f64> = of(implementation, "round_cpu")
             .iter()
@@ -938,25 +973,30 @@ fn bench_brokers() -> Result<()> {
             .collect();
         median(&mut v).ok_or_else(|| format!("{implementation}: no round_cpu `{key}`"))
     };
-    add(
-        "CPU during a round, spawn -> last unfence: the three brokers, median (s)".into(),
-        &|i| round_cpu(i, "brokers_s"),
-        None,
-        2,
-    )?;
-    add(
-        "CPU during a round: the controllers of both quorums, median (s)".into(),
-        &|i| round_cpu(i, "controllers_s"),
-        None,
-        2,
-    )?;
-    add(
-        "CPU during a round: everything else on the machine, median (s)".into(),
-        &|i| round_cpu(i, "other_s"),
-        None,
-        2,
-    )?;
+    if both("round_cpu") {
+        add(
+            "CPU during a round, spawn -> last unfence: the three brokers, median (s)".into(),
+            &|i| round_cpu(i, "brokers_s"),
+            None,
+            2,
+        )?;
+        add(
+            "CPU during a round: the controllers of both quorums, median (s)".into(),
+            &|i| round_cpu(i, "controllers_s"),
+            None,
+            2,
+        )?;
+        add(
+            "CPU during a round: everything else on the machine, median (s)".into(),
+            &|i| round_cpu(i, "other_s"),
+            None,
+            2,
+        )?;
+    }
     for brokers in ["3", "50"] {
+        if !both("phase") {
+            break;
+        }
         let p99_target = (brokers == "3").then_some(("<=", 0.5));
         add(
             format!("heartbeat round trip p50, {brokers} fake brokers (us)"),
@@ -978,6 +1018,9 @@ fn bench_brokers() -> Result<()> {
         )?;
     }
     for brokers in ["3", "50"] {
+        if !both("proc") {
+            break;
+        }
         add(
             format!("VmRSS, active controller, {brokers} registered brokers (MiB)"),
             &|i| Ok(rss(i, brokers)?.0),
@@ -1010,7 +1053,6 @@ fn bench_brokers() -> Result<()> {
             .and_then(|l| l.num(key))
             .ok_or_else(|| format!("{implementation}: no {kind} `{key}`"))
     };
-    let both = |kind: &str| IMPLS.iter().all(|i| !of(i, kind).is_empty());
     let topic_get = |kind: &str, key: &str| -> String {
         of("kraft-rs", kind)
             .first()
@@ -1041,7 +1083,7 @@ fn bench_brokers() -> Result<()> {
             topic_get("create_batch", "calls"),
         );
         add(
-            format!("CreateTopics, {t} topics x {p} partitions RF 3 in {c} calls of {b}, total wall time (s)"),
+            format!("CreateTopics via a broker, {t} topics x {p} partitions RF 3 in {c} calls of {b}, total wall time (s)"),
             &|i| topic_num(i, "create_batch", "total_s"),
             Some(("<=", 0.5)),
             2,
@@ -1083,7 +1125,8 @@ fn bench_brokers() -> Result<()> {
         }
         Ok(v.iter().sum::<f64>() / v.len() as f64 / 1024.0)
     };
-    if both("proc_partitions") {
+    // The active controller is known from the fake-broker phases.
+    if both("proc_partitions") && leader_of.len() == IMPLS.len() {
         let n = topic_get("proc_partitions", "partitions");
         add(
             format!("VmRSS, active controller, {n} partitions RF 3 on 3 Java brokers (MiB)"),
@@ -1096,6 +1139,92 @@ fn bench_brokers() -> Result<()> {
             &|i| partitions_proc(i, "rss_kb", false),
             Some(("<=", 0.2)),
             1,
+        )?;
+    }
+    // Step 5: many partitions on fake brokers, the Admin client on the
+    // controllers (big_* lines; `role` says which controller was active).
+    let big_proc = |implementation: &str, key: &str, active: bool| -> Result<f64> {
+        let v: Vec<f64> = of(implementation, "big_proc")
+            .into_iter()
+            .filter(|l| !active || l.get("role") == Some("active"))
+            .filter_map(|l| l.num(key))
+            .collect();
+        if v.is_empty() {
+            return Err(format!("{implementation}: no big_proc `{key}`"));
+        }
+        Ok(v.iter().sum::<f64>() / v.len() as f64 / 1024.0)
+    };
+    let big_num = |implementation: &str, kind: &str, key: &str, active: bool| -> Result<f64> {
+        of(implementation, kind)
+            .into_iter()
+            .find(|l| !active || l.get("role") == Some("active"))
+            .and_then(|l| l.num(key))
+            .ok_or_else(|| format!("{implementation}: no {kind} `{key}`"))
+    };
+    if both("big_create_batch") {
+        let (t, p, b, c) = (
+            topic_get("big_create_batch", "topics"),
+            topic_get("big_create_batch", "partitions"),
+            topic_get("big_create_batch", "batch"),
+            topic_get("big_create_batch", "calls"),
+        );
+        let brokers = topic_get("big_ready", "brokers");
+        add(
+            format!("CreateTopics v7 straight to the active controller (broker_load, no broker), {t} topics x {p} partitions RF 3 on {brokers} fake brokers in {c} calls of {b}, total wall time (s)"),
+            &|i| big_num(i, "big_create_batch", "total_s", false),
+            None,
+            3,
+        )?;
+    }
+    if both("big_proc") {
+        let n = topic_get("big_proc", "partitions");
+        add(
+            format!("VmRSS, active controller, {n} partitions RF 3 on fake brokers (MiB)"),
+            &|i| big_proc(i, "rss_kb", true),
+            Some(("<=", 0.2)),
+            1,
+        )?;
+        add(
+            format!("VmRSS, mean of the 3 controllers, {n} partitions (MiB)"),
+            &|i| big_proc(i, "rss_kb", false),
+            Some(("<=", 0.2)),
+            1,
+        )?;
+        add(
+            format!("active controller, {n} partitions: kraft-rs VmRSS against Kafka's heap used after GC (MiB)"),
+            &|i| {
+                let key = if i == "kafka" { "heap_used_after_gc_kb" } else { "rss_kb" };
+                big_proc(i, key, true)
+            },
+            Some(("<=", 0.2)),
+            1,
+        )?;
+    }
+    if both("big_snapshot") {
+        let n = topic_get("big_snapshot", "partitions");
+        add(
+            format!("newest snapshot of the active controller after creating {n} partitions (MiB)"),
+            &|i| Ok(big_num(i, "big_snapshot", "bytes", true)? / 1024.0 / 1024.0),
+            None,
+            2,
+        )?;
+    }
+    if both("big_load") {
+        let n = topic_get("big_load", "partitions");
+        add(
+            format!("load time at {n} partitions: follower restarted (SIGTERM, same data), spawn -> caught up with the leader (s)"),
+            &|i| big_num(i, "big_load", "spawn_to_caught_up_s", false),
+            None,
+            3,
+        )?;
+    }
+    if both("big_delete_batch") {
+        let t = topic_get("big_delete_batch", "topics");
+        add(
+            format!("DeleteTopics of those {t} topics, straight to the active controller, total wall time (s)"),
+            &|i| big_num(i, "big_delete_batch", "total_s", false),
+            None,
+            3,
         )?;
     }
     let java_heap = partitions_proc("kafka", "heap_used_after_gc_kb", true)
@@ -1261,6 +1390,17 @@ fn bench_brokers() -> Result<()> {
         format!("Missed in this run: {}.", missed.join("; "))
     };
     let raw: Vec<&str> = lines.iter().map(|l| l.raw.as_str()).collect();
+    let snapshot_interval = setting("metadata.log.max.snapshot.interval.ms");
+    let big_interval = of("kraft-rs", "big_ready")
+        .first()
+        .and_then(|l| l.get("interval_ms"))
+        .unwrap_or("?")
+        .to_string();
+    let big_brokers = of("kraft-rs", "big_ready")
+        .first()
+        .and_then(|l| l.get("brokers"))
+        .unwrap_or("?")
+        .to_string();
     let doc = format!(
         "# Brokers on kraft-rs controllers against Kafka 4.4's own controllers\n\n\
          Generated by `cargo xtask bench-brokers` (do not edit by hand). One run of \
@@ -1319,7 +1459,11 @@ fn bench_brokers() -> Result<()> {
          4. Topics (`tests/interop/kafka-quorum/src/main/java/org/kraftrs/interop/TopicBench.java`, \
          Kafka 4.4's `Admin` client bootstrapped on three fresh Java brokers per quorum, after the \
          rounds above): `createTopics(...).all().get()` timed per call, after 5 untimed calls, for \
-         one topic of 1 partition RF 3 at a time; then the failover below, the killed broker \
+         one topic of 1 partition RF 3 at a time (the broker forwards each CreateTopics to the active \
+         controller; there is no row without a broker: Kafka 4.4's Admin client bootstrapped with \
+         `bootstrap.controllers` fails `createTopics` itself with `UnsupportedEndpointTypeException`, \
+         \"not yet supported when communicating directly with the controller quorum\", without \
+         sending it, on either implementation); then the failover below, the killed broker \
          restarted and unfenced again; then the topics of the batch row in sequential calls, and \
          their deletion (`deleteTopics`, same batches). The failover runs before the batch: in a \
          trial run it ran after it, on brokers still busy with 30,000 fresh replicas on the shared \
@@ -1335,12 +1479,31 @@ fn bench_brokers() -> Result<()> {
          heartbeat interval before the kill, so one failover is between the session timeout minus \
          the heartbeat interval and the session timeout, plus the controller's fencing, election \
          and the metadata reaching the surviving broker that answered; the \"minus\" row can be \
-         negative, and one sample per side carries up to a heartbeat interval of chance.\n\n\
+         negative, and one sample per side carries up to a heartbeat interval of chance.\n\
+         5. Many partitions (last, on each quorum in turn): {big_brokers} fake brokers (`broker_load \
+         --hold`: registered, unfenced and heartbeating every {big_interval} ms; Java brokers could not host that \
+         many replicas on this machine); the topics of the \"straight to the active controller\" row, \
+         created by `broker_load --create-topics` (CreateTopics v7 as Kafka's Admin client fills it, \
+         RF 3, sent to the controller that does not answer NOT_CONTROLLER; no Admin client, see 4.); \
+         then the script waits \
+         until every controller has written a snapshot at or past the high watermark after the \
+         creation (`metadata.log.max.snapshot.interval.ms={snapshot_interval}` on every controller of \
+         both quorums for the whole run, as Kafka's default of an hour would not snapshot in time and \
+         the image stays below the 20 MiB `metadata.log.max.record.bytes.between.snapshots`), reads \
+         each controller's `VmRSS` 2 s later (for Kafka also the heap used after `jcmd PID GC.run`) \
+         and the size of each controller's newest `*.checkpoint`; then stops one follower (SIGTERM) \
+         and, 1.5 s later (the leader may still complete its last long-poll Fetch), starts it again \
+         on the same data, polling `kraft metadata-quorum describe --replication` \
+         with no pause until the leader reports it a Follower whose LastCaughtUpTimestamp is after the \
+         spawn (its log read back and caught up with the leader's); then deletes the topics and \
+         unregisters the fake brokers.\n\n\
          {table}\n\
          Targets (issue): a Java broker unfenced no later on kraft-rs than on Kafka (ratio <= 1); \
          heartbeat p99 with 3 brokers at most 0.5x Kafka's; controller RSS at most 0.1x Kafka's, with 3 \
          and with 50 brokers; CreateTopics at least 2x faster (ratio <= 0.5); failover no slower at \
-         equal session timeouts (ratio <= 1); controller RSS with many partitions at most 0.2x. {verdict}\n\n\
+         equal session timeouts (ratio <= 1); controller RSS with many partitions at most 0.2x \
+         (against Kafka's RSS and against its heap used after GC); snapshot size and load time \
+         without a target. {verdict}\n\n\
          Controllers (active = the one the fake brokers heartbeated to):\n\n\
          {procs}\n\
          Controller log lines \"Timed out heartbeat\" (a heartbeat not processed within half the \

@@ -25,16 +25,36 @@
 //! `--phases none` only unregisters the `--unregister` ids (the active
 //! controller is the one that does not answer NOT_CONTROLLER).
 //!
+//! `--hold N` registers N fake brokers (ids `--first-id` on), waits until
+//! every one is unfenced, prints `ready ...` and keeps them heartbeating
+//! every `--interval-ms`, untimed, until its standard input reaches end of
+//! file or it receives SIGTERM or SIGINT; it then unregisters them and
+//! prints `unregistered ...`. The script that runs it creates topics on
+//! those brokers meanwhile (their replicas need registered, unfenced
+//! brokers).
+//!
+//! `--create-topics PREFIX:COUNT:PARTITIONS:BATCH` sends CreateTopics (RF 3)
+//! for PREFIX0..PREFIX(COUNT-1) straight to the active controller, BATCH
+//! topics a call, sequentially, and prints `create_batch ...`;
+//! `--delete-topics PREFIX:COUNT:BATCH` deletes them the same way
+//! (`delete_batch ...`). Kafka's Admin client cannot do that: with
+//! `bootstrap.controllers` it fails CreateTopics and DeleteTopics itself
+//! (`UnsupportedEndpointTypeException`) without sending them.
+//!
 //! ```text
 //! broker_load --bootstrap 127.0.0.1:9093,127.0.0.1:9094 --cluster-id ID
 //!     [--phases 3,50] [--seconds 30,20] [--warmup-secs 5] [--interval-ms 100]
 //!     [--first-id 100] [--pids 1=PID,2=PID,3=PID] [--unregister 4,5,6]
 //! broker_load --bootstrap ... --cluster-id ID --phases none --unregister 4,5,6
+//! broker_load --bootstrap ... --cluster-id ID --hold 3 [--first-id 200] [--interval-ms 2000]
+//! broker_load --bootstrap ... --cluster-id ID --create-topics big-:10000:10:100
+//! broker_load --bootstrap ... --cluster-id ID --delete-topics big-:10000:100
 //! ```
 //!
 //! Prints `key=value` lines: `leader ...`, one `phase ...` per phase (round
 //! trip percentiles in microseconds), one `proc ...` per phase and process,
-//! and `unregistered ...`. Exits non-zero when a setup step fails.
+//! and `unregistered ...` (with `--hold`: `leader ...`, `ready ...` and
+//! `unregistered ...`). Exits non-zero when a setup step fails.
 
 use std::collections::HashMap;
 use std::process::ExitCode;
@@ -91,6 +111,52 @@ struct Args {
     first_id: i32,
     pids: Vec<(String, u32)>,
     unregister: Vec<i32>,
+    /// `--hold N`: register N brokers and keep them until stdin closes.
+    hold: Option<usize>,
+    /// `--create-topics` / `--delete-topics`.
+    topics: Option<TopicsJob>,
+}
+
+/// Topics created or deleted by one run.
+struct TopicsJob {
+    create: bool,
+    prefix: String,
+    count: usize,
+    partitions: i32,
+    batch: usize,
+}
+
+fn parse_topics_job(flag: &str, value: &str) -> Result<TopicsJob> {
+    let create = flag == "--create-topics";
+    let parts: Vec<&str> = value.split(':').collect();
+    let want = if create { 4 } else { 3 };
+    if parts.len() != want {
+        return Err(format!(
+            "{flag} wants {}, not {value:?}",
+            if create {
+                "PREFIX:COUNT:PARTITIONS:BATCH"
+            } else {
+                "PREFIX:COUNT:BATCH"
+            }
+        ));
+    }
+    let num =
+        |s: &str| -> Result<usize> { s.parse().map_err(|_| format!("{flag}: cannot parse {s:?}")) };
+    let job = TopicsJob {
+        create,
+        prefix: parts[0].to_string(),
+        count: num(parts[1])?,
+        partitions: if create {
+            i32::try_from(num(parts[2])?).map_err(|e| format!("{flag}: {e}"))?
+        } else {
+            0
+        },
+        batch: num(parts[want - 1])?,
+    };
+    if job.batch == 0 || (create && job.partitions == 0) {
+        return Err(format!("{flag}: partitions and batch must be positive"));
+    }
+    Ok(job)
 }
 
 fn parse_list<T: std::str::FromStr>(what: &str, s: &str) -> Result<Vec<T>> {
@@ -115,6 +181,8 @@ fn parse_args() -> Result<Args> {
         first_id: 100,
         pids: Vec::new(),
         unregister: Vec::new(),
+        hold: None,
+        topics: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -156,6 +224,18 @@ fn parse_args() -> Result<Args> {
                 }
             }
             "--unregister" => args.unregister = parse_list(&flag, &value)?,
+            "--hold" => {
+                let n: usize = value
+                    .parse()
+                    .map_err(|_| format!("{flag}: cannot parse {value:?}"))?;
+                if n == 0 {
+                    return Err("--hold wants a positive broker count".into());
+                }
+                args.hold = Some(n);
+            }
+            "--create-topics" | "--delete-topics" => {
+                args.topics = Some(parse_topics_job(&flag, &value)?)
+            }
             other => return Err(format!("unknown flag {other}")),
         }
     }
@@ -167,7 +247,8 @@ fn parse_args() -> Result<Args> {
     {
         return Err("--phases wants growing positive broker counts, e.g. 3,50".into());
     }
-    if args.phases.is_empty() {
+    if args.phases.is_empty() || args.hold.is_some() || args.topics.is_some() {
+        args.phases.clear();
         args.seconds.clear();
     }
     if args.seconds.len() != args.phases.len() {
@@ -636,7 +717,305 @@ async fn unregister_only(args: &Args) -> Result<()> {
     }
 }
 
+/// Resolves once standard input reaches end of file (or fails), or on
+/// SIGTERM or SIGINT; says which.
+async fn hold_until_released() -> Result<&'static str> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    // A plain thread: a blocking read on tokio's stdin would keep the
+    // runtime from shutting down after a signal.
+    std::thread::spawn(move || {
+        let mut sink = [0u8; 256];
+        let mut stdin = std::io::stdin();
+        while matches!(std::io::Read::read(&mut stdin, &mut sink), Ok(n) if n > 0) {}
+        let _ = tx.send(());
+    });
+    let mut term = signal(SignalKind::terminate()).map_err(|e| format!("SIGTERM handler: {e}"))?;
+    let mut int = signal(SignalKind::interrupt()).map_err(|e| format!("SIGINT handler: {e}"))?;
+    Ok(tokio::select! {
+        _ = rx => "stdin_closed",
+        _ = term.recv() => "SIGTERM",
+        _ = int.recv() => "SIGINT",
+    })
+}
+
+/// `--hold N`: N fake brokers registered, unfenced and heartbeating until
+/// [`hold_until_released`], then unregistered.
+async fn hold(args: &Args, count: usize) -> Result<()> {
+    let recorder = Arc::new(Recorder {
+        phase: AtomicUsize::new(NOT_MEASURING),
+        phases: Mutex::new(Vec::new()),
+    });
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let golden = (5f64.sqrt() - 1.0) / 2.0;
+    let registering = Instant::now();
+    let (first_conn, first) = first_registration(args, args.first_id).await?;
+    let leader = first_conn.address.clone();
+    println!("leader address={leader}");
+    let mut admin = Conn::connect(&leader, "broker-load-admin").await?;
+    for id in &args.unregister {
+        unregister(&mut admin, *id).await?;
+    }
+    let mut pending = Some((first_conn, first));
+    let mut ids = Vec::new();
+    let mut unfenced: Vec<Arc<AtomicBool>> = Vec::new();
+    let mut tasks = Vec::new();
+    // Registered brokers are unregistered even when a later step fails.
+    let mut outcome: Result<()> = Ok(());
+    for index in 0..count {
+        let (conn, broker) = match pending.take() {
+            Some(p) => p,
+            None => {
+                let id = match i32::try_from(index) {
+                    Ok(i) => args.first_id.saturating_add(i),
+                    Err(e) => {
+                        outcome = Err(e.to_string());
+                        break;
+                    }
+                };
+                let registered = async {
+                    let mut conn =
+                        Conn::connect(&leader, &format!("broker-{id}-heartbeat")).await?;
+                    let broker = register(&mut conn, args, id, index)
+                        .await?
+                        .ok_or_else(|| format!("{leader} is no longer the active controller"))?;
+                    Ok::<_, String>((conn, broker))
+                }
+                .await;
+                match registered {
+                    Ok(r) => r,
+                    Err(e) => {
+                        outcome = Err(e);
+                        break;
+                    }
+                }
+            }
+        };
+        ids.push(broker.id);
+        let flag = Arc::new(AtomicBool::new(false));
+        unfenced.push(flag.clone());
+        let offset = args.interval.mul_f64((index as f64 * golden).fract());
+        tasks.push(tokio::spawn(heartbeat_loop(
+            conn,
+            broker,
+            tokio::time::Instant::now() + offset,
+            args.interval,
+            recorder.clone(),
+            flag,
+            stop_rx.clone(),
+        )));
+    }
+    let registered_in = registering.elapsed();
+    if outcome.is_ok() {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !unfenced.iter().all(|f| f.load(Ordering::Acquire)) {
+            if Instant::now() > deadline {
+                outcome = Err("not every fake broker was unfenced within 60 s".into());
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+    if outcome.is_ok() {
+        println!(
+            "ready brokers={count} first_id={} interval_ms={} register_ms={} all_unfenced_ms={}",
+            args.first_id,
+            args.interval.as_millis(),
+            registered_in.as_millis(),
+            registering.elapsed().as_millis()
+        );
+        // The script waits for that line on a pipe.
+        use std::io::Write;
+        let _ = std::io::stdout().flush();
+        match hold_until_released().await {
+            Ok(why) => eprintln!("broker_load: released ({why})"),
+            Err(e) => outcome = Err(e),
+        }
+    }
+    // A task that ended before the stop lost its connection (counted
+    // before the stop, which ends them all).
+    let stopped_early = tasks.iter().filter(|t| t.is_finished()).count();
+    let _ = stop_tx.send(true);
+    for t in tasks {
+        let _ = t.await;
+    }
+    let unregistering = Instant::now();
+    let mut errors = Vec::new();
+    for id in &ids {
+        if let Err(e) = unregister(&mut admin, *id).await {
+            errors.push(e);
+        }
+    }
+    println!(
+        "unregistered count={} errors={} ms={} heartbeats_stopped_early={stopped_early}",
+        ids.len(),
+        errors.len(),
+        unregistering.elapsed().as_millis()
+    );
+    outcome?;
+    if !errors.is_empty() {
+        return Err(errors.join("; "));
+    }
+    if stopped_early > 0 {
+        return Err(format!(
+            "{stopped_early} fake brokers stopped heartbeating before the end"
+        ));
+    }
+    Ok(())
+}
+
+/// CreateTopics version Kafka 4.4's clients send.
+const CREATE_TOPICS_VERSION: i16 = 7;
+/// DeleteTopics version Kafka 4.4's clients send.
+const DELETE_TOPICS_VERSION: i16 = 6;
+/// The controllers' own time limit for one CreateTopics/DeleteTopics call.
+const TOPICS_TIMEOUT_MS: i32 = 60_000;
+
+/// One CreateTopics or DeleteTopics call of `names`; `Ok(false)` when this
+/// controller is not the active one.
+async fn topics_call(conn: &mut Conn, job: &TopicsJob, names: &[String]) -> Result<bool> {
+    use kraft_protocol::messages::create_topics_request::{CreatableTopic, CreateTopicsRequest};
+    use kraft_protocol::messages::create_topics_response::CreateTopicsResponse;
+    use kraft_protocol::messages::delete_topics_request::{DeleteTopicState, DeleteTopicsRequest};
+    use kraft_protocol::messages::delete_topics_response::DeleteTopicsResponse;
+    let mut errors: Vec<(String, i16)> = Vec::new();
+    if job.create {
+        let request = CreateTopicsRequest {
+            topics: names
+                .iter()
+                .map(|n| CreatableTopic {
+                    name: StrBytes::from(n.as_str()),
+                    num_partitions: job.partitions,
+                    replication_factor: 3,
+                    ..Default::default()
+                })
+                .collect::<Vec<_>>()
+                .into(),
+            timeout_ms: TOPICS_TIMEOUT_MS,
+            validate_only: false,
+            ..Default::default()
+        };
+        let (response, _): (CreateTopicsResponse, _) = conn
+            .call(ApiKey::CreateTopics, CREATE_TOPICS_VERSION, &request)
+            .await?;
+        for t in response.topics.iter() {
+            if t.error_code != 0 {
+                errors.push((t.name.to_string(), t.error_code));
+            }
+        }
+        if response.topics.len() != names.len() && errors.is_empty() {
+            return Err(format!(
+                "{}: CreateTopics answered {} of {} topics",
+                conn.address,
+                response.topics.len(),
+                names.len()
+            ));
+        }
+    } else {
+        let request = DeleteTopicsRequest {
+            topics: names
+                .iter()
+                .map(|n| DeleteTopicState {
+                    name: Some(StrBytes::from(n.as_str())),
+                    ..Default::default()
+                })
+                .collect::<Vec<_>>()
+                .into(),
+            timeout_ms: TOPICS_TIMEOUT_MS,
+            ..Default::default()
+        };
+        let (response, _): (DeleteTopicsResponse, _) = conn
+            .call(ApiKey::DeleteTopics, DELETE_TOPICS_VERSION, &request)
+            .await?;
+        for t in response.responses.iter() {
+            if t.error_code != 0 {
+                let name = t.name.as_ref().map_or("?".to_string(), |n| n.to_string());
+                errors.push((name, t.error_code));
+            }
+        }
+    }
+    if !errors.is_empty()
+        && errors
+            .iter()
+            .all(|(_, e)| *e == ErrorCode::NotController.code())
+    {
+        return Ok(false);
+    }
+    if let Some((name, code)) = errors.first() {
+        return Err(format!(
+            "{}: {} of {} topics failed, e.g. {name}: {}",
+            conn.address,
+            errors.len(),
+            names.len(),
+            ErrorCode::from_code(*code).name()
+        ));
+    }
+    Ok(true)
+}
+
+/// `--create-topics` / `--delete-topics`: sequential calls of `batch`
+/// topics to the active controller (the first bootstrap server whose first
+/// call does not answer NOT_CONTROLLER, for up to 30 s).
+async fn topics_only(args: &Args, job: &TopicsJob) -> Result<()> {
+    let names: Vec<String> = (0..job.count)
+        .map(|i| format!("{}{i}", job.prefix))
+        .collect();
+    let mut chunks = names.chunks(job.batch);
+    let Some(first) = chunks.next() else {
+        return Ok(());
+    };
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let (mut conn, started) = 'found: loop {
+        for address in &args.bootstrap {
+            let mut conn = match Conn::connect(address, "broker-load-admin").await {
+                Ok(c) => c,
+                Err(e) => {
+                    eprintln!("broker_load: {e}");
+                    continue;
+                }
+            };
+            let started = Instant::now();
+            if topics_call(&mut conn, job, first).await? {
+                break 'found (conn, started);
+            }
+        }
+        if Instant::now() > deadline {
+            return Err("no controller took a topics request within 30 s".into());
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let mut calls = 1;
+    for chunk in chunks {
+        if !topics_call(&mut conn, job, chunk).await? {
+            return Err(format!(
+                "{} is no longer the active controller",
+                conn.address
+            ));
+        }
+        calls += 1;
+    }
+    let total = started.elapsed().as_secs_f64();
+    if job.create {
+        println!(
+            "create_batch via=controller client=broker_load topics={} partitions={} rf=3 batch={} calls={calls} total_s={total:.3} leader={}",
+            job.count, job.partitions, job.batch, conn.address
+        );
+    } else {
+        println!(
+            "delete_batch via=controller client=broker_load topics={} batch={} calls={calls} total_s={total:.3} leader={}",
+            job.count, job.batch, conn.address
+        );
+    }
+    Ok(())
+}
+
 async fn run(args: Args) -> Result<()> {
+    if let Some(job) = &args.topics {
+        return topics_only(&args, job).await;
+    }
+    if let Some(count) = args.hold {
+        return hold(&args, count).await;
+    }
     if args.phases.is_empty() {
         return unregister_only(&args).await;
     }
