@@ -16,7 +16,7 @@ use kraft_protocol::messages::access_control_entry_record::AccessControlEntryRec
 use kraft_protocol::messages::remove_access_control_entry_record::RemoveAccessControlEntryRecord;
 use kraft_protocol::Uuid;
 
-use super::{MetadataRecord, ReplayError, WriteError, WriteOptions};
+use super::{MetadataRecord, RecordSink, ReplayError, WriteError, WriteOptions};
 use crate::java::uuid_to_text;
 
 /// One access control entry (Kafka's `StandardAcl`), with its codes as
@@ -131,7 +131,7 @@ impl AclsImage {
     pub(super) fn write(
         &self,
         _options: &WriteOptions,
-        out: &mut Vec<MetadataRecord>,
+        out: &mut impl RecordSink,
     ) -> Result<(), WriteError> {
         for (id, acl) in &self.acls {
             out.push(MetadataRecord::new(acl.to_record(*id), 0));

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use kraft_protocol::messages::client_quota_record::{ClientQuotaRecord, EntityData};
 
-use super::{MetadataRecord, ReplayError, WriteError, WriteOptions};
+use super::{MetadataRecord, RecordSink, ReplayError, WriteError, WriteOptions};
 
 /// A quota entity (Kafka's `ClientQuotaEntity`): entity type (`user`,
 /// `client-id`, `ip`) → entity name, `None` for the default entity of that
@@ -117,7 +117,7 @@ impl ClientQuotasImage {
     pub(super) fn write(
         &self,
         _options: &WriteOptions,
-        out: &mut Vec<MetadataRecord>,
+        out: &mut impl RecordSink,
     ) -> Result<(), WriteError> {
         for (entity, quotas) in &self.entities {
             for (key, value) in quotas {

@@ -17,7 +17,7 @@ use kraft_protocol::messages::unregister_controller_record::UnregisterController
 use kraft_protocol::Uuid;
 
 use super::partition::java_uuid_list;
-use super::{MetadataRecord, ReplayError, WriteError, WriteOptions};
+use super::{MetadataRecord, RecordSink, ReplayError, WriteError, WriteOptions};
 use crate::features::VersionRange;
 use crate::java::uuid_to_text;
 
@@ -638,7 +638,7 @@ impl ClusterImage {
     pub(super) fn write(
         &self,
         options: &WriteOptions,
-        out: &mut Vec<MetadataRecord>,
+        out: &mut impl RecordSink,
     ) -> Result<(), WriteError> {
         for b in self.brokers.values() {
             out.push(b.to_record(options)?);

@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 
 use kraft_protocol::messages::config_record::ConfigRecord;
 
-use super::{MetadataRecord, ReplayError, WriteError, WriteOptions};
+use super::{MetadataRecord, RecordSink, ReplayError, WriteError, WriteOptions};
 
 /// A configured resource: its type id (Kafka's `ConfigResource.Type`) and
 /// name.
@@ -126,7 +126,7 @@ impl ConfigurationsImage {
     pub(super) fn write(
         &self,
         _options: &WriteOptions,
-        out: &mut Vec<MetadataRecord>,
+        out: &mut impl RecordSink,
     ) -> Result<(), WriteError> {
         for (resource, config) in &self.data {
             for (key, value) in config {

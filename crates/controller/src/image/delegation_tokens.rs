@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use kraft_protocol::messages::delegation_token_record::DelegationTokenRecord;
 use kraft_protocol::messages::remove_delegation_token_record::RemoveDelegationTokenRecord;
 
-use super::{MetadataRecord, ReplayError, WriteError, WriteOptions};
+use super::{MetadataRecord, RecordSink, ReplayError, WriteError, WriteOptions};
 
 /// One delegation token (Kafka's `DelegationTokenData` /
 /// `TokenInformation`). Principals are `type:name` strings.
@@ -127,7 +127,7 @@ impl DelegationTokensImage {
     pub(super) fn write(
         &self,
         options: &WriteOptions,
-        out: &mut Vec<MetadataRecord>,
+        out: &mut impl RecordSink,
     ) -> Result<(), WriteError> {
         if options.metadata_version.is_delegation_token_supported() {
             for token in self.tokens.values() {

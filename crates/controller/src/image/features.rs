@@ -2,7 +2,7 @@
 
 use kraft_protocol::messages::feature_level_record::FeatureLevelRecord;
 
-use super::{MetadataRecord, ReplayError, WriteOptions};
+use super::{MetadataRecord, RecordSink, ReplayError, WriteOptions};
 use crate::features::{MetadataVersion, KRAFT_VERSION, METADATA_VERSION};
 
 /// metadata.version and the other finalized features. kraft.version is not
@@ -84,7 +84,7 @@ impl FeaturesImage {
 
     /// metadata.version first (Kafka's snapshots start with it), then the
     /// other finalized features.
-    pub(super) fn write(&self, options: &WriteOptions, out: &mut Vec<MetadataRecord>) {
+    pub(super) fn write(&self, options: &WriteOptions, out: &mut impl RecordSink) {
         out.push(MetadataRecord::feature_level(
             METADATA_VERSION,
             options.metadata_version.feature_level(),

@@ -39,6 +39,61 @@ mod producer_ids;
 mod record;
 mod scram;
 mod shared;
+/// Where the image writes its records, in order: a list
+/// ([`MetadataImage::to_records`]) or an encoder
+/// ([`MetadataImage::to_values`]).
+pub(crate) trait RecordSink {
+    /// Takes the next record.
+    fn push(&mut self, record: MetadataRecord);
+}
+
+impl RecordSink for Vec<MetadataRecord> {
+    fn push(&mut self, record: MetadataRecord) {
+        Vec::push(self, record);
+    }
+}
+
+/// The size of the shared buffers [`EncodingSink`] encodes into.
+const ENCODING_CHUNK_BYTES: usize = 1 << 20;
+
+/// Encodes each record as it arrives; the values are slices of shared
+/// buffers of [`ENCODING_CHUNK_BYTES`] (or one record's size, if larger).
+#[derive(Default)]
+struct EncodingSink {
+    buffer: BytesMut,
+    values: Vec<Bytes>,
+    error: Option<WriteError>,
+}
+
+impl RecordSink for EncodingSink {
+    fn push(&mut self, record: MetadataRecord) {
+        if self.error.is_some() {
+            return;
+        }
+        match record.encode() {
+            Ok(value) => {
+                if self.buffer.capacity() < value.len() {
+                    // A fresh buffer: the full one stays shared by the
+                    // values already split off it.
+                    self.buffer = BytesMut::with_capacity(ENCODING_CHUNK_BYTES.max(value.len()));
+                }
+                self.buffer.extend_from_slice(&value);
+                self.values.push(self.buffer.split().freeze());
+            }
+            Err(e) => self.error = Some(e.into()),
+        }
+    }
+}
+
+impl EncodingSink {
+    fn finish(self) -> Result<Vec<Bytes>, WriteError> {
+        match self.error {
+            Some(e) => Err(e),
+            None => Ok(self.values),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests;
 mod topics;
@@ -46,7 +101,7 @@ mod topics;
 use std::collections::BTreeMap;
 use std::fmt;
 
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 use kraft_protocol::records::{MetadataRecordError, MetadataRecordHeader};
 use kraft_protocol::{DecodeError, EncodeError, MetadataRecordBody, MetadataRecordType};
 
@@ -544,29 +599,37 @@ impl MetadataImage {
     /// topics, configs, client quotas, producer ids, ACLs, SCRAM, delegation
     /// tokens; each at the version the metadata.version selects.
     pub fn to_records(&self) -> Result<Vec<MetadataRecord>, WriteError> {
+        let mut out = Vec::new();
+        self.write_to(&mut out)?;
+        Ok(out)
+    }
+
+    /// [`MetadataImage::to_records`], framed. Each record is encoded as it
+    /// is written, into a few large shared buffers: a snapshot of a big
+    /// image never holds its records as structures, nor one allocation per
+    /// record, so the memory it needs is about the snapshot's size and goes
+    /// back to the allocator in large pieces.
+    pub fn to_values(&self) -> Result<Vec<Bytes>, WriteError> {
+        let mut sink = EncodingSink::default();
+        self.write_to(&mut sink)?;
+        sink.finish()
+    }
+
+    fn write_to(&self, out: &mut impl RecordSink) -> Result<(), WriteError> {
         if let Some(e) = self.unwritable() {
             return Err(e);
         }
         let options = self.write_options().ok_or(WriteError::NoMetadataVersion)?;
-        let mut out = Vec::new();
-        self.features.write(&options, &mut out);
-        self.cluster.write(&options, &mut out)?;
-        self.topics.write(&options, &mut out)?;
-        self.configs.write(&options, &mut out)?;
-        self.client_quotas.write(&options, &mut out)?;
-        self.producer_ids.write(&options, &mut out)?;
-        self.acls.write(&options, &mut out)?;
-        self.scram.write(&options, &mut out)?;
-        self.delegation_tokens.write(&options, &mut out)?;
-        Ok(out)
-    }
-
-    /// [`MetadataImage::to_records`], framed.
-    pub fn to_values(&self) -> Result<Vec<Bytes>, WriteError> {
-        self.to_records()?
-            .iter()
-            .map(|r| Ok(Bytes::from(r.encode()?)))
-            .collect()
+        self.features.write(&options, out);
+        self.cluster.write(&options, out)?;
+        self.topics.write(&options, out)?;
+        self.configs.write(&options, out)?;
+        self.client_quotas.write(&options, out)?;
+        self.producer_ids.write(&options, out)?;
+        self.acls.write(&options, out)?;
+        self.scram.write(&options, out)?;
+        self.delegation_tokens.write(&options, out)?;
+        Ok(())
     }
 
     /// Rebuilds an image from snapshot records.

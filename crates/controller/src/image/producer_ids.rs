@@ -3,7 +3,7 @@
 
 use kraft_protocol::messages::producer_ids_record::ProducerIdsRecord;
 
-use super::{MetadataRecord, ReplayError, WriteError, WriteOptions};
+use super::{MetadataRecord, RecordSink, ReplayError, WriteError, WriteOptions};
 
 /// The next producer id to hand out (Kafka's `ProducerIdsImage`): -1 until a
 /// ProducerIdsRecord is replayed.
@@ -43,7 +43,7 @@ impl ProducerIdsImage {
     pub(super) fn write(
         &self,
         _options: &WriteOptions,
-        out: &mut Vec<MetadataRecord>,
+        out: &mut impl RecordSink,
     ) -> Result<(), WriteError> {
         if self.next_producer_id >= 0 {
             out.push(MetadataRecord::new(

@@ -13,7 +13,7 @@ use bytes::Bytes;
 use kraft_protocol::messages::remove_user_scram_credential_record::RemoveUserScramCredentialRecord;
 use kraft_protocol::messages::user_scram_credential_record::UserScramCredentialRecord;
 
-use super::{MetadataRecord, ReplayError, WriteError, WriteOptions};
+use super::{MetadataRecord, RecordSink, ReplayError, WriteError, WriteOptions};
 
 /// One user's credential for one mechanism (Kafka's
 /// `ScramCredentialData`). Its `Debug` output hides every field, as Kafka's
@@ -117,7 +117,7 @@ impl ScramImage {
     pub(super) fn write(
         &self,
         options: &WriteOptions,
-        out: &mut Vec<MetadataRecord>,
+        out: &mut impl RecordSink,
     ) -> Result<(), WriteError> {
         if options.metadata_version.is_scram_supported() {
             for (mechanism, users) in &self.mechanisms {

@@ -375,3 +375,34 @@ fn repeated_names_keep_their_last_entry_and_order_does_not_matter() {
     );
     assert_ne!(features(&["group.version"]), features(&["share.version"]));
 }
+
+#[test]
+fn values_are_the_encoded_records_across_shared_buffers() {
+    use crate::replication::test_support::ImageBuilder;
+    // About 3.7 MiB of records: the encodings span several shared buffers.
+    let mut builder = ImageBuilder::new(33, true).brokers(&[1, 2, 3]);
+    for t in 0..10_000u64 {
+        let assignments: Vec<&[i32]> = vec![&[1, 2, 3], &[2, 3, 1], &[3, 1, 2]];
+        builder = builder.topic(
+            &format!("topic-{t}"),
+            Uuid::from_u64_pair(7, t + 1),
+            &assignments,
+        );
+    }
+    let image = builder.build();
+    let records = image.to_records().expect("records");
+    let values = image.to_values().expect("values");
+    assert_eq!(values.len(), records.len());
+    let total: usize = values.iter().map(Bytes::len).sum();
+    assert!(
+        total > 2 * ENCODING_CHUNK_BYTES,
+        "{total} bytes: the test must cross buffers"
+    );
+    for (i, (value, record)) in values.iter().zip(&records).enumerate() {
+        assert_eq!(
+            value.as_ref(),
+            record.encode().expect("encodes").as_slice(),
+            "record {i}"
+        );
+    }
+}

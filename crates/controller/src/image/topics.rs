@@ -24,7 +24,7 @@ use kraft_protocol::messages::topic_record::TopicRecord;
 use kraft_protocol::Uuid;
 
 use super::partition::{DirectoryTable, PackedPartition, PartitionRegistration};
-use super::{MetadataRecord, ReplayError, WriteError, WriteOptions};
+use super::{MetadataRecord, RecordSink, ReplayError, WriteError, WriteOptions};
 use crate::java::uuid_to_text;
 
 /// How far past the end of a topic's dense partitions a new partition id
@@ -212,11 +212,7 @@ impl<'a> TopicImage<'a> {
     }
 
     /// Kafka's `TopicImage.write`: the TopicRecord, then each partition by id.
-    fn write(
-        self,
-        options: &WriteOptions,
-        out: &mut Vec<MetadataRecord>,
-    ) -> Result<(), WriteError> {
+    fn write(self, options: &WriteOptions, out: &mut impl RecordSink) -> Result<(), WriteError> {
         out.push(MetadataRecord::new(
             TopicRecord {
                 name: self.name().into(),
@@ -456,7 +452,7 @@ impl TopicsImage {
     pub(super) fn write(
         &self,
         options: &WriteOptions,
-        out: &mut Vec<MetadataRecord>,
+        out: &mut impl RecordSink,
     ) -> Result<(), WriteError> {
         for topic in self.topics() {
             topic.write(options, out)?;
