@@ -682,15 +682,18 @@ impl ControllerNode {
     }
 }
 
-/// Fences brokers whose session expired, every eighth of the session
-/// timeout, while this node is the active controller.
+/// Fences brokers whose session expired, while this node is the active
+/// controller: just after the first session expires, and at least every
+/// eighth of the session timeout.
 fn spawn_session_checker(controller: Arc<Controller>) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
-        let interval = controller
-            .session_check_interval()
-            .max(Duration::from_millis(10));
         loop {
-            tokio::time::sleep(interval).await;
+            let now = std::time::Instant::now();
+            let wait = controller
+                .next_session_check(now)
+                .saturating_duration_since(now)
+                .max(Duration::from_millis(1));
+            tokio::time::sleep(wait).await;
             controller.fence_stale_brokers().await;
         }
     })

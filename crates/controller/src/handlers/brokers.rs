@@ -652,16 +652,69 @@ impl Controller {
         }
     }
 
-    /// How often [`Controller::fence_stale_brokers`] should run: an eighth
-    /// of the session timeout.
+    /// How often [`Controller::fence_stale_brokers`] runs at least: an
+    /// eighth of the session timeout (Kafka's period).
     pub fn session_check_interval(&self) -> Duration {
         self.settings.broker_session_timeout / 8
     }
+
+    /// When [`Controller::fence_stale_brokers`] should run next, checked at
+    /// `now`: just after the first session expires, or one
+    /// [`Controller::session_check_interval`] from now, whichever comes
+    /// first. Kafka checks every eighth of the timeout, so a broker is
+    /// fenced up to that long after its session expired; here it is fenced
+    /// as soon as it expired.
+    pub fn next_session_check(&self, now: Instant) -> Instant {
+        let expiry = self.sessions.lock().ok().and_then(|s| s.next_expiry());
+        next_session_check(now, expiry, self.session_check_interval())
+    }
 }
+
+/// The next session check at `now`: [`SESSION_EXPIRY_MARGIN`] after the
+/// first session's `expiry`, at most `interval` from now (a session started
+/// later expires later, so the wait is never too long), and never in the
+/// past.
+fn next_session_check(now: Instant, expiry: Option<Instant>, interval: Duration) -> Instant {
+    let latest = now + interval;
+    match expiry {
+        Some(expiry) => (expiry + SESSION_EXPIRY_MARGIN).clamp(now, latest),
+        None => latest,
+    }
+}
+
+/// How long after a session's expiry it is checked: a session expires once
+/// strictly more than the timeout has passed.
+const SESSION_EXPIRY_MARGIN: Duration = Duration::from_millis(1);
 
 /// A heartbeat's answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct HeartbeatReply {
     is_caught_up: bool,
     next: BrokerControlState,
+}
+
+#[cfg(test)]
+mod session_check_tests {
+    use super::*;
+
+    #[test]
+    fn the_check_runs_just_after_the_first_expiry_and_at_least_every_interval() {
+        let now = Instant::now();
+        let interval = Duration::from_millis(1125);
+        let ms = Duration::from_millis;
+        assert_eq!(next_session_check(now, None, interval), now + interval);
+        // An expiry within the interval: 1 ms after it.
+        assert_eq!(
+            next_session_check(now, Some(now + ms(300)), interval),
+            now + ms(301)
+        );
+        // One further away: the interval.
+        assert_eq!(
+            next_session_check(now, Some(now + ms(5000)), interval),
+            now + interval
+        );
+        // One already past (a check that is late): now.
+        let later = now + ms(10);
+        assert_eq!(next_session_check(later, Some(now), interval), later);
+    }
 }

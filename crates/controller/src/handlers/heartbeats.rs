@@ -88,6 +88,16 @@ impl SessionTracker {
             .is_some_and(|c| !self.is_expired(*c, now))
     }
 
+    /// When the first session expires if no heartbeat renews it: the
+    /// oldest contact plus the timeout (a session is expired once more than
+    /// the timeout has passed). `None` without sessions.
+    pub fn next_expiry(&self) -> Option<Instant> {
+        self.contacts
+            .values()
+            .min()
+            .map(|oldest| *oldest + self.session_timeout)
+    }
+
     /// Removes and returns one expired session, if any (the one with the
     /// oldest contact; Kafka takes any).
     pub fn remove_expired(&mut self, now: Instant) -> Option<BrokerIdAndEpoch> {
@@ -415,6 +425,28 @@ mod tests {
         // A heartbeat that leaves it fenced ends the controlled shutdown.
         h.touch(1, true, 7);
         assert_eq!(h.current_state(1), Some(Fenced));
+    }
+
+    #[test]
+    fn the_next_expiry_is_the_oldest_contact_plus_the_timeout() {
+        let mut t = SessionTracker::new(Duration::from_millis(100));
+        let now = Instant::now();
+        assert_eq!(t.next_expiry(), None, "no sessions");
+        t.activate(1, &ClusterImage::default(), now);
+        let (a, b) = (
+            BrokerIdAndEpoch { id: 1, epoch: 5 },
+            BrokerIdAndEpoch { id: 2, epoch: 6 },
+        );
+        assert!(t.track(1, a, now + Duration::from_millis(30)));
+        assert!(t.track(1, b, now + Duration::from_millis(10)));
+        assert_eq!(t.next_expiry(), Some(now + Duration::from_millis(110)));
+        // A heartbeat of the oldest moves the expiry to the next one.
+        assert!(t.track(1, b, now + Duration::from_millis(50)));
+        assert_eq!(t.next_expiry(), Some(now + Duration::from_millis(130)));
+        // Just past it, that session is the expired one.
+        assert_eq!(t.remove_expired(now + Duration::from_millis(130)), None);
+        assert_eq!(t.remove_expired(now + Duration::from_millis(131)), Some(a));
+        assert_eq!(t.next_expiry(), Some(now + Duration::from_millis(150)));
     }
 
     #[test]
