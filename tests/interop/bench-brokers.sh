@@ -40,8 +40,9 @@
 #    BB_TOPICS topics x BB_PARTITIONS partitions RF 3 in calls of BB_BATCH,
 #    the controllers' VmRSS (and for Java the heap used after jcmd GC.run)
 #    while they exist, and their deletion; between the two (on brokers not
-#    yet loaded with 30,000 replicas), SIGKILL of the broker leading most
-#    one-topic partitions, describeTopics polled until each has another
+#    yet loaded with 30,000 replicas), BB_FAILOVERS (default 3) times: once
+#    every one-topic partition has 3 in its ISR, SIGKILL of the broker
+#    leading most of them, describeTopics polled until each has another
 #    leader, and its restart; the brokers are then stopped and unregistered;
 # 4. per quorum in turn, BROKER_LOAD_BINARY
 #    (crates/controller/examples/broker_load.rs) registers fake brokers (3,
@@ -51,8 +52,11 @@
 #    partitions (default 10,000 x 10 = 100,000, RF 3) on BB_BIG_BROKERS fake
 #    brokers (ids 300..., `broker_load --hold`: registered, unfenced, kept
 #    heartbeating every BB_HEARTBEAT_MS until its stdin closes; Java brokers
-#    could not host 300,000 replicas on this machine), the topics created
-#    by `broker_load --create-topics` (CreateTopics v7 straight to the
+#    could not host 300,000 replicas on this machine); first BB_SINGLE
+#    sequential CreateTopics of one topic of one partition (RF 3) straight
+#    to the active controller, each call timed from request written to
+#    answer read (`direct_create_batch`, call_p50_ms/call_p99_ms), deleted
+#    again; then the topics created by `broker_load --create-topics` (CreateTopics v7 straight to the
 #    active controller, BB_BATCH topics a call: no broker, and no Admin
 #    client, see step 3; `big_create_batch`);
 #    then, bounded, until every controller has written a snapshot at or past
@@ -111,6 +115,7 @@ start_timeout=${BB_START_TIMEOUT:-150}
 rounds=${BB_ROUNDS:-4}
 warmup_rounds=${BB_WARMUP_ROUNDS:-1}
 single_n=${BB_SINGLE:-50}
+failovers=${BB_FAILOVERS:-3}
 topics_n=${BB_TOPICS:-1000}
 partitions_n=${BB_PARTITIONS:-10}
 batch_n=${BB_BATCH:-100}
@@ -420,22 +425,32 @@ broker.session.timeout.ms=$session_ms" bash "$kq" format-broker "$d" "$id" >/dev
     line=$(bash "$kq" java "$d" org.kraftrs.interop.TopicBench single "$bs" one- 5 "$single_n" 2>"$d/topicbench.err") ||
         fail "TopicBench single failed: $(tail -n 5 "$d/topicbench.err")"
     emit "$(grep '^create_single' <<<"$line")"
-    # The victim (TopicBench picks it): the broker leading the most one-topic partitions.
-    line=$(bash "$kq" java "$d" org.kraftrs.interop.TopicBench failover "$bs" one- "$single_n" "4=${bpid[4]},5=${bpid[5]},6=${bpid[6]}" 2>>"$d/topicbench.err") ||
-        fail "TopicBench failover failed: $(tail -n 5 "$d/topicbench.err")"
-    emit "$(grep '^failover' <<<"$line") session_ms=$session_ms"
-    # Restart the victim (same data) for the batch, RF 3 needs all three.
-    local victim
-    victim=$(grep -o 'victim=[0-9]*' <<<"$line" | cut -d= -f2)
-    wait "${bpid[$victim]}" 2>/dev/null || true
-    bash "$kq" run-node "$d" "$victim" >>"$d/node$victim/server.log" 2>&1 &
-    bpid[$victim]=$!
-    deadline=$((SECONDS + start_timeout))
-    until (($(grep -cF "The broker has been unfenced" "$d/node$victim/server.log") >= 2)); do
-        kill -0 "${bpid[$victim]}" 2>/dev/null || fail "broker $victim exited after its restart"
-        ((SECONDS < deadline)) || fail "broker $victim was not unfenced again within ${start_timeout}s"
-        sleep 0.2
+    # BB_FAILOVERS samples, each: wait until every one-topic partition has
+    # all 3 replicas in its ISR, SIGKILL the broker leading the most of
+    # them (TopicBench picks it), time until each has another leader, and
+    # restart the victim (same data) until it is unfenced again.
+    local victim sample unfenced_before
+    for ((sample = 1; sample <= failovers; sample++)); do
+        bash "$kq" java "$d" org.kraftrs.interop.TopicBench isr "$bs" one- "$single_n" >>"$d/topicbench.out" 2>>"$d/topicbench.err" ||
+            fail "TopicBench isr (before failover $sample) failed: $(tail -n 5 "$d/topicbench.err")"
+        line=$(bash "$kq" java "$d" org.kraftrs.interop.TopicBench failover "$bs" one- "$single_n" "4=${bpid[4]},5=${bpid[5]},6=${bpid[6]}" 2>>"$d/topicbench.err") ||
+            fail "TopicBench failover $sample failed: $(tail -n 5 "$d/topicbench.err")"
+        emit "$(grep '^failover' <<<"$line") sample=$sample session_ms=$session_ms"
+        victim=$(grep -o 'victim=[0-9]*' <<<"$line" | cut -d= -f2)
+        unfenced_before=$(grep -cF "The broker has been unfenced" "$d/node$victim/server.log" || true)
+        wait "${bpid[$victim]}" 2>/dev/null || true
+        bash "$kq" run-node "$d" "$victim" >>"$d/node$victim/server.log" 2>&1 &
+        bpid[$victim]=$!
+        deadline=$((SECONDS + start_timeout))
+        until (($(grep -cF "The broker has been unfenced" "$d/node$victim/server.log") > unfenced_before)); do
+            kill -0 "${bpid[$victim]}" 2>/dev/null || fail "broker $victim exited after its restart"
+            ((SECONDS < deadline)) || fail "broker $victim was not unfenced again within ${start_timeout}s"
+            sleep 0.2
+        done
     done
+    # The batch needs all three replicas of every partition in sync.
+    bash "$kq" java "$d" org.kraftrs.interop.TopicBench isr "$bs" one- "$single_n" >>"$d/topicbench.out" 2>>"$d/topicbench.err" ||
+        fail "TopicBench isr (after the failovers) failed: $(tail -n 5 "$d/topicbench.err")"
     if ((topics_n > 0)); then
         local fifo="$d/topicbench.in" tb
         rm -f "$fifo"
@@ -511,6 +526,16 @@ big_phase() {
         sleep 0.2
     done
     emit "big_$(grep '^ready' "$hold_out")"
+    # One topic of one partition a call, straight to the active controller:
+    # the controller's own CreateTopics latency, without a Java broker's
+    # forwarding and Admin client in front (deleted again at once).
+    timeout 120 "$loadgen" --bootstrap "$cbs" --cluster-id "$cluster_id" \
+        --create-topics "direct-:$single_n:1:1" >"$d/directcreate.out" 2>"$d/directcreate.err" ||
+        fail "broker_load --create-topics direct-:$single_n:1:1 failed: $(tail -n 5 "$d/directcreate.err")"
+    emit "direct_$(grep '^create_batch' "$d/directcreate.out")"
+    timeout 120 "$loadgen" --bootstrap "$cbs" --cluster-id "$cluster_id" \
+        --delete-topics "direct-:$single_n:$single_n" >"$d/directdelete.out" 2>"$d/directdelete.err" ||
+        fail "broker_load --delete-topics direct-:$single_n failed: $(tail -n 5 "$d/directdelete.err")"
     timeout "$big_timeout" "$loadgen" --bootstrap "$cbs" --cluster-id "$cluster_id" \
         --create-topics "big-:$big_topics:$big_partitions:$batch_n" >"$d/bigcreate.out" 2>"$d/bigcreate.err" ||
         fail "broker_load --create-topics ($total partitions) failed: $(tail -n 5 "$d/bigcreate.err")"

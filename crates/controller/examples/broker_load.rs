@@ -516,6 +516,63 @@ impl Recorder {
     }
 }
 
+/// The fake brokers started so far, each heartbeating on its own task.
+struct Fleet {
+    interval: Duration,
+    recorder: Arc<Recorder>,
+    stop: watch::Receiver<bool>,
+    ids: Vec<i32>,
+    unfenced: Vec<Arc<AtomicBool>>,
+    tasks: Vec<tokio::task::JoinHandle<()>>,
+}
+
+impl Fleet {
+    fn new(interval: Duration, recorder: Arc<Recorder>, stop: watch::Receiver<bool>) -> Self {
+        Fleet {
+            interval,
+            recorder,
+            stop,
+            ids: Vec::new(),
+            unfenced: Vec::new(),
+            tasks: Vec::new(),
+        }
+    }
+
+    /// Starts `broker`'s heartbeats on `conn`; the n-th broker's first one
+    /// is offset into the interval by n times the golden ratio, so the
+    /// brokers do not queue behind each other.
+    fn launch(&mut self, conn: Conn, broker: Registered) {
+        let golden = (5f64.sqrt() - 1.0) / 2.0;
+        let offset = self
+            .interval
+            .mul_f64((self.ids.len() as f64 * golden).fract());
+        self.ids.push(broker.id);
+        let flag = Arc::new(AtomicBool::new(false));
+        self.unfenced.push(flag.clone());
+        self.tasks.push(tokio::spawn(heartbeat_loop(
+            conn,
+            broker,
+            tokio::time::Instant::now() + offset,
+            self.interval,
+            self.recorder.clone(),
+            flag,
+            self.stop.clone(),
+        )));
+    }
+
+    fn all_unfenced(&self) -> bool {
+        self.unfenced.iter().all(|f| f.load(Ordering::Acquire))
+    }
+
+    /// Waits for every heartbeat task (after the stop was sent); the ids.
+    async fn stopped(self) -> Vec<i32> {
+        for t in self.tasks {
+            let _ = t.await;
+        }
+        self.ids
+    }
+}
+
 /// Heartbeats every `interval` from `first` until `stop` turns true.
 async fn heartbeat_loop(
     mut conn: Conn,
@@ -747,7 +804,7 @@ async fn hold(args: &Args, count: usize) -> Result<()> {
         phases: Mutex::new(Vec::new()),
     });
     let (stop_tx, stop_rx) = watch::channel(false);
-    let golden = (5f64.sqrt() - 1.0) / 2.0;
+    let mut fleet = Fleet::new(args.interval, recorder, stop_rx);
     let registering = Instant::now();
     let (first_conn, first) = first_registration(args, args.first_id).await?;
     let leader = first_conn.address.clone();
@@ -757,9 +814,6 @@ async fn hold(args: &Args, count: usize) -> Result<()> {
         unregister(&mut admin, *id).await?;
     }
     let mut pending = Some((first_conn, first));
-    let mut ids = Vec::new();
-    let mut unfenced: Vec<Arc<AtomicBool>> = Vec::new();
-    let mut tasks = Vec::new();
     // Registered brokers are unregistered even when a later step fails.
     let mut outcome: Result<()> = Ok(());
     for index in 0..count {
@@ -791,24 +845,12 @@ async fn hold(args: &Args, count: usize) -> Result<()> {
                 }
             }
         };
-        ids.push(broker.id);
-        let flag = Arc::new(AtomicBool::new(false));
-        unfenced.push(flag.clone());
-        let offset = args.interval.mul_f64((index as f64 * golden).fract());
-        tasks.push(tokio::spawn(heartbeat_loop(
-            conn,
-            broker,
-            tokio::time::Instant::now() + offset,
-            args.interval,
-            recorder.clone(),
-            flag,
-            stop_rx.clone(),
-        )));
+        fleet.launch(conn, broker);
     }
     let registered_in = registering.elapsed();
     if outcome.is_ok() {
         let deadline = Instant::now() + Duration::from_secs(60);
-        while !unfenced.iter().all(|f| f.load(Ordering::Acquire)) {
+        while !fleet.all_unfenced() {
             if Instant::now() > deadline {
                 outcome = Err("not every fake broker was unfenced within 60 s".into());
                 break;
@@ -834,11 +876,9 @@ async fn hold(args: &Args, count: usize) -> Result<()> {
     }
     // A task that ended before the stop lost its connection (counted
     // before the stop, which ends them all).
-    let stopped_early = tasks.iter().filter(|t| t.is_finished()).count();
+    let stopped_early = fleet.tasks.iter().filter(|t| t.is_finished()).count();
     let _ = stop_tx.send(true);
-    for t in tasks {
-        let _ = t.await;
-    }
+    let ids = fleet.stopped().await;
     let unregistering = Instant::now();
     let mut errors = Vec::new();
     for id in &ids {
@@ -965,7 +1005,7 @@ async fn topics_only(args: &Args, job: &TopicsJob) -> Result<()> {
         return Ok(());
     };
     let deadline = Instant::now() + Duration::from_secs(30);
-    let (mut conn, started) = 'found: loop {
+    let (mut conn, started, first_call) = 'found: loop {
         for address in &args.bootstrap {
             let mut conn = match Conn::connect(address, "broker-load-admin").await {
                 Ok(c) => c,
@@ -976,7 +1016,7 @@ async fn topics_only(args: &Args, job: &TopicsJob) -> Result<()> {
             };
             let started = Instant::now();
             if topics_call(&mut conn, job, first).await? {
-                break 'found (conn, started);
+                break 'found (conn, started, started.elapsed());
             }
         }
         if Instant::now() > deadline {
@@ -984,25 +1024,40 @@ async fn topics_only(args: &Args, job: &TopicsJob) -> Result<()> {
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
-    let mut calls = 1;
+    // Each call's round trip: request written to answer read, the answer
+    // sent once the records are committed and applied.
+    let mut call_times = vec![first_call];
     for chunk in chunks {
+        let t0 = Instant::now();
         if !topics_call(&mut conn, job, chunk).await? {
             return Err(format!(
                 "{} is no longer the active controller",
                 conn.address
             ));
         }
-        calls += 1;
+        call_times.push(t0.elapsed());
     }
+    let calls = call_times.len();
     let total = started.elapsed().as_secs_f64();
+    call_times.sort_unstable();
+    let call_ms = |q: f64| {
+        let i = ((q * calls as f64).ceil() as usize).clamp(1, calls) - 1;
+        call_times[i].as_secs_f64() * 1000.0
+    };
+    let latencies = format!(
+        "call_p50_ms={:.2} call_p99_ms={:.2} call_max_ms={:.2}",
+        call_ms(0.5),
+        call_ms(0.99),
+        call_ms(1.0)
+    );
     if job.create {
         println!(
-            "create_batch via=controller client=broker_load topics={} partitions={} rf=3 batch={} calls={calls} total_s={total:.3} leader={}",
+            "create_batch via=controller client=broker_load topics={} partitions={} rf=3 batch={} calls={calls} total_s={total:.3} {latencies} leader={}",
             job.count, job.partitions, job.batch, conn.address
         );
     } else {
         println!(
-            "delete_batch via=controller client=broker_load topics={} batch={} calls={calls} total_s={total:.3} leader={}",
+            "delete_batch via=controller client=broker_load topics={} batch={} calls={calls} total_s={total:.3} {latencies} leader={}",
             job.count, job.batch, conn.address
         );
     }
@@ -1030,11 +1085,8 @@ async fn run(args: Args) -> Result<()> {
     let sampler_stop = Arc::new(AtomicBool::new(false));
     let sampler = spawn_sampler(args.pids.clone(), sampler_stop.clone());
     let (stop_tx, stop_rx) = watch::channel(false);
-    let mut tasks = Vec::new();
-    let mut unfenced: Vec<Arc<AtomicBool>> = Vec::new();
-    let mut ids = Vec::new();
+    let mut fleet = Fleet::new(args.interval, recorder.clone(), stop_rx);
     let mut windows = Vec::new();
-    let golden = (5f64.sqrt() - 1.0) / 2.0;
 
     let (first_conn, first) = first_registration(&args, args.first_id).await?;
     let leader = first_conn.address.clone();
@@ -1046,8 +1098,8 @@ async fn run(args: Args) -> Result<()> {
     let mut pending = Some((first_conn, first));
     for (phase, &count) in args.phases.iter().enumerate() {
         let registering = Instant::now();
-        while ids.len() < count {
-            let index = ids.len();
+        while fleet.ids.len() < count {
+            let index = fleet.ids.len();
             let (conn, broker) = match pending.take() {
                 Some(p) => p,
                 None => {
@@ -1060,23 +1112,11 @@ async fn run(args: Args) -> Result<()> {
                     (conn, broker)
                 }
             };
-            ids.push(broker.id);
-            let flag = Arc::new(AtomicBool::new(false));
-            unfenced.push(flag.clone());
-            let offset = args.interval.mul_f64((index as f64 * golden).fract());
-            tasks.push(tokio::spawn(heartbeat_loop(
-                conn,
-                broker,
-                tokio::time::Instant::now() + offset,
-                args.interval,
-                recorder.clone(),
-                flag,
-                stop_rx.clone(),
-            )));
+            fleet.launch(conn, broker);
         }
         let registered_in = registering.elapsed();
         let deadline = Instant::now() + Duration::from_secs(30);
-        while !unfenced.iter().all(|f| f.load(Ordering::Acquire)) {
+        while !fleet.all_unfenced() {
             if Instant::now() > deadline {
                 return Err(format!(
                     "phase {phase}: not every fake broker was unfenced within 30 s"
@@ -1094,9 +1134,7 @@ async fn run(args: Args) -> Result<()> {
         windows.push((start, end, registered_in, all_unfenced_in));
     }
     let _ = stop_tx.send(true);
-    for t in tasks {
-        let _ = t.await;
-    }
+    let ids = fleet.stopped().await;
     let mut unregister_errors = Vec::new();
     let unregistering = Instant::now();
     for id in &ids {

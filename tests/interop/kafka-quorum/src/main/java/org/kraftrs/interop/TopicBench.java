@@ -32,6 +32,9 @@ import org.apache.kafka.common.TopicPartitionInfo;
  *     calls= total_s=". Then prints "created" and waits for a line on stdin
  *     (the script samples the controllers then), deletes them in calls of
  *     BATCH: "delete_batch topics= total_s=".
+ * TopicBench isr BOOTSTRAP PREFIX COUNT
+ *     waits (at most 120 s) until every partition of PREFIX0..PREFIX(COUNT-1)
+ *     has a leader and all its replicas in its ISR: "isr_full polls= s=".
  * TopicBench failover BOOTSTRAP PREFIX COUNT ID=PID,...
  *     describes PREFIX0..PREFIX(COUNT-1), picks the broker leading most of
  *     them, SIGKILLs its PID (ProcessHandle.destroyForcibly) and polls
@@ -70,6 +73,7 @@ public final class TopicBench {
                 case "batch": batch(admin, args[2], Integer.parseInt(args[3]), Integer.parseInt(args[4]),
                         Integer.parseInt(args[5])); break;
                 case "failover": failover(admin, args[2], Integer.parseInt(args[3]), args[4]); break;
+                case "isr": isrFull(admin, args[2], Integer.parseInt(args[3])); break;
                 default: System.err.println("unknown mode " + mode); System.exit(2);
             }
         }
@@ -115,6 +119,34 @@ public final class TopicBench {
         }
         s = (System.nanoTime() - t0) / 1e9;
         System.out.printf("delete_batch topics=%d batch=%d total_s=%.3f%n", topics, batch, s);
+    }
+
+    static void isrFull(Admin admin, String prefix, int count) throws Exception {
+        List<String> names = new ArrayList<>();
+        for (int i = 0; i < count; i++) names.add(prefix + i);
+        long t0 = System.nanoTime();
+        long polls = 0;
+        while (true) {
+            polls++;
+            boolean full = true;
+            try {
+                for (TopicDescription t : admin.describeTopics(names).allTopicNames().get().values()) {
+                    for (TopicPartitionInfo p : t.partitions()) {
+                        Node l = p.leader();
+                        if (l == null || l.isEmpty() || p.isr().size() != p.replicas().size()) full = false;
+                    }
+                }
+            } catch (Exception e) {
+                full = false;
+            }
+            if (full) break;
+            if ((System.nanoTime() - t0) > 120_000_000_000L) {
+                System.err.println("partitions without a full ISR after 120 s");
+                System.exit(1);
+            }
+            Thread.sleep(100);
+        }
+        System.out.printf("isr_full polls=%d s=%.3f%n", polls, (System.nanoTime() - t0) / 1e9);
     }
 
     static void failover(Admin admin, String prefix, int count, String pidMap) throws Exception {
