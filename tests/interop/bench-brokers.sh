@@ -166,23 +166,9 @@ fail() {
 }
 
 # stop_pids PIDFILE...: SIGTERM, SIGKILL what is left after 20 s.
-stop_pids() {
-    local pids=() f p left
-    for f in "$@"; do
-        [[ -f $f ]] || continue
-        p=$(cat "$f")
-        kill -0 "$p" 2>/dev/null && pids+=("$p")
-    done
-    ((${#pids[@]})) || return 0
-    kill -TERM "${pids[@]}" 2>/dev/null || true
-    for _ in $(seq 1 80); do
-        left=0
-        for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && left=1; done
-        ((left)) || break
-        sleep 0.25
-    done
-    kill -KILL "${pids[@]}" 2>/dev/null || true
-}
+stop_grace_s=20
+# shellcheck source=tests/interop/proc-lib.sh
+source "$here/proc-lib.sh"
 stop_dir() {
     local s=$1 id files=()
     for id in "${brokers[@]}"; do files+=("$s/node$id/pid"); done

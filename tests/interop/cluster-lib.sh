@@ -67,25 +67,8 @@ fail() {
     exit 1
 }
 
-# stop_pids PIDFILE...: SIGTERM every live process named there, SIGKILL
-# what is left after 10 s.
-stop_pids() {
-    local pids=() f p left
-    for f in "$@"; do
-        [[ -f $f ]] || continue
-        p=$(cat "$f")
-        kill -0 "$p" 2>/dev/null && pids+=("$p")
-    done
-    ((${#pids[@]})) || return 0
-    kill -TERM "${pids[@]}" 2>/dev/null || true
-    for _ in $(seq 1 40); do
-        left=0
-        for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && left=1; done
-        ((left)) || break
-        sleep 0.25
-    done
-    kill -KILL "${pids[@]}" 2>/dev/null || true
-}
+# shellcheck source=tests/interop/proc-lib.sh
+source "${kq%/*}/proc-lib.sh"
 # Brokers first: their controlled shutdown needs a controller.
 stop_scenario() {
     local s=$1 id files=()
