@@ -80,6 +80,26 @@
 #    with Kafka's message, --delete-config retention.ms; kafka-topics
 #    --delete: gone from --list, --describe says it does not exist, the
 #    brokers remove its replica logs.
+# 3c. Eligible leader replicas (KIP-966; on at metadata.version 4.4-IV2):
+#    topics elr (kafka-topics --create --replica-assignment 4:5:6, RF 3)
+#    and elr2 (--replica-assignment 4:5, RF 2), both with
+#    min.insync.replicas=2; broker 6 stays up. kafka-topics --describe of
+#    both through the running brokers must show, as "leader isr elr
+#    lastKnownElr" (ISR sorted; the values Kafka 4.4's controller gives,
+#    TP_SCENARIOS=java checks the same):
+#    - created: elr 4 [4,5,6] [] [], elr2 4 [4,5] [] [];
+#    - kill -9 broker 4, fenced when its session expires: elr 5 [5,6] [] []
+#      (2 in sync = min.insync.replicas: no ELR), elr2 5 [5] [4] [];
+#    - kill -9 broker 5, fenced: elr 6 [6] [5] [], elr2 none [] [4,5] [5]
+#      (empty ISR: both in the ELR, no eligible leader alive, the last
+#      leader kept as the last known ELR);
+#    - broker 4 restarted (an unclean shutdown: its registration takes it
+#      out of every ELR), unfenced and caught up: elr any [4,6] [] []
+#      (min.insync.replicas reached again: ELR cleared), elr2 none [] [5] [5]
+#      (4 is not eligible, so elr2 stays leaderless);
+#    - broker 5 restarted: it leaves elr2's ELR, then, unfenced, leads it as
+#      the last known leader: elr any [4,5,6] [] [], elr2 any [4,5] [] [];
+#      every partition of t has 3 in Isr again.
 # 4. mixed and java: the controllers' images. Once every controller has a
 #    snapshot at or past the leader's end offset, every snapshot of every
 #    controller (the newest TP_MAX_SNAPSHOTS of each) and their metadata
@@ -565,6 +585,159 @@ administer() {
     [[ $(leader_id) == "$leader" ]] || echo "note: the raft leader moved from $leader to $(leader_id) during the administration"
 }
 
+# ---------- 3c. eligible leader replicas ----------
+# Two topics with min.insync.replicas=2 and fixed replicas: elr (RF 3,
+# replicas 4,5,6) and elr2 (RF 2, replicas 4,5); broker 6 stays up to answer.
+elr_topic=elr
+elr2_topic=elr2
+# elr_state: kafka-topics --describe of both topics into elr_desc, and
+# "TOPIC/PARTITION leader=L isr=I elr=E lastKnownElr=K" a line into elr_got
+# (ISR sorted, ELR and last known ELR as Kafka lists them; "-" for none).
+elr_desc=
+elr_got=
+elr_state() {
+    elr_desc=$(topics --command-config "$fast" --describe --topic "$elr_topic,$elr2_topic" 2>&1) || { elr_got=; return 1; }
+    elr_got=$(awk -F'\t' '
+        function sorted(s,   n, a, i, j, t, out) {
+            n = split(s, a, ",")
+            for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+            for (i = 1; i <= n; i++) out = out (i > 1 ? "," : "") a[i]
+            return out
+        }
+        function v(x) { return x == "" ? "-" : x }
+        $1 == "" && $2 ~ /^Topic: / {
+            split("", f)
+            for (i = 2; i <= NF; i++) {
+                k = $i; sub(/:.*/, "", k)
+                val = substr($i, length(k) + 2); sub(/^ /, "", val); sub(/ +$/, "", val)
+                f[k] = val
+            }
+            print f["Topic"] "/" f["Partition"] " leader=" v(f["Leader"]) " isr=" v(sorted(f["Isr"])) \
+                " elr=" v(f["Elr"]) " lastKnownElr=" v(f["LastKnownElr"])
+        }' <<<"$elr_desc" | sort)
+}
+# elr_is EXPECTED: elr_state equals EXPECTED (lines as elr_got; leader=any
+# stands for any broker id).
+elr_is() {
+    elr_state || return 1
+    awk -v want="$1" 'BEGIN { n = split(want, w, "\n") }
+        { got[NR] = $0 }
+        END {
+            if (NR != n) exit 1
+            for (i = 1; i <= n; i++) {
+                a = w[i]; b = got[i]
+                if (a ~ / leader=any /) {
+                    if (!match(b, / leader=[0-9]+ /)) exit 1
+                    sub(/ leader=[0-9]+ /, " leader=any ", b)
+                }
+                if (a != b) exit 1
+            }
+        }' <<<"$elr_got"
+}
+# elr_wait WHAT SECONDS EXPECTED: polls until elr_is EXPECTED.
+elr_wait() {
+    local what=$1 limit=$2 deadline=$((SECONDS + $2))
+    until elr_is "$3"; do
+        ((SECONDS < deadline)) || fail "$tag: $what: kafka-topics --describe did not show Kafka's eligible leader replicas within ${limit}s; want:
+$3
+got:
+${elr_got:-(no partitions)}
+kafka-topics --describe:
+$elr_desc"
+        sleep 0.5
+    done
+}
+elr_show() { tr '\n' ';' <<<"$elr_got" | sed 's/;$//; s/;/; /g'; }
+# elr_restart ID: restarts broker ID and waits until its log says it is
+# unfenced (no ClusterTool: the ISR checks that follow need it caught up).
+elr_restart() {
+    local id=$1 lines t0 deadline=$((SECONDS + start_timeout)) rc=0
+    lines=$(log_lines "$d/node$id/server.log")
+    t0=$(now)
+    start_broker "$id"
+    until log_since "$d/node$id/server.log" "$lines" "The broker has been unfenced" >/dev/null; do
+        if ! kill -0 "${bpid[$id]}" 2>/dev/null; then
+            wait "${bpid[$id]}" 2>/dev/null || rc=$?
+            fail "$tag: ELR: broker $id exited (status $rc) before it was unfenced"
+        fi
+        ((SECONDS < deadline)) || fail "$tag: ELR: broker $id was not unfenced within ${start_timeout}s of its restart"
+        sleep 0.2
+    done
+    timing "$tag: ELR: restart broker $id -> unfenced (its log)" "$(secs "$t0" "$(log_time "$(log_since "$d/node$id/server.log" "$lines" "The broker has been unfenced")")")"
+}
+
+# elr_step: brokers 4 then 5 killed (-9), each fenced when its session
+# expires; then 4 and 5 restarted in turn. At every stage kafka-topics
+# --describe through the surviving brokers shows the leader, ISR, Elr and
+# LastKnownElr that Kafka 4.4's controller gives (TP_SCENARIOS=java runs the
+# same checks on Java controllers).
+elr_step() {
+    local t0 t_step out head_line a b
+    t_step=$(now)
+    for a in "$elr_topic:4:5:6" "$elr2_topic:4:5"; do
+        b=${a#*:}
+        out=$(topics --command-config "$create_config" --create --topic "${a%%:*}" --replica-assignment "$b" \
+            --config min.insync.replicas=2 2>&1) || fail "kafka-topics --create --topic ${a%%:*} --replica-assignment $b failed: $out"
+        grep -qx "Created topic ${a%%:*}." <<<"$out" || fail "kafka-topics --create --topic ${a%%:*} printed: $out"
+    done
+    # Created with every replica in sync: the first replica leads.
+    elr_wait "topics $elr_topic (replicas 4,5,6) and $elr2_topic (replicas 4,5) created" "$isr_timeout" \
+        "$elr_topic/0 leader=4 isr=4,5,6 elr=- lastKnownElr=-
+$elr2_topic/0 leader=4 isr=4,5 elr=- lastKnownElr=-"
+    for a in "$elr_topic" "$elr2_topic"; do
+        head_line=$(grep -m1 "^Topic: $a	" <<<"$elr_desc" || true)
+        [[ $head_line =~ min.insync.replicas=2 ]] || fail "kafka-topics --describe header of $a: $head_line"
+    done
+    pass "kafka-topics --create $elr_topic --replica-assignment 4:5:6 and $elr2_topic --replica-assignment 4:5, min.insync.replicas=2: $(elr_show)"
+
+    # Broker 4 fenced: elr keeps 2 in its ISR (= min.insync.replicas), no
+    # ELR; elr2's ISR falls to 1 < 2: 4 leaves the ISR for the ELR.
+    t0=$(now)
+    kill_node 4 KILL
+    elr_wait "kill -9 of broker 4" "$((session_s + isr_timeout))" \
+        "$elr_topic/0 leader=5 isr=5,6 elr=- lastKnownElr=-
+$elr2_topic/0 leader=5 isr=5 elr=4 lastKnownElr=-"
+    timing "$tag: ELR: kill -9 broker 4 -> fenced, ISR/ELR as Kafka's" "$(secs "$t0")"
+    pass "kill -9 broker 4, fenced after its session: $(elr_show)"
+
+    # Broker 5 fenced: elr's ISR falls to 1: 5 joins the ELR; elr2's ISR
+    # empties: 5 joins the ELR too, no replica may lead, and the last
+    # leader is kept as the last known ELR.
+    t0=$(now)
+    kill_node 5 KILL
+    elr_wait "kill -9 of broker 5" "$((session_s + isr_timeout))" \
+        "$elr_topic/0 leader=6 isr=6 elr=5 lastKnownElr=-
+$elr2_topic/0 leader=none isr=- elr=4,5 lastKnownElr=5"
+    timing "$tag: ELR: kill -9 broker 5 -> fenced, ISR/ELR as Kafka's" "$(secs "$t0")"
+    pass "kill -9 broker 5, fenced after its session: $(elr_show)"
+
+    # Broker 4 restarts after an unclean shutdown (kill -9): its
+    # registration takes it out of every ELR (elr2's ELR keeps 5, still no
+    # leader: 4 is not eligible); once caught up it rejoins elr's ISR, which
+    # reaches min.insync.replicas again: ELR cleared.
+    t0=$(now)
+    elr_restart 4
+    elr_wait "broker 4 restarted" "$isr_timeout" \
+        "$elr_topic/0 leader=any isr=4,6 elr=- lastKnownElr=-
+$elr2_topic/0 leader=none isr=- elr=5 lastKnownElr=5"
+    timing "$tag: ELR: restart broker 4 -> ISR/ELR as Kafka's" "$(secs "$t0")"
+    pass "broker 4 restarted (unclean shutdown): $(elr_show)"
+
+    # Broker 5 restarts uncleanly too: it leaves elr2's ELR, then, unfenced,
+    # leads it as the last known leader; both topics' ISRs fill up and
+    # every ELR and last known ELR is empty.
+    t0=$(now)
+    elr_restart 5
+    elr_wait "broker 5 restarted" "$isr_timeout" \
+        "$elr_topic/0 leader=any isr=4,5,6 elr=- lastKnownElr=-
+$elr2_topic/0 leader=any isr=4,5 elr=- lastKnownElr=-"
+    timing "$tag: ELR: restart broker 5 -> ISRs full, ELR empty" "$(secs "$t0")"
+    pass "broker 5 restarted (unclean shutdown): $(elr_show)"
+    wait_describe all_isr_full "$isr_timeout" "after the ELR step: every partition of $topic with 3 in Isr"
+    timing "$tag: ELR step (create, 2 kills, 2 restarts)" "$(secs "$t_step")"
+    did "fenced brokers 4 and 5 into the ELRs of topics $elr_topic and $elr2_topic, and out of them again"
+}
+
 # ---------- 4. the controllers' images ----------
 # analyse DUMP SPEC SUBJECT: reads DumpLogSegments' output (see step 4);
 # exit status 0 (equal), 1 (a difference, printed), 3 (the newest snapshots
@@ -1048,6 +1221,7 @@ run_scenario() {
     # ---------- 3. ----------
     consume
     administer
+    elr_step
     if [[ $mode == mixed ]]; then
         await_restarted
         check_brokers "at the end"
