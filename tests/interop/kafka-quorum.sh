@@ -33,7 +33,9 @@
 # overrides an earlier one), KQ_BOOTSTRAP_SERVERS (controller.quorum.bootstrap.servers
 # of the brokers written by add-broker/format-broker; default: controllers 1-3
 # of DIR), KQ_BROKER_PROPS (extra lines appended to each broker's
-# server.properties).
+# server.properties), KQ_JVM_FLAGS (the JVM flags of every node and tool run
+# here, split on blanks, instead of the small-heap defaults below; e.g.
+# kafka-server-start.sh's `-Xmx1G -Xms1G` with G1).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -101,6 +103,7 @@ classes_classpath() {
 
 # JVM flags: small heaps and a fast start; the machine is shared.
 jvm_flags=(-Xms64m -Xmx320m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Djava.awt.headless=true)
+if [[ -n ${KQ_JVM_FLAGS:-} ]]; then read -ra jvm_flags <<<"$KQ_JVM_FLAGS"; fi
 
 run_tool() {
     local class=$1

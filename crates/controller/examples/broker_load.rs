@@ -115,6 +115,21 @@ struct Args {
     hold: Option<usize>,
     /// `--create-topics` / `--delete-topics`.
     topics: Option<TopicsJob>,
+    /// `--writer PREFIX`: one-topic CreateTopics, across leader changes.
+    writer: Option<WriterJob>,
+    /// `--wait-leader SECONDS`: poll DescribeQuorum until a leader is known.
+    wait_leader: Option<Duration>,
+    /// `--since-us`: the epoch microsecond `--wait-leader` counts from.
+    since_us: Option<u64>,
+}
+
+/// `--writer PREFIX [--concurrency C] [--count N] [--for-secs S] [--samples-out FILE]`.
+struct WriterJob {
+    prefix: String,
+    concurrency: usize,
+    count: Option<usize>,
+    limit: Duration,
+    samples_out: Option<String>,
 }
 
 /// Topics created or deleted by one run.
@@ -183,6 +198,22 @@ fn parse_args() -> Result<Args> {
         unregister: Vec::new(),
         hold: None,
         topics: None,
+        writer: None,
+        wait_leader: None,
+        since_us: None,
+    };
+    let mut writer = WriterJob {
+        prefix: String::new(),
+        concurrency: 1,
+        count: None,
+        limit: Duration::from_secs(60),
+        samples_out: None,
+    };
+    let mut writing = false;
+    let number = |flag: &str, value: &str| -> Result<u64> {
+        value
+            .parse()
+            .map_err(|_| format!("{flag}: cannot parse {value:?}"))
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -236,10 +267,31 @@ fn parse_args() -> Result<Args> {
             "--create-topics" | "--delete-topics" => {
                 args.topics = Some(parse_topics_job(&flag, &value)?)
             }
+            "--writer" => {
+                writing = true;
+                writer.prefix = value;
+            }
+            "--concurrency" => {
+                writer.concurrency =
+                    usize::try_from(number(&flag, &value)?.max(1)).map_err(|e| e.to_string())?
+            }
+            "--count" => {
+                writer.count =
+                    Some(usize::try_from(number(&flag, &value)?).map_err(|e| e.to_string())?)
+            }
+            "--for-secs" => writer.limit = Duration::from_secs(number(&flag, &value)?),
+            "--samples-out" => writer.samples_out = Some(value),
+            "--wait-leader" => args.wait_leader = Some(Duration::from_secs(number(&flag, &value)?)),
+            "--since-us" => args.since_us = Some(number(&flag, &value)?),
             other => return Err(format!("unknown flag {other}")),
         }
     }
-    if args.bootstrap.is_empty() || args.cluster_id.is_empty() {
+    if writing {
+        args.writer = Some(writer);
+    }
+    if args.bootstrap.is_empty()
+        || (args.cluster_id.is_empty() && args.wait_leader.is_none() && args.writer.is_none())
+    {
         return Err("--bootstrap and --cluster-id are required".into());
     }
     if !args.phases.is_empty()
@@ -276,6 +328,21 @@ impl Conn {
     /// server's latest when it answers UNSUPPORTED_VERSION), as Kafka's
     /// `NetworkClient` does before its first request.
     async fn connect(address: &str, client_id: &str) -> Result<Conn> {
+        Self::open(address, client_id, true).await
+    }
+
+    /// [`Conn::connect`] without requiring the broker-facing APIs, with a
+    /// 1 s limit on the connection and the ApiVersions exchange.
+    async fn connect_plain(address: &str, client_id: &str) -> Result<Conn> {
+        tokio::time::timeout(
+            Duration::from_secs(1),
+            Self::open(address, client_id, false),
+        )
+        .await
+        .map_err(|_| format!("{address}: no ApiVersions answer within 1 s"))?
+    }
+
+    async fn open(address: &str, client_id: &str, broker_apis: bool) -> Result<Conn> {
         let stream = TcpStream::connect(address)
             .await
             .map_err(|e| format!("connect {address}: {e}"))?;
@@ -335,6 +402,9 @@ impl Conn {
                 .iter()
                 .map(|k| (k.api_key, (k.min_version, k.max_version)))
                 .collect();
+            if !broker_apis {
+                return Ok(conn);
+            }
             for (api, v) in [
                 (ApiKey::BrokerRegistration, REGISTRATION_VERSION),
                 (ApiKey::BrokerHeartbeat, HEARTBEAT_VERSION),
@@ -1065,6 +1135,12 @@ async fn topics_only(args: &Args, job: &TopicsJob) -> Result<()> {
 }
 
 async fn run(args: Args) -> Result<()> {
+    if let Some(limit) = args.wait_leader {
+        return wait_leader(&args, limit).await;
+    }
+    if let Some(job) = &args.writer {
+        return writer(&args, job).await;
+    }
     if let Some(job) = &args.topics {
         return topics_only(&args, job).await;
     }
@@ -1218,6 +1294,227 @@ async fn run(args: Args) -> Result<()> {
         return Err(unregister_errors.join("; "));
     }
     Ok(())
+}
+
+/// Microseconds since the Unix epoch (the clock bash's `$EPOCHREALTIME` reads).
+fn epoch_us() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX))
+}
+
+/// `--wait-leader`: DescribeQuorum to the bootstrap servers in turn, with
+/// no pause between answers, until one names a leader; prints `leader
+/// id=N ms=M polls=P` with M counted from `--since-us` (the spawn of the
+/// server, taken by the caller) or from this program's start. A refused
+/// connection (the server not listening yet) is retried after 1 ms.
+async fn wait_leader(args: &Args, limit: Duration) -> Result<()> {
+    use kraft_protocol::messages::describe_quorum_request::{
+        DescribeQuorumRequest, PartitionData, TopicData,
+    };
+    use kraft_protocol::messages::describe_quorum_response::DescribeQuorumResponse;
+    let since = args.since_us.unwrap_or_else(epoch_us);
+    let deadline = Instant::now() + limit;
+    let mut polls = 0u64;
+    let request = DescribeQuorumRequest {
+        topics: vec![TopicData {
+            topic_name: StrBytes::from_static("__cluster_metadata"),
+            partitions: vec![PartitionData {
+                partition_index: 0,
+                ..Default::default()
+            }]
+            .into(),
+            ..Default::default()
+        }]
+        .into(),
+        ..Default::default()
+    };
+    let (_, ours) = ApiKey::DescribeQuorum.versions();
+    while Instant::now() < deadline {
+        for address in &args.bootstrap {
+            let Ok(Ok(stream)) =
+                tokio::time::timeout(Duration::from_secs(1), TcpStream::connect(address)).await
+            else {
+                tokio::time::sleep(Duration::from_millis(1)).await;
+                continue;
+            };
+            drop(stream);
+            let mut conn = match Conn::connect_plain(address, "bench-wait-leader").await {
+                Ok(c) => c,
+                Err(_) => continue,
+            };
+            let version = conn
+                .versions
+                .get(&ApiKey::DescribeQuorum.id())
+                .map_or(0, |(_, hi)| (*hi).min(ours));
+            while Instant::now() < deadline {
+                polls += 1;
+                let Ok((response, _)) = conn
+                    .call::<_, DescribeQuorumResponse>(ApiKey::DescribeQuorum, version, &request)
+                    .await
+                else {
+                    break;
+                };
+                let mut leader = None;
+                for t in response.topics.iter() {
+                    for p in t.partitions.iter() {
+                        if p.leader_id >= 0 {
+                            leader = Some(p.leader_id);
+                        }
+                    }
+                }
+                if let Some(id) = leader {
+                    let ms = epoch_us().saturating_sub(since) as f64 / 1000.0;
+                    println!("leader id={id} ms={ms:.1} polls={polls} address={address}");
+                    return Ok(());
+                }
+                if response.error_code != 0 {
+                    break;
+                }
+            }
+        }
+    }
+    Err(format!(
+        "no leader within {} s ({polls} polls)",
+        limit.as_secs()
+    ))
+}
+
+/// `--writer`: `--concurrency` connections, each sending one-topic
+/// CreateTopics (1 partition, RF 3) back to back, for `--for-secs` or until
+/// `--count` topics, SIGTERM or SIGINT. A connection whose controller
+/// answers NOT_CONTROLLER, fails or closes is replaced at once by one to the
+/// next bootstrap server (no pause: the measure is the servers' failover,
+/// not a client backoff); a failed call moves on to the next topic name.
+/// Each committed call is one line of `--samples-out`: `END_US LATENCY_US
+/// TASK ADDRESS` (END_US: the answer's arrival, microseconds since the
+/// epoch). Prints `writer commits=N errors=E seconds=S topics_per_s=R
+/// p50_us=.. p99_us=.. max_us=..`.
+async fn writer(args: &Args, job: &WriterJob) -> Result<()> {
+    use std::io::Write as _;
+    use tokio::signal::unix::{signal, SignalKind};
+    let started = Instant::now();
+    let deadline = started + job.limit;
+    let out = match &job.samples_out {
+        Some(path) => Some(Arc::new(Mutex::new(
+            std::fs::File::create(path).map_err(|e| format!("{path}: {e}"))?,
+        ))),
+        None => None,
+    };
+    let issued = Arc::new(AtomicUsize::new(0));
+    let stop = Arc::new(AtomicBool::new(false));
+    let latencies = Arc::new(Mutex::new(Vec::<u64>::new()));
+    let errors = Arc::new(AtomicUsize::new(0));
+    let one = |prefix: String| TopicsJob {
+        create: true,
+        prefix,
+        count: 1,
+        partitions: 1,
+        batch: 1,
+    };
+    let mut tasks = Vec::new();
+    for task in 0..job.concurrency {
+        let bootstrap = args.bootstrap.clone();
+        let prefix = format!("{}{task}-", job.prefix);
+        let job_one = one(prefix.clone());
+        let (out, issued, stop, latencies, errors) = (
+            out.clone(),
+            issued.clone(),
+            stop.clone(),
+            latencies.clone(),
+            errors.clone(),
+        );
+        let count = job.count;
+        tasks.push(tokio::spawn(async move {
+            let mut conn: Option<Conn> = None;
+            let mut next = task;
+            let mut i = 0u64;
+            while Instant::now() < deadline && !stop.load(Ordering::Acquire) {
+                if count.is_some_and(|c| issued.load(Ordering::Acquire) >= c) {
+                    break;
+                }
+                let mut c = match conn.take() {
+                    Some(c) => c,
+                    None => {
+                        let address = &bootstrap[next % bootstrap.len()];
+                        next += 1;
+                        match Conn::connect_plain(address, "bench-writer").await {
+                            Ok(c) => c,
+                            Err(_) => {
+                                if next % bootstrap.len() == 0 {
+                                    tokio::time::sleep(Duration::from_millis(1)).await;
+                                }
+                                continue;
+                            }
+                        }
+                    }
+                };
+                let name = [format!("{prefix}{i}")];
+                let t0 = Instant::now();
+                match topics_call(&mut c, &job_one, &name).await {
+                    Ok(true) => {
+                        let us = u64::try_from(t0.elapsed().as_micros()).unwrap_or(u64::MAX);
+                        let end = epoch_us();
+                        issued.fetch_add(1, Ordering::AcqRel);
+                        if let Some(out) = &out {
+                            if let Ok(mut f) = out.lock() {
+                                let _ = writeln!(f, "{end} {us} {task} {}", c.address);
+                            }
+                        }
+                        if let Ok(mut l) = latencies.lock() {
+                            l.push(us);
+                        }
+                        i += 1;
+                        conn = Some(c);
+                    }
+                    Ok(false) => {}
+                    Err(_) => {
+                        errors.fetch_add(1, Ordering::AcqRel);
+                        i += 1;
+                    }
+                }
+            }
+        }));
+    }
+    let mut term = signal(SignalKind::terminate()).map_err(|e| format!("SIGTERM handler: {e}"))?;
+    let mut int = signal(SignalKind::interrupt()).map_err(|e| format!("SIGINT handler: {e}"))?;
+    let all = futures_join(tasks);
+    tokio::pin!(all);
+    tokio::select! {
+        _ = &mut all => {}
+        _ = term.recv() => stop.store(true, Ordering::Release),
+        _ = int.recv() => stop.store(true, Ordering::Release),
+    }
+    if stop.load(Ordering::Acquire) {
+        let _ = tokio::time::timeout(Duration::from_secs(70), all).await;
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    let mut sorted = latencies
+        .lock()
+        .map_err(|_| "latencies poisoned".to_string())?
+        .clone();
+    sorted.sort_unstable();
+    println!(
+        "writer concurrency={} commits={} errors={} seconds={seconds:.3} topics_per_s={:.1} p50_us={} p99_us={} max_us={}",
+        job.concurrency,
+        sorted.len(),
+        errors.load(Ordering::Acquire),
+        sorted.len() as f64 / seconds.max(1e-6),
+        percentile(&sorted, 0.5),
+        percentile(&sorted, 0.99),
+        sorted.last().copied().unwrap_or(0)
+    );
+    if sorted.is_empty() {
+        return Err("no CreateTopics call was committed".into());
+    }
+    Ok(())
+}
+
+/// Waits for every task (a panicked task is ignored: its samples stand).
+async fn futures_join(tasks: Vec<tokio::task::JoinHandle<()>>) {
+    for t in tasks {
+        let _ = t.await;
+    }
 }
 
 fn main() -> ExitCode {

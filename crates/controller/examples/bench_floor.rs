@@ -1,0 +1,153 @@
+//! `bench_floor`: the machine's floor for `cargo xtask bench`
+//! (`tests/interop/bench.sh`): what no controller can beat on this disk and
+//! this loopback.
+//!
+//! * fsync: write a 4 KiB block at the end of a file in DIR, then
+//!   `fdatasync` it (as a log append is made durable), COUNT times, 2 ms
+//!   apart;
+//! * round trip: a 64-byte message to an echo thread over a loopback TCP
+//!   connection (`TCP_NODELAY`) and back, COUNT times;
+//! * spawn: `/bin/true` started and waited for, COUNT / 10 times.
+//!
+//! ```text
+//! bench_floor DIR COUNT
+//! ```
+//!
+//! Prints one line `floor fsync_p50_us=.. fsync_p99_us=.. rtt_p50_us=..
+//! rtt_p99_us=.. spawn_p50_us=.. spawn_p99_us=.. samples=COUNT` and writes
+//! DIR/floor-samples.txt: one line per sample pair, `FSYNC_US RTT_US`.
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+type Result<T> = std::result::Result<T, String>;
+
+fn micros(d: Duration) -> u64 {
+    u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
+}
+
+fn percentile(sorted: &[u64], p: f64) -> u64 {
+    if sorted.is_empty() {
+        return 0;
+    }
+    let rank = (p * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+fn fsyncs(dir: &std::path::Path, count: usize) -> Result<Vec<u64>> {
+    let path = dir.join("floor-fsync.probe");
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let block = [0x5au8; 4096];
+    let mut out = Vec::with_capacity(count);
+    for _ in 0..count {
+        let start = Instant::now();
+        file.write_all(&block).map_err(|e| format!("write: {e}"))?;
+        file.sync_data().map_err(|e| format!("fsync: {e}"))?;
+        out.push(micros(start.elapsed()));
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let _ = std::fs::remove_file(&path);
+    Ok(out)
+}
+
+fn round_trips(count: usize) -> Result<Vec<u64>> {
+    let listener = TcpListener::bind("127.0.0.1:0").map_err(|e| format!("bind: {e}"))?;
+    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    let echo = std::thread::spawn(move || {
+        let Ok((mut stream, _)) = listener.accept() else {
+            return;
+        };
+        let _ = stream.set_nodelay(true);
+        let mut buf = [0u8; 64];
+        while stream.read_exact(&mut buf).is_ok() {
+            if stream.write_all(&buf).is_err() {
+                return;
+            }
+        }
+    });
+    let mut stream = TcpStream::connect(addr).map_err(|e| format!("connect: {e}"))?;
+    stream.set_nodelay(true).map_err(|e| e.to_string())?;
+    let mut buf = [7u8; 64];
+    let mut out = Vec::with_capacity(count);
+    for _ in 0..count {
+        let start = Instant::now();
+        stream.write_all(&buf).map_err(|e| format!("send: {e}"))?;
+        stream
+            .read_exact(&mut buf)
+            .map_err(|e| format!("receive: {e}"))?;
+        out.push(micros(start.elapsed()));
+    }
+    drop(stream);
+    let _ = echo.join();
+    Ok(out)
+}
+
+fn spawns(count: usize) -> Result<Vec<u64>> {
+    let mut out = Vec::with_capacity(count);
+    for _ in 0..count {
+        let start = Instant::now();
+        let status = std::process::Command::new("/bin/true")
+            .status()
+            .map_err(|e| format!("/bin/true: {e}"))?;
+        if !status.success() {
+            return Err(format!("/bin/true: {status}"));
+        }
+        out.push(micros(start.elapsed()));
+    }
+    Ok(out)
+}
+
+fn run() -> Result<()> {
+    let mut args = std::env::args().skip(1);
+    let (Some(dir), Some(count)) = (args.next(), args.next()) else {
+        return Err("usage: bench_floor DIR COUNT".into());
+    };
+    let dir = PathBuf::from(dir);
+    let count: usize = count
+        .parse()
+        .ok()
+        .filter(|c| *c > 0)
+        .ok_or_else(|| format!("COUNT must be a positive number, not {count:?}"))?;
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let fsync = fsyncs(&dir, count)?;
+    let rtt = round_trips(count)?;
+    let spawn = spawns((count / 10).max(5))?;
+    let mut lines = String::new();
+    for (f, r) in fsync.iter().zip(&rtt) {
+        lines.push_str(&format!("{f} {r}\n"));
+    }
+    let samples = dir.join("floor-samples.txt");
+    std::fs::write(&samples, lines).map_err(|e| format!("{}: {e}", samples.display()))?;
+    let sorted = |mut v: Vec<u64>| {
+        v.sort_unstable();
+        v
+    };
+    let (fsync, rtt, spawn) = (sorted(fsync), sorted(rtt), sorted(spawn));
+    println!(
+        "floor fsync_p50_us={} fsync_p99_us={} rtt_p50_us={} rtt_p99_us={} spawn_p50_us={} spawn_p99_us={} samples={count}",
+        percentile(&fsync, 0.5),
+        percentile(&fsync, 0.99),
+        percentile(&rtt, 0.5),
+        percentile(&rtt, 0.99),
+        percentile(&spawn, 0.5),
+        percentile(&spawn, 0.99),
+    );
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("bench_floor: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

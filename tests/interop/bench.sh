@@ -1,0 +1,489 @@
+#!/usr/bin/env bash
+# The controller benchmark of `cargo xtask bench` (which builds the
+# binaries, runs this, and writes docs/benchmarks.md from OUT_FILE):
+# a kraft-rs 3-controller quorum against Java Kafka 4.4.0 ones, real
+# processes on 127.0.0.1 and real disks, in one run.
+#
+#   bench.sh KRAFT BROKER_LOAD BENCH_FLOOR OUT_FILE
+#
+# Implementations (BENCH_IMPLS, default "kraft-rs kafka kafka-eq"):
+# kraft-rs (`kraft storage format` + `kraft server`, cluster-lib.sh);
+# kafka: Kafka's controllers (kafka-quorum.sh) with the JVM flags of
+# kafka-server-start.sh / kafka-run-class.sh and Kafka's default
+# configuration; kafka-eq: the same JVM, with controller.quorum.append.linger.ms,
+# the election and fetch timeouts set to kraft-rs's values. All quorums run
+# from the start; one is measured at a time, the others idle. Every
+# repeated measurement takes turns ABBA over the implementations.
+#
+# Sections (each line of OUT_FILE is `IMPL KIND key=value ...`):
+#  floor     BENCH_FLOOR on the work directory's disk: fsync of a 4 KiB
+#            append, loopback round trip, spawn of /bin/true;
+#  idle      VmRSS and threads of every controller, quorums idle;
+#  commit    BENCH_COMMITS one-topic CreateTopics (1 partition, RF 3, on 3
+#            fake brokers held by `broker_load --hold`) one at a time straight
+#            to the active controller (`broker_load --writer`), in BENCH_ROUNDS;
+#  throughput BENCH_TP_CONC connections sending the same calls back to back
+#            for BENCH_TP_SECS, per round;
+#  tools     wall time and peak RSS (GNU time) of `kraft metadata-quorum
+#            describe --status|--replication` and of Kafka's
+#            MetadataQuorumCommand (kafka-metadata-quorum.sh's class, with
+#            kafka-run-class.sh's default JVM flags) against the `kafka` quorum;
+#  cold      a standalone controller formatted and spawned: spawn to the first
+#            DescribeQuorum that names a leader (`broker_load --wait-leader`,
+#            no pause between polls), and first log line to the log's
+#            leader-elected line;
+#  voter     controller 4 formatted with --no-initial-controllers and started:
+#            spawn to caught-up observer (catch-up over the log so far);
+#            `kraft metadata-quorum add-controller --controller-id 4` and
+#            `remove-controller --controller-id 4`, each from the command's
+#            spawn to its exit, and to the voter set that shows it;
+#  failover  BENCH_FAILOVERS times each: SIGKILL, then SIGTERM (graceful
+#            handoff), of the leader while `broker_load --writer` commits
+#            one-topic CreateTopics back to back; from the signal to the first
+#            commit answered by another controller; the node is restarted;
+#  big       BENCH_BIG_TOPICS x BENCH_BIG_PARTITIONS partitions (RF 3) created
+#            by `broker_load --create-topics`; every controller's VmRSS and the
+#            leader's log size.
+# Meanwhile every controller's VmRSS and threads are sampled twice a
+# second into OUT_FILE.rss (`T_US IMPL NODE RSS_KB THREADS`); the writers'
+# samples go to OUT_FILE.d/ (`END_US LATENCY_US TASK ADDRESS`).
+#
+# Environment: BENCH_QUICK=1 (CI: small counts, one kafka run, asserts
+# only that every section produced its figures), BENCH_IMPLS, BENCH_ROUNDS,
+# BENCH_COMMITS (per round and implementation), BENCH_TP_CONC,
+# BENCH_TP_SECS, BENCH_FAILOVERS, BENCH_TOOL_RUNS, BENCH_COLD_RUNS,
+# BENCH_BIG_TOPICS, BENCH_BIG_PARTITIONS, BENCH_SECTIONS (a subset of
+# "idle commit tools cold voter failover big", the default; the floor and
+# the quorums always run), BENCH_KEEP=1 (keep the work
+# directory), TMPDIR (where the work directory goes).
+set -euo pipefail
+
+kraft=${1:?usage: bench.sh KRAFT BROKER_LOAD BENCH_FLOOR OUT_FILE}
+loadgen=${2:?usage: bench.sh KRAFT BROKER_LOAD BENCH_FLOOR OUT_FILE}
+floorbin=${3:?usage: bench.sh KRAFT BROKER_LOAD BENCH_FLOOR OUT_FILE}
+out=${4:?usage: bench.sh KRAFT BROKER_LOAD BENCH_FLOOR OUT_FILE}
+for b in kraft loadgen floorbin; do
+    case ${!b} in /*) ;; *) printf -v "$b" '%s' "$PWD/${!b}" ;; esac
+    [[ -x ${!b} ]] || { echo "bench.sh: ${!b} is not executable" >&2; exit 2; }
+done
+case $out in /*) ;; *) out=$PWD/$out ;; esac
+quick=${BENCH_QUICK:-}
+if [[ -n $quick ]]; then
+    impls=${BENCH_IMPLS:-kraft-rs kafka}
+    rounds=${BENCH_ROUNDS:-2} commits=${BENCH_COMMITS:-40} tp_conc=${BENCH_TP_CONC:-8}
+    tp_secs=${BENCH_TP_SECS:-3} failovers=${BENCH_FAILOVERS:-1} tool_runs=${BENCH_TOOL_RUNS:-1}
+    cold_runs=${BENCH_COLD_RUNS:-1} big_topics=${BENCH_BIG_TOPICS:-100} big_partitions=${BENCH_BIG_PARTITIONS:-10}
+else
+    impls=${BENCH_IMPLS:-kraft-rs kafka kafka-eq}
+    rounds=${BENCH_ROUNDS:-4} commits=${BENCH_COMMITS:-250} tp_conc=${BENCH_TP_CONC:-32}
+    tp_secs=${BENCH_TP_SECS:-10} failovers=${BENCH_FAILOVERS:-4} tool_runs=${BENCH_TOOL_RUNS:-5}
+    cold_runs=${BENCH_COLD_RUNS:-3} big_topics=${BENCH_BIG_TOPICS:-10000} big_partitions=${BENCH_BIG_PARTITIONS:-10}
+fi
+read -ra order <<<"$impls"
+for i in "${order[@]}"; do
+    case $i in kraft-rs | kafka | kafka-eq) ;; *) echo "bench.sh: unknown implementation $i" >&2; exit 2 ;; esac
+done
+# kafka-server-start.sh's heap, kafka-run-class.sh's performance flags.
+kafka_server_jvm="-Xmx1G -Xms1G -server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35 -XX:+ExplicitGCInvokesConcurrent -XX:MaxInlineLevel=15 -Djava.awt.headless=true"
+# kafka-run-class.sh's heap for a tool.
+kafka_tool_jvm="-Xmx256M -server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35 -XX:+ExplicitGCInvokesConcurrent -XX:MaxInlineLevel=15 -Djava.awt.headless=true"
+# kraft-rs's defaults (crates/controller/src/config/settings.rs), given to kafka-eq.
+ours_linger_ms=25 ours_election_ms=1000 ours_fetch_ms=2000
+export KQ_JVM_FLAGS=$kafka_server_jvm
+export KQ_START_TIMEOUT=240
+
+root=$(mktemp -d "${TMPDIR:-/tmp}/kraft-bench.XXXXXX")
+samples="$out.d"
+rm -rf "$samples"
+mkdir -p "$samples"
+: >"$out"
+: >"$out.rss"
+script=bench.sh
+start_timeout=150
+# shellcheck source=tests/interop/cluster-lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/cluster-lib.sh"
+# Kafka's default session timeout on both.
+session_ms=9000
+stop_grace_s=20
+impl=all
+emit() {
+    echo "$impl $*" >>"$out"
+    echo "  $impl $*"
+}
+us_now() { local t=$EPOCHREALTIME; echo "${t/./}"; }
+cleanup_hook() {
+    [[ -f $root/sampler.pid ]] && kill "$(cat "$root/sampler.pid")" 2>/dev/null
+    local f
+    for f in "$root"/*/hold.pid "$root"/*/writer.pid; do [[ -f $f ]] && stop_pids "$f"; done
+    return 0
+}
+trap cleanup EXIT
+
+declare -A cbs_of=() cid_of=()
+# use IMPL: IMPL's quorum becomes the current one (cluster-lib's d, cbs, cluster_id).
+use() {
+    impl=$1
+    d="$root/$impl"
+    cbs=${cbs_of[$impl]:-}
+    cluster_id=${cid_of[$impl]:-}
+    controller_props=
+    if [[ $impl == kafka-eq ]]; then
+        controller_props="controller.quorum.append.linger.ms=$ours_linger_ms
+controller.quorum.election.timeout.ms=$ours_election_ms
+controller.quorum.fetch.timeout.ms=$ours_fetch_ms"
+    fi
+}
+kind_of() { [[ $1 == kraft-rs ]] && echo kraft || echo java; }
+# abba R: the implementations in order for round R (reversed every other round).
+abba() {
+    local r=$1 k
+    if ((r % 2 == 1)); then echo "${order[@]}"; else
+        for ((k = ${#order[@]} - 1; k >= 0; k--)); do printf '%s ' "${order[k]}"; done
+        echo
+    fi
+}
+leader_addr() { echo "127.0.0.1:$(port "$1")"; }
+
+# hold_brokers FIRST_ID: 3 fake brokers registered and heartbeating
+# (broker_load --hold) on the current quorum; hold_release stops them.
+hold_brokers() {
+    local fifo="$d/hold.in" deadline
+    rm -f "$fifo"
+    mkfifo "$fifo"
+    "$loadgen" --bootstrap "$cbs" --cluster-id "$cluster_id" --hold 3 --first-id "$1" \
+        --interval-ms 2000 <"$fifo" >"$d/hold.out" 2>"$d/hold.err" &
+    echo $! >"$d/hold.pid"
+    local fd
+    exec {fd}>"$fifo"
+    echo "$fd" >"$d/hold.fd"
+    deadline=$((SECONDS + 90))
+    until grep -q '^ready' "$d/hold.out" 2>/dev/null; do
+        kill -0 "$(cat "$d/hold.pid")" 2>/dev/null || fail "broker_load --hold failed: $(tail -n 5 "$d/hold.err")"
+        ((SECONDS < deadline)) || fail "broker_load --hold: brokers not unfenced within 90s"
+        sleep 0.1
+    done
+}
+hold_release() {
+    local fd
+    fd=$(cat "$d/hold.fd" 2>/dev/null) && eval "exec $fd>&-"
+    rm -f "$d/hold.fd"
+    stop_grace_s=10 stop_pids "$d/hold.pid"
+    wait "$(cat "$d/hold.pid")" 2>/dev/null || true
+    rm -f "$d/hold.pid"
+}
+
+# ---------- setup ----------
+setup() {
+    use "$1"
+    echo "== $impl: three controllers"
+    mkdir -p "$d"
+    local t0
+    t0=$(now)
+    if [[ $impl == kraft-rs ]]; then setup_controllers kraft kraft kraft; else start_quorum java; fi
+    cbs_of[$impl]=$cbs
+    cid_of[$impl]=$cluster_id
+    emit "quorum start_s=$(secs "$t0") bootstrap=$cbs"
+    if [[ $impl != kraft-rs ]]; then
+        local p
+        p=$(pid_of 1)
+        emit "jvm flags=$(tr '\0' '\n' <"/proc/$p/cmdline" | grep -E '^-X' | paste -sd, -) java=$(java -version 2>&1 | head -1 | sed 's/.*version "\([^"]*\)".*/\1/')"
+        emit "settings $(grep -E '^controller\.quorum\.' "$d/node1/server.properties" | tr '\n' ' ')"
+    fi
+}
+sampler() {
+    local n=0 f i id p line
+    while ((n < 100000)); do
+        for i in "${order[@]}"; do
+            for f in "$root/$i"/node*/pid; do
+                [[ -f $f ]] || continue
+                p=$(cat "$f" 2>/dev/null) || continue
+                id=${f%/pid}
+                id=${id##*/node}
+                line=$(awk '/^VmRSS:/ {r = $2} /^Threads:/ {t = $2} END {print r, t}' "/proc/$p/status" 2>/dev/null) || continue
+                [[ -n $line ]] && echo "$(us_now) $i $id $line" >>"$out.rss"
+            done
+        done
+        n=$((n + 1))
+        sleep 0.5
+    done
+}
+
+# ---------- sections ----------
+floor_section() {
+    impl=machine
+    local line
+    line=$("$floorbin" "$root" "$([[ -n $quick ]] && echo 300 || echo 2000)") || fail "bench_floor failed"
+    emit "$line"
+    cp "$root/floor-samples.txt" "$samples/floor.txt"
+}
+idle_section() {
+    local i id
+    for i in "${order[@]}"; do
+        use "$i"
+        for id in "${controllers[@]}"; do
+            emit "idle name=$id $(awk '/^VmRSS:/ {r = $2} /^Threads:/ {t = $2} END {printf "rss_kb=%s threads=%s", r, t}' "/proc/$(pid_of "$id")/status")"
+        done
+    done
+}
+# writer_run PREFIX ARGS...: broker_load --writer on the current quorum.
+writer_run() {
+    local prefix=$1
+    shift
+    timeout 300 "$loadgen" --bootstrap "$cbs" --writer "$prefix" "$@" 2>>"$d/writer.err" ||
+        fail "broker_load --writer $prefix failed: $(tail -n 5 "$d/writer.err")"
+}
+commit_section() {
+    local r i line
+    for i in "${order[@]}"; do use "$i"; hold_brokers 100; done
+    for ((r = 1; r <= rounds; r++)); do
+        for i in $(abba "$r"); do
+            use "$i"
+            echo "== $impl: commit latency, round $r"
+            line=$(writer_run "lat$r-" --count "$commits" --samples-out "$samples/commit-$impl-$r.txt")
+            emit "commit round=$r ${line#writer } samples=commit-$impl-$r.txt"
+        done
+    done
+    for ((r = 1; r <= rounds; r++)); do
+        for i in $(abba "$r"); do
+            use "$i"
+            echo "== $impl: throughput, round $r"
+            line=$(writer_run "tp$r-" --concurrency "$tp_conc" --for-secs "$tp_secs")
+            emit "throughput round=$r records_per_topic=2 ${line#writer }"
+        done
+    done
+    for i in "${order[@]}"; do use "$i"; hold_release; done
+}
+# timed_tool LABEL CMD...: one run under GNU time: wall seconds, peak RSS.
+timed_tool() {
+    local label=$1 t
+    shift
+    local all
+    all=$(/usr/bin/time -f 'TIME %e %M' "$@" 2>&1 >/dev/null) || fail "$label failed: $(tail -n 3 <<<"$all")"
+    t=$(grep '^TIME' <<<"$all" | tail -n 1)
+    [[ $t == TIME* ]] || fail "$label: no timing"
+    read -r _ wall rss <<<"$t"
+    echo "wall_s=$wall peak_rss_kb=$rss"
+}
+tools_section() {
+    local r what t target=kafka
+    [[ " ${order[*]} " == *" kafka "* ]] || target=${order[0]}
+    use "$target"
+    for ((r = 1; r <= tool_runs; r++)); do
+        for what in status replication; do
+            local pair=(ours theirs)
+            ((r % 2 == 0)) && pair=(theirs ours)
+            for t in "${pair[@]}"; do
+                if [[ $t == ours ]]; then
+                    impl=kraft-rs
+                    emit "tool what=$what run=$r against=$target $(timed_tool "kraft describe --$what" \
+                        "$kraft" metadata-quorum --bootstrap-controller "$cbs" describe --"$what")"
+                else
+                    impl=kafka
+                    emit "tool what=$what run=$r against=$target $(KQ_JVM_FLAGS=$kafka_tool_jvm timed_tool "kafka-metadata-quorum describe --$what" \
+                        bash "$kq" tool "$d" org.apache.kafka.tools.MetadataQuorumCommand --bootstrap-controller "$cbs" describe --"$what")"
+                fi
+            done
+        done
+    done
+}
+# cold_once IMPL RUN: a fresh standalone controller, spawn to leader.
+cold_once() {
+    local i=$1 run=$2 save_d=$d save_cbs=$cbs save_cid=$cluster_id
+    d="$root/$i-standalone-$run"
+    cluster_id=$(bash "$kq" init "$d")
+    cbs="127.0.0.1:$(port 1)"
+    if [[ $i == kraft-rs ]]; then
+        write_kraft_config 1
+        "$kraft" storage format --config "$d/node1/server.properties" --cluster-id "$cluster_id" \
+            --release-version "$release_version" --standalone >"$d/node1/format.log" 2>&1 || fail "kraft storage format --standalone failed"
+    else
+        write_java_controller_config 1
+        tool kafka.tools.StorageTool format --config "$d/node1/server.properties" --cluster-id "$cluster_id" \
+            --release-version "$release_version" --standalone >"$d/node1/format.log" 2>&1 || fail "kafka-storage format --standalone failed"
+    fi
+    local t0 line first elected pattern
+    t0=$(us_now)
+    start_controller 1
+    line=$("$loadgen" --bootstrap "$cbs" --wait-leader 120 --since-us "$t0" 2>"$d/wait.err") ||
+        fail "$i standalone: no leader: $(tail -n 3 "$d/wait.err")"
+    if [[ $i == kraft-rs ]]; then
+        first=$(grep -m1 -oE '^[0-9]{4}-[0-9-]+T[0-9:.]+Z' "$d/node1/server.log")
+        elected=$(grep -m1 'leader change leader=Some(1)' "$d/node1/server.log" | grep -oE '^[0-9]{4}-[0-9-]+T[0-9:.]+Z')
+        first=$(date -d "$first" +%s.%N) elected=$(date -d "$elected" +%s.%N)
+    else
+        pattern='Completed transition to Leader'
+        first=$(log_time "$(grep -m1 '^\[' "$d/node1/server.log")")
+        elected=$(log_time "$(grep -m1 -F "$pattern" "$d/node1/server.log")")
+    fi
+    emit "cold run=$run spawn_to_leader_ms=$(awk '{for (i = 1; i <= NF; i++) if ($i ~ /^ms=/) print substr($i, 4)}' <<<"$line") log_first_to_leader_ms=$(awk -v a="$first" -v b="$elected" 'BEGIN {printf "%.1f", (b - a) * 1000}') spawn_to_first_log_ms=$(awk -v a="$t0" -v b="$first" 'BEGIN {printf "%.1f", (b - a / 1e6) * 1000}') polls=$(grep -o 'polls=[0-9]*' <<<"$line" | cut -d= -f2)"
+    sleep 1
+    emit "standalone_idle run=$run $(awk '/^VmRSS:/ {r = $2} /^Threads:/ {t = $2} END {printf "rss_kb=%s threads=%s", r, t}' "/proc/$(pid_of 1)/status")"
+    stop_pids "$d/node1/pid"
+    d=$save_d cbs=$save_cbs cluster_id=$save_cid
+}
+cold_section() {
+    local r i
+    for ((r = 1; r <= cold_runs; r++)); do
+        for i in $(abba "$r"); do
+            impl=$i
+            echo "== $impl: cold start, run $r"
+            cold_once "$i" "$r"
+        done
+    done
+}
+# log_bytes ID: the bytes of controller ID's log segments (*.log; Kafka's
+# preallocated index files not counted).
+log_bytes() { find "$(metadata_dir "$1")" -name '*.log' -printf '%s\n' | awk '{s += $1} END {print s + 0}'; }
+# row ID: node ID's row of describe --replication.
+row() { quorum --replication | awk -v id="$1" '$1 == id'; }
+voter_section() {
+    local i id=4
+    for i in "${order[@]}"; do
+        use "$i"
+        echo "== $impl: observer $id, add-controller, remove-controller"
+        local nd="$d/node$id" log_bytes spawn_ms t0 deadline r res
+        log_bytes=$(log_bytes "$(leader_id)")
+        if [[ $impl == kraft-rs ]]; then
+            write_kraft_config "$id"
+            "$kraft" storage format --config "$nd/server.properties" --cluster-id "$cluster_id" \
+                --release-version "$release_version" --no-initial-controllers >"$nd/format.log" 2>&1 || fail "format of observer $id failed"
+        else
+            write_java_controller_config "$id"
+            tool kafka.tools.StorageTool format --config "$nd/server.properties" --cluster-id "$cluster_id" \
+                --release-version "$release_version" --no-initial-controllers >"$nd/format.log" 2>&1 || fail "format of observer $id failed"
+        fi
+        t0=$(now)
+        spawn_ms=$(($(us_now) / 1000))
+        start_controller "$id"
+        deadline=$((SECONDS + 180))
+        # Observer, caught up after the spawn (LastCaughtUpTimestamp), polled with no pause.
+        until r=$(row "$id"); [[ $(awk '{print $7}' <<<"$r") == Observer ]] && (($(awk '{print $6}' <<<"$r") >= spawn_ms)) 2>/dev/null; do
+            alive "$id" || fail "observer $id exited"
+            ((SECONDS < deadline)) || fail "observer $id did not catch up within 180s: $r"
+        done
+        emit "catchup log_bytes=$log_bytes spawn_to_caught_up_s=$(secs "$t0") how=describe_replication_Observer_LastCaughtUpTimestamp>=spawn"
+        deadline=$((SECONDS + 180))
+        until "$kraft" cluster --bootstrap-controller "$cbs" --command-config "$fast" list-endpoints 2>/dev/null |
+            awk 'NR > 1 {print $1}' | grep -qx "$id"; do
+            ((SECONDS < deadline)) || fail "controller $id is not registered within 180s"
+            sleep 0.2
+        done
+        local add_s remove_s
+        t0=$(now)
+        res=$("$kraft" metadata-quorum --bootstrap-controller "$cbs" --command-config "$fast" \
+            add-controller --controller-id "$id" 2>&1) || fail "add-controller --controller-id $id failed: $res"
+        add_s=$(secs "$t0")
+        deadline=$((SECONDS + 60))
+        until [[ $(row "$id" | awk '{print $7}') =~ ^(Follower|Leader)$ ]]; do
+            ((SECONDS < deadline)) || fail "controller $id is not a voter 60s after add-controller"
+        done
+        emit "voter op=add command_s=$add_s to_voter_s=$(secs "$t0")"
+        t0=$(now)
+        res=$("$kraft" metadata-quorum --bootstrap-controller "$cbs" --command-config "$fast" \
+            remove-controller --controller-id "$id" 2>&1) || fail "remove-controller --controller-id $id failed: $res"
+        remove_s=$(secs "$t0")
+        deadline=$((SECONDS + 60))
+        until [[ $(row "$id" | awk '{print $7}') != Follower ]]; do
+            ((SECONDS < deadline)) || fail "controller $id is still a voter 60s after remove-controller"
+        done
+        emit "voter op=remove command_s=$remove_s to_voter_s=$(secs "$t0")"
+        stop_pids "$nd/pid"
+        rm -f "$nd/pid"
+    done
+}
+# failover_once SIGNAL SAMPLE: the leader signalled under a steady writer.
+failover_once() {
+    local sig=$1 sample=$2 leader la wfile t_kill first deadline line wp
+    leader=$(leader_id)
+    [[ $leader =~ ^[0-9]+$ ]] || fail "no leader before failover"
+    la=$(leader_addr "$leader")
+    local first_id=$((200 + sample * 10))
+    [[ $sig == KILL ]] || first_id=$((first_id + 100))
+    hold_brokers "$first_id"
+    wfile="$samples/failover-$impl-$sig-$sample.txt"
+    "$loadgen" --bootstrap "$cbs" --writer "fo$sig$sample-" --for-secs 120 --samples-out "$wfile" \
+        >"$d/writer.out" 2>>"$d/writer.err" &
+    wp=$!
+    echo "$wp" >"$d/writer.pid"
+    deadline=$((SECONDS + 30))
+    until [[ -s $wfile ]] && (($(wc -l <"$wfile") >= 20)); do
+        kill -0 "$wp" 2>/dev/null || fail "broker_load --writer exited: $(tail -n 3 "$d/writer.err")"
+        ((SECONDS < deadline)) || fail "broker_load --writer: no 20 commits within 30s"
+        sleep 0.1
+    done
+    sleep 1
+    t_kill=$(us_now)
+    kill_node "$leader" "$sig"
+    deadline=$((SECONDS + 60))
+    while :; do
+        first=$(awk -v t="$t_kill" -v a="$la" '$1 > t && $4 != a {print; exit}' "$wfile")
+        [[ -n $first ]] && break
+        ((SECONDS < deadline)) || fail "no commit under a new leader within 60s of SIG$sig"
+        sleep 0.05
+    done
+    sleep 1
+    kill -TERM "$wp" 2>/dev/null || true
+    wait "$wp" 2>/dev/null || true
+    rm -f "$d/writer.pid"
+    hold_release
+    local new_leader_addr=${first##* } last_old
+    last_old=$(awk -v t="$t_kill" '$1 <= t {l = $1} END {print l}' "$wfile")
+    emit "failover signal=$sig sample=$sample old_leader=$leader new_leader_address=$new_leader_addr kill_us=$t_kill to_first_commit_ms=$(awk -v a="$t_kill" -v b="${first%% *}" 'BEGIN {printf "%.1f", (b - a) / 1000}') last_commit_before_ms=$(awk -v a="$last_old" -v b="$t_kill" 'BEGIN {printf "%.1f", (b - a) / 1000}') exit_rc=$exit_rc samples=${wfile##*/}"
+    start_controller "$leader"
+    wait_follower "$leader" 180 || fail "controller $leader did not rejoin as a follower"
+}
+failover_section() {
+    local r i sig
+    for ((r = 1; r <= failovers; r++)); do
+        for sig in KILL TERM; do
+            for i in $(abba "$r"); do
+                use "$i"
+                echo "== $impl: failover by SIG$sig, sample $r"
+                failover_once "$sig" "$r"
+            done
+        done
+    done
+}
+big_section() {
+    local i id line leader
+    for i in "${order[@]}"; do
+        use "$i"
+        echo "== $impl: $big_topics x $big_partitions partitions"
+        hold_brokers 500
+        line=$(timeout 1200 "$loadgen" --bootstrap "$cbs" --cluster-id "$cluster_id" \
+            --create-topics "big-:$big_topics:$big_partitions:100" 2>"$d/big.err") ||
+            fail "broker_load --create-topics big failed: $(tail -n 3 "$d/big.err")"
+        emit "big_$line"
+        sleep 3
+        leader=$(leader_id)
+        for id in "${controllers[@]}"; do
+            emit "big_proc partitions=$((big_topics * big_partitions)) name=$id role=$([[ $id == "$leader" ]] && echo active || echo follower) $(awk '/^VmRSS:/ {r = $2} /^Threads:/ {t = $2} END {printf "rss_kb=%s threads=%s", r, t}' "/proc/$(pid_of "$id")/status") log_bytes=$(log_bytes "$id")"
+        done
+        hold_release
+    done
+}
+
+# ---------- the run ----------
+echo "bench.sh: work directory $root"
+started_us=$(us_now)
+impl=machine
+emit "run quick=${quick:-0} impls=${impls// /,} rounds=$rounds commits=$commits tp_conc=$tp_conc tp_secs=$tp_secs failovers=$failovers tool_runs=$tool_runs cold_runs=$cold_runs big_topics=$big_topics big_partitions=$big_partitions dir=$root"
+floor_section
+for i in "${order[@]}"; do setup "$i"; done
+sampler &
+echo $! >"$root/sampler.pid"
+sleep 3
+sections=" ${BENCH_SECTIONS:-idle commit tools cold voter failover big} "
+for s in idle commit tools cold voter failover big; do
+    [[ $sections == *" $s "* ]] && "${s}_section"
+done
+for i in "${order[@]}"; do use "$i"; stop_scenario "$d"; done
+kill "$(cat "$root/sampler.pid")" 2>/dev/null || true
+rm -f "$root/sampler.pid"
+impl=machine
+emit "done seconds=$(awk -v a="$started_us" -v b="$(us_now)" 'BEGIN {printf "%.1f", (b - a) / 1e6}')"
+if [[ -z ${BENCH_KEEP:-} ]]; then
+    cleanup
+    trap - EXIT
+    rm -rf "$root"
+fi
