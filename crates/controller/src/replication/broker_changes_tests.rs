@@ -247,6 +247,37 @@ fn an_unclean_shutdown_leaves_the_elr() {
 }
 
 #[test]
+fn a_leaderless_partition_comes_back_through_its_last_known_leader() {
+    // The elr2 topic of tests/interop/topics.sh step 3c (the same states
+    // as Java controllers give there): replicas 4 and 5,
+    // min.insync.replicas 2, both brokers killed and restarted in turn.
+    let mut image = elr_image(&[4, 5, 6], &[4, 5], "2");
+    let state = |image: &MetadataImage| {
+        let p = part(image, foo_id(), 0);
+        (p.leader, p.isr, p.elr, p.last_known_elr)
+    };
+    fence(&mut image, 4);
+    assert_eq!(state(&image), (5, vec![5], vec![4], vec![]));
+    // The ISR empties: both are eligible, neither may lead, and the last
+    // leader is remembered.
+    fence(&mut image, 5);
+    assert_eq!(state(&image), (NO_LEADER, vec![], vec![4, 5], vec![5]));
+    // 4 registers again after an unclean shutdown: no longer eligible.
+    shutdown(&mut image, 4, false);
+    assert_eq!(state(&image), (NO_LEADER, vec![], vec![5], vec![5]));
+    assert_eq!(unfence(&mut image, 4).len(), 1, "only 4's unfencing record");
+    assert_eq!(state(&image), (NO_LEADER, vec![], vec![5], vec![5]));
+    // 5 too: the ELR empties, the last known leader stays.
+    shutdown(&mut image, 5, false);
+    assert_eq!(state(&image), (NO_LEADER, vec![], vec![], vec![5]));
+    // Unfenced, the last known leader leads again, uncleanly.
+    unfence(&mut image, 5);
+    assert_eq!(state(&image), (5, vec![5], vec![], vec![]));
+    let p = part(&image, foo_id(), 0);
+    assert_eq!(p.leader_recovery_state, LeaderRecoveryState::Recovering);
+}
+
+#[test]
 fn without_elr_an_unclean_shutdown_is_a_fencing() {
     let image = ImageBuilder::new(34, false)
         .brokers(&[0, 1, 2])
