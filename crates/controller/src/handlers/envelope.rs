@@ -110,6 +110,21 @@ impl Controller {
         ctx: &RequestContext,
         request: EnvelopeRequest,
     ) -> EnvelopeResponse {
+        let started = std::time::Instant::now();
+        let response = self.envelope_inner(ctx, request).await;
+        tracing::debug!(
+            error_code = response.error_code,
+            micros = started.elapsed().as_micros() as u64,
+            "envelope answered"
+        );
+        response
+    }
+
+    async fn envelope_inner(
+        &self,
+        ctx: &RequestContext,
+        request: EnvelopeRequest,
+    ) -> EnvelopeResponse {
         let principal = match parse_principal(request.request_principal.as_ref()) {
             Ok(p) => p,
             Err(e) => {
