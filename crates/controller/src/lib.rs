@@ -41,6 +41,7 @@ pub mod format;
 pub mod handlers;
 pub mod image;
 pub mod java;
+pub mod memory;
 pub mod metrics;
 pub mod node;
 pub(crate) mod replication;

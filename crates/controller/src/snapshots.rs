@@ -245,6 +245,9 @@ async fn run_writer(
                         continue;
                     }
                 }
+                // The snapshot's encoded records (the size of the image) are
+                // freed by now.
+                crate::memory::release_free_memory();
                 clean(&raft, retention, &log_held).await;
             }
             _ = clean_timer.tick() => clean(&raft, retention, &log_held).await,

@@ -423,3 +423,5 @@ mod tests;
 mod topic_admin_tests;
 #[cfg(test)]
 mod topic_tests;
+#[cfg(test)]
+mod writer_tests;

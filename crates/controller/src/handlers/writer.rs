@@ -31,6 +31,10 @@ use crate::image::{MetadataImage, MetadataRecord};
 /// record or a NoOpRecord appended concurrently).
 const MAX_OFFSET_RETRIES: usize = 16;
 
+/// The fewest records this leader applies to its state before the state is
+/// taken again from the committed image (see [`ActiveState::rebase`]).
+const MIN_RECORDS_BEFORE_REBASE: u64 = 1024;
+
 /// The active controller's speculative state for one leader epoch.
 #[derive(Debug)]
 pub(crate) struct ActiveState {
@@ -44,6 +48,9 @@ pub(crate) struct ActiveState {
     pub(crate) last_appended: Option<i64>,
     /// Broker control states.
     pub(crate) heartbeats: BrokerHeartbeats,
+    /// Records applied since the image was last taken from the committed
+    /// image.
+    records_since_rebase: u64,
 }
 
 impl ActiveState {
@@ -55,7 +62,38 @@ impl ActiveState {
             image,
             last_appended: None,
             heartbeats,
+            records_since_rebase: 0,
         }
+    }
+
+    /// Whether this state has applied enough records of its own since it
+    /// was taken from the committed image to be worth taking again: the
+    /// two images share every topic neither changed (copy on write), and
+    /// each record this leader applies may have unshared one.
+    fn wants_rebase(&self) -> bool {
+        let topics = self.image.topics().len() as u64;
+        self.records_since_rebase >= MIN_RECORDS_BEFORE_REBASE.max(topics / 8)
+    }
+
+    /// Takes the image again from `committed` if it holds everything this
+    /// leader appended: then it holds what this state holds (the same
+    /// records replayed in the same order onto the image this state started
+    /// from), and the copy shares every topic with it. Returns whether it
+    /// did. Broker control states are kept.
+    fn rebase(&mut self, committed: &MetadataImage) -> bool {
+        let caught_up = self
+            .last_appended
+            .is_none_or(|last| committed.last_offset() >= last);
+        if !caught_up
+            || committed.open_transaction().is_some()
+            || self.image.open_transaction().is_some()
+        {
+            return false;
+        }
+        self.image = committed.clone();
+        self.next_offset = self.next_offset.max(committed.last_offset() + 1);
+        self.records_since_rebase = 0;
+        true
     }
 
     /// The last offset written to the log as far as this state knows.
@@ -86,6 +124,7 @@ impl ActiveState {
         }
         self.next_offset = pending.last_offset + 1;
         self.last_appended = Some(pending.last_offset);
+        self.records_since_rebase += records.len() as u64;
         Ok(())
     }
 
@@ -185,6 +224,15 @@ impl Controller {
                 "started the active controller's write state and broker sessions"
             );
             *guard = Some(ActiveState::new(facts.epoch, image));
+        } else if let Some(state) = guard.as_mut().filter(|s| s.wants_rebase()) {
+            let rebased = state.rebase(&self.image.read());
+            if rebased {
+                tracing::debug!(
+                    epoch = facts.epoch,
+                    "took the write state's image again from the committed image"
+                );
+                crate::memory::release_free_memory();
+            }
         }
         Ok((guard, facts.epoch))
     }

@@ -287,7 +287,14 @@ fn clear_elr(
 /// partitions (however their directory tables number the directories).
 #[derive(Clone, Default)]
 pub struct TopicsImage {
-    by_id: BTreeMap<Uuid, StoredTopic>,
+    /// Shared with the images this one was cloned from or into until one
+    /// of them changes the topic (copy on write): the active controller's
+    /// write state and the committed image hold one copy of every topic
+    /// neither has changed since the write state was last taken from the
+    /// committed image. Sharing is sound because the directory table is
+    /// append-only: a shared topic names only indices both tables had when
+    /// they were cloned.
+    by_id: BTreeMap<Uuid, Arc<StoredTopic>>,
     by_name: BTreeMap<Arc<str>, Uuid>,
     directories: DirectoryTable,
 }
@@ -296,11 +303,11 @@ pub struct TopicsImage {
 /// `NullPointerException` (no message) for a topic it does not have; this
 /// message is ours.
 fn topic_mut<'t>(
-    by_id: &'t mut BTreeMap<Uuid, StoredTopic>,
+    by_id: &'t mut BTreeMap<Uuid, Arc<StoredTopic>>,
     id: &Uuid,
     record: &str,
 ) -> Result<&'t mut StoredTopic, ReplayError> {
-    by_id.get_mut(id).ok_or_else(|| {
+    by_id.get_mut(id).map(Arc::make_mut).ok_or_else(|| {
         ReplayError::Invalid(format!(
             "Unable to replay {record} for topic id {}: no such topic found.",
             uuid_to_text(id)
@@ -363,7 +370,7 @@ impl TopicsImage {
             name: Arc::clone(&name),
             partitions: Partitions::default(),
         };
-        if let Some(prev) = self.by_id.insert(r.topic_id, topic) {
+        if let Some(prev) = self.by_id.insert(r.topic_id, Arc::new(topic)) {
             // Kafka would keep the old name mapped to the old topic image;
             // here a renamed id loses its stale name entry.
             if prev.name != name && self.by_name.get(&prev.name) == Some(&r.topic_id) {
@@ -429,7 +436,10 @@ impl TopicsImage {
     pub(super) fn replay_clear_elr(&mut self, r: &ClearElrRecord) -> Result<(), ReplayError> {
         if r.topic_name.is_empty() {
             for (id, topic) in self.by_id.iter_mut() {
-                clear_elr(*id, topic, &mut self.directories)?;
+                // A topic without ELR stays shared.
+                if topic.partitions.iter().any(|(_, p)| p.has_elr()) {
+                    clear_elr(*id, Arc::make_mut(topic), &mut self.directories)?;
+                }
             }
             return Ok(());
         }
@@ -437,7 +447,7 @@ impl TopicsImage {
             .by_name
             .get(r.topic_name.as_str())
             .copied()
-            .and_then(|id| Some((id, self.by_id.get_mut(&id)?)))
+            .and_then(|id| Some((id, Arc::make_mut(self.by_id.get_mut(&id)?))))
         else {
             return Err(ReplayError::Invalid(format!(
                 "Unable to clear elr for topic with name {}: no such topic found.",
@@ -445,6 +455,16 @@ impl TopicsImage {
             )));
         };
         clear_elr(id, topic, &mut self.directories)
+    }
+
+    /// How many topics this image shares with `other` (the same stored
+    /// copy, not merely equal).
+    #[cfg(test)]
+    pub(crate) fn shared_with(&self, other: &TopicsImage) -> usize {
+        self.by_id
+            .iter()
+            .filter(|(id, t)| other.by_id.get(*id).is_some_and(|o| Arc::ptr_eq(t, o)))
+            .count()
     }
 
     /// Kafka's `TopicsImage.write`: each topic's records. Kafka iterates a
@@ -782,6 +802,64 @@ mod tests {
                 .map(|p| p.directories().collect::<Vec<_>>()),
             Some(vec![dir; 5])
         );
+    }
+
+    #[test]
+    fn a_cloned_image_shares_topics_until_either_changes_one() {
+        let mut original = image1(17);
+        let mut copy = original.clone();
+        assert_eq!(copy.topics().shared_with(original.topics()), 2);
+        let before = original.clone();
+        let (dir_a, dir_b) = (
+            uuid("FbRuu7CeQtq5YFreEzg16g"),
+            uuid("tgHBnRglT5W_RlENnuG5vg"),
+        );
+        // Each side assigns a directory the other never saw, so their
+        // directory tables number different ids alike from here on.
+        replay(
+            &mut copy,
+            &[change(PartitionChangeRecord {
+                topic_id: foo(),
+                partition_id: 1,
+                leader: 4,
+                directories: Some(vec![dir_a; 3]),
+                ..Default::default()
+            })],
+        );
+        replay(
+            &mut original,
+            &[change(PartitionChangeRecord {
+                topic_id: bar(),
+                partition_id: 0,
+                directories: Some(vec![dir_b; 5]),
+                ..Default::default()
+            })],
+        );
+        assert_eq!(copy.topics().shared_with(original.topics()), 0);
+        let leader = |i: &MetadataImage, t, p| i.topics().partition(&t, p).map(|p| p.leader());
+        let dirs = |i: &MetadataImage, t, p| {
+            i.topics()
+                .partition(&t, p)
+                .map(|p| p.directories().collect::<Vec<_>>())
+        };
+        assert_eq!(leader(&copy, foo(), 1), Some(4));
+        assert_eq!(
+            leader(&original, foo(), 1),
+            Some(3),
+            "the change stays in the copy"
+        );
+        assert_eq!(dirs(&copy, foo(), 1), Some(vec![dir_a; 3]));
+        assert_eq!(dirs(&original, bar(), 0), Some(vec![dir_b; 5]));
+        assert_eq!(dirs(&copy, bar(), 0), dirs(&before, bar(), 0));
+        assert_eq!(copy.topics().topic(&bar()), before.topics().topic(&bar()));
+        assert_eq!(
+            original.topics().topic(&foo()),
+            before.topics().topic(&foo())
+        );
+        // A ClearElrRecord for every topic copies only those with ELR.
+        let shared = original.clone();
+        replay(&mut original, &[clear_elr("")]);
+        assert_eq!(original.topics().shared_with(shared.topics()), 2);
     }
 
     #[test]
