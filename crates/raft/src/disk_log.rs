@@ -19,8 +19,28 @@ use crate::storage::log::{DetachedFlush, FlushReceipt};
 use crate::storage::{FileLog, LogConfig, RecoveryReport, SnapshotWriter, StorageError};
 
 /// Default size of the in-memory cache of recently appended batches, in
-/// [`Batch::size_estimate`] bytes.
-pub const DEFAULT_TAIL_CACHE_BYTES: usize = 4 * 1024 * 1024;
+/// bytes of memory held (records and their allocations).
+pub const DEFAULT_TAIL_CACHE_BYTES: usize = 2 * 1024 * 1024;
+
+/// Bytes of memory one allocation costs beyond its contents (glibc's chunk
+/// header and alignment, on average).
+const ALLOCATION_OVERHEAD: usize = 16;
+
+/// The memory a cached batch holds: its record vector and each data
+/// record's own allocation, not just its encoded size (small metadata
+/// records cost about twice their length).
+fn cached_bytes(batch: &Batch) -> usize {
+    let records = batch.records.capacity() * std::mem::size_of::<Record>();
+    let data: usize = batch
+        .records
+        .iter()
+        .map(|r| match r {
+            Record::Data(b) => b.len() + ALLOCATION_OVERHEAD,
+            Record::Control(_) => r.size_estimate(),
+        })
+        .sum();
+    std::mem::size_of::<Batch>() + records + data
+}
 
 /// Largest chunk read from the segments at once.
 const READ_CHUNK: usize = 1024 * 1024;
@@ -140,7 +160,7 @@ impl TailCache {
     fn evict(&mut self) {
         while self.bytes > self.capacity {
             match self.batches.pop_front() {
-                Some(b) => self.bytes -= b.size_estimate(),
+                Some(b) => self.bytes -= cached_bytes(&b),
                 None => break,
             }
         }
@@ -154,7 +174,7 @@ impl TailCache {
         {
             self.clear();
         }
-        self.bytes += batch.size_estimate();
+        self.bytes += cached_bytes(&batch);
         self.batches.push_back(batch);
         self.evict();
     }
@@ -163,7 +183,7 @@ impl TailCache {
     fn truncate(&mut self, end: i64) {
         while self.batches.back().is_some_and(|b| b.next_offset() > end) {
             if let Some(b) = self.batches.pop_back() {
-                self.bytes -= b.size_estimate();
+                self.bytes -= cached_bytes(&b);
             }
         }
         if self.batches.back().is_some_and(|b| b.next_offset() != end) {
@@ -175,7 +195,7 @@ impl TailCache {
     fn drop_below(&mut self, start: i64) {
         while self.batches.front().is_some_and(|b| b.base_offset < start) {
             if let Some(b) = self.batches.pop_front() {
-                self.bytes -= b.size_estimate();
+                self.bytes -= cached_bytes(&b);
             }
         }
     }
@@ -213,7 +233,7 @@ impl TailCache {
 /// # Reads
 ///
 /// Reads decode batches from the segments. The batches appended most recently
-/// (up to [`DEFAULT_TAIL_CACHE_BYTES`] of [`Batch::size_estimate`]) are also
+/// (up to [`DEFAULT_TAIL_CACHE_BYTES`] of memory by default) are also
 /// kept decoded in memory, so that the leader's hot Fetch path near the log
 /// end does not touch the disk. `max_bytes` is measured with
 /// [`Batch::size_estimate`], exactly as `MemoryLog` does.
@@ -548,8 +568,8 @@ impl DiskLog {
         self.file.dir()
     }
 
-    /// Sets the size of the cache of recently appended batches (in
-    /// [`Batch::size_estimate`] bytes; 0 disables it).
+    /// Sets the size of the cache of recently appended batches (in bytes
+    /// of memory held; 0 disables it).
     pub fn set_tail_cache_bytes(&mut self, bytes: usize) {
         self.tail.capacity = bytes;
         self.tail.evict();
