@@ -16,8 +16,9 @@
 # repeated measurement takes turns ABBA over the implementations.
 #
 # Sections (each line of OUT_FILE is `IMPL KIND key=value ...`):
-#  floor     BENCH_FLOOR on the work directory's disk: fsync of a 4 KiB
-#            append, loopback round trip, spawn of /bin/true;
+#  floor     BENCH_FLOOR on the work directory's disk, at the start and at
+#            the end: fsync of a 4 KiB append, loopback round trip, spawn of
+#            /bin/true (samples pooled in OUT_FILE.d/floor.txt);
 #  idle      VmRSS and threads of every controller, quorums idle;
 #  commit    BENCH_COMMITS one-topic CreateTopics (1 partition, RF 3, on 3
 #            fake brokers held by `broker_load --hold`) one at a time straight
@@ -209,12 +210,13 @@ sampler() {
 }
 
 # ---------- sections ----------
+# floor_section WHEN: at the start and at the end of the run (pooled).
 floor_section() {
     impl=machine
     local line
-    line=$("$floorbin" "$root" "$([[ -n $quick ]] && echo 300 || echo 2000)") || fail "bench_floor failed"
-    emit "$line"
-    cp "$root/floor-samples.txt" "$samples/floor.txt"
+    line=$("$floorbin" "$root" "$([[ -n $quick ]] && echo 300 || echo 1000)") || fail "bench_floor failed"
+    emit "$line when=$1"
+    cat "$root/floor-samples.txt" >>"$samples/floor.txt"
 }
 idle_section() {
     local i id
@@ -468,7 +470,7 @@ echo "bench.sh: work directory $root"
 started_us=$(us_now)
 impl=machine
 emit "run quick=${quick:-0} impls=${impls// /,} rounds=$rounds commits=$commits tp_conc=$tp_conc tp_secs=$tp_secs failovers=$failovers tool_runs=$tool_runs cold_runs=$cold_runs big_topics=$big_topics big_partitions=$big_partitions dir=$root"
-floor_section
+floor_section start
 for i in "${order[@]}"; do setup "$i"; done
 sampler &
 echo $! >"$root/sampler.pid"
@@ -480,6 +482,7 @@ done
 for i in "${order[@]}"; do use "$i"; stop_scenario "$d"; done
 kill "$(cat "$root/sampler.pid")" 2>/dev/null || true
 rm -f "$root/sampler.pid"
+floor_section end
 impl=machine
 emit "done seconds=$(awk -v a="$started_us" -v b="$(us_now)" 'BEGIN {printf "%.1f", (b - a) / 1e6}')"
 if [[ -z ${BENCH_KEEP:-} ]]; then

@@ -3,7 +3,8 @@
 //! * `codegen [--check]` — regenerate `crates/protocol/src/generated/` from
 //!   `schemas/*.json`; with `--check`, fail if the checked-in code is stale.
 //! * `ci` — what CI runs: fmt check, clippy `-D warnings`, `codegen --check`,
-//!   every test, the release dry run (without `dist`), `readme`, `interop`.
+//!   every test, the release dry run (without `dist`), `readme`, `interop`,
+//!   `bench --quick`.
 //! * `golden` — regenerate `tests/golden/` with real Kafka 4.4 classes (JDK + Maven).
 //! * `golden-verify` — have real Kafka decode frames written by our encoder.
 //! * `image-interop` — Kafka 4.4 writes a rich metadata log and snapshot, our
@@ -32,7 +33,11 @@
 //!   which model-check scenario catch it. See [`mutants`].
 //! * `modelcheck` — the raft core's bounded model check with the large bound
 //!   (release build; `MC_DEPTH`, `MC_STATES`, `MC_SCENARIO` override it).
-//! * `bench` — run the criterion benchmarks.
+//! * `bench [--quick]` — kraft-rs's controller quorum against Kafka 4.4's in
+//!   one run (`tests/interop/bench.sh`, the codec ratios, inline fsync
+//!   against the I/O thread); writes `docs/benchmarks.md` and its pictures
+//!   under `docs/benchmarks/` (`--quick`: small counts, under
+//!   `target/bench-quick/`, part of `ci`). See [`bench`].
 //! * `readme` — follow README.md's set-up section word for word on a fresh
 //!   clone (part of `ci`).
 //! * `dist` — build the release `kraft` binary and package it under
@@ -43,6 +48,7 @@
 //!   `--dry-run`, publish to crates.io in dependency order (needs
 //!   `CARGO_REGISTRY_TOKEN`). See [`release`].
 
+mod bench;
 mod mutants;
 mod readme;
 mod release;
@@ -77,12 +83,12 @@ fn main() -> ExitCode {
         Some("soak-restarts") => soak_restarts(args.get(1).map(String::as_str)),
         Some("mutants") => mutants::mutants(args.get(1).map(String::as_str)),
         Some("modelcheck") => modelcheck(),
-        Some("bench") => run("cargo", &["bench", "--workspace"]),
+        Some("bench") => bench::bench(args.iter().any(|a| a == "--quick")),
         Some("readme") => readme::readme(),
         Some("dist") => dist().map(|_| ()),
         Some("release") => release::release(&args[1..]),
         _ => Err(
-            "usage: cargo xtask <codegen [--check] | ci | golden | golden-verify | image-interop | topic-configs | bench-image | bench-brokers | interop | topics-long [RECORDS] | soak --seeds N | soak-restarts [SECONDS] | mutants [SEEDS] | modelcheck | bench | readme | dist | release [--dry-run]>"
+            "usage: cargo xtask <codegen [--check] | ci | golden | golden-verify | image-interop | topic-configs | bench-image | bench-brokers | interop | topics-long [RECORDS] | soak --seeds N | soak-restarts [SECONDS] | mutants [SEEDS] | modelcheck | bench [--quick] | readme | dist | release [--dry-run]>"
                 .to_string(),
         ),
     };
@@ -239,6 +245,8 @@ fn ci() -> Result<()> {
     readme::readme()?;
     // Real Kafka 4.4 on the other side of the wire (JDK 17 + Maven).
     interop()?;
+    // The benchmark harness end to end with small counts (no speed asserted).
+    bench::bench(true)?;
     Ok(())
 }
 

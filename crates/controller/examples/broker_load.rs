@@ -41,6 +41,15 @@
 //! `bootstrap.controllers` it fails CreateTopics and DeleteTopics itself
 //! (`UnsupportedEndpointTypeException`) without sending them.
 //!
+//! `--writer PREFIX` (for `cargo xtask bench`, `tests/interop/bench.sh`)
+//! sends one-topic CreateTopics (1 partition, RF 3) back to back on
+//! `--concurrency` connections for `--for-secs` (default 60) or until
+//! `--count` topics are committed, following leader changes with no pause,
+//! and writes one line per committed call to `--samples-out`;
+//! `--wait-leader SECONDS` polls DescribeQuorum with no pause until a
+//! leader is named and prints the time since `--since-us`. Neither needs
+//! `--cluster-id`.
+//!
 //! ```text
 //! broker_load --bootstrap 127.0.0.1:9093,127.0.0.1:9094 --cluster-id ID
 //!     [--phases 3,50] [--seconds 30,20] [--warmup-secs 5] [--interval-ms 100]
@@ -49,6 +58,8 @@
 //! broker_load --bootstrap ... --cluster-id ID --hold 3 [--first-id 200] [--interval-ms 2000]
 //! broker_load --bootstrap ... --cluster-id ID --create-topics big-:10000:10:100
 //! broker_load --bootstrap ... --cluster-id ID --delete-topics big-:10000:100
+//! broker_load --bootstrap ... --writer lat- [--concurrency 1] [--count N] [--for-secs 60] [--samples-out FILE]
+//! broker_load --bootstrap ... --wait-leader 120 [--since-us EPOCH_MICROS]
 //! ```
 //!
 //! Prints `key=value` lines: `leader ...`, one `phase ...` per phase (round

@@ -1,0 +1,1216 @@
+//! `cargo xtask bench [--quick]`: kraft-rs's controller quorum against
+//! Kafka 4.4's in one run (issue 15).
+//!
+//! Builds the release `kraft` binary and the `broker_load` and
+//! `bench_floor` examples, runs `tests/interop/bench.sh` (real processes on
+//! loopback, real disks, Kafka from the interop tests' Maven jars), the
+//! codec ratios (`cargo bench -p kraft-protocol --bench codec --
+//! ratios-only`) and the raft layer's inline-fsync / I/O-thread commit
+//! latency (`cargo bench -p kraft-raft --bench commit_latency`), then
+//! writes `docs/benchmarks.md` and its pictures under `docs/benchmarks/`.
+//! `--quick` runs small counts and writes under `target/bench-quick/`
+//! instead; it checks that every section produced its figures and asserts
+//! nothing about speed.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::{root, run, Result};
+
+/// One `IMPL KIND key=value ...` line of the script's output.
+struct Fact {
+    implementation: String,
+    kind: String,
+    fields: BTreeMap<String, String>,
+    raw: String,
+}
+
+impl Fact {
+    fn parse(line: &str) -> Option<Fact> {
+        let mut words = line.split_whitespace();
+        let implementation = words.next()?.to_string();
+        let kind = words.next()?.to_string();
+        let fields = words
+            .filter_map(|w| w.split_once('='))
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Some(Fact {
+            implementation,
+            kind,
+            fields,
+            raw: line.to_string(),
+        })
+    }
+
+    fn num(&self, key: &str) -> Option<f64> {
+        self.fields.get(key).and_then(|v| v.parse().ok())
+    }
+
+    fn get(&self, key: &str) -> &str {
+        self.fields.get(key).map_or("?", String::as_str)
+    }
+}
+
+/// All facts of one run.
+struct Facts(Vec<Fact>);
+
+impl Facts {
+    fn of<'a>(&'a self, implementation: &'a str, kind: &'a str) -> impl Iterator<Item = &'a Fact> {
+        self.0
+            .iter()
+            .filter(move |f| f.implementation == implementation && f.kind == kind)
+    }
+
+    /// The median of `key` over `implementation`'s `kind` facts that pass `keep`.
+    fn median_where(
+        &self,
+        implementation: &str,
+        kind: &str,
+        key: &str,
+        keep: impl Fn(&Fact) -> bool,
+    ) -> Option<f64> {
+        let values: Vec<f64> = self
+            .of(implementation, kind)
+            .filter(|f| keep(f))
+            .filter_map(|f| f.num(key))
+            .collect();
+        median(values)
+    }
+
+    fn median(&self, implementation: &str, kind: &str, key: &str) -> Option<f64> {
+        self.median_where(implementation, kind, key, |_| true)
+    }
+}
+
+fn median(mut values: Vec<f64>) -> Option<f64> {
+    if values.is_empty() {
+        return None;
+    }
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    Some(if n % 2 == 1 {
+        values[n / 2]
+    } else {
+        (values[n / 2 - 1] + values[n / 2]) / 2.0
+    })
+}
+
+/// The `q` quantile (nearest rank) of sorted values.
+fn quantile(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let rank = (q * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+fn fmt(x: Option<f64>) -> String {
+    match x {
+        None => "-".into(),
+        Some(x) if x.is_nan() => "-".into(),
+        Some(x) if x.abs() >= 100.0 => format!("{x:.0}"),
+        Some(x) if x.abs() >= 10.0 => format!("{x:.1}"),
+        Some(x) => format!("{x:.2}"),
+    }
+}
+
+fn ratio(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    match (a, b) {
+        (Some(a), Some(b)) if b != 0.0 => Some(a / b),
+        _ => None,
+    }
+}
+
+/// The implementations' labels in the document.
+const IMPLS: [(&str, &str); 3] = [
+    ("kraft-rs", "kraft-rs"),
+    ("kafka", "Kafka 4.4 (defaults)"),
+    ("kafka-eq", "Kafka 4.4 (equal linger/timeouts)"),
+];
+
+const COLORS: [&str; 4] = ["#d6604d", "#4393c3", "#1a9850", "#555555"];
+
+fn first_line(program: &str, args: &[&str]) -> String {
+    Command::new(program)
+        .args(args)
+        .output()
+        .map(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_string()
+        })
+        .unwrap_or_else(|e| format!("({program}: {e})"))
+}
+
+/// Runs `cargo xtask bench [--quick]`.
+pub fn bench(quick: bool) -> Result<()> {
+    let root = root();
+    let started = std::time::Instant::now();
+    run(
+        "cargo",
+        &["build", "--release", "-p", "kraft-cli", "--bin", "kraft"],
+    )?;
+    run(
+        "cargo",
+        &[
+            "build",
+            "--release",
+            "-p",
+            "kraft-controller",
+            "--example",
+            "broker_load",
+            "--example",
+            "bench_floor",
+        ],
+    )?;
+    let out_dir = root.join(if quick {
+        "target/bench-quick"
+    } else {
+        "target/bench"
+    });
+    std::fs::create_dir_all(&out_dir).map_err(|e| format!("{}: {e}", out_dir.display()))?;
+    let results = out_dir.join("results.txt");
+    for bench in [
+        ("kraft-protocol", "codec"),
+        ("kraft-raft", "commit_latency"),
+    ] {
+        run(
+            "cargo",
+            &["bench", "--no-run", "-p", bench.0, "--bench", bench.1],
+        )?;
+    }
+    let measured = std::time::Instant::now();
+    let kraft = root.join("target/release/kraft").display().to_string();
+    let load = root
+        .join("target/release/examples/broker_load")
+        .display()
+        .to_string();
+    let floor = root
+        .join("target/release/examples/bench_floor")
+        .display()
+        .to_string();
+    let limit = if quick { "900" } else { "10800" };
+    let results_s = results.display().to_string();
+    let mut script = Command::new("timeout");
+    script
+        .args(["--kill-after=60", limit, "bash", "tests/interop/bench.sh"])
+        .args([&kraft, &load, &floor, &results_s])
+        .current_dir(&root);
+    if quick {
+        script.env("BENCH_QUICK", "1");
+    }
+    eprintln!("$ bench.sh {kraft} {load} {floor} {results_s}");
+    let status = script
+        .status()
+        .map_err(|e| format!("cannot run bench.sh: {e}"))?;
+    if !status.success() {
+        return Err(format!("tests/interop/bench.sh failed ({status})"));
+    }
+    let codec = codec_ratios()?;
+    let io = io_thread(quick)?;
+    let script_s = measured.elapsed().as_secs_f64();
+    let text =
+        std::fs::read_to_string(&results).map_err(|e| format!("{}: {e}", results.display()))?;
+    let facts = Facts(text.lines().filter_map(Fact::parse).collect());
+    let (doc_path, pictures, link) = if quick {
+        (
+            out_dir.join("benchmarks.md"),
+            out_dir.join("benchmarks"),
+            "benchmarks",
+        )
+    } else {
+        (
+            root.join("docs/benchmarks.md"),
+            root.join("docs/benchmarks"),
+            "benchmarks",
+        )
+    };
+    std::fs::create_dir_all(&pictures).map_err(|e| format!("{}: {e}", pictures.display()))?;
+    let samples_dir = PathBuf::from(format!("{results_s}.d"));
+    let report = Report {
+        facts: &facts,
+        samples: &samples_dir,
+        rss: &PathBuf::from(format!("{results_s}.rss")),
+        codec: &codec,
+        io: &io,
+        quick,
+    };
+    let missing = report.missing();
+    let doc = report.document(&pictures, link, script_s, started.elapsed().as_secs_f64())?;
+    std::fs::write(&doc_path, doc).map_err(|e| format!("{}: {e}", doc_path.display()))?;
+    eprintln!("bench: wrote {} ({:.0} s)", doc_path.display(), script_s);
+    if !missing.is_empty() {
+        return Err(format!("sections without figures: {}", missing.join(", ")));
+    }
+    Ok(())
+}
+
+/// The codec ratio table printed by `codec -- ratios-only`.
+fn codec_ratios() -> Result<Vec<String>> {
+    eprintln!("$ cargo bench -p kraft-protocol --bench codec -- ratios-only");
+    let out = Command::new("cargo")
+        .args([
+            "bench",
+            "-p",
+            "kraft-protocol",
+            "--bench",
+            "codec",
+            "--",
+            "ratios-only",
+        ])
+        .current_dir(root())
+        .output()
+        .map_err(|e| format!("cannot run cargo bench: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "codec bench failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| l.starts_with('|'))
+        .map(str::to_string)
+        .collect())
+}
+
+/// The pooled rows (`Inline`, `IoThread`) of `commit_latency`: mode, n,
+/// p50 µs, p99 µs, p50/floor, p99/floor, floor µs, record fsync µs, probe
+/// p99 µs, probe max µs.
+fn io_thread(quick: bool) -> Result<Vec<Vec<String>>> {
+    eprintln!("$ cargo bench -p kraft-raft --bench commit_latency");
+    let (commits, rounds) = if quick { ("150", "1") } else { ("2000", "4") };
+    let out = Command::new("cargo")
+        .args(["bench", "-p", "kraft-raft", "--bench", "commit_latency"])
+        .env("KRAFT_BENCH_COMMITS", commits)
+        .env("KRAFT_BENCH_ROUNDS", rounds)
+        .current_dir(root())
+        .output()
+        .map_err(|e| format!("cannot run cargo bench: {e}"))?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() {
+        return Err(format!(
+            "commit_latency failed: {stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok(stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("all rounds"))
+        .skip(1)
+        .map(|l| l.split_whitespace().map(str::to_string).collect::<Vec<_>>())
+        .filter(|w| w.len() == 10)
+        .collect())
+}
+
+struct Report<'a> {
+    facts: &'a Facts,
+    samples: &'a Path,
+    rss: &'a Path,
+    codec: &'a [String],
+    io: &'a [Vec<String>],
+    quick: bool,
+}
+
+impl Report<'_> {
+    fn impls(&self) -> Vec<(&'static str, &'static str)> {
+        IMPLS
+            .iter()
+            .copied()
+            .filter(|(i, _)| self.facts.0.iter().any(|f| f.implementation == *i))
+            .collect()
+    }
+
+    /// Every commit latency sample (µs) of one implementation, sorted.
+    fn commit_samples(&self, implementation: &str) -> Vec<f64> {
+        let mut all = Vec::new();
+        for f in self.facts.of(implementation, "commit") {
+            let path = self.samples.join(f.get("samples"));
+            if let Ok(text) = std::fs::read_to_string(&path) {
+                all.extend(
+                    text.lines()
+                        .filter_map(|l| l.split_whitespace().nth(1))
+                        .filter_map(|v| v.parse::<f64>().ok()),
+                );
+            }
+        }
+        all.sort_by(f64::total_cmp);
+        all
+    }
+
+    /// fsync + round trip (µs) per floor sample, sorted.
+    fn floor_samples(&self) -> Vec<f64> {
+        let mut all: Vec<f64> = std::fs::read_to_string(self.samples.join("floor.txt"))
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| {
+                let mut w = l.split_whitespace().filter_map(|v| v.parse::<f64>().ok());
+                Some(w.next()? + w.next()?)
+            })
+            .collect();
+        all.sort_by(f64::total_cmp);
+        all
+    }
+
+    /// The pooled floor samples: fsync µs and round trip µs, each sorted.
+    fn floor_parts(&self) -> [Vec<f64>; 2] {
+        let mut parts = [Vec::new(), Vec::new()];
+        for l in std::fs::read_to_string(self.samples.join("floor.txt"))
+            .unwrap_or_default()
+            .lines()
+        {
+            let w: Vec<f64> = l
+                .split_whitespace()
+                .filter_map(|v| v.parse().ok())
+                .collect();
+            if let [fsync, rtt] = w[..] {
+                parts[0].push(fsync);
+                parts[1].push(rtt);
+            }
+        }
+        for p in &mut parts {
+            p.sort_by(f64::total_cmp);
+        }
+        parts
+    }
+
+    /// Sections with no figure for some implementation.
+    fn missing(&self) -> Vec<String> {
+        let mut missing = Vec::new();
+        let f = self.facts;
+        if f.of("machine", "floor").next().is_none() {
+            missing.push("floor".to_string());
+        }
+        for (i, _) in self.impls() {
+            for (kind, key) in [
+                ("idle", "rss_kb"),
+                ("commit", "p50_us"),
+                ("throughput", "topics_per_s"),
+                ("cold", "spawn_to_leader_ms"),
+                ("catchup", "spawn_to_caught_up_s"),
+                ("voter", "command_s"),
+                ("big_proc", "rss_kb"),
+            ] {
+                if f.median(i, kind, key).is_none() {
+                    missing.push(format!("{kind} ({i})"));
+                }
+            }
+            for sig in ["KILL", "TERM"] {
+                if f.median_where(i, "failover", "to_first_commit_ms", |x| {
+                    x.get("signal") == sig
+                })
+                .is_none()
+                {
+                    missing.push(format!("failover SIG{sig} ({i})"));
+                }
+            }
+        }
+        for i in ["kraft-rs", "kafka"] {
+            if f.median(i, "tool", "wall_s").is_none() {
+                missing.push(format!("tools ({i})"));
+            }
+        }
+        if self.codec.len() < 3 {
+            missing.push("codec".into());
+        }
+        if self.io.len() < 2 {
+            missing.push("I/O thread".into());
+        }
+        missing
+    }
+
+    fn document(&self, pictures: &Path, link: &str, script_s: f64, wall_s: f64) -> Result<String> {
+        let f = self.facts;
+        let impls = self.impls();
+        let floor = f.of("machine", "floor").next();
+        let pooled = self.floor_parts();
+        let part = |k: usize, q: f64| (!pooled[k].is_empty()).then(|| quantile(&pooled[k], q));
+        let fnum = |k: &str| match k {
+            "fsync_p50_us" => part(0, 0.5),
+            "fsync_p99_us" => part(0, 0.99),
+            "rtt_p50_us" => part(1, 0.5),
+            "rtt_p99_us" => part(1, 0.99),
+            _ => f.median("machine", "floor", k),
+        };
+        let floor_commit = match (fnum("fsync_p50_us"), fnum("rtt_p50_us")) {
+            (Some(a), Some(b)) => Some(a + b),
+            _ => None,
+        };
+        let mut met = Vec::new();
+        let mut missed = Vec::new();
+        let mut target = |ok: Option<bool>, what: String| match ok {
+            Some(true) => met.push(what),
+            Some(false) => missed.push(what),
+            None => missed.push(format!("{what} (no figure)")),
+        };
+        let mut doc = String::new();
+        let run = f.of("machine", "run").next();
+        let _ = writeln!(
+            doc,
+            "# Benchmarks: kraft-rs against Kafka 4.4's controllers\n\n\
+             Generated by `cargo xtask bench{}` (do not edit by hand). One run of \
+             `tests/interop/bench.sh`, `cargo bench -p kraft-protocol --bench codec -- ratios-only` and \
+             `cargo bench -p kraft-raft --bench commit_latency`: {:.0} s of measurement, {:.0} s with the builds.\n",
+            if self.quick { " --quick" } else { "" },
+            script_s,
+            wall_s
+        );
+        if self.quick {
+            doc.push_str(
+                "**Quick run** (CI): small counts, to prove the harness runs; its figures are not \
+                 meant to be read.\n\n",
+            );
+        }
+        let cpu = std::fs::read_to_string("/proc/cpuinfo")
+            .ok()
+            .and_then(|c| {
+                c.lines()
+                    .find(|l| l.starts_with("model name"))
+                    .and_then(|l| l.split_once(':'))
+                    .map(|(_, v)| v.trim().to_string())
+            })
+            .unwrap_or_else(|| "unknown CPU".into());
+        let tmp = std::env::var("TMPDIR").unwrap_or_else(|_| "/tmp".into());
+        let device = first_line("findmnt", &["-no", "SOURCE", "-T", &tmp]);
+        let name = device.trim_start_matches("/dev/").to_string();
+        let rotational = std::fs::read_to_string(format!("/sys/block/{name}/queue/rotational"))
+            .map_or("?".to_string(), |s| s.trim().to_string());
+        let jvm = f.of("kafka", "jvm").next();
+        let _ = writeln!(
+            doc,
+            "Date: {}. Machine: {} cores (`nproc`), {cpu}, kernel {} (`uname -r`); disk: the work \
+             directory under `{tmp}` on {device} (`{} `, `/sys/block/{name}/queue/rotational` = {rotational}); \
+             loopback only. Java {} for Kafka. A shared machine: every figure is a median or a \
+             percentile of this one run, and the repeated measurements take turns (ABBA) between \
+             the implementations.\n",
+            first_line("date", &["-u", "+%Y-%m-%d %H:%M UTC"]),
+            first_line("nproc", &[]),
+            first_line("uname", &["-r"]),
+            first_line("lsblk", &["-dno", "SIZE,MODEL", &device]),
+            jvm.map_or("?", |j| j.get("java")),
+        );
+        let _ = writeln!(
+            doc,
+            "Command: `cargo xtask bench` (`--quick` in CI). Settings of this run: `{}`.\n",
+            run.map_or(String::new(), |r| r.raw.clone())
+        );
+        let _ = writeln!(
+            doc,
+            "Implementations: **kraft-rs** (`kraft storage format` + `kraft server`, release build, \
+             defaults: `controller.quorum.append.linger.ms=25`, election timeout 1000 ms, fetch timeout 2000 ms, \
+             which are Kafka's defaults too); **Kafka 4.4 (defaults)**: Kafka 4.4.0's controllers from the \
+             interop tests' Maven jars (`tests/interop/kafka-quorum.sh`) with kafka-server-start.sh's JVM flags \
+             `{}` and Kafka's default configuration{}. `broker.session.timeout.ms=9000` (Kafka's default) on all.\n",
+            jvm.map_or("?".to_string(), |j| j.get("flags").replace(',', " ")),
+            if impls.iter().any(|(i, _)| *i == "kafka-eq") {
+                "; **Kafka 4.4 (equal linger/timeouts)**: the same JVM with \
+                 `controller.quorum.append.linger.ms`, `controller.quorum.election.timeout.ms` and \
+                 `controller.quorum.fetch.timeout.ms` set to kraft-rs's values (25, 1000, 2000)"
+            } else {
+                " (the run with equal linger and timeouts is part of the full run only)"
+            }
+        );
+
+        // ---- floor
+        let _ = writeln!(doc, "## Floor\n");
+        let _ = writeln!(
+            doc,
+            "`bench_floor` (`crates/controller/examples/bench_floor.rs`) on the work directory's disk: \
+             {} samples at the start of the run and as many at its end, pooled.\n\n| what | p50 | p99 |\n|---|---:|---:|\n\
+             | fsync of a 4 KiB append (`write` + `fdatasync`), µs | {} | {} |\n\
+             | loopback TCP round trip of 64 bytes, µs | {} | {} |\n\
+             | process spawn (`/bin/true`, spawn to exit), µs | {} | {} |\n\
+             | **commit floor** = fsync p50 + round trip p50 (a follower must receive, fsync and acknowledge), µs | {} | |\n",
+            floor.map_or("?", |x| x.get("samples")),
+            fmt(fnum("fsync_p50_us")),
+            fmt(fnum("fsync_p99_us")),
+            fmt(fnum("rtt_p50_us")),
+            fmt(fnum("rtt_p99_us")),
+            fmt(fnum("spawn_p50_us")),
+            fmt(fnum("spawn_p99_us")),
+            fmt(floor_commit),
+        );
+
+        // ---- commit latency
+        let _ = writeln!(
+            doc,
+            "## Commit latency of single metadata writes, 3 voters\n"
+        );
+        doc.push_str(
+            "`broker_load --writer` (`crates/controller/examples/broker_load.rs`): CreateTopics v7 of one \
+             topic of one partition (RF 3, on three fake brokers registered and heartbeating with \
+             `broker_load --hold`), one call at a time straight to the active controller; a sample is \
+             the request written to the answer read (the answer comes once the records are committed \
+             and applied). Rounds alternate between the implementations.\n\n\
+             | implementation | calls | p50 ms | p99 ms | max ms | p50 / floor | p50 / kraft-rs p50 |\n|---|---:|---:|---:|---:|---:|---:|\n",
+        );
+        let ours_lat = self.commit_samples("kraft-rs");
+        let ours_p50 = (!ours_lat.is_empty()).then(|| quantile(&ours_lat, 0.5));
+        for (i, label) in &impls {
+            let s = self.commit_samples(i);
+            if s.is_empty() {
+                continue;
+            }
+            let p50 = quantile(&s, 0.5);
+            let _ = writeln!(
+                doc,
+                "| {label} | {} | {} | {} | {} | {} | {} |",
+                s.len(),
+                fmt(Some(p50 / 1000.0)),
+                fmt(Some(quantile(&s, 0.99) / 1000.0)),
+                fmt(Some(quantile(&s, 1.0) / 1000.0)),
+                fmt(ratio(Some(p50), floor_commit)),
+                fmt(ratio(Some(p50), ours_p50)),
+            );
+        }
+        let kafka_lat = self.commit_samples("kafka");
+        let kafka_p50 = (!kafka_lat.is_empty()).then(|| quantile(&kafka_lat, 0.5));
+        let _ = writeln!(
+            doc,
+            "\nours / Kafka (defaults) p50: {}; ours / floor p50: {}. Kafka's leader waits up to \
+             `controller.quorum.append.linger.ms` (25 ms) before it appends a batch; kraft-rs appends a \
+             proposal at once and lingers only while a flush is in flight.\n",
+            fmt(ratio(ours_p50, kafka_p50)),
+            fmt(ratio(ours_p50, floor_commit)),
+        );
+        target(
+            ratio(ours_p50, floor_commit).map(|r| r <= 2.0),
+            format!(
+                "commit latency p50 at most 2x the floor (ours {} x)",
+                fmt(ratio(ours_p50, floor_commit))
+            ),
+        );
+        let mut series = Vec::new();
+        for (k, (i, label)) in impls.iter().enumerate() {
+            let s = self.commit_samples(i);
+            if !s.is_empty() {
+                series.push(cdf(label, COLORS[k], &s, 1000.0));
+            }
+        }
+        let fl = self.floor_samples();
+        if !fl.is_empty() {
+            series.push(cdf("floor (fsync + round trip)", COLORS[3], &fl, 1000.0));
+        }
+        let svg = chart(&Chart {
+            title: "Commit latency of one-topic CreateTopics, 3 voters (CDF)",
+            x_label: "latency (ms, log scale)",
+            y_label: "fraction of calls",
+            x_log: true,
+            y_log: false,
+            series,
+            marks: Vec::new(),
+        });
+        self.picture(
+            &mut doc,
+            pictures,
+            link,
+            "commit-latency.svg",
+            &svg,
+            "commit latency CDF",
+        )?;
+
+        // ---- throughput
+        let _ = writeln!(
+            doc,
+            "## Throughput of committed metadata records, 3 voters\n"
+        );
+        let tp = |i: &str| f.median(i, "throughput", "topics_per_s");
+        let conc = f
+            .of("kraft-rs", "throughput")
+            .next()
+            .map_or("?", |x| x.get("concurrency"));
+        let secs = run.map_or("?", |r| r.get("tp_secs"));
+        let _ = writeln!(
+            doc,
+            "`broker_load --writer --concurrency {conc}`: {conc} connections to the active controller, each \
+             sending the one-topic CreateTopics above back to back for {secs} s (each topic is 2 records: \
+             TopicRecord and PartitionRecord); the median over the rounds.\n\n\
+             | implementation | topics/s | records/s | call p50 ms | call p99 ms | ours / this |\n|---|---:|---:|---:|---:|---:|"
+        );
+        for (i, label) in &impls {
+            let _ = writeln!(
+                doc,
+                "| {label} | {} | {} | {} | {} | {} |",
+                fmt(tp(i)),
+                fmt(tp(i).map(|x| 2.0 * x)),
+                fmt(f.median(i, "throughput", "p50_us").map(|x| x / 1000.0)),
+                fmt(f.median(i, "throughput", "p99_us").map(|x| x / 1000.0)),
+                fmt(ratio(tp("kraft-rs"), tp(i))),
+            );
+        }
+        doc.push_str(
+            "\nThe raft layer driven directly (proposals without the controller on top) is not \
+             measured for throughput yet; `commit_latency` below drives it one record at a time.\n\n",
+        );
+        target(
+            ratio(tp("kraft-rs"), tp("kafka")).map(|r| r >= 2.0),
+            format!(
+                "throughput at least 2x Kafka's ({} x)",
+                fmt(ratio(tp("kraft-rs"), tp("kafka")))
+            ),
+        );
+
+        // ---- failover
+        let _ = writeln!(doc, "## Failover\n");
+        doc.push_str(
+            "While `broker_load --writer` commits one-topic CreateTopics back to back (a connection \
+             that fails or answers NOT_CONTROLLER is replaced at once by one to the next controller, \
+             no pause), the leader gets SIGKILL, or SIGTERM (a graceful handoff: it resigns with \
+             EndQuorumEpoch); the figure runs from the signal to the first commit answered by \
+             another controller. Kafka's default timeouts on both (election 1000 ms, fetch 2000 ms). \
+             The node is restarted and caught up before the next sample; medians.\n\n\
+             | implementation | SIGKILL: to first commit, ms | SIGTERM handoff: to first commit, ms | samples |\n|---|---:|---:|---:|\n",
+        );
+        let fo = |i: &str, sig: &str| {
+            f.median_where(i, "failover", "to_first_commit_ms", |x| {
+                x.get("signal") == sig
+            })
+        };
+        for (i, label) in &impls {
+            let _ = writeln!(
+                doc,
+                "| {label} | {} | {} | {} |",
+                fmt(fo(i, "KILL")),
+                fmt(fo(i, "TERM")),
+                f.of(i, "failover").count() / 2
+            );
+        }
+        let _ = writeln!(
+            doc,
+            "\nours / Kafka: SIGKILL {}, SIGTERM {}.\n",
+            fmt(ratio(fo("kraft-rs", "KILL"), fo("kafka", "KILL"))),
+            fmt(ratio(fo("kraft-rs", "TERM"), fo("kafka", "TERM")))
+        );
+        target(
+            fo("kraft-rs", "TERM").map(|x| x <= 100.0),
+            format!(
+                "graceful handoff at most 100 ms ({} ms)",
+                fmt(fo("kraft-rs", "TERM"))
+            ),
+        );
+        let svg = self.failover_chart(&impls);
+        self.picture(
+            &mut doc,
+            pictures,
+            link,
+            "failover.svg",
+            &svg,
+            "failover timeline",
+        )?;
+
+        // ---- voter change
+        let _ = writeln!(doc, "## Voter change and catch-up\n");
+        doc.push_str(
+            "Controller 4 formatted with `--no-initial-controllers` and started; catch-up: from its \
+             spawn to `describe --replication` showing it an Observer whose LastCaughtUpTimestamp is \
+             after the spawn (polled with no pause; Kafka's figure includes its JVM start), over the \
+             log written so far. Then `kraft metadata-quorum add-controller --controller-id 4` and \
+             `remove-controller --controller-id 4` (the same tool against both): the command's spawn to \
+             its exit (it returns once the change is committed), and to `describe --replication` \
+             showing the new role.\n\n\
+             | implementation | log bytes | spawn to caught-up observer, s | add-controller, s | to voter, s | remove-controller, s | to observer, s |\n|---|---:|---:|---:|---:|---:|---:|\n",
+        );
+        for (i, label) in &impls {
+            let op = |o: &str, k: &str| f.median_where(i, "voter", k, |x| x.get("op") == o);
+            let _ = writeln!(
+                doc,
+                "| {label} | {} | {} | {} | {} | {} | {} |",
+                fmt(f.median(i, "catchup", "log_bytes")),
+                fmt(f.median(i, "catchup", "spawn_to_caught_up_s")),
+                fmt(op("add", "command_s")),
+                fmt(op("add", "to_voter_s")),
+                fmt(op("remove", "command_s")),
+                fmt(op("remove", "to_voter_s")),
+            );
+        }
+        doc.push_str("\nCatch-up over a 1 GiB log and over a snapshot are not measured yet.\n\n");
+
+        // ---- footprint and start
+        let _ = writeln!(doc, "## Footprint and start\n");
+        let parts = f
+            .of("kraft-rs", "big_proc")
+            .next()
+            .map_or("?", |x| x.get("partitions"));
+        let _ = writeln!(
+            doc,
+            "Idle: `VmRSS` and `Threads` of each controller of the idle 3-voter quorum (median of the \
+             three). With partitions: after `broker_load --create-topics` made {parts} partitions (RF 3, \
+             100 topics a call), the active controller. Cold start: a standalone controller \
+             (`format --standalone`), from the spawn to the first DescribeQuorum answer that names a \
+             leader (`broker_load --wait-leader`, no pause between answers, 1 ms after a refused \
+             connection), and from its first log line to its own leader-elected line (kraft-rs: \
+             `leader change leader=Some(1)`; Kafka: `Completed transition to Leader`).\n\n\
+             | implementation | idle RSS MiB | idle threads | RSS with {parts} partitions, MiB | log bytes | spawn to leader, ms | first log line to leader, ms | spawn to first log line, ms |\n|---|---:|---:|---:|---:|---:|---:|---:|"
+        );
+        let active = |x: &Fact| x.get("role") == "active";
+        for (i, label) in &impls {
+            let _ = writeln!(
+                doc,
+                "| {label} | {} | {} | {} | {} | {} | {} | {} |",
+                fmt(f.median(i, "idle", "rss_kb").map(|x| x / 1024.0)),
+                fmt(f.median(i, "idle", "threads")),
+                fmt(f
+                    .median_where(i, "big_proc", "rss_kb", active)
+                    .map(|x| x / 1024.0)),
+                fmt(f.median_where(i, "big_proc", "log_bytes", active)),
+                fmt(f.median(i, "cold", "spawn_to_leader_ms")),
+                fmt(f.median(i, "cold", "log_first_to_leader_ms")),
+                fmt(f.median(i, "cold", "spawn_to_first_log_ms")),
+            );
+        }
+        let idle = |i: &str| f.median(i, "idle", "rss_kb");
+        let big = |i: &str| f.median_where(i, "big_proc", "rss_kb", active);
+        let _ = writeln!(
+            doc,
+            "\nours / Kafka: idle RSS {}, RSS with partitions {}, spawn to leader {}.\n",
+            fmt(ratio(idle("kraft-rs"), idle("kafka"))),
+            fmt(ratio(big("kraft-rs"), big("kafka"))),
+            fmt(ratio(
+                f.median("kraft-rs", "cold", "spawn_to_leader_ms"),
+                f.median("kafka", "cold", "spawn_to_leader_ms")
+            )),
+        );
+        let svg = self.rss_chart(&impls);
+        self.picture(
+            &mut doc,
+            pictures,
+            link,
+            "rss.svg",
+            &svg,
+            "RSS over the run",
+        )?;
+
+        // ---- tools
+        let _ = writeln!(doc, "## Tools\n");
+        let against = f
+            .of("kafka", "tool")
+            .next()
+            .map_or("?", |x| x.get("against"));
+        let _ = writeln!(
+            doc,
+            "`kraft metadata-quorum describe --status|--replication` against Kafka's \
+             `MetadataQuorumCommand` (the class `kafka-metadata-quorum.sh` runs, with kafka-run-class.sh's \
+             default JVM flags `-Xmx256M` + G1), both against the `{against}` quorum; wall time and peak \
+             RSS from GNU time; medians.\n\n\
+             | tool | kraft-rs wall s | Kafka wall s | ratio | kraft-rs peak RSS MiB | Kafka peak RSS MiB | ratio |\n|---|---:|---:|---:|---:|---:|---:|"
+        );
+        for what in ["status", "replication"] {
+            let m = |i: &str, k: &str| f.median_where(i, "tool", k, |x| x.get("what") == what);
+            let _ = writeln!(
+                doc,
+                "| describe --{what} | {} | {} | {} | {} | {} | {} |",
+                fmt(m("kraft-rs", "wall_s")),
+                fmt(m("kafka", "wall_s")),
+                fmt(ratio(m("kraft-rs", "wall_s"), m("kafka", "wall_s"))),
+                fmt(m("kraft-rs", "peak_rss_kb").map(|x| x / 1024.0)),
+                fmt(m("kafka", "peak_rss_kb").map(|x| x / 1024.0)),
+                fmt(ratio(
+                    m("kraft-rs", "peak_rss_kb"),
+                    m("kafka", "peak_rss_kb")
+                )),
+            );
+        }
+        doc.push('\n');
+
+        // ---- codec
+        let _ = writeln!(doc, "## Codec\n");
+        doc.push_str(
+            "`cargo bench -p kraft-protocol --bench codec -- ratios-only`: kraft-protocol's time over the \
+             `kafka-protocol` crate's for the same message (lower is better).\n\n",
+        );
+        for l in self.codec {
+            let _ = writeln!(doc, "{l}");
+        }
+        doc.push('\n');
+
+        // ---- I/O thread
+        let _ = writeln!(
+            doc,
+            "## Where the time goes: inline fsync or a dedicated I/O thread\n"
+        );
+        doc.push_str(
+            "`cargo bench -p kraft-raft --bench commit_latency`: the raft layer driven directly, three \
+             voters on loopback over real files, one writer committing one 100-byte record at a time, a \
+             prober sending ApiVersions to the leader back to back; `FlushMode::Inline` against \
+             `FlushMode::IoThread` (the default of `kraft server`), rounds alternating. Floor: the fsync \
+             of a 4 KiB append sampled during the round plus the loopback round trip.\n\n\
+             | mode | commits | p50 µs | p99 µs | p50 / floor | p99 / floor | floor µs | probe p99 µs | probe max µs |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        );
+        for r in self.io {
+            let _ = writeln!(
+                doc,
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[8], r[9]
+            );
+        }
+        let p50 = |mode: &str| {
+            self.io
+                .iter()
+                .find(|r| r[0] == mode)
+                .and_then(|r| r[2].parse::<f64>().ok())
+        };
+        let winner = match (p50("Inline"), p50("IoThread")) {
+            (Some(a), Some(b)) if b <= a => "the I/O thread (lower p50)",
+            (Some(_), Some(_)) => "inline fsync (lower p50)",
+            _ => "undecided (no figure)",
+        };
+        let _ = writeln!(doc, "\nWinner in this run: {winner}.\n");
+
+        // ---- targets
+        let _ = writeln!(doc, "## Targets\n");
+        for m in &met {
+            let _ = writeln!(doc, "* met: {m}");
+        }
+        for m in &missed {
+            let _ = writeln!(doc, "* **missed**: {m}");
+        }
+        let _ = writeln!(
+            doc,
+            "* not measured yet: throughput of the raft layer driven directly; catch-up over a 1 GiB log and over a snapshot.\n"
+        );
+        let raw: Vec<&str> = f.0.iter().map(|x| x.raw.as_str()).collect();
+        let _ = writeln!(
+            doc,
+            "## Raw lines\n\n`target/bench{}/results.txt`:\n\n```text\n{}\n```",
+            if self.quick { "-quick" } else { "" },
+            raw.join("\n")
+        );
+        Ok(doc)
+    }
+
+    fn picture(
+        &self,
+        doc: &mut String,
+        dir: &Path,
+        link: &str,
+        name: &str,
+        svg: &str,
+        alt: &str,
+    ) -> Result<()> {
+        let path = dir.join(name);
+        std::fs::write(&path, svg).map_err(|e| format!("{}: {e}", path.display()))?;
+        let _ = writeln!(doc, "![{alt}]({link}/{name})\n");
+        Ok(())
+    }
+
+    /// Commits around each implementation's first SIGKILL and SIGTERM.
+    fn failover_chart(&self, impls: &[(&str, &str)]) -> String {
+        let mut series = Vec::new();
+        let mut k = 0;
+        for (ci, (i, label)) in impls.iter().enumerate() {
+            for sig in ["KILL", "TERM"] {
+                let Some(fact) = self
+                    .facts
+                    .of(i, "failover")
+                    .find(|x| x.get("signal") == sig)
+                else {
+                    continue;
+                };
+                let Some(kill) = fact.num("kill_us") else {
+                    continue;
+                };
+                let text = std::fs::read_to_string(self.samples.join(fact.get("samples")))
+                    .unwrap_or_default();
+                let row = k as f64;
+                let points: Vec<(f64, f64)> = text
+                    .lines()
+                    .filter_map(|l| l.split_whitespace().next()?.parse::<f64>().ok())
+                    .map(|end| ((end - kill) / 1000.0, row))
+                    .filter(|(x, _)| (-1000.0..=5000.0).contains(x))
+                    .map(|(x, y)| ((x / 5.0).round() * 5.0, y))
+                    .collect();
+                let mut points = points;
+                points.dedup_by(|a, b| a.0 == b.0);
+                series.push(Series {
+                    name: format!("{label}, SIG{sig} (row {k})"),
+                    color: COLORS[ci % COLORS.len()],
+                    points,
+                    dots: true,
+                });
+                k += 1;
+            }
+        }
+        chart(&Chart {
+            title: "Failover timeline: commits around the signal to the leader (t = 0)",
+            x_label: "ms after the signal",
+            y_label: "row",
+            x_log: false,
+            y_log: false,
+            series,
+            marks: vec![(0.0, "signal")],
+        })
+    }
+
+    /// Each controller's RSS over the run.
+    fn rss_chart(&self, impls: &[(&str, &str)]) -> String {
+        let text = std::fs::read_to_string(self.rss).unwrap_or_default();
+        let mut by: BTreeMap<(String, String), Vec<(f64, f64)>> = BTreeMap::new();
+        let mut t0 = f64::INFINITY;
+        let rows: Vec<(f64, String, String, f64)> = text
+            .lines()
+            .filter_map(|l| {
+                let w: Vec<&str> = l.split_whitespace().collect();
+                Some((
+                    w.first()?.parse().ok()?,
+                    w.get(1)?.to_string(),
+                    w.get(2)?.to_string(),
+                    w.get(3)?.parse().ok()?,
+                ))
+            })
+            .collect();
+        for r in &rows {
+            t0 = t0.min(r.0);
+        }
+        for (t, i, node, kb) in rows {
+            by.entry((i, node))
+                .or_default()
+                .push(((t - t0) / 1e6, kb / 1024.0));
+        }
+        let mut series = Vec::new();
+        for ((i, node), points) in by {
+            let k = impls.iter().position(|(x, _)| *x == i).unwrap_or(3);
+            let label = impls.get(k).map_or(i.as_str(), |(_, l)| l);
+            series.push(Series {
+                name: format!("{label} node {node}"),
+                color: COLORS[k % COLORS.len()],
+                points,
+                dots: false,
+            });
+        }
+        chart(&Chart {
+            title: "Controller RSS over the run (each line one controller)",
+            x_label: "seconds since the first sample",
+            y_label: "RSS (MiB, log scale)",
+            x_log: false,
+            y_log: true,
+            series,
+            marks: Vec::new(),
+        })
+    }
+}
+
+/// A cumulative distribution of sorted samples, scaled by `1 / unit`.
+fn cdf(name: &str, color: &'static str, sorted: &[f64], unit: f64) -> Series {
+    let n = sorted.len() as f64;
+    let step = (sorted.len() / 400).max(1);
+    let mut points: Vec<(f64, f64)> = sorted
+        .iter()
+        .enumerate()
+        .step_by(step)
+        .map(|(k, v)| (v / unit, (k + 1) as f64 / n))
+        .collect();
+    if let Some(last) = sorted.last() {
+        points.push((last / unit, 1.0));
+    }
+    Series {
+        name: name.to_string(),
+        color,
+        points,
+        dots: false,
+    }
+}
+
+/// One line or set of dots in a [`Chart`].
+struct Series {
+    name: String,
+    color: &'static str,
+    points: Vec<(f64, f64)>,
+    dots: bool,
+}
+
+/// A plain SVG chart: no fonts, no dependencies.
+struct Chart<'a> {
+    title: &'a str,
+    x_label: &'a str,
+    y_label: &'a str,
+    x_log: bool,
+    y_log: bool,
+    series: Vec<Series>,
+    marks: Vec<(f64, &'a str)>,
+}
+
+fn ticks(lo: f64, hi: f64, log: bool) -> Vec<f64> {
+    if log {
+        let (a, b) = (lo.log10().floor() as i32, hi.log10().ceil() as i32);
+        return (a..=b).map(|e| 10f64.powi(e)).collect();
+    }
+    let span = (hi - lo).max(1e-9);
+    let raw = span / 5.0;
+    let mag = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .map(|m| m * mag)
+        .find(|s| span / s <= 6.0)
+        .unwrap_or(mag * 10.0);
+    let mut t = (lo / step).ceil() * step;
+    let mut out = Vec::new();
+    while t <= hi + step * 1e-9 && out.len() < 20 {
+        out.push(t);
+        t += step;
+    }
+    out
+}
+
+fn chart(c: &Chart) -> String {
+    let (w, h, left, right, top, bottom) = (760.0, 420.0, 70.0, 250.0, 40.0, 50.0);
+    let all: Vec<(f64, f64)> = c
+        .series
+        .iter()
+        .flat_map(|s| s.points.iter().copied())
+        .filter(|(x, y)| (!c.x_log || *x > 0.0) && (!c.y_log || *y > 0.0))
+        .collect();
+    let range = |v: Vec<f64>, log: bool| {
+        let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        if !lo.is_finite() || !hi.is_finite() {
+            return (1.0, 10.0);
+        }
+        if log {
+            (
+                10f64.powf(lo.log10().floor()),
+                10f64.powf(hi.log10().ceil().max(lo.log10().floor() + 1.0)),
+            )
+        } else if hi - lo < 1e-9 {
+            (lo - 1.0, hi + 1.0)
+        } else {
+            (lo, hi)
+        }
+    };
+    let mut xs: Vec<f64> = all.iter().map(|p| p.0).collect();
+    xs.extend(c.marks.iter().map(|m| m.0));
+    let (x0, x1) = range(xs, c.x_log);
+    let (y0, y1) = range(all.iter().map(|p| p.1).collect(), c.y_log);
+    let pw = w - left - right;
+    let ph = h - top - bottom;
+    let sx = |x: f64| {
+        let t = if c.x_log {
+            (x.log10() - x0.log10()) / (x1.log10() - x0.log10())
+        } else {
+            (x - x0) / (x1 - x0)
+        };
+        left + t * pw
+    };
+    let sy = |y: f64| {
+        let t = if c.y_log {
+            (y.log10() - y0.log10()) / (y1.log10() - y0.log10())
+        } else {
+            (y - y0) / (y1 - y0)
+        };
+        top + ph - t * ph
+    };
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"sans-serif\" font-size=\"11\">\
+         <rect width=\"{w}\" height=\"{h}\" fill=\"white\"/>\
+         <text x=\"{}\" y=\"22\" font-size=\"14\" text-anchor=\"middle\">{}</text>",
+        left + pw / 2.0,
+        c.title
+    );
+    for t in ticks(x0, x1, c.x_log) {
+        if t < x0 - 1e-9 || t > x1 + 1e-9 {
+            continue;
+        }
+        let x = sx(t);
+        let _ = write!(
+            s,
+            "<line x1=\"{x:.1}\" y1=\"{top}\" x2=\"{x:.1}\" y2=\"{:.1}\" stroke=\"#eee\"/>\
+             <text x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
+            top + ph,
+            top + ph + 15.0,
+            tick_label(t)
+        );
+    }
+    for t in ticks(y0, y1, c.y_log) {
+        if t < y0 - 1e-9 || t > y1 + 1e-9 {
+            continue;
+        }
+        let y = sy(t);
+        let _ = write!(
+            s,
+            "<line x1=\"{left}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\" stroke=\"#eee\"/>\
+             <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
+            left + pw,
+            left - 6.0,
+            y + 4.0,
+            tick_label(t)
+        );
+    }
+    let _ = write!(
+        s,
+        "<rect x=\"{left}\" y=\"{top}\" width=\"{pw}\" height=\"{ph}\" fill=\"none\" stroke=\"#888\"/>\
+         <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>\
+         <text x=\"16\" y=\"{:.1}\" text-anchor=\"middle\" transform=\"rotate(-90 16 {:.1})\">{}</text>",
+        left + pw / 2.0,
+        h - 12.0,
+        c.x_label,
+        top + ph / 2.0,
+        top + ph / 2.0,
+        c.y_label
+    );
+    for (x, label) in &c.marks {
+        let px = sx(*x);
+        let _ = write!(
+            s,
+            "<line x1=\"{px:.1}\" y1=\"{top}\" x2=\"{px:.1}\" y2=\"{:.1}\" stroke=\"black\" stroke-dasharray=\"4 3\"/>\
+             <text x=\"{:.1}\" y=\"{:.1}\">{label}</text>",
+            top + ph,
+            px + 3.0,
+            top + 12.0
+        );
+    }
+    for (k, series) in c.series.iter().enumerate() {
+        let pts: Vec<(f64, f64)> = series
+            .points
+            .iter()
+            .copied()
+            .filter(|(x, y)| (!c.x_log || *x > 0.0) && (!c.y_log || *y > 0.0))
+            .map(|(x, y)| (sx(x), sy(y)))
+            .collect();
+        if series.dots {
+            for (x, y) in &pts {
+                let _ = write!(
+                    s,
+                    "<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"1.6\" fill=\"{}\"/>",
+                    series.color
+                );
+            }
+        } else if !pts.is_empty() {
+            let path: Vec<String> = pts.iter().map(|(x, y)| format!("{x:.1},{y:.1}")).collect();
+            let _ = write!(
+                s,
+                "<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\" points=\"{}\"/>",
+                series.color,
+                path.join(" ")
+            );
+        }
+        let ly = top + 10.0 + 16.0 * k as f64;
+        let lx = left + pw + 12.0;
+        let _ = write!(
+            s,
+            "<rect x=\"{lx:.1}\" y=\"{:.1}\" width=\"10\" height=\"10\" fill=\"{}\"/>\
+             <text x=\"{:.1}\" y=\"{ly:.1}\">{}</text>",
+            ly - 9.0,
+            series.color,
+            lx + 14.0,
+            series.name
+        );
+    }
+    s.push_str("</svg>\n");
+    s
+}
+
+fn tick_label(t: f64) -> String {
+    if t.abs() >= 1000.0 || t.fract() == 0.0 {
+        format!("{t:.0}")
+    } else if t.abs() >= 1.0 {
+        format!("{t:.1}")
+    } else {
+        format!("{t}")
+    }
+}
