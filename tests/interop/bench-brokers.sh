@@ -37,7 +37,10 @@
 #    Admin client with bootstrap.controllers fails CreateTopics itself with
 #    UnsupportedEndpointTypeException, "not yet supported when communicating
 #    directly with the controller quorum", and sends nothing), then
-#    BB_TOPICS topics x BB_PARTITIONS partitions RF 3 in calls of BB_BATCH,
+#    BB_PACED more, each after an untimed pause of BB_PACE_MS (the brokers
+#    have created the previous replica by then: back to back, three Java
+#    brokers creating a replica each on two shared cores bound the loop,
+#    docs/forwarded-createtopics.md), then BB_TOPICS topics x BB_PARTITIONS partitions RF 3 in calls of BB_BATCH,
 #    the controllers' VmRSS (and for Java the heap used after jcmd GC.run)
 #    while they exist, and their deletion; between the two (on brokers not
 #    yet loaded with 30,000 replicas), BB_FAILOVERS (default 3) times: once
@@ -85,7 +88,8 @@
 # (30,20), BB_WARMUP (seconds of untimed heartbeats before each phase, 5),
 # BB_IMPLS ("kraft-rs kafka"), BB_START_TIMEOUT (seconds for a broker to be
 # unfenced, 150), BB_SINGLE (one-topic CreateTopics calls, default 50; 0
-# skips the topic phase), BB_TOPICS (1000; 0 skips the batch), BB_PARTITIONS
+# skips the topic phase), BB_PACED (one-topic calls after a pause, 30; 0
+# skips them), BB_PACE_MS (the pause, 300), BB_TOPICS (1000; 0 skips the batch), BB_PARTITIONS
 # (10), BB_BATCH (topics per call, 100), BB_BIG_TOPICS (10000; 0 skips step
 # 5), BB_BIG_PARTITIONS (10), BB_BIG_BROKERS (3), BB_BIG_TIMEOUT (seconds
 # for step 5's creation, for its snapshots and for the restarted follower,
@@ -115,6 +119,8 @@ start_timeout=${BB_START_TIMEOUT:-150}
 rounds=${BB_ROUNDS:-4}
 warmup_rounds=${BB_WARMUP_ROUNDS:-1}
 single_n=${BB_SINGLE:-50}
+paced_n=${BB_PACED:-30}
+pace_ms=${BB_PACE_MS:-300}
 failovers=${BB_FAILOVERS:-3}
 topics_n=${BB_TOPICS:-1000}
 partitions_n=${BB_PARTITIONS:-10}
@@ -370,6 +376,7 @@ broker.session.timeout.ms=$session_ms" bash "$kq" format-broker "$d" "$id" >/dev
 # ---------- topics through the Admin client (TopicBench.java) ----------
 # topic_phase IMPL: three fresh Java brokers (as in a round), then
 # TopicBench: BB_SINGLE sequential one-topic CreateTopics (after 5 untimed),
+# BB_PACED more with a BB_PACE_MS pause before each,
 # BB_TOPICS topics x BB_PARTITIONS partitions RF 3 in calls of BB_BATCH (the
 # controllers' RSS read, heap after GC for Java, while they exist), their
 # deletion, and the failover: SIGKILL of the broker leading the most
@@ -411,6 +418,11 @@ broker.session.timeout.ms=$session_ms" bash "$kq" format-broker "$d" "$id" >/dev
     line=$(bash "$kq" java "$d" org.kraftrs.interop.TopicBench single "$bs" one- 5 "$single_n" 2>"$d/topicbench.err") ||
         fail "TopicBench single failed: $(tail -n 5 "$d/topicbench.err")"
     emit "$(grep '^create_single' <<<"$line")"
+    if ((paced_n > 0)); then
+        line=$(bash "$kq" java "$d" org.kraftrs.interop.TopicBench single "$bs" paced- 0 "$paced_n" "$pace_ms" 2>>"$d/topicbench.err") ||
+            fail "TopicBench single (paced) failed: $(tail -n 5 "$d/topicbench.err")"
+        emit "$(grep '^create_paced' <<<"$line")"
+    fi
     # BB_FAILOVERS samples, each: wait until every one-topic partition has
     # all 3 replicas in its ISR, SIGKILL the broker leading the most of
     # them (TopicBench picks it), time until each has another leader, and

@@ -1083,6 +1083,24 @@ fn bench_brokers() -> Result<()> {
             1,
         )?;
     }
+    if both("create_paced") {
+        let (n, pause) = (
+            topic_get("create_paced", "n"),
+            topic_get("create_paced", "pause_ms"),
+        );
+        add(
+            format!("CreateTopics via a broker's Admin client, 1 topic x 1 partition RF 3, one call every {pause} ms (the brokers done with the previous replica), p50 of {n} (ms)"),
+            &|i| topic_num(i, "create_paced", "p50_ms"),
+            Some(("<=", 0.5)),
+            1,
+        )?;
+        add(
+            format!("CreateTopics via a broker, one call every {pause} ms, p99 of {n} (ms)"),
+            &|i| topic_num(i, "create_paced", "p99_ms"),
+            Some(("<=", 0.5)),
+            1,
+        )?;
+    }
     if both("direct_create_batch") {
         let n = topic_get("direct_create_batch", "calls");
         add(

@@ -22,10 +22,14 @@ import org.apache.kafka.common.TopicPartitionInfo;
  * fact, "KIND key=value ...".
  *
  * <pre>
- * TopicBench single BOOTSTRAP PREFIX WARMUP N
+ * TopicBench single BOOTSTRAP PREFIX WARMUP N [PAUSE_MS]
  *     WARMUP untimed, then N timed sequential createTopics of one topic
  *     (1 partition, RF 3), each createTopics(...).all().get():
- *     "create_single n=N p50_ms= p99_ms= max_ms= mean_ms=".
+ *     "create_single n=N p50_ms= p99_ms= max_ms= mean_ms=". With PAUSE_MS,
+ *     a pause of that long (untimed) before each call, so the brokers have
+ *     finished creating the previous replicas (a back-to-back loop measures
+ *     how fast three brokers create replicas on a shared machine, not the
+ *     latency of one call): "create_paced n= pause_ms= p50_ms= ...".
  * TopicBench batch BOOTSTRAP PREFIX TOPICS PARTITIONS BATCH RSS_CMD
  *     TOPICS topics of PARTITIONS partitions (RF 3) in createTopics calls of
  *     BATCH topics, sequential: "create_batch topics= partitions= batch=
@@ -69,7 +73,8 @@ public final class TopicBench {
         String mode = args[0];
         try (Admin admin = admin(args[1])) {
             switch (mode) {
-                case "single": single(admin, args[2], Integer.parseInt(args[3]), Integer.parseInt(args[4])); break;
+                case "single": single(admin, args[2], Integer.parseInt(args[3]), Integer.parseInt(args[4]),
+                        args.length > 5 ? Integer.parseInt(args[5]) : 0); break;
                 case "batch": batch(admin, args[2], Integer.parseInt(args[3]), Integer.parseInt(args[4]),
                         Integer.parseInt(args[5])); break;
                 case "failover": failover(admin, args[2], Integer.parseInt(args[3]), args[4]); break;
@@ -79,21 +84,23 @@ public final class TopicBench {
         }
     }
 
-    static void single(Admin admin, String prefix, int warmup, int n) throws Exception {
+    static void single(Admin admin, String prefix, int warmup, int n, int pauseMs) throws Exception {
         for (int i = 0; i < warmup; i++) {
             admin.createTopics(List.of(new NewTopic(prefix + "warm" + i, 1, (short) 3))).all().get();
         }
         double[] ms = new double[n];
         double sum = 0;
         for (int i = 0; i < n; i++) {
+            if (pauseMs > 0) Thread.sleep(pauseMs);
             long t0 = System.nanoTime();
             admin.createTopics(List.of(new NewTopic(prefix + i, 1, (short) 3))).all().get();
             ms[i] = (System.nanoTime() - t0) / 1e6;
             sum += ms[i];
         }
         Arrays.sort(ms);
-        System.out.printf("create_single n=%d p50_ms=%.2f p99_ms=%.2f max_ms=%.2f mean_ms=%.2f%n",
-                n, pct(ms, 0.5), pct(ms, 0.99), ms[n - 1], sum / n);
+        String kind = pauseMs > 0 ? "create_paced n=" + n + " pause_ms=" + pauseMs : "create_single n=" + n;
+        System.out.printf("%s p50_ms=%.2f p99_ms=%.2f max_ms=%.2f mean_ms=%.2f%n",
+                kind, pct(ms, 0.5), pct(ms, 0.99), ms[n - 1], sum / n);
     }
 
     static void batch(Admin admin, String prefix, int topics, int partitions, int batch) throws Exception {
