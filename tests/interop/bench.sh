@@ -68,6 +68,7 @@ for b in kraft loadgen floorbin; do
     [[ -x ${!b} ]] || { echo "bench.sh: ${!b} is not executable" >&2; exit 2; }
 done
 case $out in /*) ;; *) out=$PWD/$out ;; esac
+[[ -x /usr/bin/time ]] || { echo "bench.sh: needs GNU time (/usr/bin/time; apt-get install time)" >&2; exit 2; }
 quick=${BENCH_QUICK:-}
 if [[ -n $quick ]]; then
     impls=${BENCH_IMPLS:-kraft-rs kafka}
