@@ -359,7 +359,7 @@ pub const QUORUM_APPEND_LINGER_MS: Int = Int {
     key: "controller.quorum.append.linger.ms",
     default: 25,
     min: Some(0),
-    doc: "How long the leader gathers appended records into one batch before flushing it.",
+    doc: "Accepted for Kafka compatibility; kraft-rs does not linger: the leader flushes what was appended as soon as the previous flush completes (group commit).",
 };
 /// `controller.quorum.request.timeout.ms`
 pub const QUORUM_REQUEST_TIMEOUT_MS: Int = Int {
