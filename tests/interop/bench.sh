@@ -10,8 +10,9 @@
 # kraft-rs (`kraft storage format` + `kraft server`, cluster-lib.sh);
 # kafka: Kafka's controllers (kafka-quorum.sh) with the JVM flags of
 # kafka-server-start.sh / kafka-run-class.sh and Kafka's default
-# configuration; kafka-eq: the same JVM, with controller.quorum.append.linger.ms,
-# the election and fetch timeouts set to kraft-rs's values. All quorums run
+# configuration; kafka-eq: the same JVM, with controller.quorum.append.linger.ms
+# (0: kraft-rs does not linger), the election and fetch timeouts set to
+# kraft-rs's values. All quorums run
 # from the start; one is measured at a time, the others idle. Every
 # repeated measurement takes turns ABBA over the implementations.
 #
@@ -68,6 +69,13 @@ for b in kraft loadgen floorbin; do
     [[ -x ${!b} ]] || { echo "bench.sh: ${!b} is not executable" >&2; exit 2; }
 done
 case $out in /*) ;; *) out=$PWD/$out ;; esac
+# GNU time measures the tools' peak RSS; Debian's package `time` has it.
+if [[ ! -x /usr/bin/time && $(id -u) -eq 0 ]] && command -v apt-get >/dev/null; then
+    echo "bench.sh: installing GNU time with apt-get" >&2
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 &&
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >&2 ||
+        echo "bench.sh: apt-get could not install time" >&2
+fi
 [[ -x /usr/bin/time ]] || { echo "bench.sh: needs GNU time (/usr/bin/time; apt-get install time)" >&2; exit 2; }
 quick=${BENCH_QUICK:-}
 if [[ -n $quick ]]; then
@@ -89,8 +97,11 @@ done
 kafka_server_jvm="-Xmx1G -Xms1G -server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35 -XX:+ExplicitGCInvokesConcurrent -XX:MaxInlineLevel=15 -Djava.awt.headless=true"
 # kafka-run-class.sh's heap for a tool.
 kafka_tool_jvm="-Xmx256M -server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35 -XX:+ExplicitGCInvokesConcurrent -XX:MaxInlineLevel=15 -Djava.awt.headless=true"
-# kraft-rs's defaults (crates/controller/src/config/settings.rs), given to kafka-eq.
-ours_linger_ms=25 ours_election_ms=1000 ours_fetch_ms=2000
+# kraft-rs's effective values (crates/controller/src/config/settings.rs),
+# given to kafka-eq: kraft-rs never lingers (its leader flushes what was
+# appended as soon as the previous flush completes; the linger key is only
+# accepted), so kafka-eq runs with a linger of 0.
+ours_linger_ms=0 ours_election_ms=1000 ours_fetch_ms=2000
 export KQ_JVM_FLAGS=$kafka_server_jvm
 export KQ_START_TIMEOUT=240
 

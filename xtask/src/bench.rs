@@ -502,15 +502,16 @@ impl Report<'_> {
         let _ = writeln!(
             doc,
             "Implementations: **kraft-rs** (`kraft storage format` + `kraft server`, release build, \
-             defaults: `controller.quorum.append.linger.ms=25`, election timeout 1000 ms, fetch timeout 2000 ms, \
-             which are Kafka's defaults too); **Kafka 4.4 (defaults)**: Kafka 4.4.0's controllers from the \
+             defaults: election timeout 1000 ms and fetch timeout 2000 ms, Kafka's defaults too; it accepts \
+             `controller.quorum.append.linger.ms` but never lingers: the leader flushes what was appended as soon as \
+             the previous flush completes); **Kafka 4.4 (defaults)**: Kafka 4.4.0's controllers from the \
              interop tests' Maven jars (`tests/interop/kafka-quorum.sh`) with kafka-server-start.sh's JVM flags \
              `{}` and Kafka's default configuration{}. `broker.session.timeout.ms=9000` (Kafka's default) on all.\n",
             jvm.map_or("?".to_string(), |j| j.get("flags").replace(',', " ")),
             if impls.iter().any(|(i, _)| *i == "kafka-eq") {
                 "; **Kafka 4.4 (equal linger/timeouts)**: the same JVM with \
                  `controller.quorum.append.linger.ms`, `controller.quorum.election.timeout.ms` and \
-                 `controller.quorum.fetch.timeout.ms` set to kraft-rs's values (25, 1000, 2000)"
+                 `controller.quorum.fetch.timeout.ms` set to kraft-rs's effective values (0, 1000, 2000)"
             } else {
                 " (the run with equal linger and timeouts is part of the full run only)"
             }
