@@ -20,38 +20,7 @@ use std::process::Command;
 use crate::{root, run, Result};
 
 /// One `IMPL KIND key=value ...` line of the script's output.
-struct Fact {
-    implementation: String,
-    kind: String,
-    fields: BTreeMap<String, String>,
-    raw: String,
-}
-
-impl Fact {
-    fn parse(line: &str) -> Option<Fact> {
-        let mut words = line.split_whitespace();
-        let implementation = words.next()?.to_string();
-        let kind = words.next()?.to_string();
-        let fields = words
-            .filter_map(|w| w.split_once('='))
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        Some(Fact {
-            implementation,
-            kind,
-            fields,
-            raw: line.to_string(),
-        })
-    }
-
-    fn num(&self, key: &str) -> Option<f64> {
-        self.fields.get(key).and_then(|v| v.parse().ok())
-    }
-
-    fn get(&self, key: &str) -> &str {
-        self.fields.get(key).map_or("?", String::as_str)
-    }
-}
+type Fact = crate::BenchLine;
 
 /// All facts of one run.
 struct Facts(Vec<Fact>);
@@ -330,7 +299,7 @@ impl Report<'_> {
     fn commit_samples(&self, implementation: &str) -> Vec<f64> {
         let mut all = Vec::new();
         for f in self.facts.of(implementation, "commit") {
-            let path = self.samples.join(f.get("samples"));
+            let path = self.samples.join(f.text("samples"));
             if let Ok(text) = std::fs::read_to_string(&path) {
                 all.extend(
                     text.lines()
@@ -402,7 +371,7 @@ impl Report<'_> {
             }
             for sig in ["KILL", "TERM"] {
                 if f.median_where(i, "failover", "to_first_commit_ms", |x| {
-                    x.get("signal") == sig
+                    x.text("signal") == sig
                 })
                 .is_none()
                 {
@@ -492,7 +461,7 @@ impl Report<'_> {
             first_line("nproc", &[]),
             first_line("uname", &["-r"]),
             first_line("lsblk", &["-dno", "SIZE,MODEL", &device]),
-            jvm.map_or("?", |j| j.get("java")),
+            jvm.map_or("?", |j| j.text("java")),
         );
         let _ = writeln!(
             doc,
@@ -507,7 +476,7 @@ impl Report<'_> {
              the previous flush completes); **Kafka 4.4 (defaults)**: Kafka 4.4.0's controllers from the \
              interop tests' Maven jars (`tests/interop/kafka-quorum.sh`) with kafka-server-start.sh's JVM flags \
              `{}` and Kafka's default configuration{}. `broker.session.timeout.ms=9000` (Kafka's default) on all.\n",
-            jvm.map_or("?".to_string(), |j| j.get("flags").replace(',', " ")),
+            jvm.map_or("?".to_string(), |j| j.text("flags").replace(',', " ")),
             if impls.iter().any(|(i, _)| *i == "kafka-eq") {
                 "; **Kafka 4.4 (equal linger/timeouts)**: the same JVM with \
                  `controller.quorum.append.linger.ms`, `controller.quorum.election.timeout.ms` and \
@@ -527,7 +496,7 @@ impl Report<'_> {
              | loopback TCP round trip of 64 bytes, µs | {} | {} |\n\
              | process spawn (`/bin/true`, spawn to exit), µs | {} | {} |\n\
              | **commit floor** = fsync p50 + round trip p50 (a follower must receive, fsync and acknowledge), µs | {} | |\n",
-            floor.map_or("?", |x| x.get("samples")),
+            floor.map_or("?", |x| x.text("samples")),
             fmt(fnum("fsync_p50_us")),
             fmt(fnum("fsync_p99_us")),
             fmt(fnum("rtt_p50_us")),
@@ -624,8 +593,8 @@ impl Report<'_> {
         let conc = f
             .of("kraft-rs", "throughput")
             .next()
-            .map_or("?", |x| x.get("concurrency"));
-        let secs = run.map_or("?", |r| r.get("tp_secs"));
+            .map_or("?", |x| x.text("concurrency"));
+        let secs = run.map_or("?", |r| r.text("tp_secs"));
         let _ = writeln!(
             doc,
             "`broker_load --writer --concurrency {conc}`: {conc} connections to the active controller, each \
@@ -669,7 +638,7 @@ impl Report<'_> {
         );
         let fo = |i: &str, sig: &str| {
             f.median_where(i, "failover", "to_first_commit_ms", |x| {
-                x.get("signal") == sig
+                x.text("signal") == sig
             })
         };
         for (i, label) in &impls {
@@ -717,7 +686,7 @@ impl Report<'_> {
              | implementation | log bytes | spawn to caught-up observer, s | add-controller, s | to voter, s | remove-controller, s | to observer, s |\n|---|---:|---:|---:|---:|---:|---:|\n",
         );
         for (i, label) in &impls {
-            let op = |o: &str, k: &str| f.median_where(i, "voter", k, |x| x.get("op") == o);
+            let op = |o: &str, k: &str| f.median_where(i, "voter", k, |x| x.text("op") == o);
             let _ = writeln!(
                 doc,
                 "| {label} | {} | {} | {} | {} | {} | {} |",
@@ -736,7 +705,7 @@ impl Report<'_> {
         let parts = f
             .of("kraft-rs", "big_proc")
             .next()
-            .map_or("?", |x| x.get("partitions"));
+            .map_or("?", |x| x.text("partitions"));
         let _ = writeln!(
             doc,
             "Idle: `VmRSS` and `Threads` of each controller of the idle 3-voter quorum (median of the \
@@ -748,7 +717,7 @@ impl Report<'_> {
              `leader change leader=Some(1)`; Kafka: `Completed transition to Leader`).\n\n\
              | implementation | idle RSS MiB | idle threads | RSS with {parts} partitions, MiB | log bytes | spawn to leader, ms | first log line to leader, ms | spawn to first log line, ms |\n|---|---:|---:|---:|---:|---:|---:|---:|"
         );
-        let active = |x: &Fact| x.get("role") == "active";
+        let active = |x: &Fact| x.text("role") == "active";
         for (i, label) in &impls {
             let _ = writeln!(
                 doc,
@@ -791,7 +760,7 @@ impl Report<'_> {
         let against = f
             .of("kafka", "tool")
             .next()
-            .map_or("?", |x| x.get("against"));
+            .map_or("?", |x| x.text("against"));
         let _ = writeln!(
             doc,
             "`kraft metadata-quorum describe --status|--replication` against Kafka's \
@@ -801,7 +770,7 @@ impl Report<'_> {
              | tool | kraft-rs wall s | Kafka wall s | ratio | kraft-rs peak RSS MiB | Kafka peak RSS MiB | ratio |\n|---|---:|---:|---:|---:|---:|---:|"
         );
         for what in ["status", "replication"] {
-            let m = |i: &str, k: &str| f.median_where(i, "tool", k, |x| x.get("what") == what);
+            let m = |i: &str, k: &str| f.median_where(i, "tool", k, |x| x.text("what") == what);
             let _ = writeln!(
                 doc,
                 "| describe --{what} | {} | {} | {} | {} | {} | {} |",
@@ -908,14 +877,14 @@ impl Report<'_> {
                 let Some(fact) = self
                     .facts
                     .of(i, "failover")
-                    .find(|x| x.get("signal") == sig)
+                    .find(|x| x.text("signal") == sig)
                 else {
                     continue;
                 };
                 let Some(kill) = fact.num("kill_us") else {
                     continue;
                 };
-                let text = std::fs::read_to_string(self.samples.join(fact.get("samples")))
+                let text = std::fs::read_to_string(self.samples.join(fact.text("samples")))
                     .unwrap_or_default();
                 let row = k as f64;
                 let points: Vec<(f64, f64)> = text

@@ -731,16 +731,17 @@ fn bench_image() -> Result<()> {
     Ok(())
 }
 
-/// One line of `tests/interop/bench-brokers.sh`'s output: `IMPL KIND k=v ...`.
-struct BenchLine {
-    implementation: String,
-    kind: String,
-    fields: BTreeMap<String, String>,
-    raw: String,
+/// One line of a benchmark script's output (`tests/interop/bench-brokers.sh`,
+/// `tests/interop/bench.sh`): `IMPL KIND k=v ...`.
+pub(crate) struct BenchLine {
+    pub(crate) implementation: String,
+    pub(crate) kind: String,
+    pub(crate) fields: BTreeMap<String, String>,
+    pub(crate) raw: String,
 }
 
 impl BenchLine {
-    fn parse(line: &str) -> Option<BenchLine> {
+    pub(crate) fn parse(line: &str) -> Option<BenchLine> {
         let mut words = line.split_whitespace();
         let implementation = words.next()?.to_string();
         let kind = words.next()?.to_string();
@@ -756,11 +757,16 @@ impl BenchLine {
         })
     }
 
-    fn get(&self, key: &str) -> Option<&str> {
+    pub(crate) fn get(&self, key: &str) -> Option<&str> {
         self.fields.get(key).map(String::as_str)
     }
 
-    fn num(&self, key: &str) -> Option<f64> {
+    /// The value of `key`, or "?" when the line has none (for documents).
+    pub(crate) fn text(&self, key: &str) -> &str {
+        self.get(key).unwrap_or("?")
+    }
+
+    pub(crate) fn num(&self, key: &str) -> Option<f64> {
         self.get(key).and_then(|v| v.parse().ok())
     }
 }
