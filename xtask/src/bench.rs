@@ -54,16 +54,7 @@ impl Facts {
 }
 
 fn median(mut values: Vec<f64>) -> Option<f64> {
-    if values.is_empty() {
-        return None;
-    }
-    values.sort_by(f64::total_cmp);
-    let n = values.len();
-    Some(if n % 2 == 1 {
-        values[n / 2]
-    } else {
-        (values[n / 2 - 1] + values[n / 2]) / 2.0
-    })
+    crate::median(&mut values)
 }
 
 /// The `q` quantile (nearest rank) of sorted values.
