@@ -45,7 +45,17 @@
 #            commit answered by another controller; the node is restarted;
 #  big       BENCH_BIG_TOPICS x BENCH_BIG_PARTITIONS partitions (RF 3) created
 #            by `broker_load --create-topics`; every controller's VmRSS and the
-#            leader's log size.
+#            leader's log size;
+#  catchup   (full run only, not in BENCH_QUICK) per implementation of
+#            BENCH_CATCHUP_IMPLS (default "kraft-rs kafka"), on fresh quorums
+#            of its own (stopped and removed afterwards): the log grown by
+#            that implementation to BENCH_CATCHUP_BYTES (default 1GiB;
+#            nothing snapshotted or deleted) by rounds of 900 topics x 100
+#            partitions created and deleted (`broker_load --create-topics` /
+#            `--delete-topics`, 3 fake brokers held), then controller 4
+#            (--no-initial-controllers) spawned: spawn to caught-up observer,
+#            its VmRSS; then the same over a snapshot (16 MiB snapshots and
+#            retention, 8 MiB segments, the log start moved above 0).
 # Meanwhile every controller's VmRSS and threads are sampled twice a
 # second into OUT_FILE.rss (`T_US IMPL NODE RSS_KB THREADS`); the writers'
 # samples go to OUT_FILE.d/ (`END_US LATENCY_US TASK ADDRESS`).
@@ -54,8 +64,10 @@
 # only that every section produced its figures), BENCH_IMPLS, BENCH_ROUNDS,
 # BENCH_COMMITS (per round and implementation), BENCH_TP_CONC,
 # BENCH_TP_SECS, BENCH_FAILOVERS, BENCH_TOOL_RUNS, BENCH_COLD_RUNS,
-# BENCH_BIG_TOPICS, BENCH_BIG_PARTITIONS, BENCH_SECTIONS (a subset of
-# "idle commit tools cold voter failover big", the default; the floor and
+# BENCH_BIG_TOPICS, BENCH_BIG_PARTITIONS, BENCH_CATCHUP_BYTES (e.g. 64MiB),
+# BENCH_CATCHUP_IMPLS, BENCH_SECTIONS (a subset of
+# "idle commit tools cold voter failover big catchup", the default, without
+# catchup in BENCH_QUICK; the floor and
 # the quorums always run), BENCH_KEEP=1 (keep the work
 # directory), TMPDIR (where the work directory goes).
 set -euo pipefail
@@ -89,6 +101,7 @@ else
     tp_secs=${BENCH_TP_SECS:-10} failovers=${BENCH_FAILOVERS:-4} tool_runs=${BENCH_TOOL_RUNS:-5}
     cold_runs=${BENCH_COLD_RUNS:-3} big_topics=${BENCH_BIG_TOPICS:-10000} big_partitions=${BENCH_BIG_PARTITIONS:-10}
 fi
+catchup_bytes=${BENCH_CATCHUP_BYTES:-1GiB} catchup_impls=${BENCH_CATCHUP_IMPLS:-kraft-rs kafka} catchup_timeout=900
 read -ra order <<<"$impls"
 for i in "${order[@]}"; do
     case $i in kraft-rs | kafka | kafka-eq) ;; *) echo "bench.sh: unknown implementation $i" >&2; exit 2 ;; esac
@@ -477,6 +490,179 @@ big_section() {
     done
 }
 
+# ---------- catchup (full run only) ----------
+# size_bytes SIZE: 1073741824, 64MiB, 512KiB, 1GiB, 1G, 64M as bytes.
+size_bytes() {
+    local s=${1// /} n unit
+    n=${s%%[!0-9]*}
+    unit=${s#"$n"}
+    [[ -n $n ]] || fail "BENCH_CATCHUP_BYTES: cannot read $1"
+    case ${unit,,} in
+    '' | b) echo "$n" ;;
+    k | kb | kib) echo $((n * 1024)) ;;
+    m | mb | mib) echo $((n * 1024 * 1024)) ;;
+    g | gb | gib) echo $((n * 1024 * 1024 * 1024)) ;;
+    *) fail "BENCH_CATCHUP_BYTES: unknown unit in $1" ;;
+    esac
+}
+# first_segment ID: the base offset of controller ID's oldest log segment.
+first_segment() {
+    local f
+    f=$(cd "$(metadata_dir "$1")" 2>/dev/null && ls -- *.log 2>/dev/null | sort | head -n 1) || true
+    [[ -n $f ]] && echo $((10#${f%.log})) || echo 0
+}
+# catchup_round R: one round of the growth workload on the current quorum
+# (fake brokers held): CATCHUP_TOPICS topics of 100 partitions (RF 3)
+# created, 90 topics a call (below Kafka's 10000 records per operation),
+# then deleted in one call, so that the log grows by their PartitionRecords
+# while the image (and Kafka's heap) stays small.
+cu_topics=900 cu_partitions=100 cu_batch=90
+catchup_round() {
+    local r=$1
+    timeout 900 "$loadgen" --bootstrap "$cbs" --cluster-id "$cluster_id" \
+        --create-topics "cu$r-:$cu_topics:$cu_partitions:$cu_batch" >/dev/null 2>>"$d/grow.err" ||
+        fail "catch-up round $r: create-topics failed: $(tail -n 3 "$d/grow.err")"
+    timeout 900 "$loadgen" --bootstrap "$cbs" --cluster-id "$cluster_id" \
+        --delete-topics "cu$r-:$cu_topics:$cu_topics" >/dev/null 2>>"$d/grow.err" ||
+        fail "catch-up round $r: delete-topics failed: $(tail -n 3 "$d/grow.err")"
+}
+# catchup_quorum IMPL KIND: a fresh 3-controller quorum of IMPL in
+# $root/IMPL-catchup-KIND (its own ports), with KIND's log settings, and 3
+# fake brokers held on it.
+catchup_quorum() {
+    local i=$1 kind=$2
+    impl=$i
+    d="$root/$i-catchup-$kind"
+    cbs= cluster_id=
+    mkdir -p "$d"
+    if [[ $kind == log ]]; then
+        # Nothing snapshotted away or deleted: no retention limit, no
+        # snapshot by bytes (the largest value) or by time.
+        controller_props="metadata.max.retention.bytes=-1
+metadata.max.retention.ms=-1
+metadata.log.max.record.bytes.between.snapshots=9223372036854775807
+metadata.log.max.snapshot.interval.ms=0"
+    else
+        # A snapshot every 16 MiB of records, 8 MiB segments (the smallest
+        # both accept), segments below the snapshot deleted past 16 MiB.
+        controller_props="metadata.log.segment.bytes=8388608
+metadata.max.retention.bytes=16777216
+metadata.log.max.record.bytes.between.snapshots=16777216
+metadata.log.max.snapshot.interval.ms=0"
+    fi
+    if [[ $i == kafka-eq ]]; then
+        controller_props+="
+controller.quorum.append.linger.ms=$ours_linger_ms
+controller.quorum.election.timeout.ms=$ours_election_ms
+controller.quorum.fetch.timeout.ms=$ours_fetch_ms"
+    fi
+    if [[ $i == kraft-rs ]]; then setup_controllers kraft kraft kraft; else start_quorum java; fi
+    hold_brokers 700
+}
+# catchup_observe KIND EXTRA: controller 4 formatted with
+# --no-initial-controllers and spawned on the current quorum; from the spawn
+# to describe --replication showing it an Observer whose
+# LastCaughtUpTimestamp is after the spawn (polled with no pause), then its
+# VmRSS; emits `catchup_over kind=KIND ...`.
+catchup_observe() {
+    local kind=$1 extra=$2 id=4 nd="$d/node4" leader lb leo t0 spawn_ms deadline r s rss snap=none
+    leader=$(leader_id)
+    [[ $leader =~ ^[0-9]+$ ]] || fail "catch-up: no leader"
+    lb=$(log_bytes "$leader")
+    leo=$(leader_end_offset)
+    if [[ $impl == kraft-rs ]]; then
+        write_kraft_config "$id"
+        "$kraft" storage format --config "$nd/server.properties" --cluster-id "$cluster_id" \
+            --release-version "$release_version" --no-initial-controllers >"$nd/format.log" 2>&1 || fail "format of observer $id failed"
+    else
+        write_java_controller_config "$id"
+        tool kafka.tools.StorageTool format --config "$nd/server.properties" --cluster-id "$cluster_id" \
+            --release-version "$release_version" --no-initial-controllers >"$nd/format.log" 2>&1 || fail "format of observer $id failed"
+    fi
+    t0=$(now)
+    spawn_ms=$(($(us_now) / 1000))
+    start_controller "$id"
+    deadline=$((SECONDS + catchup_timeout))
+    until r=$(row "$id"); [[ $(awk '{print $7}' <<<"$r") == Observer ]] && (($(awk '{print $6}' <<<"$r") >= spawn_ms)) 2>/dev/null; do
+        alive "$id" || fail "catch-up observer $id exited"
+        ((SECONDS < deadline)) || fail "catch-up observer $id did not catch up within ${catchup_timeout}s: $r"
+    done
+    s=$(secs "$t0")
+    rss=$(awk '/^VmRSS:/ {print $2}' "/proc/$(pid_of "$id")/status" 2>/dev/null) || rss=
+    if [[ $kind == snapshot ]]; then
+        snap=$(latest_snapshot "$id")
+    else
+        extra+=" bytes_per_s=$(awk -v b="$lb" -v s="$s" 'BEGIN {printf "%.0f", (s > 0 ? b / s : 0)}')"
+    fi
+    emit "catchup_over kind=$kind log_bytes=$lb leader_end_offset=$leo $extra spawn_to_caught_up_s=$s rss_kb=${rss:-?} observer_end_offset=$(awk '{print $3}' <<<"$r") observer_lag=$(awk '{print $4}' <<<"$r") observer_snapshot=${snap:-none} how=describe_replication_Observer_LastCaughtUpTimestamp>=spawn"
+}
+catchup_done() {
+    hold_release
+    stop_scenario "$d"
+    [[ -n ${BENCH_KEEP:-} ]] || rm -rf "$d"
+}
+# catchup_section: per implementation, over a ~BENCH_CATCHUP_BYTES log
+# (nothing snapshotted or deleted), then over a snapshot (the log start
+# moved above 0), each on a fresh quorum of that implementation that
+# writes the same workload itself.
+catchup_section() {
+    local i t0 target r lb leader extra snap deadline
+    target=$(size_bytes "$catchup_bytes")
+    for i in "${order[@]}"; do
+        [[ " $catchup_impls " == *" $i "* ]] || continue
+        # ---- over the log
+        catchup_quorum "$i" log
+        echo "== $impl: catch-up over a log of $target bytes"
+        t0=$(now)
+        r=0 lb=0
+        while ((lb < target)); do
+            r=$((r + 1))
+            catchup_round "$r"
+            leader=$(leader_id)
+            lb=$(log_bytes "$leader")
+            ((r % 10 == 0)) && echo "  round $r: $lb bytes, $(secs "$t0")s"
+            ((r <= 100000)) || fail "catch-up: the log does not grow"
+        done
+        extra="target_bytes=$target rounds=$r partitions_per_round=$((cu_topics * cu_partitions)) grow_s=$(secs "$t0")"
+        sleep 1
+        catchup_observe log "$extra"
+        catchup_done
+        # ---- over a snapshot
+        catchup_quorum "$i" snapshot
+        echo "== $impl: catch-up over a snapshot"
+        t0=$(now)
+        r=0
+        # At least 3 rounds (~33 MiB of records: two snapshots, the 16 MiB
+        # retention exceeded) and until the leader has a snapshot above
+        # offset 0, then (no writes) until the segments below a snapshot are
+        # gone (Kafka cleans once a minute).
+        while :; do
+            r=$((r + 1))
+            catchup_round "$r"
+            leader=$(leader_id)
+            snap=$(latest_snapshot "$leader")
+            [[ -n $snap ]] && (($(snapshot_offset "$snap") > 0 && r >= 3)) && break
+            ((r < 40)) || fail "catch-up: no snapshot above 0 after $r rounds (${snap:-none})"
+        done
+        deadline=$((SECONDS + 150))
+        until (($(first_segment "$(leader_id)") > 0)); do
+            ((SECONDS < deadline)) || fail "catch-up: the log start did not move within 150s of snapshot $snap"
+            sleep 1
+        done
+        # A tail after the snapshot, and topics kept in the image.
+        timeout 900 "$loadgen" --bootstrap "$cbs" --cluster-id "$cluster_id" \
+            --create-topics "cukeep-:100:100:$cu_batch" >/dev/null 2>>"$d/grow.err" ||
+            fail "catch-up: create-topics cukeep- failed: $(tail -n 3 "$d/grow.err")"
+        sleep 1
+        leader=$(leader_id)
+        snap=$(latest_snapshot "$leader")
+        # tail_records: what the observer fetches after the snapshot.
+        extra="rounds=$r grow_s=$(secs "$t0") snapshot_bytes=$(stat -c %s "$(metadata_dir "$leader")/$snap") snapshot_offset=$(snapshot_offset "$snap") tail_records=$(($(leader_end_offset) - $(snapshot_offset "$snap"))) log_start_offset=$(first_segment "$leader") kept_partitions=10000"
+        catchup_observe snapshot "$extra"
+        catchup_done
+    done
+}
+
 # ---------- the run ----------
 echo "bench.sh: work directory $root"
 started_us=$(us_now)
@@ -487,8 +673,10 @@ for i in "${order[@]}"; do setup "$i"; done
 sampler &
 echo $! >"$root/sampler.pid"
 sleep 3
-sections=" ${BENCH_SECTIONS:-idle commit tools cold voter failover big} "
-for s in idle commit tools cold voter failover big; do
+default_sections="idle commit tools cold voter failover big"
+[[ -n $quick ]] || default_sections+=" catchup"
+sections=" ${BENCH_SECTIONS:-$default_sections} "
+for s in idle commit tools cold voter failover big catchup; do
     [[ $sections == *" $s "* ]] && "${s}_section"
 done
 for i in "${order[@]}"; do use "$i"; stop_scenario "$d"; done

@@ -375,6 +375,23 @@ impl Report<'_> {
                 missing.push(format!("tools ({i})"));
             }
         }
+        if !self.quick {
+            for (i, _) in self
+                .impls()
+                .into_iter()
+                .filter(|(i, _)| ["kraft-rs", "kafka"].contains(i))
+            {
+                for kind in ["log", "snapshot"] {
+                    if f.median_where(i, "catchup_over", "spawn_to_caught_up_s", |x| {
+                        x.text("kind") == kind
+                    })
+                    .is_none()
+                    {
+                        missing.push(format!("catchup over the {kind} ({i})"));
+                    }
+                }
+            }
+        }
         if self.codec.len() < 3 {
             missing.push("codec".into());
         }
@@ -382,6 +399,85 @@ impl Report<'_> {
             missing.push("I/O thread".into());
         }
         missing
+    }
+
+    /// The `catchup_over` table: a new observer's catch-up over a large log
+    /// and over a snapshot, on quorums of their own.
+    fn catchup_over(&self, doc: &mut String, impls: &[(&'static str, &'static str)]) {
+        let f = self.facts;
+        let ran: Vec<_> = impls
+            .iter()
+            .filter(|(i, _)| f.of(i, "catchup_over").next().is_some())
+            .collect();
+        let _ = writeln!(
+            doc,
+            "### Catch-up of a new observer over a large log and over a snapshot\n"
+        );
+        if ran.is_empty() {
+            doc.push_str(
+                "Not run: the `catchup` section of `bench.sh` runs in the full run only \
+                 (not `--quick`).\n\n",
+            );
+            return;
+        }
+        let target = f
+            .of(ran[0].0, "catchup_over")
+            .find_map(|x| x.num("target_bytes"));
+        let _ = writeln!(
+            doc,
+            "Each implementation on fresh 3-controller quorums of its own, its log written by itself \
+             with the same workload: rounds of 900 topics x 100 partitions (RF 3, on 3 fake brokers \
+             held by `broker_load --hold`) created 90 topics a call and deleted in one call, so that \
+             the log grows by real PartitionRecords while the image stays small. Over the log: \
+             `metadata.max.retention.bytes=-1`, `metadata.max.retention.ms=-1`, no snapshot by \
+             bytes or time, grown to {} bytes (`BENCH_CATCHUP_BYTES`). Over a snapshot: 8 MiB \
+             segments, a snapshot every 16 MiB of records, 16 MiB retention, rounds until the \
+             oldest segment's base offset (the log start) is above 0, then 100 topics x 100 \
+             partitions kept (in the tail and the image); where the last snapshot falls (its size, \
+             the records after it that the observer fetches as log) is each implementation's own \
+             trigger's doing. Then controller 4 formatted with \
+             `--no-initial-controllers` and spawned: from its spawn to `describe --replication` \
+             showing it an Observer whose LastCaughtUpTimestamp is after the spawn (polled with no \
+             pause; Kafka's figure includes its JVM start), and its `VmRSS` then. Grow: the time \
+             the implementation took to write that log.\n\n\
+             | implementation | over | log bytes | snapshot bytes | log start offset | records after the snapshot | spawn to caught-up, s | MiB/s of log | observer RSS, MiB | grow, s |\n\
+             |---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+            fmt(target)
+        );
+        let get = |i: &str, kind: &str, key: &str| {
+            f.median_where(i, "catchup_over", key, |x| x.text("kind") == kind)
+        };
+        for (i, label) in &ran {
+            for kind in ["log", "snapshot"] {
+                if f.of(i, "catchup_over").all(|x| x.text("kind") != kind) {
+                    continue;
+                }
+                let _ = writeln!(
+                    doc,
+                    "| {label} | {kind} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                    fmt(get(i, kind, "log_bytes")),
+                    fmt(get(i, kind, "snapshot_bytes")),
+                    fmt(get(i, kind, "log_start_offset")),
+                    fmt(get(i, kind, "tail_records")),
+                    fmt(get(i, kind, "spawn_to_caught_up_s")),
+                    fmt(get(i, kind, "bytes_per_s").map(|x| x / 1_048_576.0)),
+                    fmt(get(i, kind, "rss_kb").map(|x| x / 1024.0)),
+                    fmt(get(i, kind, "grow_s")),
+                );
+            }
+        }
+        let r =
+            |kind: &str, key: &str| fmt(ratio(get("kraft-rs", kind, key), get("kafka", kind, key)));
+        let _ = writeln!(
+            doc,
+            "\nours / Kafka: spawn to caught-up over the log {}, over a snapshot {}; observer RSS \
+             over the log {}, over a snapshot {}; time to write the log {}.\n",
+            r("log", "spawn_to_caught_up_s"),
+            r("snapshot", "spawn_to_caught_up_s"),
+            r("log", "rss_kb"),
+            r("snapshot", "rss_kb"),
+            r("log", "grow_s"),
+        );
     }
 
     fn document(&self, pictures: &Path, link: &str, script_s: f64, wall_s: f64) -> Result<String> {
@@ -689,7 +785,8 @@ impl Report<'_> {
                 fmt(op("remove", "to_voter_s")),
             );
         }
-        doc.push_str("\nCatch-up over a 1 GiB log and over a snapshot are not measured yet.\n\n");
+        doc.push('\n');
+        self.catchup_over(&mut doc, &impls);
 
         // ---- footprint and start
         let _ = writeln!(doc, "## Footprint and start\n");
@@ -832,7 +929,7 @@ impl Report<'_> {
         }
         let _ = writeln!(
             doc,
-            "* not measured yet: throughput of the raft layer driven directly; catch-up over a 1 GiB log and over a snapshot.\n"
+            "* not measured yet: throughput of the raft layer driven directly.\n"
         );
         let raw: Vec<&str> = f.0.iter().map(|x| x.raw.as_str()).collect();
         let _ = writeln!(
@@ -1173,5 +1270,56 @@ fn tick_label(t: f64) -> String {
         format!("{t:.1}")
     } else {
         format!("{t}")
+    }
+}
+
+#[cfg(test)]
+mod catchup_tests {
+    use super::*;
+
+    #[test]
+    fn catchup_over_renders_rows_and_ratios() {
+        let text = "\
+kraft-rs catchup_over kind=log log_bytes=1000 target_bytes=1000 grow_s=10 spawn_to_caught_up_s=2.0 rss_kb=20480 bytes_per_s=500
+kafka catchup_over kind=log log_bytes=900 target_bytes=1000 grow_s=40 spawn_to_caught_up_s=8.0 rss_kb=409600 bytes_per_s=112
+kraft-rs catchup_over kind=snapshot log_bytes=10 snapshot_bytes=300 log_start_offset=50 spawn_to_caught_up_s=1.0 rss_kb=10240
+kafka catchup_over kind=snapshot log_bytes=10 snapshot_bytes=200 log_start_offset=60 tail_records=7 spawn_to_caught_up_s=4.0 rss_kb=307200";
+        let facts = Facts(text.lines().filter_map(Fact::parse).collect());
+        let dir = Path::new("/nonexistent");
+        let report = Report {
+            facts: &facts,
+            samples: dir,
+            rss: dir,
+            codec: &[],
+            io: &[],
+            quick: false,
+        };
+        let mut doc = String::new();
+        report.catchup_over(&mut doc, &report.impls());
+        assert!(
+            doc.contains("| kraft-rs | log | 1000 | - | - | - | 2.00 |"),
+            "{doc}"
+        );
+        assert!(
+            doc.contains("| Kafka 4.4 (defaults) | snapshot | 10.0 | 200 | 60.0 | 7.00 | 4.00 |"),
+            "{doc}"
+        );
+        assert!(
+            doc.contains("over the log 0.25, over a snapshot 0.25"),
+            "{doc}"
+        );
+        assert!(report
+            .missing()
+            .iter()
+            .all(|m| !m.starts_with("catchup over")));
+
+        let mut empty = String::new();
+        let none = Facts(Vec::new());
+        Report {
+            facts: &none,
+            ..report
+        }
+        .catchup_over(&mut empty, &[]);
+        assert!(empty.contains("Not run"), "{empty}");
     }
 }
