@@ -111,6 +111,12 @@ pub(crate) struct LeaderState {
     begin_quorum_interval_ms: i64,
     pub(crate) begin_quorum_deadline: i64,
     pub(crate) resign_requested: bool,
+    /// For a graceful resignation ([`super::RaftCore::resign`]): the leader
+    /// takes no more records and resigns once another voter holds its whole
+    /// log, or at this time at the latest, so that its first preferred
+    /// successor can win the election at once (the resigned leader grants
+    /// pre-votes only to an up-to-date log). `None`: resign at once.
+    pub(crate) resign_deadline: Option<i64>,
     pub(crate) pending: Option<PendingChange>,
     /// In-memory voters used by UpdateRaftVoter with `kraft.version` 0.
     pub(crate) volatile_voters: Option<VoterSet>,
@@ -153,6 +159,7 @@ impl LeaderState {
             begin_quorum_interval_ms: fetch_timeout_ms / 2,
             begin_quorum_deadline: now,
             resign_requested: false,
+            resign_deadline: None,
             pending: None,
             volatile_voters,
         }
@@ -277,6 +284,17 @@ impl LeaderState {
     }
 
     /// Remote voters sorted by descending fetch offset (preferred successors).
+    /// Whether a voter other than this leader has fetched up to `end_offset`
+    /// (or there is no other voter).
+    pub(crate) fn successor_holds(&self, end_offset: i64) -> bool {
+        let mut others = self
+            .voters
+            .values()
+            .filter(|s| !s.matches(&self.local.key))
+            .peekable();
+        others.peek().is_none() || others.any(|s| s.end_offset.is_some_and(|o| o >= end_offset))
+    }
+
     pub(crate) fn non_leader_voters_by_descending_fetch_offset(&self) -> Vec<ReplicaKey> {
         let mut v: Vec<&ReplicaState> = self.voters.values().collect();
         v.sort_by(|a, b| hw_order(a, b));

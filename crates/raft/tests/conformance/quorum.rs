@@ -783,11 +783,52 @@ fn proposals_complete_on_commit_or_fail_on_leadership_loss() {
     let o2 = ctx.propose("y");
     let epoch = ctx.epoch();
     ctx.core.resign(epoch, ctx.now).expect("resigns");
+    // No voter holds `y`: the leader waits (an election timeout at most)
+    // for one to fetch it, taking no more proposals meanwhile.
+    assert!(completions(&mut ctx).is_empty());
+    assert_eq!(ctx.core.role(), Role::Leader);
+    assert!(ctx.core.propose(vec![Bytes::from("z")], ctx.now).is_err());
+    ctx.now += ELECTION_TIMEOUT;
+    ctx.core.tick(ctx.now);
     assert_eq!(
         completions(&mut ctx),
         vec![(o2, ErrorCode::NotLeaderOrFollower)]
     );
+    assert_eq!(ctx.core.role(), Role::Resigned);
     assert!(ctx.core.propose(vec![Bytes::from("z")], ctx.now).is_err());
+}
+
+#[test]
+fn a_resigning_leader_waits_until_a_voter_holds_its_log_then_names_it_first() {
+    let mut ctx = leader_of(&[1, 2, 3]);
+    ctx.fetch_caught_up(key(2));
+    ctx.fetch_caught_up(key(3));
+    let o = ctx.propose("x");
+    let epoch = ctx.epoch();
+    ctx.core.resign(epoch, ctx.now).expect("resigns");
+    ctx.drain();
+    assert_eq!(ctx.core.role(), Role::Leader, "voter 3 does not hold x yet");
+    assert!(ctx.take_sent(|r| matches!(r, Request::EndQuorumEpoch(_))).is_empty());
+    // Voter 3 fetches x: it is committed, and the leader resigns at once
+    // with voter 3 as its first preferred successor.
+    ctx.fetch_caught_up(key(3));
+    assert_eq!(ctx.core.role(), Role::Resigned);
+    assert!(
+        ctx.committed.iter().any(|b| b.last_offset() >= o),
+        "x is committed before the leader resigns"
+    );
+    let ends = ctx.take_sent(|r| matches!(r, Request::EndQuorumEpoch(_)));
+    assert_eq!(ends.len(), 2);
+    for (_, _, _, r) in &ends {
+        let Request::EndQuorumEpoch(e) = r else {
+            unreachable!()
+        };
+        assert_eq!(e.preferred_candidates.first().map(|k| k.id), Some(3));
+    }
+    // The resigned leader grants that successor its pre-vote (its log is
+    // as long), which with the successor's own is a majority.
+    let pre = ctx.deliver(vote(&ctx, 3, epoch, epoch, ctx.leo(), true));
+    assert_eq!(vote_result(&ctx, pre), (ErrorCode::None, true, epoch));
 }
 
 #[test]

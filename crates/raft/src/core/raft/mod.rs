@@ -347,12 +347,20 @@ impl<L: RaftLog> RaftCore<L> {
         Ok(last)
     }
 
-    /// Asks the leader of `epoch` to resign (graceful hand-off).
+    /// Asks the leader of `epoch` to resign (graceful hand-off): it takes no
+    /// more records, waits until another voter has fetched its whole log (at
+    /// most an election timeout), then resigns and sends EndQuorumEpoch. The
+    /// most up-to-date voter, first among the preferred successors, then
+    /// wins the election at once: its log is as long as the resigned
+    /// leader's, which grants it the pre-vote.
     pub fn resign(&mut self, epoch: i32, now: i64) -> Result<(), RaftError> {
         let current = self.epoch();
         match &mut self.state {
             State::Leader(l) if l.epoch == epoch => {
-                l.resign_requested = true;
+                if !l.resign_requested {
+                    l.resign_requested = true;
+                    l.resign_deadline = Some(now.saturating_add(self.cfg.election_timeout_ms));
+                }
                 self.poll(now);
                 Ok(())
             }

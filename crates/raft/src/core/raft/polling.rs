@@ -118,11 +118,24 @@ impl<L: RaftLog> RaftCore<L> {
     }
 
     fn poll_leader(&mut self, now: i64) -> i64 {
-        let (resign, cq) = match &self.state {
-            State::Leader(l) => (l.resign_requested, l.time_until_check_quorum_expires(now)),
+        let end_offset = self.log.end_offset();
+        let (resign, drain_left, cq) = match &self.state {
+            State::Leader(l) => {
+                let drain_left = match l.resign_deadline {
+                    Some(d) if l.resign_requested && !l.successor_holds(end_offset) => {
+                        (d - now).max(0)
+                    }
+                    _ => 0,
+                };
+                (
+                    l.resign_requested,
+                    drain_left,
+                    l.time_until_check_quorum_expires(now),
+                )
+            }
             _ => return i64::MAX,
         };
-        if resign || cq == 0 {
+        if (resign && drain_left == 0) || cq == 0 {
             let preferred = match &self.state {
                 State::Leader(l) => l.non_leader_voters_by_descending_fetch_offset(),
                 _ => Vec::new(),
@@ -161,7 +174,12 @@ impl<L: RaftLog> RaftCore<L> {
                 begin_timeout = min.min(l.begin_quorum_deadline - now);
             }
         }
-        cq.min(pending_timeout).min(begin_timeout.max(1))
+        let timeout = cq.min(pending_timeout).min(begin_timeout.max(1));
+        if resign {
+            timeout.min(drain_left)
+        } else {
+            timeout
+        }
     }
 
     fn poll_candidate(&mut self, now: i64) -> i64 {
