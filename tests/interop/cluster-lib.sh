@@ -162,7 +162,7 @@ start_controller() {
     local id=$1 nd="$d/node$1"
     if [[ $(impl_of "$id") == kraft-rs ]]; then
         echo "=== $script: kraft server at $(date '+%F %T')" >>"$nd/server.log"
-        KRAFT_LOG=info NO_COLOR=1 "$kraft" server --config "$nd/server.properties" >>"$nd/server.log" 2>&1 &
+        KRAFT_LOG=${KRAFT_LOG:-info} NO_COLOR=1 "$kraft" server --config "$nd/server.properties" >>"$nd/server.log" 2>&1 &
         echo $! >"$nd/pid"
     else
         rm -f "$nd/pid"

@@ -14,8 +14,8 @@ use kraft_protocol::{ApiKey, RequestBody, ResponseBody, Uuid};
 use kraft_raft::{
     start_driver, Address, AppendCondition, ControlRecord, ControllerRegistrations, DiskLog,
     DriverOptions, DurableLog, ElectionState, Endpoint, Endpoints, FatalError, KRaftVersionRange,
-    LogConfig, QuorumStateStore, RaftConfig, RaftEvent, RaftHandle, Record, SnapshotId, Transport,
-    VoterNode, VoterSet, BOOTSTRAP_SNAPSHOT_ID,
+    LogConfig, QuorumStateStore, RaftConfig, RaftEvent, RaftHandle, RaftStatus, Record, SnapshotId,
+    Transport, VoterNode, VoterSet, BOOTSTRAP_SNAPSHOT_ID,
 };
 use tokio::sync::watch;
 
@@ -392,6 +392,10 @@ pub struct ControllerNode {
     image: SharedImage,
     fatal: watch::Receiver<Option<Arc<FatalError>>>,
     tasks: Vec<tokio::task::JoinHandle<()>>,
+    /// How long a resigning leader waits at shutdown for another voter to
+    /// lead: twice the election timeout (the hand-off waits at most one for
+    /// a voter to fetch the whole log, then the election).
+    handoff_wait: Duration,
 }
 
 fn raft_config(config: &ControllerConfig, meta: &MetaProperties) -> Result<RaftConfig, NodeError> {
@@ -504,6 +508,9 @@ impl ControllerNode {
         log_dir: PathBuf,
     ) -> Result<ControllerNode, NodeError> {
         let node_id = config.node_id;
+        let handoff_wait =
+            Duration::from_millis(u64::try_from(cfg.election_timeout_ms).unwrap_or(0))
+                .saturating_mul(2);
         let options = DriverOptions::new(format!("raft-client-{node_id}"));
         let (raft, events) = start_driver(cfg, log, persisted, store, options)
             .map_err(|e| NodeError::Raft(e.to_string()))?;
@@ -622,6 +629,7 @@ impl ControllerNode {
             image,
             fatal: fatal_rx,
             tasks,
+            handoff_wait,
         })
     }
 
@@ -662,14 +670,44 @@ impl ControllerNode {
 
     /// Resigns leadership if held (unless storage failed), stops serving,
     /// flushes the log.
+    ///
+    /// As Kafka's graceful shutdown, a resigning leader of a quorum with
+    /// other voters keeps running until another voter leads (here at most
+    /// twice the election timeout; Kafka waits up to 5 s): its successor
+    /// needs its pre-vote to win at once.
     pub async fn shutdown(self) {
         let failed = self.fatal.borrow().is_some();
-        if self.raft.status().is_leader && !failed {
-            if let Err(e) = self.raft.resign().await {
-                tracing::warn!(error = %e, "resign failed");
+        let status = self.raft.status();
+        if status.is_leader && !failed {
+            let others = match self.raft.inspect().await {
+                Ok(i) => i
+                    .voters
+                    .iter()
+                    .any(|(id, _, _)| Some(*id) != status.node_id),
+                Err(_) => false,
+            };
+            let mut watch = self.raft.watch_status();
+            match self.raft.resign().await {
+                Err(e) => tracing::warn!(error = %e, "resign failed"),
+                Ok(()) if others => {
+                    let epoch = status.leader.epoch;
+                    let handed_off = |s: &RaftStatus| {
+                        s.leader.epoch > epoch
+                            && s.leader.leader_id.is_some_and(|id| Some(id) != s.node_id)
+                    };
+                    let waited =
+                        tokio::time::timeout(self.handoff_wait, watch.wait_for(handed_off)).await;
+                    match waited {
+                        Ok(Ok(s)) => tracing::info!(
+                            leader = ?s.leader.leader_id,
+                            epoch = s.leader.epoch,
+                            "leadership handed off"
+                        ),
+                        _ => tracing::warn!("no other voter took over leadership in time"),
+                    }
+                }
+                Ok(()) => {}
             }
-            // Give the EndQuorumEpoch requests a moment to leave.
-            tokio::time::sleep(Duration::from_millis(200)).await;
         }
         self.server.shutdown().await;
         if let Some(metrics) = self.metrics {
