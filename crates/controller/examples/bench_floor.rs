@@ -5,6 +5,10 @@
 //! * fsync: write a 4 KiB block at the end of a file in DIR, then
 //!   `fdatasync` it (as a log append is made durable), COUNT times, 2 ms
 //!   apart;
+//! * majority fsync: three threads, each with its own file in DIR, append
+//!   and `fdatasync` a 4 KiB block at the same moment; a sample is the time
+//!   until two of the three are durable (three voters sharing this disk:
+//!   a commit needs a majority durable), COUNT times, 2 ms apart;
 //! * round trip: a 64-byte message to an echo thread over a loopback TCP
 //!   connection (`TCP_NODELAY`) and back, COUNT times;
 //! * spawn: `/bin/true` started and waited for, COUNT / 10 times.
@@ -13,9 +17,11 @@
 //! bench_floor DIR COUNT
 //! ```
 //!
-//! Prints one line `floor fsync_p50_us=.. fsync_p99_us=.. rtt_p50_us=..
+//! Prints one line `floor fsync_p50_us=.. fsync_p99_us=..
+//! fsync_majority_p50_us=.. fsync_majority_p99_us=.. rtt_p50_us=..
 //! rtt_p99_us=.. spawn_p50_us=.. spawn_p99_us=.. samples=COUNT` and writes
-//! DIR/floor-samples.txt: one line per sample pair, `FSYNC_US RTT_US`.
+//! DIR/floor-samples.txt: one line per sample, `FSYNC_US RTT_US
+//! MAJORITY_FSYNC_US`.
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -54,6 +60,59 @@ fn fsyncs(dir: &std::path::Path, count: usize) -> Result<Vec<u64>> {
         std::thread::sleep(Duration::from_millis(2));
     }
     let _ = std::fs::remove_file(&path);
+    Ok(out)
+}
+
+/// Three files appended and synced at once; the time until two are durable.
+fn majority_fsyncs(dir: &std::path::Path, count: usize) -> Result<Vec<u64>> {
+    use std::sync::{Arc, Barrier};
+    const VOTERS: usize = 3;
+    let start_line = Arc::new(Barrier::new(VOTERS + 1));
+    let (done_tx, done_rx) = std::sync::mpsc::channel::<Result<Instant>>();
+    let mut threads = Vec::new();
+    for v in 0..VOTERS {
+        let path = dir.join(format!("floor-fsync-{v}.probe"));
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        let (start_line, done_tx) = (start_line.clone(), done_tx.clone());
+        threads.push(std::thread::spawn(move || {
+            let block = [0x5au8; 4096];
+            for _ in 0..count {
+                start_line.wait();
+                let synced = file
+                    .write_all(&block)
+                    .and_then(|()| file.sync_data())
+                    .map(|()| Instant::now())
+                    .map_err(|e| format!("fsync: {e}"));
+                if done_tx.send(synced).is_err() {
+                    return;
+                }
+            }
+            let _ = std::fs::remove_file(&path);
+        }));
+    }
+    drop(done_tx);
+    let mut out = Vec::with_capacity(count);
+    for _ in 0..count {
+        start_line.wait();
+        let start = Instant::now();
+        let mut done = Vec::with_capacity(VOTERS);
+        for _ in 0..VOTERS {
+            let at = done_rx
+                .recv()
+                .map_err(|_| "an fsync thread stopped".to_string())??;
+            done.push(at);
+        }
+        done.sort_unstable();
+        out.push(micros(done[VOTERS / 2].saturating_duration_since(start)));
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    for t in threads {
+        let _ = t.join();
+    }
     Ok(out)
 }
 
@@ -117,11 +176,12 @@ fn run() -> Result<()> {
         .ok_or_else(|| format!("COUNT must be a positive number, not {count:?}"))?;
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let fsync = fsyncs(&dir, count)?;
+    let majority = majority_fsyncs(&dir, count)?;
     let rtt = round_trips(count)?;
     let spawn = spawns((count / 10).max(5))?;
     let mut lines = String::new();
-    for (f, r) in fsync.iter().zip(&rtt) {
-        lines.push_str(&format!("{f} {r}\n"));
+    for ((f, r), m) in fsync.iter().zip(&rtt).zip(&majority) {
+        lines.push_str(&format!("{f} {r} {m}\n"));
     }
     let samples = dir.join("floor-samples.txt");
     std::fs::write(&samples, lines).map_err(|e| format!("{}: {e}", samples.display()))?;
@@ -129,11 +189,14 @@ fn run() -> Result<()> {
         v.sort_unstable();
         v
     };
-    let (fsync, rtt, spawn) = (sorted(fsync), sorted(rtt), sorted(spawn));
+    let (fsync, majority, rtt, spawn) =
+        (sorted(fsync), sorted(majority), sorted(rtt), sorted(spawn));
     println!(
-        "floor fsync_p50_us={} fsync_p99_us={} rtt_p50_us={} rtt_p99_us={} spawn_p50_us={} spawn_p99_us={} samples={count}",
+        "floor fsync_p50_us={} fsync_p99_us={} fsync_majority_p50_us={} fsync_majority_p99_us={} rtt_p50_us={} rtt_p99_us={} spawn_p50_us={} spawn_p99_us={} samples={count}",
         percentile(&fsync, 0.5),
         percentile(&fsync, 0.99),
+        percentile(&majority, 0.5),
+        percentile(&majority, 0.99),
         percentile(&rtt, 0.5),
         percentile(&rtt, 0.99),
         percentile(&spawn, 0.5),
