@@ -34,17 +34,15 @@ use std::time::{Duration, Instant};
 
 use bytes::{Bytes, BytesMut};
 use kraft_protocol::frame::{FrameDecoder, DEFAULT_MAX_FRAME_SIZE};
-use kraft_protocol::header::encode_response_frame;
-use kraft_protocol::header::{decode_request, decode_response, encode_request_frame};
+use kraft_protocol::header::{decode_response, encode_request_frame};
 use kraft_protocol::messages::api_versions_request::ApiVersionsRequest;
 use kraft_protocol::messages::request_header::RequestHeader;
 use kraft_protocol::{ApiKey, RequestBody, StrBytes};
-use kraft_raft::wire::raft_api_versions_response;
-use kraft_raft::{
-    start_driver, DiskLog, DriverOptions, Endpoints, FlushMode, KRaftVersionRange, LogConfig,
-    QuorumStateStore, RaftConfig, RaftHandle, ReplicaKey, Uuid, VoterNode, VoterSet,
-};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use kraft_raft::{Endpoints, FlushMode, KRaftVersionRange, ReplicaKey, Uuid, VoterNode, VoterSet};
+
+#[path = "support/voter.rs"]
+mod voter;
+use voter::{start_voter, Voter, VoterSpec};
 
 const VOTERS: usize = 3;
 const RECORD_BYTES: usize = 100;
@@ -155,121 +153,6 @@ fn loopback_rtt() -> Samples {
     Samples::new(samples)
 }
 
-/// A voter's listener: ApiVersions is answered here, KRaft requests by the
-/// driver.
-async fn serve(listener: tokio::net::TcpListener, handle: RaftHandle) {
-    while let Ok((mut stream, _)) = listener.accept().await {
-        let _ = stream.set_nodelay(true);
-        let handle = handle.clone();
-        tokio::spawn(async move {
-            let mut decoder = FrameDecoder::new(DEFAULT_MAX_FRAME_SIZE);
-            let mut buf = BytesMut::new();
-            loop {
-                let frame = match decoder.decode(&mut buf) {
-                    Ok(Some(frame)) => frame,
-                    Ok(None) => match stream.read_buf(&mut buf).await {
-                        Ok(0) | Err(_) => return,
-                        Ok(_) => continue,
-                    },
-                    Err(_) => return,
-                };
-                let Ok(request) = decode_request(frame) else {
-                    return;
-                };
-                let version = request.header.request_api_version;
-                let api = request.body.api_key();
-                let body = if api == ApiKey::ApiVersions {
-                    raft_api_versions_response()
-                } else {
-                    match handle.handle_request(request.body, version).await {
-                        Ok(body) => body,
-                        Err(_) => return,
-                    }
-                };
-                let mut out = Vec::new();
-                let correlation = request.header.correlation_id;
-                if encode_response_frame(&mut out, api, version, correlation, &body).is_err()
-                    || stream.write_all(&out).await.is_err()
-                {
-                    return;
-                }
-            }
-        });
-    }
-}
-
-/// One voter: a thread with a current-thread runtime, as `kraft server`.
-struct Voter {
-    handle: RaftHandle,
-    address: SocketAddr,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-fn start_voter(
-    id: i32,
-    dir: PathBuf,
-    listener: StdListener,
-    voters: VoterSet,
-    mode: FlushMode,
-) -> Voter {
-    let address = listener.local_addr().expect("addr");
-    let (ready_tx, ready_rx) = std::sync::mpsc::channel();
-    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-    let thread = std::thread::Builder::new()
-        .name(format!("voter-{id}"))
-        .spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .expect("runtime");
-            runtime.block_on(async move {
-                listener.set_nonblocking(true).expect("nonblocking");
-                let listener = tokio::net::TcpListener::from_std(listener).expect("listener");
-                let endpoints = Endpoints::single("CONTROLLER", "127.0.0.1", address.port());
-                let mut cfg = RaftConfig::new(
-                    id,
-                    Uuid::nil(),
-                    "bench-cluster-id-000000",
-                    endpoints,
-                    "CONTROLLER",
-                );
-                cfg.static_voters = voters;
-                let log_dir = dir.join("__cluster_metadata-0");
-                let (log, _) = DiskLog::open(&log_dir, LogConfig::default()).expect("log");
-                let store = QuorumStateStore::new(&log_dir);
-                let persisted = store.read_election_state().expect("quorum-state");
-                let options = DriverOptions::new(format!("raft-{id}")).with_flush_mode(mode);
-                let (handle, mut events) =
-                    start_driver(cfg, log, persisted, store, options).expect("driver");
-                tokio::spawn(async move { while events.recv().await.is_some() {} });
-                tokio::spawn(serve(listener, handle.clone()));
-                ready_tx.send(handle.clone()).expect("ready");
-                let _ = stop_rx.await;
-                handle.shutdown().await;
-            });
-        })
-        .expect("voter thread");
-    let handle = ready_rx.recv().expect("voter started");
-    Voter {
-        handle,
-        address,
-        stop: Some(stop_tx),
-        thread: Some(thread),
-    }
-}
-
-impl Drop for Voter {
-    fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
-    }
-}
-
 /// Sends ApiVersions back to back to `address` until `stop`; returns the
 /// round trips.
 fn probe(address: SocketAddr, stop: Arc<AtomicBool>) -> Samples {
@@ -340,7 +223,16 @@ fn run_round(base: &Path, mode: FlushMode, commits: usize) -> RoundResult {
         .enumerate()
         .map(|(i, l)| {
             let id = i as i32 + 1;
-            start_voter(id, dir.join(format!("node-{id}")), l, voters.clone(), mode)
+            start_voter(VoterSpec {
+                id,
+                directory_id: Uuid::nil(),
+                cluster_id: "bench-cluster-id-000000".into(),
+                log_dir: dir.join(format!("node-{id}")).join("__cluster_metadata-0"),
+                listener: l,
+                voters: voters.clone(),
+                mode,
+            })
+            .expect("voter")
         })
         .collect();
     let runtime = tokio::runtime::Builder::new_current_thread()
