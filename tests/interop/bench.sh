@@ -55,7 +55,13 @@
 #            `--delete-topics`, 3 fake brokers held), then controller 4
 #            (--no-initial-controllers) spawned: spawn to caught-up observer,
 #            its VmRSS; then the same over a snapshot (16 MiB snapshots and
-#            retention, 8 MiB segments, the log start moved above 0).
+#            retention, 8 MiB segments, the log start moved above 0);
+#  raft      (full run only, not in BENCH_QUICK) the raft layer driven
+#            directly: 3 voters of kraft-rs's `raft_perf` example against
+#            Kafka's own kafka.tools.TestRaftServer, committed bytes/s and
+#            commit latency of 256-byte records at a ladder of target rates
+#            (tests/interop/bench-raft.sh: BENCH_RAFT_SECS, BENCH_RAFT_ROUNDS,
+#            BENCH_RAFT_THROUGHPUTS, BENCH_RAFT_RECORD_SIZE, BENCH_RAFT_PERF).
 # Meanwhile every controller's VmRSS and threads are sampled twice a
 # second into OUT_FILE.rss (`T_US IMPL NODE RSS_KB THREADS`); the writers'
 # samples go to OUT_FILE.d/ (`END_US LATENCY_US TASK ADDRESS`).
@@ -675,8 +681,11 @@ echo $! >"$root/sampler.pid"
 sleep 3
 default_sections="idle commit tools cold voter failover big"
 [[ -n $quick ]] || default_sections+=" catchup"
+[[ -n $quick ]] || default_sections+=" raft"
+# shellcheck source=tests/interop/bench-raft.sh
+source "$(dirname "${BASH_SOURCE[0]}")/bench-raft.sh"
 sections=" ${BENCH_SECTIONS:-$default_sections} "
-for s in idle commit tools cold voter failover big catchup; do
+for s in idle commit tools cold voter failover big catchup raft; do
     [[ $sections == *" $s "* ]] && "${s}_section"
 done
 for i in "${order[@]}"; do use "$i"; stop_scenario "$d"; done

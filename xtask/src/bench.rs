@@ -128,6 +128,20 @@ pub fn bench(quick: bool) -> Result<()> {
             "bench_floor",
         ],
     )?;
+    if !quick {
+        // The `raft` section (full run only): kraft-rs's TestRaftServer.
+        run(
+            "cargo",
+            &[
+                "build",
+                "--release",
+                "-p",
+                "kraft-raft",
+                "--example",
+                "raft_perf",
+            ],
+        )?;
+    }
     let out_dir = root.join(if quick {
         "target/bench-quick"
     } else {
@@ -392,6 +406,13 @@ impl Report<'_> {
                 }
             }
         }
+        if !self.quick {
+            for (i, _) in self.impls() {
+                if f.median(i, "raft", "bytes_per_s").is_none() {
+                    missing.push(format!("raft ({i})"));
+                }
+            }
+        }
         if self.codec.len() < 3 {
             missing.push("codec".into());
         }
@@ -478,6 +499,120 @@ impl Report<'_> {
             r("snapshot", "rss_kb"),
             r("log", "grow_s"),
         );
+    }
+
+    /// The `raft` table: the raft layer driven directly, kraft-rs's
+    /// `raft_perf` against Kafka's `TestRaftServer`; returns the target
+    /// (none when the section did not run).
+    fn raft_layer(
+        &self,
+        doc: &mut String,
+        impls: &[(&'static str, &'static str)],
+    ) -> Option<(Option<bool>, String)> {
+        let f = self.facts;
+        let ran: Vec<_> = impls
+            .iter()
+            .filter(|(i, _)| f.of(i, "raft").next().is_some())
+            .collect();
+        let _ = writeln!(doc, "### The raft layer driven directly\n");
+        if ran.is_empty() {
+            doc.push_str(
+                "Not run: the `raft` section of `bench.sh` runs in the full run only (not \
+                 `--quick`); `commit_latency` below drives the raft layer one record at a time.\n\n",
+            );
+            return None;
+        }
+        let first = f.of(ran[0].0, "raft").next();
+        let size = first.map_or("?", |x| x.text("record_size"));
+        let mut rates: Vec<f64> =
+            f.0.iter()
+                .filter(|x| x.kind == "raft")
+                .filter_map(|x| x.num("target_records_per_s"))
+                .collect();
+        rates.sort_by(f64::total_cmp);
+        rates.dedup();
+        let rounds = f
+            .of(ran[0].0, "raft")
+            .filter(|x| x.num("target_records_per_s") == rates.first().copied())
+            .count();
+        let _ = writeln!(
+            doc,
+            "Kafka's own raft benchmark, `kafka.tools.TestRaftServer` (kafka_2.13 4.4.0, \
+             kafka-server-start.sh's JVM flags), against kraft-rs's equivalent \
+             `crates/raft/examples/raft_perf.rs` (the `kraft-raft` driver with no controller on top, \
+             run as `kraft server` runs it: real files fsynced on the I/O thread, TCP on loopback): \
+             3 voters, one process each, a static quorum (`controller.quorum.voters`), fresh logs. \
+             The leader appends {size}-byte records at a target rate without waiting for commits: \
+             Kafka's accumulator gathers them into a batch per linger; raft_perf appends every \
+             record due while its previous append call runs as the next batch (at most 1 MiB). Both \
+             print TestRaftServer's line every 5 s with Kafka's metric arithmetic; the throughput is \
+             the bytes committed from the second line to the last (`tests/interop/bench-raft.sh`); \
+             the latency percentiles are the last line's (1 ms buckets capped at 249 ms, over the \
+             whole run: the start-up backlog is in them). Elections: leaderships claimed in the run \
+             (1 when the leader held). Medians over {rounds} rounds, ABBA. Past its capacity \
+             raft_perf's leader appends far ahead of its followers and commits less, and \
+             TestRaftServer's workload thread dies once Kafka's accumulator holds 10 batches \
+             (\"workload died\": its throughput is then over the lines printed before); the \
+             comparison takes each implementation's best rate.\n\n\
+             | implementation | target records/s | committed MB/s | records/s | p75 ms | p99 ms | elections | workload died |\n\
+             |---|---:|---:|---:|---:|---:|---:|---:|"
+        );
+        let at = |i: &str, rate: f64, key: &str| {
+            f.median_where(i, "raft", key, |x| {
+                x.num("target_records_per_s") == Some(rate)
+            })
+        };
+        for (i, label) in &ran {
+            for &rate in &rates {
+                if at(i, rate, "bytes_per_s").is_none() {
+                    continue;
+                }
+                let _ = writeln!(
+                    doc,
+                    "| {label} | {rate:.0} | {} | {} | {} | {} | {} | {} |",
+                    fmt(at(i, rate, "bytes_per_s").map(|x| x / 1e6)),
+                    fmt(at(i, rate, "records_per_s")),
+                    fmt(at(i, rate, "p75_ms")),
+                    fmt(at(i, rate, "p99_ms")),
+                    fmt(at(i, rate, "elections")),
+                    f.of(i, "raft")
+                        .filter(|x| x.num("target_records_per_s") == Some(rate))
+                        .filter(|x| x.text("workload_died") == "1")
+                        .count(),
+                );
+            }
+        }
+        // Each implementation's best rate.
+        let best = |i: &str| {
+            rates
+                .iter()
+                .filter_map(|&rate| at(i, rate, "bytes_per_s"))
+                .max_by(f64::total_cmp)
+        };
+        let _ = writeln!(doc, "\n| implementation | best committed MB/s | records/s | ours / this |\n|---|---:|---:|---:|");
+        for (i, label) in &ran {
+            let _ = writeln!(
+                doc,
+                "| {label} | {} | {} | {} |",
+                fmt(best(i).map(|x| x / 1e6)),
+                fmt(best(i).and_then(|x| size.parse::<f64>().ok().map(|s| x / s))),
+                fmt(ratio(best("kraft-rs"), best(i))),
+            );
+        }
+        let r = ratio(best("kraft-rs"), best("kafka"));
+        let _ = writeln!(
+            doc,
+            "\nours / Kafka (defaults), best against best: {}; ours / Kafka (linger 0): {}.\n",
+            fmt(r),
+            fmt(ratio(best("kraft-rs"), best("kafka-eq"))),
+        );
+        Some((
+            r.map(|r| r >= 2.0),
+            format!(
+                "throughput of the raft layer at least 2x Kafka's ({} x)",
+                fmt(r)
+            ),
+        ))
     }
 
     fn document(&self, pictures: &Path, link: &str, script_s: f64, wall_s: f64) -> Result<String> {
@@ -700,10 +835,8 @@ impl Report<'_> {
                 fmt(ratio(tp("kraft-rs"), tp(i))),
             );
         }
-        doc.push_str(
-            "\nThe raft layer driven directly (proposals without the controller on top) is not \
-             measured for throughput yet; `commit_latency` below drives it one record at a time.\n\n",
-        );
+        doc.push('\n');
+        let raft_target = self.raft_layer(&mut doc, &impls);
         target(
             ratio(tp("kraft-rs"), tp("kafka")).map(|r| r >= 2.0),
             format!(
@@ -711,6 +844,9 @@ impl Report<'_> {
                 fmt(ratio(tp("kraft-rs"), tp("kafka")))
             ),
         );
+        if let Some((ok, what)) = raft_target.clone() {
+            target(ok, what);
+        }
 
         // ---- failover
         let _ = writeln!(doc, "## Failover\n");
@@ -927,10 +1063,14 @@ impl Report<'_> {
         for m in &missed {
             let _ = writeln!(doc, "* **missed**: {m}");
         }
-        let _ = writeln!(
-            doc,
-            "* not measured yet: throughput of the raft layer driven directly.\n"
-        );
+        if raft_target.is_none() {
+            let _ = writeln!(
+                doc,
+                "* not measured in this run: throughput of the raft layer driven directly (the \
+                 `raft` section, full run only)."
+            );
+        }
+        doc.push('\n');
         let raw: Vec<&str> = f.0.iter().map(|x| x.raw.as_str()).collect();
         let _ = writeln!(
             doc,
@@ -1320,6 +1460,58 @@ kafka catchup_over kind=snapshot log_bytes=10 snapshot_bytes=200 log_start_offse
             ..report
         }
         .catchup_over(&mut empty, &[]);
+        assert!(empty.contains("Not run"), "{empty}");
+    }
+}
+
+#[cfg(test)]
+mod raft_tests {
+    use super::*;
+
+    #[test]
+    fn raft_layer_renders_rates_best_and_target() {
+        let text = "\
+kraft-rs raft round=1 record_size=256 target_records_per_s=100000 bytes_per_s=25600000 records_per_s=100000 p75_ms=3.0 p99_ms=9.0 p999_ms=20.0 elections=1
+kraft-rs raft round=1 record_size=256 target_records_per_s=200000 bytes_per_s=51200000 records_per_s=200000 p75_ms=5.0 p99_ms=12.0 p999_ms=30.0 elections=1
+kafka raft round=1 record_size=256 target_records_per_s=100000 bytes_per_s=12800000 records_per_s=50000 p75_ms=249.0 p99_ms=249.0 p999_ms=249.0 elections=1
+kafka raft round=1 record_size=256 target_records_per_s=200000 bytes_per_s=2560000 records_per_s=10000 p75_ms=249.0 p99_ms=249.0 p999_ms=249.0 elections=2 workload_died=1";
+        let facts = Facts(text.lines().filter_map(Fact::parse).collect());
+        let dir = Path::new("/nonexistent");
+        let report = Report {
+            facts: &facts,
+            samples: dir,
+            rss: dir,
+            codec: &[],
+            io: &[],
+            quick: false,
+        };
+        let mut doc = String::new();
+        let target = report.raft_layer(&mut doc, &report.impls());
+        assert!(
+            doc.contains("| kraft-rs | 200000 | 51.2 | 200000 | 5.00 | 12.0 | 1.00 | 0 |"),
+            "{doc}"
+        );
+        assert!(
+            doc.contains("| Kafka 4.4 (defaults) | 200000 | 2.56 | 10000 | 249 | 249 | 2.00 | 1 |"),
+            "{doc}"
+        );
+        // Best against best: 51.2 MB/s against 12.8 MB/s.
+        assert!(
+            doc.contains("| Kafka 4.4 (defaults) | 12.8 | 50000 | 4.00 |"),
+            "{doc}"
+        );
+        let (ok, what) = target.expect("a target");
+        assert_eq!(ok, Some(true));
+        assert!(what.contains("(4.00 x)"), "{what}");
+
+        let mut empty = String::new();
+        let none = Facts(Vec::new());
+        let target = Report {
+            facts: &none,
+            ..report
+        }
+        .raft_layer(&mut empty, &[]);
+        assert!(target.is_none());
         assert!(empty.contains("Not run"), "{empty}");
     }
 }
