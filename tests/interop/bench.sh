@@ -18,8 +18,10 @@
 #
 # Sections (each line of OUT_FILE is `IMPL KIND key=value ...`):
 #  floor     BENCH_FLOOR on the work directory's disk, at the start and at
-#            the end: fsync of a 4 KiB append, loopback round trip, spawn of
-#            /bin/true (samples pooled in OUT_FILE.d/floor.txt);
+#            the end: fsync of a 4 KiB append, the same on three files at
+#            once until two are durable, loopback round trip, spawn of
+#            /bin/true (samples pooled in OUT_FILE.d/floor.txt); again before
+#            each commit round (OUT_FILE.d/floor-commit.txt);
 #  idle      VmRSS and threads of every controller, quorums idle;
 #  commit    BENCH_COMMITS one-topic CreateTopics (1 partition, RF 3, on 3
 #            fake brokers held by `broker_load --hold`) one at a time straight
@@ -72,8 +74,8 @@
 # BENCH_TP_SECS, BENCH_FAILOVERS, BENCH_TOOL_RUNS, BENCH_COLD_RUNS,
 # BENCH_BIG_TOPICS, BENCH_BIG_PARTITIONS, BENCH_CATCHUP_BYTES (e.g. 64MiB),
 # BENCH_CATCHUP_IMPLS, BENCH_SECTIONS (a subset of
-# "idle commit tools cold voter failover big catchup", the default, without
-# catchup in BENCH_QUICK; the floor and
+# "idle commit tools cold voter failover big catchup raft", the default,
+# without catchup and raft in BENCH_QUICK; the floor and
 # the quorums always run), BENCH_KEEP=1 (keep the work
 # directory), TMPDIR (where the work directory goes).
 set -euo pipefail
@@ -242,12 +244,15 @@ sampler() {
 
 # ---------- sections ----------
 # floor_section WHEN: at the start and at the end of the run (pooled).
+# floor_section WHEN [COUNT [POOL]]: bench_floor's samples into POOL
+# (default floor.txt), its line with when=WHEN.
 floor_section() {
+    local line was=$impl count=${2:-$([[ -n $quick ]] && echo 300 || echo 1000)}
     impl=machine
-    local line
-    line=$("$floorbin" "$root" "$([[ -n $quick ]] && echo 300 || echo 1000)") || fail "bench_floor failed"
+    line=$("$floorbin" "$root" "$count") || fail "bench_floor failed"
     emit "$line when=$1"
-    cat "$root/floor-samples.txt" >>"$samples/floor.txt"
+    cat "$root/floor-samples.txt" >>"$samples/${3:-floor.txt}"
+    impl=$was
 }
 idle_section() {
     local i id
@@ -269,6 +274,9 @@ commit_section() {
     local r i line
     for i in "${order[@]}"; do use "$i"; hold_brokers 100; done
     for ((r = 1; r <= rounds; r++)); do
+        # The floor again, next to the rounds it is compared with (the
+        # disk's fsync latency drifts over a run).
+        floor_section "commit-round-$r" "$([[ -n $quick ]] && echo 100 || echo 300)" floor-commit.txt
         for i in $(abba "$r"); do
             use "$i"
             echo "== $impl: commit latency, round $r"
