@@ -5,7 +5,8 @@
 //!
 //! ```text
 //! raft_perf --config FILE --replica-directory-id ID [--throughput RECORDS_PER_S]
-//!           [--record-size BYTES] [--max-batch-bytes BYTES] [--flush-mode io-thread|inline]
+//!           [--record-size BYTES] [--max-batch-bytes BYTES] [--max-in-flight-bytes BYTES]
+//!           [--flush-mode io-thread|inline]
 //! ```
 //!
 //! The flags and the config file are TestRaftServer's: `node.id`,
@@ -25,8 +26,13 @@
 //! here every record due while the previous append call runs goes into the
 //! next call, one batch of at most `--max-batch-bytes` (default 1 MiB, the
 //! core's fetch size), so batches form under load as they do for Kafka with
-//! a linger of 0. A record's latency runs from its append call to its
-//! commit. Every 5 s the leader prints TestRaftServer's line, with the
+//! a linger of 0. At most `--max-in-flight-bytes` of records (default
+//! 16 MiB) are appended and not yet committed: past it the leader waits for
+//! commits, as a state machine on top must (Kafka's accumulator refuses
+//! appends past its batch limit, which ends TestRaftServer's workload);
+//! without it an offered rate above what the quorum commits only makes the
+//! leader's appends take the CPU its followers need. A record's latency
+//! runs from its append call to its commit. Every 5 s the leader prints TestRaftServer's line, with the
 //! figures defined as Kafka's metrics define them (a rate over two 30 s
 //! samples, latency percentiles over the same samples in 1 ms buckets
 //! capped at 249 ms), so that one parser reads both:
@@ -49,7 +55,8 @@ use kraft_raft::{
     AppendCondition, DriverError, Endpoints, FlushMode, KRaftVersionRange, PendingAppend,
     RaftHandle, ReplicaKey, Uuid, VoterNode, VoterSet,
 };
-use tokio::sync::mpsc;
+use std::sync::Arc;
+use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
 
 #[path = "../benches/support/voter.rs"]
 mod voter;
@@ -77,10 +84,11 @@ struct Args {
     throughput: u64,
     record_size: usize,
     max_batch_bytes: usize,
+    max_in_flight_bytes: usize,
     flush_mode: FlushMode,
 }
 
-const USAGE: &str = "usage: raft_perf --config FILE --replica-directory-id ID [--throughput RECORDS_PER_S] [--record-size BYTES] [--max-batch-bytes BYTES] [--flush-mode io-thread|inline]";
+const USAGE: &str = "usage: raft_perf --config FILE --replica-directory-id ID [--throughput RECORDS_PER_S] [--record-size BYTES] [--max-batch-bytes BYTES] [--max-in-flight-bytes BYTES] [--flush-mode io-thread|inline]";
 
 /// Parses a directory id in Kafka's text form (unpadded base64url of 16
 /// bytes) or as a hyphenated UUID.
@@ -103,6 +111,7 @@ fn parse_args() -> Result<Args, String> {
     let mut throughput = 5000u64;
     let mut record_size = 256usize;
     let mut max_batch_bytes = 1024 * 1024usize;
+    let mut max_in_flight_bytes = 16 * 1024 * 1024usize;
     let mut flush_mode = FlushMode::IoThread;
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -124,6 +133,7 @@ fn parse_args() -> Result<Args, String> {
             "--throughput" => throughput = number(&value)?,
             "--record-size" => record_size = number(&value)? as usize,
             "--max-batch-bytes" => max_batch_bytes = number(&value)? as usize,
+            "--max-in-flight-bytes" => max_in_flight_bytes = number(&value)? as usize,
             "--flush-mode" => {
                 flush_mode = match value.as_str() {
                     "io-thread" => FlushMode::IoThread,
@@ -141,6 +151,7 @@ fn parse_args() -> Result<Args, String> {
         throughput,
         record_size,
         max_batch_bytes,
+        max_in_flight_bytes,
         flush_mode,
     })
 }
@@ -356,6 +367,9 @@ struct InFlight {
     pending: PendingAppend,
     appended_ms: i64,
     records: u64,
+    /// The records' share of `--max-in-flight-bytes`, given back once they
+    /// are committed (or lost).
+    _window: OwnedSemaphorePermit,
 }
 
 /// Waits for the commits in append order and feeds the stats.
@@ -393,6 +407,10 @@ async fn lead(
     let mut status = handle.watch_status();
     let payload = Bytes::from(vec![0u8; args.record_size]);
     let max_records = (args.max_batch_bytes / (args.record_size + 16)).max(1) as u64;
+    let window_records = (args.max_in_flight_bytes / args.record_size.max(1)).max(1);
+    let window_records = u32::try_from(window_records).unwrap_or(u32::MAX);
+    let max_records = max_records.min(u64::from(window_records));
+    let window = Arc::new(Semaphore::new(window_records as usize));
     let start = now_ms();
     let mut count = 0u64;
     loop {
@@ -414,6 +432,21 @@ async fn lead(
             continue;
         }
         let n = due.min(max_records);
+        // `n` fits the window: max_records is at most its size.
+        let permits = u32::try_from(n).unwrap_or(u32::MAX);
+        let permit = tokio::select! {
+            p = window.clone().acquire_many_owned(permits) => match p {
+                Ok(p) => p,
+                Err(_) => return Err(DriverError::Stopped),
+            },
+            changed = status.changed() => {
+                if changed.is_err() {
+                    return Err(DriverError::Stopped);
+                }
+                continue;
+            }
+        };
+        let now = now_ms();
         let records = vec![payload.clone(); n as usize];
         let condition = AppendCondition {
             epoch: Some(epoch),
@@ -426,6 +459,7 @@ async fn lead(
                     pending,
                     appended_ms: now,
                     records: n,
+                    _window: permit,
                 };
                 if appends.send(in_flight).is_err() {
                     return Err(DriverError::Stopped);
