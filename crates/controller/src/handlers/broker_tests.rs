@@ -27,6 +27,8 @@ pub(super) const CLUSTER_ID: &str = "MkU3OEVBNTcwNTJENDM2Qk";
 pub(super) struct GatedQuorum {
     image: SharedImage,
     pub(super) log: StdMutex<Vec<MetadataRecord>>,
+    /// The number of records of each appended batch, in order.
+    pub(super) batches: StdMutex<Vec<usize>>,
     /// Records up to this offset are committed and applied.
     released: watch::Sender<i64>,
     /// Whether appends commit at once.
@@ -38,6 +40,7 @@ impl GatedQuorum {
         Arc::new(GatedQuorum {
             image,
             log: StdMutex::new(Vec::new()),
+            batches: StdMutex::new(Vec::new()),
             released: watch::channel(-1).0,
             open: StdMutex::new(true),
         })
@@ -91,6 +94,7 @@ impl RaftQuorum for GatedQuorum {
             if base_offset.is_some_and(|b| b != base) {
                 return Err(AppendError::OffsetMismatch { end_offset: base });
             }
+            self.batches.lock().unwrap().push(records.len());
             log.extend(records);
             (base, log.len() as i64 - 1)
         };

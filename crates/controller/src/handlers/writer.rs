@@ -31,6 +31,14 @@ use crate::image::{MetadataImage, MetadataRecord};
 /// record or a NoOpRecord appended concurrently).
 const MAX_OFFSET_RETRIES: usize = 16;
 
+/// The most records in one appended batch (Kafka's `MAX_RECORDS_PER_BATCH`,
+/// the controller's `maxRecordsPerBatch`): a write with more records that
+/// do not name their offset is appended in batches of this many, as Kafka
+/// appends a non-atomic `ControllerResult` (e.g. fencing a broker that
+/// holds hundreds of thousands of partitions; as one batch it would pass
+/// the log's batch size limit and never commit).
+pub(crate) const MAX_RECORDS_PER_BATCH: usize = 10_000;
+
 /// The fewest records this leader applies to its state before the state is
 /// taken again from the committed image (see [`ActiveState::rebase`]).
 const MIN_RECORDS_BEFORE_REBASE: u64 = 1024;
@@ -271,6 +279,34 @@ impl Controller {
                 return Ok(generated.result);
             }
             let base = generated.at_next_offset.then_some(state.next_offset);
+            if base.is_none() && generated.records.len() > MAX_RECORDS_PER_BATCH {
+                let mut last: Option<PendingCommit> = None;
+                for chunk in generated.records.chunks(MAX_RECORDS_PER_BATCH) {
+                    let appended = self.quorum.append(epoch, None, chunk.to_vec()).await;
+                    let applied = match appended {
+                        Ok(pending) => state.appended(chunk, &pending).map(|()| pending),
+                        Err(e) => Err(append_error(e)),
+                    };
+                    match applied {
+                        Ok(pending) => last = Some(pending),
+                        Err(e) => {
+                            // Some batches may be in the log: take the
+                            // state again from what commits.
+                            *guard = None;
+                            return Err(e);
+                        }
+                    }
+                }
+                let Some(last) = last else {
+                    return Err(not_controller(None));
+                };
+                if let Some(after) = generated.after_append {
+                    after(state, last.last_offset);
+                }
+                drop(guard);
+                last.applied.await.map_err(append_error)?;
+                return Ok(generated.result);
+            }
             match self
                 .quorum
                 .append(epoch, base, generated.records.clone())

@@ -8,7 +8,9 @@ use kraft_protocol::messages::create_topics_request::{CreatableTopic, CreateTopi
 use kraft_protocol::messages::create_topics_response::CreateTopicsResponse;
 use kraft_protocol::ErrorCode;
 
-use super::broker_tests::heartbeat;
+use super::broker_tests::{heartbeat, registration, setup};
+use super::configs_tests::create_topic;
+use super::writer::MAX_RECORDS_PER_BATCH;
 use super::Controller;
 
 fn create(names: impl IntoIterator<Item = String>) -> CreateTopicsRequest {
@@ -89,4 +91,50 @@ async fn the_write_state_is_taken_again_from_the_committed_image_only_when_caugh
     assert_eq!(codes(&r), [0]);
     let (shared, equal) = sharing(&c).await;
     assert_eq!((shared, equal), (600, true), "a new topic unshares none");
+}
+
+#[tokio::test]
+async fn fencing_a_broker_of_many_partitions_appends_batches_of_at_most_ten_thousand_records() {
+    let (c, q) = setup(Duration::from_millis(400));
+    let mut epochs = Vec::new();
+    for id in [4, 5, 6] {
+        let r = c.broker_registration(4, &registration(id, 1)).await;
+        assert_eq!(r.error_code, 0, "broker {id}");
+        epochs.push((id, r.broker_epoch));
+    }
+    for (id, epoch) in &epochs {
+        let hb = c.broker_heartbeat(&heartbeat(*id, *epoch, 100)).await;
+        assert_eq!((hb.error_code, hb.is_fenced), (0, false), "broker {id}");
+    }
+    // 12,000 partitions on the three brokers (two user operations of at
+    // most 10,000 records each).
+    create_topic(&c, "a", 6000, 3).await;
+    create_topic(&c, "b", 6000, 3).await;
+    // Broker 4's session expires; 5 and 6 heartbeat in time.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    for (id, epoch) in &epochs[1..] {
+        let hb = c.broker_heartbeat(&heartbeat(*id, *epoch, 100)).await;
+        assert_eq!(hb.error_code, 0, "broker {id}");
+    }
+    let before = q.batches.lock().unwrap().len();
+    assert_eq!(c.fence_stale_brokers().await, 1, "broker 4 is fenced");
+    let fence: Vec<usize> = q.batches.lock().unwrap()[before..].to_vec();
+    // One PartitionChangeRecord per partition (broker 4 leaves every ISR)
+    // and the fence itself, in batches Kafka's controller would write.
+    assert_eq!(fence.iter().sum::<usize>(), 12_001, "{fence:?}");
+    assert!(fence.len() >= 2, "{fence:?}");
+    assert!(
+        fence.iter().all(|n| *n <= MAX_RECORDS_PER_BATCH),
+        "{fence:?}"
+    );
+    let image = c.image.read();
+    assert!(image.cluster().broker(4).is_some_and(|b| b.fenced()));
+    let topics = image.topics();
+    let without_4 = ["a", "b"]
+        .iter()
+        .filter_map(|name| topics.topic_by_name(name))
+        .flat_map(|t| t.partitions())
+        .filter(|(_, p)| !p.isr().any(|r| r == 4))
+        .count();
+    assert_eq!(without_4, 12_000, "every ISR lost broker 4");
 }

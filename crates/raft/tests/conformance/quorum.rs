@@ -808,7 +808,9 @@ fn a_resigning_leader_waits_until_a_voter_holds_its_log_then_names_it_first() {
     ctx.core.resign(epoch, ctx.now).expect("resigns");
     ctx.drain();
     assert_eq!(ctx.core.role(), Role::Leader, "voter 3 does not hold x yet");
-    assert!(ctx.take_sent(|r| matches!(r, Request::EndQuorumEpoch(_))).is_empty());
+    assert!(ctx
+        .take_sent(|r| matches!(r, Request::EndQuorumEpoch(_)))
+        .is_empty());
     // Voter 3 fetches x: it is committed, and the leader resigns at once
     // with voter 3 as its first preferred successor.
     ctx.fetch_caught_up(key(3));
