@@ -1428,6 +1428,21 @@ fn tick_label(t: f64) -> String {
     }
 }
 
+/// A full-run report of `facts` alone (no sample files, codec or I/O
+/// figures), for the rendering tests.
+#[cfg(test)]
+fn report_of(facts: &Facts) -> Report<'_> {
+    let none = Path::new("/nonexistent");
+    Report {
+        facts,
+        samples: none,
+        rss: none,
+        codec: &[],
+        io: &[],
+        quick: false,
+    }
+}
+
 #[cfg(test)]
 mod catchup_tests {
     use super::*;
@@ -1440,15 +1455,7 @@ kafka catchup_over kind=log log_bytes=900 target_bytes=1000 grow_s=40 spawn_to_c
 kraft-rs catchup_over kind=snapshot log_bytes=10 snapshot_bytes=300 log_start_offset=50 spawn_to_caught_up_s=1.0 rss_kb=10240
 kafka catchup_over kind=snapshot log_bytes=10 snapshot_bytes=200 log_start_offset=60 tail_records=7 spawn_to_caught_up_s=4.0 rss_kb=307200";
         let facts = Facts(text.lines().filter_map(Fact::parse).collect());
-        let dir = Path::new("/nonexistent");
-        let report = Report {
-            facts: &facts,
-            samples: dir,
-            rss: dir,
-            codec: &[],
-            io: &[],
-            quick: false,
-        };
+        let report = report_of(&facts);
         let mut doc = String::new();
         report.catchup_over(&mut doc, &report.impls());
         assert!(
@@ -1491,15 +1498,7 @@ kraft-rs raft round=1 record_size=256 target_records_per_s=200000 bytes_per_s=51
 kafka raft round=1 record_size=256 target_records_per_s=100000 bytes_per_s=12800000 records_per_s=50000 p75_ms=249.0 p99_ms=249.0 p999_ms=249.0 elections=1
 kafka raft round=1 record_size=256 target_records_per_s=200000 bytes_per_s=2560000 records_per_s=10000 p75_ms=249.0 p99_ms=249.0 p999_ms=249.0 elections=2 workload_died=1";
         let facts = Facts(text.lines().filter_map(Fact::parse).collect());
-        let dir = Path::new("/nonexistent");
-        let report = Report {
-            facts: &facts,
-            samples: dir,
-            rss: dir,
-            codec: &[],
-            io: &[],
-            quick: false,
-        };
+        let report = report_of(&facts);
         let mut doc = String::new();
         let target = report.raft_layer(&mut doc, &report.impls());
         assert!(
