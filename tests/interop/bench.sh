@@ -377,6 +377,20 @@ cold_section() {
 log_bytes() { find "$(metadata_dir "$1")" -name '*.log' -printf '%s\n' | awk '{s += $1} END {print s + 0}'; }
 # row ID: node ID's row of describe --replication.
 row() { quorum --replication | awk -v id="$1" '$1 == id'; }
+# format_observer ID: controller ID of the current quorum configured and
+# formatted with --no-initial-controllers (it joins as an observer).
+format_observer() {
+    local id=$1 nd="$d/node$1"
+    if [[ $impl == kraft-rs ]]; then
+        write_kraft_config "$id"
+        "$kraft" storage format --config "$nd/server.properties" --cluster-id "$cluster_id" \
+            --release-version "$release_version" --no-initial-controllers >"$nd/format.log" 2>&1 || fail "format of observer $id failed"
+    else
+        write_java_controller_config "$id"
+        tool kafka.tools.StorageTool format --config "$nd/server.properties" --cluster-id "$cluster_id" \
+            --release-version "$release_version" --no-initial-controllers >"$nd/format.log" 2>&1 || fail "format of observer $id failed"
+    fi
+}
 voter_section() {
     local i id=4
     for i in "${order[@]}"; do
@@ -384,15 +398,7 @@ voter_section() {
         echo "== $impl: observer $id, add-controller, remove-controller"
         local nd="$d/node$id" log_bytes spawn_ms t0 deadline r res
         log_bytes=$(log_bytes "$(leader_id)")
-        if [[ $impl == kraft-rs ]]; then
-            write_kraft_config "$id"
-            "$kraft" storage format --config "$nd/server.properties" --cluster-id "$cluster_id" \
-                --release-version "$release_version" --no-initial-controllers >"$nd/format.log" 2>&1 || fail "format of observer $id failed"
-        else
-            write_java_controller_config "$id"
-            tool kafka.tools.StorageTool format --config "$nd/server.properties" --cluster-id "$cluster_id" \
-                --release-version "$release_version" --no-initial-controllers >"$nd/format.log" 2>&1 || fail "format of observer $id failed"
-        fi
+        format_observer "$id"
         t0=$(now)
         spawn_ms=$(($(us_now) / 1000))
         start_controller "$id"
@@ -584,15 +590,7 @@ catchup_observe() {
     [[ $leader =~ ^[0-9]+$ ]] || fail "catch-up: no leader"
     lb=$(log_bytes "$leader")
     leo=$(leader_end_offset)
-    if [[ $impl == kraft-rs ]]; then
-        write_kraft_config "$id"
-        "$kraft" storage format --config "$nd/server.properties" --cluster-id "$cluster_id" \
-            --release-version "$release_version" --no-initial-controllers >"$nd/format.log" 2>&1 || fail "format of observer $id failed"
-    else
-        write_java_controller_config "$id"
-        tool kafka.tools.StorageTool format --config "$nd/server.properties" --cluster-id "$cluster_id" \
-            --release-version "$release_version" --no-initial-controllers >"$nd/format.log" 2>&1 || fail "format of observer $id failed"
-    fi
+    format_observer "$id"
     t0=$(now)
     spawn_ms=$(($(us_now) / 1000))
     start_controller "$id"
