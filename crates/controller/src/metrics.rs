@@ -355,8 +355,9 @@ impl MetricsSource for NodeMetrics {
         let status = self.raft.status();
         // As the request handlers see it: the leader that finished its
         // activation in this epoch.
-        let active_controller =
-            status.is_leader && *self.active.borrow() == Some(status.leader.epoch);
+        let active_controller = status.is_leader
+            && !status.resigning
+            && *self.active.borrow() == Some(status.leader.epoch);
         let image = ImageGauges::read(&self.image.read());
         ControllerMetrics {
             active_controller,

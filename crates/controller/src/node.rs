@@ -258,7 +258,10 @@ impl RaftBridge {
                 let new = QuorumFacts {
                     leader_id: s.leader.leader_id,
                     epoch: s.leader.epoch,
-                    is_active_controller: s.is_leader && activated,
+                    // A resigning leader takes no more writes: they are
+                    // answered NOT_CONTROLLER without touching the write
+                    // state.
+                    is_active_controller: s.is_leader && !s.resigning && activated,
                     voters: inspection
                         .voters
                         .iter()
@@ -292,7 +295,10 @@ impl RaftQuorum for RaftBridge {
         records: Vec<MetadataRecord>,
     ) -> Result<PendingCommit, AppendError> {
         let status = self.handle.status();
-        if !status.is_leader || status.leader.epoch != epoch || *self.active.borrow() != Some(epoch)
+        if !status.is_leader
+            || status.resigning
+            || status.leader.epoch != epoch
+            || *self.active.borrow() != Some(epoch)
         {
             return Err(AppendError::NotController {
                 leader_id: status.leader.leader_id,

@@ -147,6 +147,9 @@ pub struct RaftStatus {
     pub high_watermark: Option<i64>,
     /// Whether this replica is currently the leader.
     pub is_leader: bool,
+    /// Whether this leader was asked to resign: it takes no more records
+    /// and hands leadership off ([`RaftHandle::resign`]).
+    pub resigning: bool,
     /// Whether this replica is a voter.
     pub is_voter: bool,
     /// `kraft.version` in effect.
@@ -568,6 +571,7 @@ fn status_of<L: RaftLog>(core: &RaftCore<L>) -> RaftStatus {
         },
         high_watermark: core.high_watermark(),
         is_leader: core.config().node_id.is_some() && core.leader() == core.config().node_id,
+        resigning: core.is_resigning(),
         is_voter: core.is_voter(),
         kraft_version: core.kraft_version(),
         epoch_start_offset: core.epoch_start_offset(),

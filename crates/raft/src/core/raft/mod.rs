@@ -181,6 +181,12 @@ impl<L: RaftLog> RaftCore<L> {
         self.state.role()
     }
 
+    /// Whether this node leads and was asked to resign ([`Self::resign`]):
+    /// it takes no more records.
+    pub fn is_resigning(&self) -> bool {
+        self.leader_state().is_some_and(|l| l.resign_requested)
+    }
+
     /// Current epoch.
     pub fn epoch(&self) -> i32 {
         self.state.epoch()
