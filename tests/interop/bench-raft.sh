@@ -74,6 +74,10 @@ raft_once() {
     if [[ $i != kraft-rs ]]; then
         cp=$(cat "${kq%/*}/kafka-quorum/target/classpath.txt" 2>/dev/null) ||
             fail "raft: no Kafka classpath (kafka-quorum/target/classpath.txt)"
+        # Logs on stderr at info (kafka-quorum.sh's server config logs on
+        # stdout, its tools' at warn): stdout carries TestRaftServer's
+        # throughput lines, and the leader's "Completed transition to
+        # Leader" line is info.
         cat >"$rd/raft-log4j2.properties" <<'EOF'
 status = warn
 appender.console.type = Console

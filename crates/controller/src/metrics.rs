@@ -355,9 +355,8 @@ impl MetricsSource for NodeMetrics {
         let status = self.raft.status();
         // As the request handlers see it: the leader that finished its
         // activation in this epoch.
-        let active_controller = status.is_leader
-            && !status.resigning
-            && *self.active.borrow() == Some(status.leader.epoch);
+        let active_controller =
+            status.takes_records() && *self.active.borrow() == Some(status.leader.epoch);
         let image = ImageGauges::read(&self.image.read());
         ControllerMetrics {
             active_controller,

@@ -261,7 +261,7 @@ impl RaftBridge {
                     // A resigning leader takes no more writes: they are
                     // answered NOT_CONTROLLER without touching the write
                     // state.
-                    is_active_controller: s.is_leader && !s.resigning && activated,
+                    is_active_controller: s.takes_records() && activated,
                     voters: inspection
                         .voters
                         .iter()
@@ -295,8 +295,7 @@ impl RaftQuorum for RaftBridge {
         records: Vec<MetadataRecord>,
     ) -> Result<PendingCommit, AppendError> {
         let status = self.handle.status();
-        if !status.is_leader
-            || status.resigning
+        if !status.takes_records()
             || status.leader.epoch != epoch
             || *self.active.borrow() != Some(epoch)
         {

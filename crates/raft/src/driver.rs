@@ -159,6 +159,13 @@ pub struct RaftStatus {
     pub epoch_start_offset: Option<i64>,
 }
 
+impl RaftStatus {
+    /// Whether this node leads and takes records: the leader, not resigning.
+    pub fn takes_records(&self) -> bool {
+        self.is_leader && !self.resigning
+    }
+}
+
 /// What must hold for [`RaftHandle::append`] to append (Kafka's
 /// `scheduleAtomicAppend` takes the epoch the records were computed for).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
