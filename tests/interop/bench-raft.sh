@@ -198,6 +198,9 @@ EOF
 raft_section() {
     local r i tp
     [[ -x $raft_perf ]] || fail "raft: $raft_perf is not executable (cargo build --release -p kraft-raft --example raft_perf)"
+    # The disk's write ceiling for three replicas sharing it, before and
+    # after the runs (fsynced 1 MiB appends; its rate drifts).
+    raft_disk before
     for ((r = 1; r <= raft_rounds; r++)); do
         for tp in $raft_throughputs; do
             for i in $(abba "$r"); do
@@ -207,4 +210,13 @@ raft_section() {
             done
         done
     done
+    raft_disk after
+}
+# raft_disk WHEN: bench_floor --write-bandwidth (256 MiB per writer).
+raft_disk() {
+    local line was=$impl
+    impl=machine
+    line=$("$floorbin" --write-bandwidth "$root" 256) || fail "bench_floor --write-bandwidth failed"
+    emit "$line when=$1"
+    impl=$was
 }

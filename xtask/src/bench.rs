@@ -412,6 +412,9 @@ impl Report<'_> {
                     missing.push(format!("raft ({i})"));
                 }
             }
+            if f.median("machine", "disk", "write_3_bytes_per_s").is_none() {
+                missing.push("raft (the disk's write ceiling)".into());
+            }
         }
         if self.codec.len() < 3 {
             missing.push("codec".into());
@@ -606,6 +609,21 @@ impl Report<'_> {
             fmt(r),
             fmt(ratio(best("kraft-rs"), best("kafka-eq"))),
         );
+        let disk = |k: &str| f.median("machine", "disk", k);
+        if let Some(three) = disk("write_3_bytes_per_s") {
+            let _ = writeln!(
+                doc,
+                "The disk's ceiling (`bench_floor --write-bandwidth`, before and after the runs, \
+                 median): one writer appending fsynced 1 MiB blocks {} MB/s, three at once {} MB/s \
+                 together. Every replica writes every committed byte, so three voters on this disk \
+                 commit at most {} MB/s; the best rates use {} (kraft-rs) and {} (Kafka) of it.\n",
+                fmt(disk("write_1_bytes_per_s").map(|x| x / 1e6)),
+                fmt(Some(three / 1e6)),
+                fmt(Some(three / 3e6)),
+                fmt(ratio(best("kraft-rs"), Some(three / 3.0))),
+                fmt(ratio(best("kafka"), Some(three / 3.0))),
+            );
+        }
         Some((
             r.map(|r| r >= 2.0),
             format!(

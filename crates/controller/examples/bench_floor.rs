@@ -15,7 +15,16 @@
 //!
 //! ```text
 //! bench_floor DIR COUNT
+//! bench_floor --write-bandwidth DIR MIB
 //! ```
+//!
+//! With `--write-bandwidth`: the disk's ceiling for a replicated log whose
+//! replicas share it. One writer, then three at once (each with its own
+//! file in DIR), append MIB MiB each in 1 MiB blocks, each block
+//! `fdatasync`ed before the next (as a replica makes a fetched or appended
+//! batch durable). Prints `disk write_1_bytes_per_s=..
+//! write_3_bytes_per_s=.. mib_per_writer=MIB` (the rates are the bytes
+//! all writers wrote over the time until the last finished).
 //!
 //! Prints one line `floor fsync_p50_us=.. fsync_p99_us=..
 //! fsync_majority_p50_us=.. fsync_majority_p99_us=.. rtt_p50_us=..
@@ -163,8 +172,64 @@ fn spawns(count: usize) -> Result<Vec<u64>> {
     Ok(out)
 }
 
+/// WRITERS threads each append `mib` fsynced 1 MiB blocks to their own
+/// file in `dir`; the bytes written over the time until the last is done.
+fn write_bandwidth(dir: &std::path::Path, writers: usize, mib: usize) -> Result<f64> {
+    use std::sync::{Arc, Barrier};
+    let start_line = Arc::new(Barrier::new(writers + 1));
+    let mut threads = Vec::new();
+    for w in 0..writers {
+        let path = dir.join(format!("floor-write-{w}.probe"));
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(true)
+            .write(true)
+            .open(&path)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        let start_line = start_line.clone();
+        threads.push(std::thread::spawn(move || -> Result<()> {
+            let block = vec![0x5au8; 1 << 20];
+            start_line.wait();
+            let written =
+                (0..mib).try_for_each(|_| file.write_all(&block).and_then(|()| file.sync_data()));
+            let _ = std::fs::remove_file(&path);
+            written.map_err(|e| format!("write: {e}"))
+        }));
+    }
+    start_line.wait();
+    let start = Instant::now();
+    for t in threads {
+        t.join()
+            .map_err(|_| "a writer thread panicked".to_string())??;
+    }
+    Ok((writers * mib) as f64 * (1 << 20) as f64 / start.elapsed().as_secs_f64())
+}
+
+fn run_write_bandwidth(mut args: impl Iterator<Item = String>) -> Result<()> {
+    let (Some(dir), Some(mib)) = (args.next(), args.next()) else {
+        return Err("usage: bench_floor --write-bandwidth DIR MIB".into());
+    };
+    let dir = PathBuf::from(dir);
+    let mib: usize = mib
+        .parse()
+        .ok()
+        .filter(|m| *m > 0)
+        .ok_or_else(|| format!("MIB must be a positive number, not {mib:?}"))?;
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let one = write_bandwidth(&dir, 1, mib)?;
+    let three = write_bandwidth(&dir, 3, mib)?;
+    println!(
+        "disk write_1_bytes_per_s={one:.0} write_3_bytes_per_s={three:.0} mib_per_writer={mib}"
+    );
+    Ok(())
+}
+
 fn run() -> Result<()> {
-    let mut args = std::env::args().skip(1);
+    let mut args = std::env::args().skip(1).peekable();
+    if args.peek().map(String::as_str) == Some("--write-bandwidth") {
+        args.next();
+        return run_write_bandwidth(args);
+    }
     let (Some(dir), Some(count)) = (args.next(), args.next()) else {
         return Err("usage: bench_floor DIR COUNT".into());
     };

@@ -18,9 +18,17 @@ use crate::storage::durable::{DurableLog, FlushJob, FlushOutcome};
 use crate::storage::log::{DetachedFlush, FlushReceipt};
 use crate::storage::{FileLog, LogConfig, RecoveryReport, SnapshotWriter, StorageError};
 
-/// Default size of the in-memory cache of recently appended batches, in
-/// bytes of memory held (records and their allocations).
-pub const DEFAULT_TAIL_CACHE_BYTES: usize = 2 * 1024 * 1024;
+/// Default bound of the in-memory cache of recently appended batches, in
+/// bytes of memory held (records and their allocations). The cache holds
+/// this much only while replicas still need the batches (see
+/// [`RaftLog::release_reads_below`]); otherwise at most
+/// [`DEFAULT_TAIL_CACHE_RETAINED_BYTES`].
+pub const DEFAULT_TAIL_CACHE_BYTES: usize = 32 * 1024 * 1024;
+
+/// Bytes of the newest batches the tail cache keeps even when every voter
+/// and the listener have read them (for observers, such as brokers, that
+/// fetch a little behind).
+pub const DEFAULT_TAIL_CACHE_RETAINED_BYTES: usize = 2 * 1024 * 1024;
 
 /// Bytes of memory one allocation costs beyond its contents (glibc's chunk
 /// header and alignment, on average).
@@ -136,15 +144,23 @@ pub fn decode_snapshot(bytes: Bytes) -> Result<SnapshotContents, DecodeError> {
 struct TailCache {
     batches: VecDeque<Batch>,
     bytes: usize,
+    /// The most memory held.
     capacity: usize,
+    /// Memory kept of batches below `released_below`.
+    retained: usize,
+    /// Batches ending at or below this offset are no longer expected to be
+    /// read soon.
+    released_below: i64,
 }
 
 impl TailCache {
-    fn new(capacity: usize) -> Self {
+    fn new(capacity: usize, retained: usize) -> Self {
         TailCache {
             batches: VecDeque::new(),
             bytes: 0,
             capacity,
+            retained,
+            released_below: 0,
         }
     }
 
@@ -158,12 +174,20 @@ impl TailCache {
     }
 
     fn evict(&mut self) {
-        while self.bytes > self.capacity {
-            match self.batches.pop_front() {
-                Some(b) => self.bytes -= cached_bytes(&b),
-                None => break,
+        let keep = self.retained.min(self.capacity);
+        while let Some(front) = self.batches.front() {
+            let released = front.next_offset() <= self.released_below;
+            if self.bytes <= self.capacity && !(released && self.bytes > keep) {
+                break;
             }
+            self.bytes -= cached_bytes(front);
+            self.batches.pop_front();
         }
+    }
+
+    fn release_below(&mut self, offset: i64) {
+        self.released_below = offset;
+        self.evict();
     }
 
     fn push(&mut self, batch: Batch) {
@@ -547,7 +571,7 @@ impl DiskLog {
         }
         let mut log = DiskLog {
             file,
-            tail: TailCache::new(DEFAULT_TAIL_CACHE_BYTES),
+            tail: TailCache::new(DEFAULT_TAIL_CACHE_BYTES, DEFAULT_TAIL_CACHE_RETAINED_BYTES),
             downloading: None,
             latest_control: None,
             failure: None,
@@ -983,6 +1007,10 @@ impl RaftLog for DiskLog {
         }
         self.tail.push(batch);
         Ok(())
+    }
+
+    fn release_reads_below(&mut self, offset: i64) {
+        self.tail.release_below(offset);
     }
 
     fn truncate_to(&mut self, offset: i64) -> i64 {

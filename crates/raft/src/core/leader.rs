@@ -295,6 +295,15 @@ impl LeaderState {
         others.peek().is_none() || others.any(|s| s.end_offset.is_some_and(|o| o >= end_offset))
     }
 
+    /// The lowest fetch offset among the other voters that have fetched.
+    pub(crate) fn slowest_voter_fetch_offset(&self) -> Option<i64> {
+        self.voters
+            .values()
+            .filter(|s| !s.matches(&self.local.key))
+            .filter_map(|s| s.end_offset)
+            .min()
+    }
+
     pub(crate) fn non_leader_voters_by_descending_fetch_offset(&self) -> Vec<ReplicaKey> {
         let mut v: Vec<&ReplicaState> = self.voters.values().collect();
         v.sort_by(|a, b| hw_order(a, b));

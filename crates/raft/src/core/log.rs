@@ -81,6 +81,10 @@ pub trait RaftLog {
     /// Whole batches starting at `start` (a batch boundary), at least one
     /// batch when any exists, then up to `max_bytes` in total.
     fn read(&self, start: i64, max_bytes: usize) -> Vec<Batch>;
+    /// A hint: the listener and every voter have read the batches below
+    /// `offset`, so a log that caches recent batches for reads may drop
+    /// them. Reads below `offset` must still answer. The default ignores it.
+    fn release_reads_below(&mut self, _offset: i64) {}
     /// Appends a batch at the log end (buffered; see [`super::Action::Flush`]).
     fn append(&mut self, batch: Batch) -> Result<(), LogError>;
     /// Removes every batch that is not entirely below `offset`; returns the

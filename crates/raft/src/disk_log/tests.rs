@@ -1048,6 +1048,53 @@ fn reads_span_segments_and_the_tail_cache() {
 }
 
 #[test]
+fn the_tail_cache_keeps_what_readers_still_need_and_drops_what_they_released() {
+    let dir = TempDir::new("disklog-release");
+    let mut log = open(dir.path());
+    let mut mem = MemoryLog::new();
+    let mut bases = Vec::new();
+    let mut next = 0;
+    for i in 0..60u8 {
+        let b = batch(next, 1, data(&[vec![i; 40].as_slice(), b"y"]));
+        bases.push(next);
+        next = b.next_offset();
+        mem.append(b.clone()).unwrap();
+        log.append(b).unwrap();
+    }
+    // Nothing released: every batch is still cached (far below the bound).
+    assert_eq!(log.tail.batches.len(), 60);
+    // Keep the newest five batches' worth once released.
+    let newest_five: usize = mem
+        .read(bases[55], usize::MAX)
+        .iter()
+        .map(cached_bytes)
+        .sum();
+    log.tail.retained = newest_five + 10;
+    // Readers are past batch 40: the batches below it go, as the newer
+    // ones alone hold more than the `retained` bytes.
+    log.release_reads_below(bases[40]);
+    assert_eq!(log.tail.first_offset(), Some(bases[40]));
+    // Readers are past batch 58: of the released batches, the newest stay
+    // as long as the cache holds at most `retained` bytes.
+    log.release_reads_below(bases[58]);
+    assert_eq!(log.tail.first_offset(), Some(bases[55]));
+    assert_eq!(log.tail.bytes, newest_five);
+    // A lower hint (a slower voter came back) evicts nothing more.
+    log.release_reads_below(bases[10]);
+    assert_eq!(log.tail.first_offset(), Some(bases[55]));
+    // Every read answers as before, from the cache or from the segments.
+    for from in 0..=next {
+        for max in [0, 100, 1000, usize::MAX] {
+            assert_eq!(
+                mem.read(from, max),
+                log.read(from, max),
+                "read({from}, {max})"
+            );
+        }
+    }
+}
+
+#[test]
 fn mixed_and_oversized_batches_are_refused() {
     let dir = TempDir::new("disklog-refused");
     let mut log = open(dir.path());

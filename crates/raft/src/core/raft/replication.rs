@@ -180,6 +180,20 @@ impl<L: RaftLog> RaftCore<L> {
         if !out.is_empty() {
             self.actions.push(Action::Committed { batches: out });
         }
+        self.release_log_reads();
+    }
+
+    /// Tells the log which batches no reader is still expected to need: those
+    /// below both the listener's position and, on a leader, every other
+    /// voter's fetch offset.
+    fn release_log_reads(&mut self) {
+        let mut floor = self.listener_next.max(0);
+        if let State::Leader(l) = &self.state {
+            if let Some(slowest) = l.slowest_voter_fetch_offset() {
+                floor = floor.min(slowest);
+            }
+        }
+        self.log.release_reads_below(floor);
     }
 
     fn append_as_follower(&mut self, batches: Vec<Batch>) {
@@ -292,6 +306,7 @@ impl<L: RaftLog> RaftCore<L> {
             if changed {
                 self.on_leader_hw_update(now);
             }
+            self.release_log_reads();
         }
         let mut resp = self.fetch_response(ErrorCode::None, self.high_watermark());
         resp.records = records;
