@@ -245,6 +245,7 @@ fn append_to_metadata_log(dir: &Path, values: Vec<Bytes>) -> i64 {
         epoch: log.last_fetched_epoch(),
         append_time: 0,
         records: values.into_iter().map(Record::Data).collect(),
+        encoded: Default::default(),
     };
     log.append(batch).expect("append");
     log.flush().expect("flush");

@@ -286,6 +286,7 @@ fn main() {
                 epoch: 1,
                 append_time: 0,
                 records: vec![Record::Data(record.clone())],
+                encoded: Default::default(),
             };
             base += 1;
             log.append(black_box(batch)).unwrap();
@@ -341,6 +342,7 @@ fn main() {
             epoch: 1,
             append_time: 0,
             records: vec![Record::Data(record.clone())],
+            encoded: Default::default(),
         };
         base += 1;
         log.append(batch).unwrap();

@@ -17,7 +17,7 @@ use kraft_protocol::records::{
 };
 use kraft_protocol::{DecodeError, Message, StrBytes};
 
-use crate::core::record::{Batch, ControlRecord, LeaderChangeMessage, Record};
+use crate::core::record::{Batch, ControlRecord, EncodedBatch, LeaderChangeMessage, Record};
 use crate::core::types::{Endpoint, Endpoints, KRaftVersionRange, ReplicaKey};
 use crate::core::voters::{VoterNode, VoterSet};
 
@@ -153,6 +153,10 @@ pub fn voter_set_of(record: &voters_record::VotersRecord) -> VoterSet {
 
 /// Writes `batch` as a RecordBatch v2 onto `out`.
 pub fn encode_batch(batch: &Batch, out: &mut BytesMut) {
+    if let Some(bytes) = batch.encoded.bytes() {
+        out.extend_from_slice(bytes);
+        return;
+    }
     let controls: Vec<(ControlRecordType, Vec<u8>)> = batch
         .records
         .iter()
@@ -185,6 +189,11 @@ pub fn encode_batch(batch: &Batch, out: &mut BytesMut) {
 
 /// Encodes batches into one buffer (a Fetch response's `Records`).
 pub fn encode_batches(list: &[Batch]) -> Bytes {
+    if let [one] = list {
+        if let Some(bytes) = one.encoded.bytes() {
+            return bytes.clone();
+        }
+    }
     let mut out = BytesMut::new();
     for b in list {
         encode_batch(b, &mut out);
@@ -264,6 +273,7 @@ pub fn decode_batch(batch: &RecordBatch) -> Result<Batch, DecodeError> {
         epoch: batch.partition_leader_epoch(),
         append_time: batch.base_timestamp(),
         records,
+        encoded: EncodedBatch::of(batch.as_bytes().clone()),
     })
 }
 
@@ -311,6 +321,7 @@ mod tests {
                 Record::Control(ControlRecord::KRaftVersion(1)),
                 Record::Control(ControlRecord::Voters(voters())),
             ],
+            encoded: Default::default(),
         };
         let data = Batch {
             base_offset: 3,
@@ -320,6 +331,7 @@ mod tests {
                 Record::Data(Bytes::from_static(b"a")),
                 Record::Data(Bytes::from_static(b"bc")),
             ],
+            encoded: Default::default(),
         };
         let bytes = encode_batches(&[control.clone(), data.clone()]);
         let back = decode_batches(bytes).expect("decodes");

@@ -12,7 +12,7 @@ use kraft_protocol::DecodeError;
 
 use crate::codec::{decode_batch, encode_batch};
 use crate::core::log::{epoch_cache_lookup, LogError, RaftLog, SnapshotControl, SnapshotInfo};
-use crate::core::record::{Batch, ControlRecord, Record};
+use crate::core::record::{Batch, ControlRecord, EncodedBatch, Record};
 use crate::core::types::{OffsetAndEpoch, SnapshotId};
 use crate::storage::durable::{DurableLog, FlushJob, FlushOutcome};
 use crate::storage::log::{DetachedFlush, FlushReceipt};
@@ -36,7 +36,8 @@ const ALLOCATION_OVERHEAD: usize = 16;
 
 /// The memory a cached batch holds: its record vector and each data
 /// record's own allocation, not just its encoded size (small metadata
-/// records cost about twice their length).
+/// records cost about twice their length), and its cached encoding (counted
+/// apart even when the records are slices of it).
 fn cached_bytes(batch: &Batch) -> usize {
     let records = batch.records.capacity() * std::mem::size_of::<Record>();
     let data: usize = batch
@@ -47,7 +48,8 @@ fn cached_bytes(batch: &Batch) -> usize {
             Record::Control(_) => r.size_estimate(),
         })
         .sum();
-    std::mem::size_of::<Batch>() + records + data
+    let encoded = batch.encoded.bytes().map_or(0, Bytes::len);
+    std::mem::size_of::<Batch>() + records + data + encoded
 }
 
 /// Largest chunk read from the segments at once.
@@ -476,6 +478,7 @@ where
             epoch,
             append_time: timestamp,
             records,
+            encoded: Default::default(),
         };
         *base_offset = batch.next_offset();
         buf.clear();
@@ -994,9 +997,15 @@ impl RaftLog for DiskLog {
                 "a batch cannot mix data and control records".into(),
             ));
         }
-        let mut buf = BytesMut::with_capacity(batch.size_estimate());
-        encode_batch(&batch, &mut buf);
-        let raw = RecordBatch::parse(buf.freeze())
+        let bytes = match batch.encoded.bytes() {
+            Some(bytes) => bytes.clone(),
+            None => {
+                let mut buf = BytesMut::with_capacity(batch.size_estimate());
+                encode_batch(&batch, &mut buf);
+                buf.freeze()
+            }
+        };
+        let raw = RecordBatch::parse(bytes.clone())
             .map_err(|e| LogError::Storage(format!("cannot encode batch: {e}")))?;
         if let Err(e) = self.file.append(&raw) {
             if is_fatal(&e) {
@@ -1005,6 +1014,8 @@ impl RaftLog for DiskLog {
             }
             return Err(to_log_error(&e));
         }
+        let mut batch = batch;
+        batch.encoded = EncodedBatch::of(bytes);
         self.tail.push(batch);
         Ok(())
     }

@@ -187,11 +187,11 @@ pub use crate::core::message;
 
 pub use crate::core::{
     epoch_cache_lookup, Action, Address, Batch, ControlRecord, ControlState, CoreStats,
-    ElectionState, Endpoint, Endpoints, ErrorCode, FetchPosition, FlushTicket, History, InboundId,
-    KRaftVersionRange, LeaderAndEpoch, LeaderChangeMessage, LogError, MemSnapshot, MemoryLog,
-    NodeId, OffsetAndEpoch, RaftConfig, RaftCore, RaftError, RaftLog, RaftRng, Record, ReplicaKey,
-    Role, SnapshotControl, SnapshotId, SnapshotInfo, SplitMix64, UpgradeError, Uuid, VoterNode,
-    VoterSet, BOOTSTRAP_SNAPSHOT_ID, KRAFT_VERSION_FEATURE,
+    ElectionState, EncodedBatch, Endpoint, Endpoints, ErrorCode, FetchPosition, FlushTicket,
+    History, InboundId, KRaftVersionRange, LeaderAndEpoch, LeaderChangeMessage, LogError,
+    MemSnapshot, MemoryLog, NodeId, OffsetAndEpoch, RaftConfig, RaftCore, RaftError, RaftLog,
+    RaftRng, Record, ReplicaKey, Role, SnapshotControl, SnapshotId, SnapshotInfo, SplitMix64,
+    UpgradeError, Uuid, VoterNode, VoterSet, BOOTSTRAP_SNAPSHOT_ID, KRAFT_VERSION_FEATURE,
 };
 
 pub use crate::disk_log::{DiskLog, Retention};

@@ -619,6 +619,7 @@ pub fn decode_snapshot(mut buf: Bytes) -> Option<(SnapshotControl, Vec<Batch>)> 
             epoch,
             append_time,
             records,
+            encoded: Default::default(),
         });
     }
     Some((control, batches))
@@ -637,6 +638,7 @@ mod tests {
             records: (0..n)
                 .map(|i| Record::Data(Bytes::from(format!("r{base}-{i}"))))
                 .collect(),
+            encoded: Default::default(),
         }
     }
 

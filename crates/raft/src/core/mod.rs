@@ -26,7 +26,7 @@ pub use log::{
 };
 pub use memlog::{FlushTicket, MemSnapshot, MemoryLog};
 pub use raft::{CoreStats, RaftCore};
-pub use record::{Batch, ControlRecord, LeaderChangeMessage, Record};
+pub use record::{Batch, ControlRecord, EncodedBatch, LeaderChangeMessage, Record};
 pub use rng::{RaftRng, SplitMix64};
 pub use state::Role;
 pub use types::{

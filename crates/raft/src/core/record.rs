@@ -76,6 +76,50 @@ pub struct Batch {
     pub append_time: i64,
     /// The records (never empty).
     pub records: Vec<Record>,
+    /// The batch's RecordBatch v2 bytes when they are at hand (it was read
+    /// from the wire or a file, or written to a file); a cache that spares
+    /// encoding it again. Not part of the batch's value: equality and
+    /// hashing ignore it. Whoever sets it must set exactly the encoding of
+    /// the fields above.
+    pub encoded: EncodedBatch,
+}
+
+/// The cached encoding of a [`Batch`] (see [`Batch::encoded`]); empty by
+/// default.
+#[derive(Clone, Default)]
+pub struct EncodedBatch(Option<Bytes>);
+
+impl EncodedBatch {
+    /// A cache holding `bytes`, the exact encoding of its batch.
+    pub fn of(bytes: Bytes) -> Self {
+        EncodedBatch(Some(bytes))
+    }
+
+    /// The encoding, if cached.
+    pub fn bytes(&self) -> Option<&Bytes> {
+        self.0.as_ref()
+    }
+}
+
+impl PartialEq for EncodedBatch {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for EncodedBatch {}
+
+impl std::hash::Hash for EncodedBatch {
+    fn hash<H: std::hash::Hasher>(&self, _: &mut H) {}
+}
+
+impl std::fmt::Debug for EncodedBatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.0 {
+            Some(b) => write!(f, "EncodedBatch({} bytes)", b.len()),
+            None => f.write_str("EncodedBatch(none)"),
+        }
+    }
 }
 
 impl Batch {

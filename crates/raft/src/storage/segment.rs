@@ -78,20 +78,18 @@ pub(crate) struct Segment {
     synced_writes: u64,
 }
 
-/// A detached fsync of a segment: duplicated handles of its files (see
+/// A detached fsync of a segment: a duplicated handle of its data file (see
 /// [`Segment::detach_sync`]).
 #[derive(Debug)]
 pub(crate) struct DetachedSync {
-    files: [(File, PathBuf); 2],
+    log: File,
+    path: PathBuf,
 }
 
 impl DetachedSync {
-    /// fsyncs the data file and the index; may run on any thread.
+    /// fsyncs the data file; may run on any thread.
     pub(crate) fn run(self) -> Result<(), StorageError> {
-        for (file, path) in &self.files {
-            file.sync_data().at(path)?;
-        }
-        Ok(())
+        self.log.sync_data().at(&self.path)
     }
 }
 
@@ -359,11 +357,13 @@ impl Segment {
         self.synced_writes < self.writes
     }
 
-    /// fsyncs the data file (and the index) if anything was written.
+    /// fsyncs the data file if anything was written. The index file is
+    /// not synced: opening a log scans every segment and rewrites an index
+    /// file that differs from the one rebuilt from the data, so only the
+    /// data must be durable (one fsync per flush, not two).
     pub(crate) fn sync(&mut self) -> Result<(), StorageError> {
         if self.is_dirty() {
             self.file.sync_data().at(&self.log_path)?;
-            self.index_file.sync_data().at(&self.index_path)?;
             self.synced_writes = self.writes;
         }
         Ok(())
@@ -378,12 +378,9 @@ impl Segment {
             return Ok(None);
         }
         let log = self.file.try_clone().at(&self.log_path)?;
-        let index = self.index_file.try_clone().at(&self.index_path)?;
         Ok(Some(DetachedSync {
-            files: [
-                (log, self.log_path.clone()),
-                (index, self.index_path.clone()),
-            ],
+            log,
+            path: self.log_path.clone(),
         }))
     }
 

@@ -73,6 +73,7 @@ fn data_batch(base: i64, epoch: i32, n: usize) -> Batch {
         records: (0..n)
             .map(|i| Record::Data(Bytes::from(format!("d{base}-{i}"))))
             .collect(),
+        encoded: Default::default(),
     }
 }
 

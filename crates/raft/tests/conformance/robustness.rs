@@ -80,6 +80,7 @@ impl Gen {
                         }
                     })
                     .collect(),
+                encoded: Default::default(),
             })
             .collect()
     }

@@ -345,6 +345,7 @@ impl<L: RaftLog> RaftCore<L> {
             epoch,
             append_time: now,
             records: records.into_iter().map(Record::Data).collect(),
+            encoded: Default::default(),
         };
         let last = batch.last_offset();
         self.append_as_leader(batch, now)?;

@@ -441,6 +441,7 @@ impl<L: RaftLog> RaftCore<L> {
             epoch: self.epoch(),
             append_time: now,
             records: vec![Record::Control(ControlRecord::Voters(voters))],
+            encoded: Default::default(),
         };
         match self.append_as_leader(batch, now) {
             Ok(()) => Some(offset),
@@ -721,6 +722,7 @@ impl<L: RaftLog> RaftCore<L> {
             epoch,
             append_time: now,
             records,
+            encoded: Default::default(),
         };
         self.append_as_leader(batch, now).map_err(|e| {
             UpgradeError::internal(format!("cannot append the kraft.version upgrade: {e}"))

@@ -402,6 +402,7 @@ impl<L: RaftLog> RaftCore<L> {
             epoch,
             append_time: now,
             records,
+            encoded: Default::default(),
         };
         if let Err(e) = self.append_as_leader(batch, now) {
             self.violation(format!("failed to append the start-of-epoch batch: {e}"));
