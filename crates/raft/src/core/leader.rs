@@ -295,11 +295,18 @@ impl LeaderState {
         others.peek().is_none() || others.any(|s| s.end_offset.is_some_and(|o| o >= end_offset))
     }
 
-    /// The lowest fetch offset among the other voters that have fetched.
-    pub(crate) fn slowest_voter_fetch_offset(&self) -> Option<i64> {
-        self.voters
-            .values()
-            .filter(|s| !s.matches(&self.local.key))
+    /// The lowest fetch offset among the other voters that fetched at most
+    /// `window_ms` before the latest fetch of any of them (a voter that
+    /// stopped fetching, e.g. a crashed one, does not count).
+    pub(crate) fn slowest_voter_fetch_offset(&self, window_ms: i64) -> Option<i64> {
+        let fetched = || {
+            self.voters
+                .values()
+                .filter(|s| !s.matches(&self.local.key) && s.end_offset.is_some())
+        };
+        let latest = fetched().map(|s| s.last_fetch_ts).max()?;
+        fetched()
+            .filter(|s| s.last_fetch_ts >= latest.saturating_sub(window_ms))
             .filter_map(|s| s.end_offset)
             .min()
     }
@@ -374,5 +381,37 @@ impl LeaderState {
                 true
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::types::{Endpoints, KRaftVersionRange};
+
+    fn node(id: NodeId) -> VoterNode {
+        VoterNode::new(
+            ReplicaKey::of(id, uuid::Uuid::from_u64_pair(0, id as u64)),
+            Endpoints::single("CONTROLLER", "localhost", 9000 + id as u16),
+            KRaftVersionRange { min: 0, max: 1 },
+        )
+    }
+
+    #[test]
+    fn a_voter_that_stopped_fetching_does_not_hold_back_the_slowest_fetch_offset() {
+        let voters = VoterSet::new([node(1), node(2), node(3)]);
+        let mut leader = LeaderState::new(node(1), 1, 0, &voters, 1, 2000, 0);
+        assert_eq!(leader.slowest_voter_fetch_offset(2000), None);
+        leader.update_replica_state(&node(2).key, 1000, 40);
+        leader.update_replica_state(&node(3).key, 1500, 90);
+        assert_eq!(leader.slowest_voter_fetch_offset(2000), Some(40));
+        // Voter 2 stops fetching; voter 3 goes on.
+        leader.update_replica_state(&node(3).key, 3000, 150);
+        assert_eq!(leader.slowest_voter_fetch_offset(2000), Some(40));
+        leader.update_replica_state(&node(3).key, 3001, 160);
+        assert_eq!(leader.slowest_voter_fetch_offset(2000), Some(160));
+        // It comes back behind.
+        leader.update_replica_state(&node(2).key, 3100, 60);
+        assert_eq!(leader.slowest_voter_fetch_offset(2000), Some(60));
     }
 }

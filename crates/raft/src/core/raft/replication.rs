@@ -184,12 +184,13 @@ impl<L: RaftLog> RaftCore<L> {
     }
 
     /// Tells the log which batches no reader is still expected to need: those
-    /// below both the listener's position and, on a leader, every other
-    /// voter's fetch offset.
+    /// below both the listener's position and, on a leader, the fetch offset
+    /// of every other voter that still fetches (one that has not fetched for
+    /// a fetch timeout, e.g. a crashed one, pins nothing).
     fn release_log_reads(&mut self) {
         let mut floor = self.listener_next.max(0);
         if let State::Leader(l) = &self.state {
-            if let Some(slowest) = l.slowest_voter_fetch_offset() {
+            if let Some(slowest) = l.slowest_voter_fetch_offset(self.cfg.fetch_timeout_ms) {
                 floor = floor.min(slowest);
             }
         }
