@@ -205,17 +205,28 @@ fn write_bandwidth(dir: &std::path::Path, writers: usize, mib: usize) -> Result<
     Ok((writers * mib) as f64 * (1 << 20) as f64 / start.elapsed().as_secs_f64())
 }
 
-fn run_write_bandwidth(mut args: impl Iterator<Item = String>) -> Result<()> {
-    let (Some(dir), Some(mib)) = (args.next(), args.next()) else {
-        return Err("usage: bench_floor --write-bandwidth DIR MIB".into());
+/// The `DIR NUMBER` arguments: the directory (created if missing) and a
+/// positive number named `what` in the errors.
+fn dir_and_number(
+    mut args: impl Iterator<Item = String>,
+    usage: &str,
+    what: &str,
+) -> Result<(PathBuf, usize)> {
+    let (Some(dir), Some(number)) = (args.next(), args.next()) else {
+        return Err(usage.into());
     };
     let dir = PathBuf::from(dir);
-    let mib: usize = mib
+    let number = number
         .parse()
         .ok()
-        .filter(|m| *m > 0)
-        .ok_or_else(|| format!("MIB must be a positive number, not {mib:?}"))?;
+        .filter(|n| *n > 0)
+        .ok_or_else(|| format!("{what} must be a positive number, not {number:?}"))?;
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    Ok((dir, number))
+}
+
+fn run_write_bandwidth(args: impl Iterator<Item = String>) -> Result<()> {
+    let (dir, mib) = dir_and_number(args, "usage: bench_floor --write-bandwidth DIR MIB", "MIB")?;
     let one = write_bandwidth(&dir, 1, mib)?;
     let three = write_bandwidth(&dir, 3, mib)?;
     println!(
@@ -230,16 +241,7 @@ fn run() -> Result<()> {
         args.next();
         return run_write_bandwidth(args);
     }
-    let (Some(dir), Some(count)) = (args.next(), args.next()) else {
-        return Err("usage: bench_floor DIR COUNT".into());
-    };
-    let dir = PathBuf::from(dir);
-    let count: usize = count
-        .parse()
-        .ok()
-        .filter(|c| *c > 0)
-        .ok_or_else(|| format!("COUNT must be a positive number, not {count:?}"))?;
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let (dir, count) = dir_and_number(args, "usage: bench_floor DIR COUNT", "COUNT")?;
     let fsync = fsyncs(&dir, count)?;
     let majority = majority_fsyncs(&dir, count)?;
     let rtt = round_trips(count)?;
