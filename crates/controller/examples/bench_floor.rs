@@ -52,13 +52,19 @@ fn percentile(sorted: &[u64], p: f64) -> u64 {
     sorted[rank.clamp(1, sorted.len()) - 1]
 }
 
+/// A new, empty probe file in `dir` that the floor appends to.
+fn probe_file(path: &std::path::Path) -> Result<std::fs::File> {
+    std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(true)
+        .write(true)
+        .open(path)
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
 fn fsyncs(dir: &std::path::Path, count: usize) -> Result<Vec<u64>> {
     let path = dir.join("floor-fsync.probe");
-    let mut file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut file = probe_file(&path)?;
     let block = [0x5au8; 4096];
     let mut out = Vec::with_capacity(count);
     for _ in 0..count {
@@ -81,11 +87,7 @@ fn majority_fsyncs(dir: &std::path::Path, count: usize) -> Result<Vec<u64>> {
     let mut threads = Vec::new();
     for v in 0..VOTERS {
         let path = dir.join(format!("floor-fsync-{v}.probe"));
-        let mut file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut file = probe_file(&path)?;
         let (start_line, done_tx) = (start_line.clone(), done_tx.clone());
         threads.push(std::thread::spawn(move || {
             let block = [0x5au8; 4096];
@@ -180,12 +182,7 @@ fn write_bandwidth(dir: &std::path::Path, writers: usize, mib: usize) -> Result<
     let mut threads = Vec::new();
     for w in 0..writers {
         let path = dir.join(format!("floor-write-{w}.probe"));
-        let mut file = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(true)
-            .write(true)
-            .open(&path)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut file = probe_file(&path)?;
         let start_line = start_line.clone();
         threads.push(std::thread::spawn(move || -> Result<()> {
             let block = vec![0x5au8; 1 << 20];
