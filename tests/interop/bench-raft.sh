@@ -9,7 +9,7 @@
 # BENCH_RAFT_RECORD_SIZE bytes (default 256, TestRaftServer's) at
 # each rate of BENCH_RAFT_THROUGHPUTS records/s in turn (default "100000
 # 200000 500000": the last is past what either commits here; raft_perf's
-# leader then keeps at most 16 MiB of records uncommitted and commits at
+# leader then keeps at most 4 MiB of records uncommitted and commits at
 # its ceiling, while TestRaftServer's workload thread dies when Kafka's
 # accumulator holds 10 batches (workload_died=1), so the figure that counts
 # is each implementation's best over the rates) without waiting for

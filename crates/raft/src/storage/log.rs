@@ -532,14 +532,16 @@ impl FileLog {
     /// its receipt is handed to [`FileLog::complete_flush`]. Appends,
     /// reads and truncations may go on meanwhile.
     pub(crate) fn detach_flush(&mut self) -> Result<DetachedFlush, StorageError> {
-        let active = self.active();
+        let end_offset = self.log_end_offset();
+        let truncations = self.truncations;
+        let active = self.active_mut();
         Ok(DetachedFlush {
             sync: active.detach_sync()?,
             receipt: FlushReceipt {
-                end_offset: self.log_end_offset(),
+                end_offset,
                 segment_base: active.base_offset(),
                 writes: active.writes(),
-                truncations: self.truncations,
+                truncations,
             },
         })
     }

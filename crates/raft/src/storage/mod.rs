@@ -36,6 +36,7 @@ pub(crate) mod durable;
 mod epoch_cache;
 pub(crate) mod error;
 mod fs;
+mod page_cache;
 pub(crate) mod log;
 pub(crate) mod quorum_state;
 mod segment;

@@ -10,6 +10,7 @@ use kraft_protocol::records::{
     RecordBatch, RecordBatchHeader, LOG_OVERHEAD, RECORD_BATCH_OVERHEAD,
 };
 
+use super::page_cache::{drop_clean_range, PAGE};
 use super::fs::{io_err, read_exact_at, remove_if_exists, write_all_at, IoContext};
 use super::StorageError;
 
@@ -76,6 +77,9 @@ pub(crate) struct Segment {
     writes: u64,
     /// How many of those appends are known to be durable.
     synced_writes: u64,
+    /// The data below this position is durable and its clean pages were
+    /// handed back to the kernel (see [`super::page_cache`]).
+    page_cache_dropped_below: u64,
 }
 
 /// A detached fsync of a segment: a duplicated handle of its data file (see
@@ -84,12 +88,17 @@ pub(crate) struct Segment {
 pub(crate) struct DetachedSync {
     log: File,
     path: PathBuf,
+    /// The range whose pages are clean once the fsync succeeds.
+    durable_pages: (u64, u64),
 }
 
 impl DetachedSync {
-    /// fsyncs the data file; may run on any thread.
+    /// fsyncs the data file, then lets the kernel drop the pages it made
+    /// clean; may run on any thread.
     pub(crate) fn run(self) -> Result<(), StorageError> {
-        self.log.sync_data().at(&self.path)
+        self.log.sync_data().at(&self.path)?;
+        drop_clean_range(&self.log, self.durable_pages.0, self.durable_pages.1);
+        Ok(())
     }
 }
 
@@ -118,6 +127,7 @@ impl Segment {
             bytes_since_index: 0,
             writes: 0,
             synced_writes: 0,
+            page_cache_dropped_below: 0,
         })
     }
 
@@ -150,6 +160,7 @@ impl Segment {
             bytes_since_index: 0,
             writes: 0,
             synced_writes: 0,
+            page_cache_dropped_below: 0,
         })
     }
 
@@ -365,15 +376,27 @@ impl Segment {
         if self.is_dirty() {
             self.file.sync_data().at(&self.log_path)?;
             self.synced_writes = self.writes;
+            let (from, to) = self.take_durable_pages();
+            drop_clean_range(&self.file, from, to);
         }
         Ok(())
+    }
+
+    /// The whole pages written since the last call, up to the page holding
+    /// the end of the data (the next append writes into that one): the
+    /// range an fsync of everything written so far makes clean.
+    fn take_durable_pages(&mut self) -> (u64, u64) {
+        let from = self.page_cache_dropped_below;
+        let to = (self.size / PAGE * PAGE).max(from);
+        self.page_cache_dropped_below = to;
+        (from, to)
     }
 
     /// An fsync of the appends so far (the first [`Segment::writes`]) that
     /// can run on another thread, or `None` when they are durable already.
     /// Report its success with [`Segment::synced`]; until then the appends
     /// still count as dirty.
-    pub(crate) fn detach_sync(&self) -> Result<Option<DetachedSync>, StorageError> {
+    pub(crate) fn detach_sync(&mut self) -> Result<Option<DetachedSync>, StorageError> {
         if !self.is_dirty() {
             return Ok(None);
         }
@@ -381,6 +404,7 @@ impl Segment {
         Ok(Some(DetachedSync {
             log,
             path: self.log_path.clone(),
+            durable_pages: self.take_durable_pages(),
         }))
     }
 
@@ -448,6 +472,7 @@ impl Segment {
         self.file.set_len(position).at(&self.log_path)?;
         self.file.sync_all().at(&self.log_path)?;
         self.size = position;
+        self.page_cache_dropped_below = self.page_cache_dropped_below.min(position / PAGE * PAGE);
         self.next_offset = next_offset;
         self.index.retain(|&(_, p)| u64::from(p) < position);
         self.bytes_since_index = match self.index.last() {

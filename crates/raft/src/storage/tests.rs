@@ -768,3 +768,78 @@ fn corrupt_quorum_state_is_refused_not_reset() {
         assert_eq!(&std::fs::read(store.path()).unwrap()[..], *contents);
     }
 }
+
+/// Bytes of `path` resident in the page cache, as util-linux's `fincore`
+/// reports them.
+fn resident_bytes(path: &Path) -> u64 {
+    let out = std::process::Command::new("fincore")
+        .args(["--bytes", "--noheadings", "--output", "RES"])
+        .arg(path)
+        .output()
+        .expect("fincore (util-linux) must be installed");
+    assert!(out.status.success(), "fincore failed: {out:?}");
+    String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
+}
+
+/// `count` batches of 16 records of 2000 bytes (about 32 KiB each).
+fn fill_large(log: &mut FileLog, count: usize) -> Vec<RecordBatch> {
+    (0..count)
+        .map(|_| {
+            let b = data_batch(log.log_end_offset(), 1, 16, 2000);
+            log.append(&b).unwrap();
+            b
+        })
+        .collect()
+}
+
+#[test]
+fn durable_segment_data_leaves_the_page_cache() {
+    // Under the build directory, on the disk: the pages of a tmpfs (where
+    // `temp_dir` may live) are the file itself and cannot be dropped.
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../target/test-page-cache")
+        .join(std::process::id().to_string());
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = LogConfig {
+        segment_bytes: 64 * 1024 * 1024,
+        ..LogConfig::default()
+    };
+    let (mut log, _) = open(&dir, config.clone());
+    let segment = active_segment_path(&log);
+    let mut written = fill_large(&mut log, 64);
+    let appended = resident_bytes(&segment);
+    assert!(appended >= 1024 * 1024, "appended data is cached: {appended}");
+    log.flush().unwrap();
+    let flushed = resident_bytes(&segment);
+    assert!(flushed <= 4096, "an inline flush leaves the partial last page at most: {flushed}");
+
+    // The fsync on another thread drops what it made durable, not what was
+    // appended after it was detached.
+    written.extend(fill_large(&mut log, 64));
+    let flush = log.detach_flush().unwrap();
+    written.extend(fill_large(&mut log, 8));
+    let after_detach = resident_bytes(&segment);
+    std::thread::spawn(move || flush.sync.unwrap().run())
+        .join()
+        .unwrap()
+        .unwrap();
+    log.complete_flush(flush.receipt);
+    let detached = resident_bytes(&segment);
+    assert!(after_detach >= 1024 * 1024, "{after_detach}");
+    assert!(
+        (200_000..=300_000).contains(&detached),
+        "the 8 batches appended after the detach stay cached: {detached}"
+    );
+    log.flush().unwrap();
+    assert!(resident_bytes(&segment) <= 4096);
+
+    // Nothing is lost: the log reads back from the disk, and after a reopen.
+    assert_eq!(read_all(&log), written);
+    drop(log);
+    let (log, report) = open(&dir, config);
+    assert_eq!(report.truncated_tail, None);
+    assert_eq!(read_all(&log), written);
+    drop(log);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
