@@ -7,8 +7,8 @@
 #
 # Both run TestRaftServer's workload: the leader appends records of
 # BENCH_RAFT_RECORD_SIZE bytes (default 256, TestRaftServer's) at
-# each rate of BENCH_RAFT_THROUGHPUTS records/s in turn (default "100000
-# 200000 500000": the last is past what either commits here; raft_perf's
+# each rate of BENCH_RAFT_THROUGHPUTS records/s in turn (default "200000
+# 500000 1000000": the last is past what either commits here; raft_perf's
 # leader then keeps at most 4 MiB of records uncommitted and commits at
 # its ceiling, while TestRaftServer's workload thread dies when Kafka's
 # accumulator holds 10 batches (workload_died=1), so the figure that counts
@@ -46,7 +46,7 @@ raft_perf=${BENCH_RAFT_PERF:-$(dirname "$kraft")/examples/raft_perf}
 raft_secs=${BENCH_RAFT_SECS:-20}
 raft_rounds=${BENCH_RAFT_ROUNDS:-2}
 raft_record_size=${BENCH_RAFT_RECORD_SIZE:-256}
-raft_throughputs=${BENCH_RAFT_THROUGHPUTS:-100000 200000 500000}
+raft_throughputs=${BENCH_RAFT_THROUGHPUTS:-200000 500000 1000000}
 
 # raft_stamp: every stdin line prefixed with the epoch time of its arrival.
 raft_stamp() {

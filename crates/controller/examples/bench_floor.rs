@@ -22,9 +22,12 @@
 //! replicas share it. One writer, then three at once (each with its own
 //! file in DIR), append MIB MiB each in 1 MiB blocks, each block
 //! `fdatasync`ed before the next (as a replica makes a fetched or appended
-//! batch durable). Prints `disk write_1_bytes_per_s=..
-//! write_3_bytes_per_s=.. mib_per_writer=MIB` (the rates are the bytes
-//! all writers wrote over the time until the last finished).
+//! batch durable); then three again, each dropping a block's pages from
+//! the page cache once it is durable (as kraft-rs's log does, see
+//! `kraft_raft::storage::page_cache`). Prints `disk write_1_bytes_per_s=..
+//! write_3_bytes_per_s=.. write_3_dropped_bytes_per_s=.. mib_per_writer=MIB`
+//! (the rates are the bytes all writers wrote over the time until the last
+//! finished).
 //!
 //! Prints one line `floor fsync_p50_us=.. fsync_p99_us=..
 //! fsync_majority_p50_us=.. fsync_majority_p99_us=.. rtt_p50_us=..
@@ -32,6 +35,7 @@
 //! DIR/floor-samples.txt: one line per sample, `FSYNC_US RTT_US
 //! MAJORITY_FSYNC_US`.
 
+use kraft_raft::storage::page_cache;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;
@@ -175,8 +179,15 @@ fn spawns(count: usize) -> Result<Vec<u64>> {
 }
 
 /// WRITERS threads each append `mib` fsynced 1 MiB blocks to their own
-/// file in `dir`; the bytes written over the time until the last is done.
-fn write_bandwidth(dir: &std::path::Path, writers: usize, mib: usize) -> Result<f64> {
+/// file in `dir` (with `drop_pages`, each block's pages dropped from the
+/// page cache once durable); the bytes written over the time until the
+/// last is done.
+fn write_bandwidth(
+    dir: &std::path::Path,
+    writers: usize,
+    mib: usize,
+    drop_pages: bool,
+) -> Result<f64> {
     use std::sync::{Arc, Barrier};
     let start_line = Arc::new(Barrier::new(writers + 1));
     let mut threads = Vec::new();
@@ -187,8 +198,14 @@ fn write_bandwidth(dir: &std::path::Path, writers: usize, mib: usize) -> Result<
         threads.push(std::thread::spawn(move || -> Result<()> {
             let block = vec![0x5au8; 1 << 20];
             start_line.wait();
-            let written =
-                (0..mib).try_for_each(|_| file.write_all(&block).and_then(|()| file.sync_data()));
+            let written = (0..mib as u64).try_for_each(|i| {
+                file.write_all(&block)?;
+                file.sync_data()?;
+                if drop_pages {
+                    page_cache::drop_clean_range(&file, i << 20, (i + 1) << 20);
+                }
+                Ok::<(), std::io::Error>(())
+            });
             let _ = std::fs::remove_file(&path);
             written.map_err(|e| format!("write: {e}"))
         }));
@@ -224,10 +241,12 @@ fn dir_and_number(
 
 fn run_write_bandwidth(args: impl Iterator<Item = String>) -> Result<()> {
     let (dir, mib) = dir_and_number(args, "usage: bench_floor --write-bandwidth DIR MIB", "MIB")?;
-    let one = write_bandwidth(&dir, 1, mib)?;
-    let three = write_bandwidth(&dir, 3, mib)?;
+    let one = write_bandwidth(&dir, 1, mib, false)?;
+    let three = write_bandwidth(&dir, 3, mib, false)?;
+    let dropped = write_bandwidth(&dir, 3, mib, true)?;
     println!(
-        "disk write_1_bytes_per_s={one:.0} write_3_bytes_per_s={three:.0} mib_per_writer={mib}"
+        "disk write_1_bytes_per_s={one:.0} write_3_bytes_per_s={three:.0} \
+         write_3_dropped_bytes_per_s={dropped:.0} mib_per_writer={mib}"
     );
     Ok(())
 }

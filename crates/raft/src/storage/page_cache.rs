@@ -16,13 +16,13 @@ use std::fs::File;
 /// Page granularity of the ranges handed to the kernel. The kernel keeps a
 /// partial page at either end of a range, so a larger real page size only
 /// drops less.
-pub(crate) const PAGE: u64 = 4096;
+pub const PAGE: u64 = 4096;
 
 /// Asks the kernel to drop the clean cached pages of `file` in
 /// `[from, to)` (`posix_fadvise(POSIX_FADV_DONTNEED)`); dirty pages stay.
 /// Advisory: a failure changes nothing but memory use and is ignored. A
 /// no-op off Linux.
-pub(crate) fn drop_clean_range(file: &File, from: u64, to: u64) {
+pub fn drop_clean_range(file: &File, from: u64, to: u64) {
     if to <= from {
         return;
     }

@@ -10,8 +10,8 @@ use kraft_protocol::records::{
     RecordBatch, RecordBatchHeader, LOG_OVERHEAD, RECORD_BATCH_OVERHEAD,
 };
 
-use super::page_cache::{drop_clean_range, PAGE};
 use super::fs::{io_err, read_exact_at, remove_if_exists, write_all_at, IoContext};
+use super::page_cache::{drop_clean_range, PAGE};
 use super::StorageError;
 
 /// Suffix of segment data files.

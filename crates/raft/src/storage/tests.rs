@@ -809,10 +809,16 @@ fn durable_segment_data_leaves_the_page_cache() {
     let segment = active_segment_path(&log);
     let mut written = fill_large(&mut log, 64);
     let appended = resident_bytes(&segment);
-    assert!(appended >= 1024 * 1024, "appended data is cached: {appended}");
+    assert!(
+        appended >= 1024 * 1024,
+        "appended data is cached: {appended}"
+    );
     log.flush().unwrap();
     let flushed = resident_bytes(&segment);
-    assert!(flushed <= 4096, "an inline flush leaves the partial last page at most: {flushed}");
+    assert!(
+        flushed <= 4096,
+        "an inline flush leaves the partial last page at most: {flushed}"
+    );
 
     // The fsync on another thread drops what it made durable, not what was
     // appended after it was detached.
