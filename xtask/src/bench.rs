@@ -628,9 +628,10 @@ impl Report<'_> {
                 let _ = write!(
                     doc,
                     ", and {} MB/s dropping each block's pages once it is durable, as kraft-rs's \
-                     log does ({} x; on a virtual machine whose free memory goes back to the host, \
-                     a page the kernel has not handed out before costs far more to fill than a \
-                     recycled one: `docs/benchmarks-analysis.md`)",
+                     log does ({} x; which is faster depends on whether the kernel has recycled \
+                     pages to give: on a virtual machine whose free memory goes back to the host, \
+                     a page it has not handed out before costs far more to fill, see \
+                     `docs/benchmarks-analysis.md`)",
                     fmt(Some(dropped / 1e6)),
                     fmt(ratio(Some(dropped), Some(three))),
                 );
