@@ -672,10 +672,10 @@ fn batches_from_the_wire_are_stored_and_served_byte_for_byte() {
     log.append(decoded[0].clone()).unwrap();
     log.flush().unwrap();
     let segment = dir.path().join(format!("{:020}.log", 0));
-    assert_eq!(std::fs::read(&segment).unwrap(), wire.to_vec());
     // Served from the tail cache, then from the file after a reopen.
     assert_eq!(crate::codec::encode_batches(&log.read(0, usize::MAX)), wire);
     drop(log);
+    assert_eq!(std::fs::read(&segment).unwrap(), wire.to_vec());
     let log = open(dir.path());
     assert_eq!(crate::codec::encode_batches(&log.read(0, usize::MAX)), wire);
 }
@@ -688,11 +688,11 @@ fn reopen_truncates_a_torn_tail() {
     log.append(batch(1, 1, data(&[b"b", b"c"]))).unwrap();
     log.flush().unwrap();
     let segment = dir.path().join(format!("{:020}.log", 0));
-    let good = std::fs::metadata(&segment).unwrap().len();
     // Half of a third batch reached the disk.
     let mut buf = BytesMut::new();
     encode_batch(&batch(3, 1, data(&[b"torn record"])), &mut buf);
     drop(log);
+    let good = std::fs::metadata(&segment).unwrap().len();
     let mut bytes = std::fs::read(&segment).unwrap();
     bytes.extend_from_slice(&buf[..buf.len() / 2]);
     std::fs::write(&segment, bytes).unwrap();

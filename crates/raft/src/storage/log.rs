@@ -76,6 +76,9 @@ pub struct RecoveryReport {
     pub log_end_offset: i64,
     /// The damaged tail that was truncated, if any.
     pub truncated_tail: Option<TruncatedTail>,
+    /// Zeros written ahead of the data of the last segment that were cut
+    /// off (not damage: a log that was not closed keeps them).
+    pub zero_tail_bytes: u64,
     /// Leftover files that were deleted: partial or marked-for-deletion
     /// snapshots, snapshots below the log start.
     pub removed_files: Vec<PathBuf>,
@@ -146,6 +149,18 @@ fn corrupt(path: &Path, reason: impl Into<String>) -> StorageError {
     }
 }
 
+/// Closing the log cuts the zero tail off the active segment, so the files
+/// of a stopped controller hold batches only (Kafka's tools read them).
+impl Drop for FileLog {
+    fn drop(&mut self) {
+        if let Some(active) = self.segments.last_mut() {
+            if let Err(e) = active.trim_zero_tail() {
+                tracing::warn!(error = %e, "cannot cut the zero tail of the metadata log");
+            }
+        }
+    }
+}
+
 impl FileLog {
     /// Opens (or creates) the log in `dir`, recovering from a crash:
     ///
@@ -212,7 +227,7 @@ impl FileLog {
             flushed_offset: 0,
             truncations: 0,
         };
-        report.truncated_tail = log.recover_segments(log_start)?;
+        (report.truncated_tail, report.zero_tail_bytes) = log.recover_segments(log_start)?;
 
         let end = log.log_end_offset();
         log.flushed_offset = end;
@@ -247,8 +262,12 @@ impl FileLog {
 
     /// Scans all segments, rebuilding indexes and the epoch cache; truncates
     /// a damaged tail of the last segment.
-    fn recover_segments(&mut self, log_start: i64) -> Result<Option<TruncatedTail>, StorageError> {
+    fn recover_segments(
+        &mut self,
+        log_start: i64,
+    ) -> Result<(Option<TruncatedTail>, u64), StorageError> {
         let count = self.segments.len();
+        let mut zero_tail = 0;
         let mut expected = self.segments[0].base_offset();
         let mut last_epoch = -1;
         let mut truncated = None;
@@ -296,6 +315,24 @@ impl FileLog {
                     ControlFlow::Continue(())
                 },
             )?;
+            if end.zero_tail > 0 {
+                if !is_last {
+                    return Err(corrupt(
+                        segment.log_path(),
+                        format!(
+                            "{} zero bytes after position {} in a non-active segment",
+                            end.zero_tail, end.valid_bytes
+                        ),
+                    ));
+                }
+                tracing::info!(
+                    segment = %segment.log_path().display(),
+                    position = end.valid_bytes,
+                    bytes = end.zero_tail,
+                    "dropping the zero tail written ahead of the end of the metadata log"
+                );
+                zero_tail = end.zero_tail;
+            }
             if let Some((position, stop)) = end.stop {
                 if !is_last {
                     return Err(corrupt(
@@ -333,7 +370,7 @@ impl FileLog {
             }
             segment.finish_scan(end.valid_bytes)?;
         }
-        Ok(truncated)
+        Ok((truncated, zero_tail))
     }
 
     /// The partition directory.
@@ -476,7 +513,8 @@ impl FileLog {
             self.roll()?;
         }
         let interval = self.config.index_interval_bytes;
-        self.active_mut().append(batch, interval)?;
+        let segment_bytes = self.config.segment_bytes;
+        self.active_mut().append(batch, interval, segment_bytes)?;
         self.epochs
             .assign(batch.partition_leader_epoch(), batch.base_offset());
         Ok(())
@@ -507,10 +545,13 @@ impl FileLog {
         Ok(Some(range))
     }
 
-    /// Starts a new segment at the log end: fsyncs the active one, creates
-    /// the new files and fsyncs the directory.
+    /// Starts a new segment at the log end: fsyncs the active one, cuts its
+    /// zero tail, creates the new files and fsyncs the directory.
     fn roll(&mut self) -> Result<(), StorageError> {
-        self.active_mut().sync()?;
+        let active = self.active_mut();
+        active.sync()?;
+        // Only the last segment may end in zeros (recovery).
+        active.trim_zero_tail()?;
         let base = self.log_end_offset();
         let segment = Segment::create(&self.dir, base)?;
         sync_dir(&self.dir)?;

@@ -10,6 +10,7 @@ use kraft_protocol::records::{
 };
 use uuid::Uuid;
 
+use super::segment::{ZERO_TAIL_CHUNK, ZERO_TAIL_MARK};
 use super::*;
 use crate::core::types::{OffsetAndEpoch, ReplicaKey};
 use crate::core::ElectionState;
@@ -247,7 +248,10 @@ fn torn_tail_at_every_length() {
         std::fs::write(&path, &full[..cut]).unwrap();
         let (log, report) = open(dir.path(), LogConfig::default());
         assert_eq!(log.log_end_offset(), 4, "cut {cut}");
-        let expected = if cut == good {
+        // A torn batch whose bytes so far are zeros (the high bytes of its
+        // base offset) reads as a zero tail: dropped too, not reported.
+        let zeros = full[good..cut].iter().all(|&b| b == 0);
+        let expected = if zeros {
             None
         } else {
             Some((cut - good) as u64)
@@ -257,6 +261,8 @@ fn torn_tail_at_every_length() {
             expected,
             "cut {cut}"
         );
+        let expected_zeros = if zeros { (cut - good) as u64 } else { 0 };
+        assert_eq!(report.zero_tail_bytes, expected_zeros, "cut {cut}");
         assert_eq!(std::fs::metadata(&path).unwrap().len(), good as u64);
     }
 }
@@ -284,25 +290,107 @@ fn crc_corruption_in_the_tail_is_truncated() {
 }
 
 #[test]
-fn zero_filled_tail_is_truncated() {
+fn small_appends_write_a_zero_tail_ahead_that_recovery_and_closing_remove() {
     let dir = TempDir::new("storage-zeros");
-    let (mut log, _) = open(dir.path(), LogConfig::default());
-    fill(&mut log, 3, |_| 1);
-    log.flush().unwrap();
+    let config = LogConfig {
+        segment_bytes: 1024 * 1024,
+        ..LogConfig::default()
+    };
+    let (mut log, _) = open(dir.path(), config.clone());
     let path = active_segment_path(&log);
+    let file_len = || std::fs::metadata(&path).unwrap().len();
+    // The first small append writes zeros up to the chunk; the next ones
+    // overwrite them: the file does not grow.
+    let mut written = fill(&mut log, 1, |_| 1);
+    assert_eq!(file_len(), ZERO_TAIL_CHUNK);
+    written.extend(fill(&mut log, 40, |_| 1));
+    log.flush().unwrap();
+    let data: u64 = written.iter().map(|b| b.size_in_bytes() as u64).sum();
+    assert!(data < ZERO_TAIL_CHUNK, "{data}");
+    assert_eq!(file_len(), ZERO_TAIL_CHUNK);
+    // Past the chunk: zeros up to the next multiple of it.
+    while written
+        .iter()
+        .map(|b| b.size_in_bytes() as u64)
+        .sum::<u64>()
+        <= ZERO_TAIL_CHUNK
+    {
+        written.extend(fill(&mut log, 1, |_| 1));
+    }
+    log.flush().unwrap();
+    assert_eq!(file_len(), 2 * ZERO_TAIL_CHUNK);
+    assert_eq!(read_all(&log), written);
+    // The data, the mark a batch reader stops at, zeros.
+    let bytes = std::fs::read(&path).unwrap();
+    let data = written.iter().map(|b| b.size_in_bytes()).sum::<usize>();
+    let batches_bytes: Vec<u8> = written.iter().flat_map(|b| b.as_bytes().to_vec()).collect();
+    assert_eq!(bytes[..data], batches_bytes[..]);
+    assert_eq!(bytes[data..data + 12], ZERO_TAIL_MARK);
+    assert!(bytes[data + 12..].iter().all(|&b| b == 0));
+
+    // A controller that stops without closing its log (kill -9) leaves the
+    // zeros: recovery drops them without calling them damage.
+    std::mem::forget(log);
+    let (mut log, report) = open(dir.path(), config.clone());
+    let data: u64 = written.iter().map(|b| b.size_in_bytes() as u64).sum();
+    assert_eq!(report.truncated_tail, None);
+    assert_eq!(report.zero_tail_bytes, 2 * ZERO_TAIL_CHUNK - data);
+    assert_eq!(file_len(), data);
+    assert_eq!(read_all(&log), written);
+
+    // Closing the log cuts the zero tail.
+    written.extend(fill(&mut log, 3, |_| 2));
+    log.flush().unwrap();
+    assert!(file_len() > data);
     drop(log);
+    let data: u64 = written.iter().map(|b| b.size_in_bytes() as u64).sum();
+    assert_eq!(file_len(), data);
+    let (log, report) = open(dir.path(), config);
+    assert_eq!((report.truncated_tail, report.zero_tail_bytes), (None, 0));
+    assert_eq!(read_all(&log), written);
+}
+
+#[test]
+fn a_zero_tail_stays_within_segment_bytes_and_is_cut_when_the_segment_rolls() {
+    let dir = TempDir::new("storage-zeros-roll");
+    let (mut log, _) = open(dir.path(), small_config());
+    let written = fill(&mut log, 20, |_| 1);
+    let bases = log.segment_base_offsets();
+    assert!(bases.len() > 2, "{bases:?}");
+    let len = |base: &i64| {
+        std::fs::metadata(dir.path().join(format!("{base:020}.log")))
+            .unwrap()
+            .len()
+    };
+    // Rolled segments hold their batches only; the active one is zero
+    // filled up to segment_bytes.
+    let per_segment = (1000 / written[0].size_in_bytes()) as u64;
+    for base in &bases[..bases.len() - 1] {
+        assert_eq!(len(base), per_segment * written[0].size_in_bytes() as u64);
+    }
+    assert_eq!(len(bases.last().unwrap()), 1000);
+    drop(log);
+    assert!(len(bases.last().unwrap()) < 1000);
+}
+
+#[test]
+fn zeros_after_the_data_of_an_older_segment_are_an_error() {
+    let dir = TempDir::new("storage-zeros-old");
+    let (mut log, _) = open(dir.path(), small_config());
+    fill(&mut log, 20, |_| 1);
+    drop(log);
+    let first = dir.path().join("00000000000000000000.log");
     OpenOptions::new()
         .append(true)
-        .open(&path)
+        .open(&first)
         .unwrap()
         .write_all(&[0u8; 4096])
         .unwrap();
-    let (log, report) = open(dir.path(), LogConfig::default());
-    assert!(matches!(
-        report.truncated_tail.unwrap().damage,
-        TailDamage::Corrupt(_)
-    ));
-    assert_eq!(log.log_end_offset(), 6);
+    let err = FileLog::open(dir.path(), small_config()).unwrap_err();
+    assert!(
+        matches!(&err, StorageError::Corrupt { reason, .. } if reason.contains("zero bytes")),
+        "{err}"
+    );
 }
 
 #[test]
