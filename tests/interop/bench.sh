@@ -45,6 +45,8 @@
 #            handoff), of the leader while `broker_load --writer` commits
 #            one-topic CreateTopics back to back; from the signal to the first
 #            commit answered by another controller; the node is restarted;
+#            each sample first waits (60 s at most, settle_s) until the
+#            machine is under 30% busy over a second;
 #  big       BENCH_BIG_TOPICS x BENCH_BIG_PARTITIONS partitions (RF 3) created
 #            by `broker_load --create-topics`; every controller's VmRSS and the
 #            leader's log size;
@@ -438,9 +440,30 @@ voter_section() {
         rm -f "$nd/pid"
     done
 }
+# machine_busy_pct: the share of all cores busy over the next second.
+machine_busy_pct() {
+    local a b
+    a=$(awk '/^cpu / {print $2 + $3 + $4 + $7 + $8 + $9, $5 + $6; exit}' /proc/stat)
+    sleep 1
+    b=$(awk '/^cpu / {print $2 + $3 + $4 + $7 + $8 + $9, $5 + $6; exit}' /proc/stat)
+    awk -v a="$a" -v b="$b" 'BEGIN {split(a, x, " "); split(b, y, " "); busy = y[1] - x[1]; idle = y[2] - x[2]; printf "%d", (busy + idle > 0 ? 100 * busy / (busy + idle) : 0)}'
+}
+# settle: waits (60 s at most) until the machine is quiet: a controller
+# restarted by the previous sample (a JVM's start-up and JIT compilation
+# take the cores for seconds) must not slow the next sample, of whichever
+# implementation. Prints the seconds waited.
+settle_quiet_pct=30
+settle() {
+    local t0 deadline
+    t0=$(now)
+    deadline=$((SECONDS + 60))
+    while (($(machine_busy_pct) >= settle_quiet_pct)) && ((SECONDS < deadline)); do :; done
+    secs "$t0"
+}
 # failover_once SIGNAL SAMPLE: the leader signalled under a steady writer.
 failover_once() {
-    local sig=$1 sample=$2 leader la wfile t_kill first deadline line wp
+    local sig=$1 sample=$2 leader la wfile t_kill first deadline line wp settled
+    settled=$(settle)
     leader=$(leader_id)
     [[ $leader =~ ^[0-9]+$ ]] || fail "no leader before failover"
     la=$(leader_addr "$leader")
@@ -475,7 +498,7 @@ failover_once() {
     hold_release
     local new_leader_addr=${first##* } last_old
     last_old=$(awk -v t="$t_kill" '$1 <= t {l = $1} END {print l}' "$wfile")
-    emit "failover signal=$sig sample=$sample old_leader=$leader new_leader_address=$new_leader_addr kill_us=$t_kill to_first_commit_ms=$(awk -v a="$t_kill" -v b="${first%% *}" 'BEGIN {printf "%.1f", (b - a) / 1000}') last_commit_before_ms=$(awk -v a="$last_old" -v b="$t_kill" 'BEGIN {printf "%.1f", (b - a) / 1000}') exit_rc=$exit_rc samples=${wfile##*/}"
+    emit "failover signal=$sig sample=$sample old_leader=$leader new_leader_address=$new_leader_addr kill_us=$t_kill to_first_commit_ms=$(awk -v a="$t_kill" -v b="${first%% *}" 'BEGIN {printf "%.1f", (b - a) / 1000}') last_commit_before_ms=$(awk -v a="$last_old" -v b="$t_kill" 'BEGIN {printf "%.1f", (b - a) / 1000}') exit_rc=$exit_rc settle_s=$settled samples=${wfile##*/}"
     start_controller "$leader"
     wait_follower "$leader" 180 || fail "controller $leader did not rejoin as a follower"
 }

@@ -911,7 +911,9 @@ impl Report<'_> {
              no pause), the leader gets SIGKILL, or SIGTERM (a graceful handoff: it resigns with \
              EndQuorumEpoch); the figure runs from the signal to the first commit answered by \
              another controller. Kafka's default timeouts on both (election 1000 ms, fetch 2000 ms). \
-             The node is restarted and caught up before the next sample; medians.\n\n\
+             The node is restarted and caught up, and before each sample the machine settles (under \
+             30% busy over a second, 60 s at most: a restarted JVM's start-up must not slow the next \
+             sample; the wait is `settle_s` in the raw lines); medians.\n\n\
              | implementation | SIGKILL: to first commit, ms | SIGTERM handoff: to first commit, ms | samples |\n|---|---:|---:|---:|\n",
         );
         let fo = |i: &str, sig: &str| {
