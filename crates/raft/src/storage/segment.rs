@@ -420,18 +420,21 @@ impl Segment {
         } else {
             &[]
         };
-        let written = if file_len > self.file_len && file_len > end {
-            // Past the end of the file: the data, then a new zero tail.
-            let mut buf = Vec::with_capacity((file_len - position) as usize);
+        // One write: the data, then the mark, then zeros up to a new end of
+        // the file (over an existing zero tail the mark only moves).
+        let write_end = if file_len > self.file_len {
+            file_len
+        } else {
+            end + mark.len() as u64
+        };
+        let written = if write_end == end {
+            write_all_at(&self.file, data, position)
+        } else {
+            let mut buf = Vec::with_capacity((write_end - position) as usize);
             buf.extend_from_slice(data);
             buf.extend_from_slice(mark);
-            buf.resize((file_len - position) as usize, 0);
+            buf.resize((write_end - position) as usize, 0);
             write_all_at(&self.file, &buf, position)
-        } else {
-            // Over the zero tail (its mark moves after the data), or past
-            // the end of the file without one.
-            write_all_at(&self.file, data, position)
-                .and_then(|()| write_all_at(&self.file, mark, end))
         }
         .map(|()| file_len);
         match written {
