@@ -282,7 +282,7 @@ commit_section() {
         for i in $(abba "$r"); do
             use "$i"
             echo "== $impl: commit latency, round $r"
-            line=$(writer_run "lat$r-" --count "$commits" --samples-out "$samples/commit-$impl-$r.txt")
+            line=$(writer_run "lat$r-" --count "$commits" ${BENCH_GAP_US:+--gap-us "$BENCH_GAP_US"} --samples-out "$samples/commit-$impl-$r.txt")
             emit "commit round=$r ${line#writer } samples=commit-$impl-$r.txt"
         done
     done

@@ -45,7 +45,9 @@
 //! sends one-topic CreateTopics (1 partition, RF 3) back to back on
 //! `--concurrency` connections for `--for-secs` (default 60) or until
 //! `--count` topics are committed, following leader changes with no pause,
-//! and writes one line per committed call to `--samples-out`;
+//! and writes one line per committed call to `--samples-out`; with
+//! `--gap-us N` a connection pauses N µs after each committed call (so
+//! every call starts on a quorum done with the previous one's fsyncs);
 //! `--wait-leader SECONDS` polls DescribeQuorum with no pause until a
 //! leader is named and prints the time since `--since-us`. Neither needs
 //! `--cluster-id`.
@@ -58,7 +60,7 @@
 //! broker_load --bootstrap ... --cluster-id ID --hold 3 [--first-id 200] [--interval-ms 2000]
 //! broker_load --bootstrap ... --cluster-id ID --create-topics big-:10000:10:100
 //! broker_load --bootstrap ... --cluster-id ID --delete-topics big-:10000:100
-//! broker_load --bootstrap ... --writer lat- [--concurrency 1] [--count N] [--for-secs 60] [--samples-out FILE]
+//! broker_load --bootstrap ... --writer lat- [--concurrency 1] [--count N] [--for-secs 60] [--samples-out FILE] [--gap-us N]
 //! broker_load --bootstrap ... --wait-leader 120 [--since-us EPOCH_MICROS]
 //! ```
 //!
@@ -134,13 +136,15 @@ struct Args {
     since_us: Option<u64>,
 }
 
-/// `--writer PREFIX [--concurrency C] [--count N] [--for-secs S] [--samples-out FILE]`.
+/// `--writer PREFIX [--concurrency C] [--count N] [--for-secs S] [--samples-out FILE] [--gap-us N]`.
 struct WriterJob {
     prefix: String,
     concurrency: usize,
     count: Option<usize>,
     limit: Duration,
     samples_out: Option<String>,
+    /// Pause on a connection after each committed call before the next.
+    gap: Duration,
 }
 
 /// Topics created or deleted by one run.
@@ -219,6 +223,7 @@ fn parse_args() -> Result<Args> {
         count: None,
         limit: Duration::from_secs(60),
         samples_out: None,
+        gap: Duration::ZERO,
     };
     let mut writing = false;
     let number = |flag: &str, value: &str| -> Result<u64> {
@@ -292,6 +297,7 @@ fn parse_args() -> Result<Args> {
             }
             "--for-secs" => writer.limit = Duration::from_secs(number(&flag, &value)?),
             "--samples-out" => writer.samples_out = Some(value),
+            "--gap-us" => writer.gap = Duration::from_micros(number(&flag, &value)?),
             "--wait-leader" => args.wait_leader = Some(Duration::from_secs(number(&flag, &value)?)),
             "--since-us" => args.since_us = Some(number(&flag, &value)?),
             other => return Err(format!("unknown flag {other}")),
@@ -1397,6 +1403,8 @@ async fn wait_leader(args: &Args, limit: Duration) -> Result<()> {
 /// answers NOT_CONTROLLER, fails or closes is replaced at once by one to the
 /// next bootstrap server (no pause: the measure is the servers' failover,
 /// not a client backoff); a failed call moves on to the next topic name.
+/// With a `--gap-us`, a connection pauses that long after each committed
+/// call (outside the measured latency).
 /// Each committed call is one line of `--samples-out`: `END_US LATENCY_US
 /// TASK ADDRESS` (END_US: the answer's arrival, microseconds since the
 /// epoch). Prints `writer commits=N errors=E seconds=S topics_per_s=R
@@ -1436,6 +1444,7 @@ async fn writer(args: &Args, job: &WriterJob) -> Result<()> {
             errors.clone(),
         );
         let count = job.count;
+        let gap = job.gap;
         tasks.push(tokio::spawn(async move {
             let mut conn: Option<Conn> = None;
             let mut next = task;
@@ -1468,8 +1477,9 @@ async fn writer(args: &Args, job: &WriterJob) -> Result<()> {
                         let end = epoch_us();
                         issued.fetch_add(1, Ordering::AcqRel);
                         if let Some(out) = &out {
+                            let line = format!("{end} {us} {task} {}\n", c.address);
                             if let Ok(mut f) = out.lock() {
-                                let _ = writeln!(f, "{end} {us} {task} {}", c.address);
+                                let _ = f.write_all(line.as_bytes());
                             }
                         }
                         if let Ok(mut l) = latencies.lock() {
@@ -1477,6 +1487,9 @@ async fn writer(args: &Args, job: &WriterJob) -> Result<()> {
                         }
                         i += 1;
                         conn = Some(c);
+                        if !gap.is_zero() {
+                            tokio::time::sleep(gap).await;
+                        }
                     }
                     Ok(false) => {}
                     Err(_) => {

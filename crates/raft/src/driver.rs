@@ -42,11 +42,14 @@ pub(crate) fn now_ms() -> i64 {
 /// Where the driver runs the fsync that makes appends durable.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum FlushMode {
-    /// On a dedicated I/O thread (`raft-io`): the driver keeps serving
-    /// requests, replicating and answering its peers while the fsync runs,
-    /// and flushes requested meanwhile are covered by one next fsync. Logs
-    /// that cannot detach a flush ([`DurableLog::begin_flush`] returns
-    /// `None`) are flushed inline.
+    /// The leader's on a dedicated I/O thread (`raft-io`): the driver keeps
+    /// serving requests, replicating and answering its peers while the
+    /// fsync runs, and flushes requested meanwhile are covered by one next
+    /// fsync. A node that does not lead flushes inline when no job is
+    /// running: its next Fetch waits for the fsync anyway, and the hand-off
+    /// to the thread and back would add two thread wake-ups to every
+    /// commit's replication path. Logs that cannot detach a flush
+    /// ([`DurableLog::begin_flush`] returns `None`) are flushed inline.
     #[default]
     IoThread,
     /// On the driver's task, between two actions: the runtime thread is
@@ -569,6 +572,11 @@ pub fn start_driver<L: DurableLog, S: ElectionStore>(
     ))
 }
 
+/// Whether the core's node is the leader.
+fn leads<L: RaftLog>(core: &RaftCore<L>) -> bool {
+    core.config().node_id.is_some() && core.leader() == core.config().node_id
+}
+
 fn status_of<L: RaftLog>(core: &RaftCore<L>) -> RaftStatus {
     RaftStatus {
         node_id: core.config().node_id,
@@ -577,7 +585,7 @@ fn status_of<L: RaftLog>(core: &RaftCore<L>) -> RaftStatus {
             epoch: core.epoch(),
         },
         high_watermark: core.high_watermark(),
-        is_leader: core.config().node_id.is_some() && core.leader() == core.config().node_id,
+        is_leader: leads(core),
         resigning: core.is_resigning(),
         is_voter: core.is_voter(),
         kraft_version: core.kraft_version(),
@@ -646,9 +654,12 @@ impl<L: DurableLog, S: ElectionStore> Driver<L, S> {
 
     /// Executes a flush the core asked for: inline, or as a job for the I/O
     /// thread (at most one runs; flushes asked for meanwhile wait for the
-    /// next).
+    /// next). See [`FlushMode::IoThread`] for who flushes inline.
     fn flush(&mut self, up_to: i64) -> Result<(), FatalError> {
-        if self.flushes.io_thread.is_none() {
+        let leads = leads(&self.core);
+        let inline =
+            self.flushes.io_thread.is_none() || (!leads && self.flushes.running.is_empty());
+        if inline {
             self.core
                 .log_mut()
                 .flush_to(up_to)
@@ -1070,8 +1081,11 @@ mod tests {
 
     use bytes::BytesMut;
 
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn three_drivers_elect_a_leader_and_commit_over_tcp() {
+    /// Starts three voters over `logs`, each serving on its own listener;
+    /// returns their handles and event streams.
+    async fn start_three_drivers<L: DurableLog>(
+        logs: [L; 3],
+    ) -> (Vec<RaftHandle>, Vec<mpsc::UnboundedReceiver<RaftEvent>>) {
         let mut listeners = Vec::new();
         for _ in 0..3 {
             listeners.push(TcpListener::bind("127.0.0.1:0").await.expect("bind"));
@@ -1089,7 +1103,7 @@ mod tests {
         }));
         let mut handles = Vec::new();
         let mut events = Vec::new();
-        for (i, listener) in listeners.into_iter().enumerate() {
+        for (i, (listener, log)) in listeners.into_iter().zip(logs).enumerate() {
             let id = i as i32 + 1;
             let mut cfg = RaftConfig::new(
                 id,
@@ -1101,7 +1115,7 @@ mod tests {
             cfg.static_voters = voters.clone();
             let (handle, ev) = start_driver(
                 cfg,
-                MemoryLog::new(),
+                log,
                 None,
                 NoElectionStore,
                 DriverOptions::new(format!("raft-{id}")),
@@ -1111,8 +1125,12 @@ mod tests {
             handles.push(handle);
             events.push(ev);
         }
-        // A leader is elected within a few election timeouts.
-        let leader = tokio::time::timeout(Duration::from_secs(20), async {
+        (handles, events)
+    }
+
+    /// The leader of `handles`, once one is elected (within 20 s).
+    async fn elected_leader(handles: &[RaftHandle]) -> RaftHandle {
+        tokio::time::timeout(Duration::from_secs(20), async {
             loop {
                 if let Some(h) = handles.iter().find(|h| h.status().is_leader) {
                     return h.clone();
@@ -1121,7 +1139,15 @@ mod tests {
             }
         })
         .await
-        .expect("a leader is elected");
+        .expect("a leader is elected")
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn three_drivers_elect_a_leader_and_commit_over_tcp() {
+        let (handles, mut events) =
+            start_three_drivers([MemoryLog::new(), MemoryLog::new(), MemoryLog::new()]).await;
+        // A leader is elected within a few election timeouts.
+        let leader = elected_leader(&handles).await;
         let offset = tokio::time::timeout(
             Duration::from_secs(10),
             leader.propose(vec![
@@ -1171,7 +1197,10 @@ mod tests {
     struct FailingLog {
         inner: MemoryLog,
         fail_flushes: Arc<std::sync::atomic::AtomicBool>,
+        /// Flushes tried, inline and detached.
         flush_attempts: Arc<std::sync::atomic::AtomicUsize>,
+        /// Detached flushes run (on the I/O thread).
+        detached_flushes: Arc<std::sync::atomic::AtomicUsize>,
     }
 
     impl FailingLog {
@@ -1260,8 +1289,10 @@ mod tests {
             let end = self.inner.end_offset();
             let fail = self.fail_flushes.clone();
             let attempts = self.flush_attempts.clone();
+            let detached = self.detached_flushes.clone();
             Ok(Some(FlushJob::new(end, 0, move || {
                 attempts.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                detached.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                 if fail.load(std::sync::atomic::Ordering::SeqCst) {
                     Err(StorageError::Io {
                         path: "failing-log".into(),
@@ -1363,6 +1394,7 @@ mod tests {
             inner: MemoryLog::new(),
             fail_flushes: fail.clone(),
             flush_attempts: attempts.clone(),
+            detached_flushes: Default::default(),
         };
         let (handle, mut events) = start_driver(
             single_voter_config(),
@@ -1417,6 +1449,59 @@ mod tests {
         tokio::time::timeout(Duration::from_secs(1), handle.shutdown())
             .await
             .expect("shutdown does not hang");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_leader_flushes_on_the_io_thread_and_followers_inline() {
+        let logs = [(); 3].map(|()| FailingLog {
+            inner: MemoryLog::new(),
+            fail_flushes: Default::default(),
+            flush_attempts: Default::default(),
+            detached_flushes: Default::default(),
+        });
+        let counters: Vec<_> = logs
+            .iter()
+            .map(|l| (l.flush_attempts.clone(), l.detached_flushes.clone()))
+            .collect();
+        let (handles, _events) = start_three_drivers(logs).await;
+        let leader = elected_leader(&handles).await;
+        let count = |i: usize| {
+            let (attempts, detached) = &counters[i];
+            let detached = detached.load(std::sync::atomic::Ordering::SeqCst);
+            let attempts = attempts.load(std::sync::atomic::Ordering::SeqCst);
+            (attempts - detached, detached)
+        };
+        leader
+            .propose(vec![Bytes::from_static(b"first")])
+            .await
+            .expect("commits");
+        let before: Vec<_> = (0..3).map(count).collect();
+        for i in 0..5u8 {
+            tokio::time::timeout(
+                Duration::from_secs(10),
+                leader.propose(vec![Bytes::from(vec![i; 8])]),
+            )
+            .await
+            .expect("commits in time")
+            .expect("commits");
+        }
+        let leader_id = leader.status().node_id;
+        for (i, h) in handles.iter().enumerate() {
+            let ((inline0, detached0), (inline1, detached1)) = (before[i], count(i));
+            if h.status().node_id == leader_id {
+                assert!(
+                    detached1 > detached0,
+                    "the leader's flushes run on the I/O thread"
+                );
+                assert_eq!(inline1, inline0, "the leader flushed inline");
+            } else {
+                assert!(inline1 > inline0, "follower {i} flushes inline");
+                assert_eq!(detached1, detached0, "follower {i} used the I/O thread");
+            }
+        }
+        for h in &handles {
+            h.shutdown().await;
+        }
     }
 
     #[tokio::test(flavor = "current_thread")]
