@@ -4,6 +4,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{BufReader, Read};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use bytes::Bytes;
 use kraft_protocol::records::{
@@ -89,7 +90,9 @@ pub(crate) struct Segment {
     base_offset: i64,
     log_path: PathBuf,
     index_path: PathBuf,
-    file: File,
+    /// The data file, shared with the detached fsyncs running on another
+    /// thread (see [`Segment::detach_sync`]).
+    file: Arc<File>,
     /// Size of the valid data in bytes.
     size: u64,
     /// Length of the file: the data, then the zero tail (see
@@ -110,11 +113,11 @@ pub(crate) struct Segment {
     page_cache_dropped_below: u64,
 }
 
-/// A detached fsync of a segment: a duplicated handle of its data file (see
+/// A detached fsync of a segment: a shared handle of its data file (see
 /// [`Segment::detach_sync`]).
 #[derive(Debug)]
 pub(crate) struct DetachedSync {
-    log: File,
+    log: Arc<File>,
     path: PathBuf,
     /// The range whose pages are clean once the fsync succeeds.
     durable_pages: (u64, u64),
@@ -147,7 +150,7 @@ impl Segment {
             base_offset,
             log_path,
             index_path,
-            file,
+            file: Arc::new(file),
             size: 0,
             file_len: 0,
             next_offset: base_offset,
@@ -181,7 +184,7 @@ impl Segment {
             base_offset,
             log_path,
             index_path,
-            file,
+            file: Arc::new(file),
             size,
             file_len: size,
             next_offset: base_offset,
@@ -505,9 +508,8 @@ impl Segment {
         if !self.is_dirty() {
             return Ok(None);
         }
-        let log = self.file.try_clone().at(&self.log_path)?;
         Ok(Some(DetachedSync {
-            log,
+            log: Arc::clone(&self.file),
             path: self.log_path.clone(),
             durable_pages: self.take_durable_pages(),
         }))
