@@ -25,7 +25,8 @@
 #  idle      VmRSS and threads of every controller, quorums idle;
 #  commit    BENCH_COMMITS one-topic CreateTopics (1 partition, RF 3, on 3
 #            fake brokers held by `broker_load --hold`) one at a time straight
-#            to the active controller (`broker_load --writer`), in BENCH_ROUNDS;
+#            to the active controller (`broker_load --writer`), in BENCH_ROUNDS
+#            (with BENCH_GAP_US, a pause of that many µs after each call);
 #  throughput BENCH_TP_CONC connections sending the same calls back to back
 #            for BENCH_TP_SECS, per round;
 #  tools     wall time and peak RSS (GNU time) of `kraft metadata-quorum
@@ -72,7 +73,7 @@
 #
 # Environment: BENCH_QUICK=1 (CI: small counts, one kafka run, asserts
 # only that every section produced its figures), BENCH_IMPLS, BENCH_ROUNDS,
-# BENCH_COMMITS (per round and implementation), BENCH_TP_CONC,
+# BENCH_COMMITS (per round and implementation), BENCH_GAP_US, BENCH_TP_CONC,
 # BENCH_TP_SECS, BENCH_FAILOVERS, BENCH_TOOL_RUNS, BENCH_COLD_RUNS,
 # BENCH_BIG_TOPICS, BENCH_BIG_PARTITIONS, BENCH_CATCHUP_BYTES (e.g. 64MiB),
 # BENCH_CATCHUP_IMPLS, BENCH_SECTIONS (a subset of
