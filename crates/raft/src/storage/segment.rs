@@ -23,11 +23,12 @@ pub(crate) const INDEX_SUFFIX: &str = ".index";
 /// file writes zeros after its data, up to the next multiple of this size
 /// (the segment's zero tail, which starts with [`ZERO_TAIL_MARK`]). The
 /// appends that follow overwrite it instead of growing the file, so the
-/// fsync that makes them durable writes data pages only: a growing file
-/// also needs its new size committed to the file system's journal, and on
-/// ext4 that commit waits for any other replica's journal commit on the
-/// same disk (two staggered fsyncs of growing files on one disk: ~600 µs
-/// each; of files written ahead: ~400 µs). Large appends (a busy log) are
+/// fsync that makes them durable writes data pages only: a growing file's
+/// fsync also writes its new size (a journal commit, or on ext4 without a
+/// journal the inode's block), a second disk write that queues behind the
+/// other replicas' on a shared disk (two staggered fsyncs of growing files
+/// on one disk: ~600 µs each; of files written ahead: ~400 µs). Large
+/// appends (a busy log) are
 /// written as they are. Recovery drops the zero tail of the last segment; a
 /// segment loses it when a newer one is rolled and when the log is closed.
 pub(crate) const ZERO_TAIL_CHUNK: u64 = 64 * 1024;
