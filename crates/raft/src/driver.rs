@@ -1199,6 +1199,8 @@ mod tests {
         fail_flushes: Arc<std::sync::atomic::AtomicBool>,
         /// Flushes tried, inline and detached.
         flush_attempts: Arc<std::sync::atomic::AtomicUsize>,
+        /// Inline flushes tried (on the driver's task).
+        inline_flushes: Arc<std::sync::atomic::AtomicUsize>,
         /// Detached flushes run (on the I/O thread).
         detached_flushes: Arc<std::sync::atomic::AtomicUsize>,
     }
@@ -1281,6 +1283,8 @@ mod tests {
 
     impl DurableLog for FailingLog {
         fn flush_to(&mut self, up_to: i64) -> Result<i64, StorageError> {
+            self.inline_flushes
+                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             self.failure()?;
             self.inner.flush_to(up_to)
         }
@@ -1394,6 +1398,7 @@ mod tests {
             inner: MemoryLog::new(),
             fail_flushes: fail.clone(),
             flush_attempts: attempts.clone(),
+            inline_flushes: Default::default(),
             detached_flushes: Default::default(),
         };
         let (handle, mut events) = start_driver(
@@ -1457,19 +1462,21 @@ mod tests {
             inner: MemoryLog::new(),
             fail_flushes: Default::default(),
             flush_attempts: Default::default(),
+            inline_flushes: Default::default(),
             detached_flushes: Default::default(),
         });
         let counters: Vec<_> = logs
             .iter()
-            .map(|l| (l.flush_attempts.clone(), l.detached_flushes.clone()))
+            .map(|l| (l.inline_flushes.clone(), l.detached_flushes.clone()))
             .collect();
         let (handles, _events) = start_three_drivers(logs).await;
         let leader = elected_leader(&handles).await;
         let count = |i: usize| {
-            let (attempts, detached) = &counters[i];
-            let detached = detached.load(std::sync::atomic::Ordering::SeqCst);
-            let attempts = attempts.load(std::sync::atomic::Ordering::SeqCst);
-            (attempts - detached, detached)
+            let (inline, detached) = &counters[i];
+            (
+                inline.load(std::sync::atomic::Ordering::SeqCst),
+                detached.load(std::sync::atomic::Ordering::SeqCst),
+            )
         };
         leader
             .propose(vec![Bytes::from_static(b"first")])
@@ -1485,18 +1492,29 @@ mod tests {
             .expect("commits in time")
             .expect("commits");
         }
+        // Each replica flushes the new records in its own time (the commit
+        // needs two of three; the leader's fsync runs on another thread).
+        let flushed = |i: usize, pick: fn((usize, usize)) -> usize| {
+            let before = pick(before[i]);
+            tokio::time::timeout(Duration::from_secs(10), async move {
+                while pick(count(i)) == before {
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+            })
+        };
         let leader_id = leader.status().node_id;
         for (i, h) in handles.iter().enumerate() {
-            let ((inline0, detached0), (inline1, detached1)) = (before[i], count(i));
             if h.status().node_id == leader_id {
+                let on_io_thread = flushed(i, |(_, detached)| detached).await;
                 assert!(
-                    detached1 > detached0,
+                    on_io_thread.is_ok(),
                     "the leader's flushes run on the I/O thread"
                 );
-                assert_eq!(inline1, inline0, "the leader flushed inline");
+                assert_eq!(count(i).0, before[i].0, "the leader flushed inline");
             } else {
-                assert!(inline1 > inline0, "follower {i} flushes inline");
-                assert_eq!(detached1, detached0, "follower {i} used the I/O thread");
+                let inline = flushed(i, |(inline, _)| inline).await;
+                assert!(inline.is_ok(), "follower {i} flushes inline");
+                assert_eq!(count(i).1, before[i].1, "follower {i} used the I/O thread");
             }
         }
         for h in &handles {
