@@ -1182,13 +1182,7 @@ impl DurableLog for DiskLog {
 
     fn begin_flush(&mut self) -> Result<Option<FlushJob>, StorageError> {
         self.check_healthy()?;
-        let DetachedFlush { sync, receipt } = match self.file.detach_flush() {
-            Ok(detached) => detached,
-            Err(e) => {
-                self.fail("flush", &e);
-                return Err(e);
-            }
-        };
+        let DetachedFlush { sync, receipt } = self.file.detach_flush();
         let ticket = self.next_ticket;
         self.next_ticket += 1;
         self.detached.push_back((ticket, receipt));

@@ -1197,8 +1197,6 @@ mod tests {
     struct FailingLog {
         inner: MemoryLog,
         fail_flushes: Arc<std::sync::atomic::AtomicBool>,
-        /// Flushes tried, inline and detached.
-        flush_attempts: Arc<std::sync::atomic::AtomicUsize>,
         /// Inline flushes tried (on the driver's task).
         inline_flushes: Arc<std::sync::atomic::AtomicUsize>,
         /// Detached flushes run (on the I/O thread).
@@ -1207,8 +1205,6 @@ mod tests {
 
     impl FailingLog {
         fn failure(&self) -> Result<(), StorageError> {
-            self.flush_attempts
-                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             if self.fail_flushes.load(std::sync::atomic::Ordering::SeqCst) {
                 Err(StorageError::Io {
                     path: "failing-log".into(),
@@ -1292,10 +1288,8 @@ mod tests {
         fn begin_flush(&mut self) -> Result<Option<FlushJob>, StorageError> {
             let end = self.inner.end_offset();
             let fail = self.fail_flushes.clone();
-            let attempts = self.flush_attempts.clone();
             let detached = self.detached_flushes.clone();
             Ok(Some(FlushJob::new(end, 0, move || {
-                attempts.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                 detached.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                 if fail.load(std::sync::atomic::Ordering::SeqCst) {
                     Err(StorageError::Io {
@@ -1393,13 +1387,17 @@ mod tests {
 
     async fn failed_flush_stops_the_driver(mode: FlushMode) {
         let fail = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let attempts = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let log = FailingLog {
             inner: MemoryLog::new(),
             fail_flushes: fail.clone(),
-            flush_attempts: attempts.clone(),
             inline_flushes: Default::default(),
             detached_flushes: Default::default(),
+        };
+        // Flushes tried, inline and detached.
+        let (inline, detached) = (log.inline_flushes.clone(), log.detached_flushes.clone());
+        let attempts = move || {
+            inline.load(std::sync::atomic::Ordering::SeqCst)
+                + detached.load(std::sync::atomic::Ordering::SeqCst)
         };
         let (handle, mut events) = start_driver(
             single_voter_config(),
@@ -1415,7 +1413,7 @@ mod tests {
             .await
             .expect("commits while the log works");
         fail.store(true, std::sync::atomic::Ordering::SeqCst);
-        let attempts_before = attempts.load(std::sync::atomic::Ordering::SeqCst);
+        let attempts_before = attempts();
         let second = tokio::time::timeout(
             Duration::from_secs(10),
             handle.propose(vec![Bytes::from_static(b"lost")]),
@@ -1441,11 +1439,7 @@ mod tests {
         assert!(first >= 0);
         // The failed fsync was tried once and never again.
         tokio::time::sleep(Duration::from_millis(200)).await;
-        assert_eq!(
-            attempts.load(std::sync::atomic::Ordering::SeqCst),
-            attempts_before + 1,
-            "{mode:?}"
-        );
+        assert_eq!(attempts(), attempts_before + 1, "{mode:?}");
         assert!(matches!(
             handle.describe_quorum().await,
             Err(DriverError::Stopped)
@@ -1461,7 +1455,6 @@ mod tests {
         let logs = [(); 3].map(|()| FailingLog {
             inner: MemoryLog::new(),
             fail_flushes: Default::default(),
-            flush_attempts: Default::default(),
             inline_flushes: Default::default(),
             detached_flushes: Default::default(),
         });

@@ -572,19 +572,19 @@ impl FileLog {
     /// appends so far become durable once the returned fsync succeeds and
     /// its receipt is handed to [`FileLog::complete_flush`]. Appends,
     /// reads and truncations may go on meanwhile.
-    pub(crate) fn detach_flush(&mut self) -> Result<DetachedFlush, StorageError> {
+    pub(crate) fn detach_flush(&mut self) -> DetachedFlush {
         let end_offset = self.log_end_offset();
         let truncations = self.truncations;
         let active = self.active_mut();
-        Ok(DetachedFlush {
-            sync: active.detach_sync()?,
+        DetachedFlush {
+            sync: active.detach_sync(),
             receipt: FlushReceipt {
                 end_offset,
                 segment_base: active.base_offset(),
                 writes: active.writes(),
                 truncations,
             },
-        })
+        }
     }
 
     /// Records a detached flush whose fsync succeeded. A flush detached

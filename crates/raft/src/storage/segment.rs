@@ -28,9 +28,9 @@ pub(crate) const INDEX_SUFFIX: &str = ".index";
 /// journal the inode's block), a second disk write that queues behind the
 /// other replicas' on a shared disk (two staggered fsyncs of growing files
 /// on one disk: ~600 µs each; of files written ahead: ~400 µs). Large
-/// appends (a busy log) are
-/// written as they are. Recovery drops the zero tail of the last segment; a
-/// segment loses it when a newer one is rolled and when the log is closed.
+/// appends (a busy log) are written as they are. Recovery drops the zero
+/// tail of the last segment; a segment loses it when a newer one is rolled
+/// and when the log is closed.
 pub(crate) const ZERO_TAIL_CHUNK: u64 = 64 * 1024;
 
 /// Written right after the data when a zero tail follows it: a batch prefix
@@ -505,15 +505,15 @@ impl Segment {
     /// can run on another thread, or `None` when they are durable already.
     /// Report its success with [`Segment::synced`]; until then the appends
     /// still count as dirty.
-    pub(crate) fn detach_sync(&mut self) -> Result<Option<DetachedSync>, StorageError> {
+    pub(crate) fn detach_sync(&mut self) -> Option<DetachedSync> {
         if !self.is_dirty() {
-            return Ok(None);
+            return None;
         }
-        Ok(Some(DetachedSync {
+        Some(DetachedSync {
             log: Arc::clone(&self.file),
             path: self.log_path.clone(),
             durable_pages: self.take_durable_pages(),
-        }))
+        })
     }
 
     /// Appends since the segment was opened.
