@@ -45,10 +45,12 @@ pub enum FlushMode {
     /// The leader's on a dedicated I/O thread (`raft-io`): the driver keeps
     /// serving requests, replicating and answering its peers while the
     /// fsync runs, and flushes requested meanwhile are covered by one next
-    /// fsync. A node that does not lead flushes inline when no job is
-    /// running: its next Fetch waits for the fsync anyway, and the hand-off
-    /// to the thread and back would add two thread wake-ups to every
-    /// commit's replication path. Logs that cannot detach a flush
+    /// fsync. A node that does not lead flushes a small step (at most 64
+    /// records) inline when no job is running: its next Fetch waits for
+    /// the fsync anyway, and the hand-off to the thread and back would add
+    /// two thread wake-ups to every commit's replication path. Larger
+    /// flushes (catching up) go to the thread, so the application applies
+    /// the records before them while the fsync runs. Logs that cannot detach a flush
     /// ([`DurableLog::begin_flush`] returns `None`) are flushed inline.
     #[default]
     IoThread,
@@ -472,6 +474,12 @@ struct Driver<L: DurableLog, S: ElectionStore> {
     flushes: Flushes,
 }
 
+/// The most unflushed records a node that does not lead syncs inline with
+/// [`FlushMode::IoThread`]: a live quorum's replication step. Larger
+/// flushes (a replica catching up) go to the I/O thread, so the records
+/// fetched before them are applied while the fsync runs.
+const INLINE_FLUSH_MAX_RECORDS: i64 = 64;
+
 /// The flushes the core asked for and where they run.
 struct Flushes {
     /// Jobs for the I/O thread; `None` flushes inline.
@@ -656,9 +664,9 @@ impl<L: DurableLog, S: ElectionStore> Driver<L, S> {
     /// thread (at most one runs; flushes asked for meanwhile wait for the
     /// next). See [`FlushMode::IoThread`] for who flushes inline.
     fn flush(&mut self, up_to: i64) -> Result<(), FatalError> {
-        let leads = leads(&self.core);
-        let inline =
-            self.flushes.io_thread.is_none() || (!leads && self.flushes.running.is_empty());
+        let small = up_to - self.core.flushed_offset() <= INLINE_FLUSH_MAX_RECORDS;
+        let follower_step = !leads(&self.core) && small && self.flushes.running.is_empty();
+        let inline = self.flushes.io_thread.is_none() || follower_step;
         if inline {
             self.core
                 .log_mut()
@@ -1451,7 +1459,7 @@ mod tests {
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn the_leader_flushes_on_the_io_thread_and_followers_inline() {
+    async fn the_leader_and_catching_up_followers_flush_on_the_io_thread_live_followers_inline() {
         let logs = [(); 3].map(|()| FailingLog {
             inner: MemoryLog::new(),
             fail_flushes: Default::default(),
@@ -1487,8 +1495,8 @@ mod tests {
         }
         // Each replica flushes the new records in its own time (the commit
         // needs two of three; the leader's fsync runs on another thread).
-        let flushed = |i: usize, pick: fn((usize, usize)) -> usize| {
-            let before = pick(before[i]);
+        let flushed = |i: usize, pick: fn((usize, usize)) -> usize, since: (usize, usize)| {
+            let before = pick(since);
             tokio::time::timeout(Duration::from_secs(10), async move {
                 while pick(count(i)) == before {
                     tokio::time::sleep(Duration::from_millis(10)).await;
@@ -1498,17 +1506,34 @@ mod tests {
         let leader_id = leader.status().node_id;
         for (i, h) in handles.iter().enumerate() {
             if h.status().node_id == leader_id {
-                let on_io_thread = flushed(i, |(_, detached)| detached).await;
+                let on_io_thread = flushed(i, |(_, detached)| detached, before[i]).await;
                 assert!(
                     on_io_thread.is_ok(),
                     "the leader's flushes run on the I/O thread"
                 );
                 assert_eq!(count(i).0, before[i].0, "the leader flushed inline");
             } else {
-                let inline = flushed(i, |(inline, _)| inline).await;
+                let inline = flushed(i, |(inline, _)| inline, before[i]).await;
                 assert!(inline.is_ok(), "follower {i} flushes inline");
                 assert_eq!(count(i).1, before[i].1, "follower {i} used the I/O thread");
             }
+        }
+        // A step larger than a live quorum's (a replica catching up) goes
+        // to the I/O thread on every replica.
+        let before: Vec<_> = (0..3).map(count).collect();
+        let many = (0..=INLINE_FLUSH_MAX_RECORDS)
+            .map(|i| Bytes::from(i.to_be_bytes().to_vec()))
+            .collect();
+        tokio::time::timeout(Duration::from_secs(10), leader.propose(many))
+            .await
+            .expect("commits in time")
+            .expect("commits");
+        for (i, &since) in before.iter().enumerate() {
+            let on_io_thread = flushed(i, |(_, detached)| detached, since).await;
+            assert!(
+                on_io_thread.is_ok(),
+                "replica {i} syncs a large step on the I/O thread"
+            );
         }
         for h in &handles {
             h.shutdown().await;

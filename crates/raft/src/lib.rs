@@ -137,9 +137,11 @@
 //! fsync of the appends so far as a [`FlushJob`], the driver keeps serving
 //! reads, Fetch responses and other requests while it runs, and flushes
 //! requested meanwhile are covered by the next single fsync. A node that
-//! does not lead flushes inline even then (when no job runs): its next
-//! Fetch, which reports the offset, waits for the fsync anyway, and the
-//! hand-off would add two thread wake-ups to every commit's path. With
+//! does not lead flushes a small step (at most 64 records) inline even
+//! then (when no job runs): its next Fetch, which reports the offset,
+//! waits for the fsync anyway, and the hand-off would add two thread
+//! wake-ups to every commit's path; a replica catching up hands its large
+//! flushes to the thread and applies records meanwhile. With
 //! [`FlushMode::Inline`] the fsync runs on the driver task and stalls every
 //! socket of a current-thread runtime for its whole duration. Snapshot
 //! writes, truncations and `quorum-state` writes stay inline: they are
