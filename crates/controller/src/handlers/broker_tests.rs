@@ -33,6 +33,9 @@ pub(super) struct GatedQuorum {
     released: watch::Sender<i64>,
     /// Whether appends commit at once.
     open: StdMutex<bool>,
+    /// Whether appends are refused NOT_CONTROLLER while the facts still
+    /// say active (a leader resigning before its cached facts catch up).
+    refuse: StdMutex<bool>,
 }
 
 impl GatedQuorum {
@@ -43,6 +46,7 @@ impl GatedQuorum {
             batches: StdMutex::new(Vec::new()),
             released: watch::channel(-1).0,
             open: StdMutex::new(true),
+            refuse: StdMutex::new(false),
         })
     }
 
@@ -63,6 +67,10 @@ impl GatedQuorum {
         if !hold {
             self.release();
         }
+    }
+
+    pub(super) fn refuse_appends(&self, refuse: bool) {
+        *self.refuse.lock().unwrap() = refuse;
     }
 
     pub(super) fn records(&self) -> Vec<MetadataRecord> {
@@ -88,6 +96,9 @@ impl RaftQuorum for GatedQuorum {
         base_offset: Option<i64>,
         records: Vec<MetadataRecord>,
     ) -> Result<PendingCommit, AppendError> {
+        if *self.refuse.lock().unwrap() {
+            return Err(AppendError::NotController { leader_id: Some(1) });
+        }
         let (base, last) = {
             let mut log = self.log.lock().unwrap();
             let base = log.len() as i64;

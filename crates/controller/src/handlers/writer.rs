@@ -327,12 +327,12 @@ impl Controller {
                 Err(AppendError::OffsetMismatch { end_offset }) => {
                     state.next_offset = end_offset;
                 }
-                Err(e) => {
-                    if matches!(e, AppendError::NotController { .. }) {
-                        *guard = None;
-                    }
-                    return Err(append_error(e));
-                }
+                // Nothing was appended, so the state still matches the
+                // log: a refused append (this leader resigning or gone)
+                // keeps it. Another epoch takes a new one (`lock_writer`);
+                // taking it again here would copy the whole image on the
+                // runtime a resigning leader hands off from.
+                Err(e) => return Err(append_error(e)),
             }
         }
         Err(ApiError {
@@ -367,15 +367,12 @@ impl Controller {
         let Some(state) = guard.as_mut() else {
             return Err(not_controller(None));
         };
-        let pending = match self.quorum.append(epoch, None, records.clone()).await {
-            Ok(p) => p,
-            Err(e) => {
-                if matches!(e, AppendError::NotController { .. }) {
-                    **guard = None;
-                }
-                return Err(append_error(e));
-            }
-        };
+        // A refused append keeps the state, as in `write`.
+        let pending = self
+            .quorum
+            .append(epoch, None, records.clone())
+            .await
+            .map_err(append_error)?;
         if let Err(e) = state.appended(&records, &pending) {
             **guard = None;
             return Err(e);

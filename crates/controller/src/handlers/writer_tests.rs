@@ -94,6 +94,37 @@ async fn the_write_state_is_taken_again_from_the_committed_image_only_when_caugh
 }
 
 #[tokio::test]
+async fn a_refused_append_keeps_the_write_state() {
+    let (c, q, _) = super::configs_tests::cluster(true).await;
+    create_topic(&c, "kept", 1, 3).await;
+    // The leader resigns: its appends are refused while its cached facts
+    // still say it is the active controller.
+    q.refuse_appends(true);
+    for name in ["refused-1", "refused-2"] {
+        let r = c.create_topics(&create([name.to_string()])).await;
+        assert_eq!(codes(&r), [i16::from(ErrorCode::NotController)]);
+        assert!(
+            c.writer.lock().await.is_some(),
+            "the write state was dropped, so the next write copies the whole image"
+        );
+    }
+    // The kept state is the committed one: the next write builds on it.
+    q.refuse_appends(false);
+    let r = c
+        .create_topics(&create(["kept".to_string(), "after".to_string()]))
+        .await;
+    assert_eq!(
+        codes(&r),
+        [i16::from(ErrorCode::TopicAlreadyExists), 0],
+        "{r:?}"
+    );
+    assert!(
+        sharing(&c).await.1,
+        "the write state equals the committed image"
+    );
+}
+
+#[tokio::test]
 async fn fencing_a_broker_of_many_partitions_appends_batches_of_at_most_ten_thousand_records() {
     let (c, q) = setup(Duration::from_millis(400));
     let mut epochs = Vec::new();
