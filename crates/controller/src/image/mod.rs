@@ -29,6 +29,7 @@
 //! ([`MetadataImage::from_records`]), which is what raft snapshots need.
 
 mod acls;
+mod chunked;
 mod client_quotas;
 mod cluster;
 mod configs;

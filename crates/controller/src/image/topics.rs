@@ -23,6 +23,7 @@ use kraft_protocol::messages::remove_topic_record::RemoveTopicRecord;
 use kraft_protocol::messages::topic_record::TopicRecord;
 use kraft_protocol::Uuid;
 
+use super::chunked::ChunkedMap;
 use super::partition::{DirectoryTable, PackedPartition, PartitionRegistration};
 use super::{MetadataRecord, RecordSink, ReplayError, WriteError, WriteOptions};
 use crate::java::uuid_to_text;
@@ -293,9 +294,10 @@ pub struct TopicsImage {
     /// neither has changed since the write state was last taken from the
     /// committed image. Sharing is sound because the directory table is
     /// append-only: a shared topic names only indices both tables had when
-    /// they were cloned.
-    by_id: BTreeMap<Uuid, Arc<StoredTopic>>,
-    by_name: BTreeMap<Arc<str>, Uuid>,
+    /// they were cloned. The maps themselves clone in constant time
+    /// ([`ChunkedMap`]).
+    by_id: ChunkedMap<Uuid, Arc<StoredTopic>>,
+    by_name: ChunkedMap<Arc<str>, Uuid>,
     directories: DirectoryTable,
 }
 
@@ -303,7 +305,7 @@ pub struct TopicsImage {
 /// `NullPointerException` (no message) for a topic it does not have; this
 /// message is ours.
 fn topic_mut<'t>(
-    by_id: &'t mut BTreeMap<Uuid, Arc<StoredTopic>>,
+    by_id: &'t mut ChunkedMap<Uuid, Arc<StoredTopic>>,
     id: &Uuid,
     record: &str,
 ) -> Result<&'t mut StoredTopic, ReplayError> {
@@ -435,13 +437,12 @@ impl TopicsImage {
     /// here; inside one Kafka delta that also removed it, Kafka skips it.
     pub(super) fn replay_clear_elr(&mut self, r: &ClearElrRecord) -> Result<(), ReplayError> {
         if r.topic_name.is_empty() {
-            for (id, topic) in self.by_id.iter_mut() {
-                // A topic without ELR stays shared.
-                if topic.partitions.iter().any(|(_, p)| p.has_elr()) {
-                    clear_elr(*id, Arc::make_mut(topic), &mut self.directories)?;
-                }
-            }
-            return Ok(());
+            // A topic without ELR stays shared.
+            let directories = &mut self.directories;
+            return self.by_id.update_where(
+                |_, topic| topic.partitions.iter().any(|(_, p)| p.has_elr()),
+                |id, topic| clear_elr(*id, Arc::make_mut(topic), directories),
+            );
         }
         let Some((id, topic)) = self
             .by_name
