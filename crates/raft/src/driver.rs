@@ -50,8 +50,9 @@ pub enum FlushMode {
     /// the fsync anyway, and the hand-off to the thread and back would add
     /// two thread wake-ups to every commit's replication path. Larger
     /// flushes (catching up) go to the thread, so the application applies
-    /// the records before them while the fsync runs. Logs that cannot detach a flush
-    /// ([`DurableLog::begin_flush`] returns `None`) are flushed inline.
+    /// the records before them while the fsync runs. Logs that cannot
+    /// detach a flush ([`DurableLog::begin_flush`] returns `None`) are
+    /// flushed inline.
     #[default]
     IoThread,
     /// On the driver's task, between two actions: the runtime thread is
