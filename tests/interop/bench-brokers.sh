@@ -510,7 +510,7 @@ big_phase() {
     local total=$((big_topics * big_partitions))
     echo "== $impl: $big_topics topics x $big_partitions partitions on $big_brokers fake brokers ($(secs "$started")s)"
     local hold_in="$d/hold.in" hold_out="$d/hold.out" lp holdfd deadline
-    rm -f "$hold_in"
+    rm -f "$hold_in" "$hold_out"
     mkfifo "$hold_in"
     "$loadgen" --bootstrap "$cbs" --cluster-id "$cluster_id" --hold "$big_brokers" --first-id 300 \
         --interval-ms "$heartbeat_ms" <"$hold_in" >"$hold_out" 2>"$d/hold.err" &

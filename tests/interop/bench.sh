@@ -148,6 +148,8 @@ emit() {
     echo "  $impl $*"
 }
 us_now() { local t=$EPOCHREALTIME; echo "${t/./}"; }
+# fine_secs T0 [T1]: seconds from T0 to T1 (now), both $EPOCHREALTIME, to 0.1 ms.
+fine_secs() { awk -v a="$1" -v b="${2:-$EPOCHREALTIME}" 'BEGIN {printf "%.4f", b - a}'; }
 cleanup_hook() {
     [[ -f $root/sampler.pid ]] && kill "$(cat "$root/sampler.pid")" 2>/dev/null
     local f
@@ -185,7 +187,9 @@ leader_addr() { echo "127.0.0.1:$(port "$1")"; }
 # (broker_load --hold) on the current quorum; hold_release stops them.
 hold_brokers() {
     local fifo="$d/hold.in" deadline
-    rm -f "$fifo"
+    # The child truncates hold.out only once the FIFO below opens: the
+    # previous hold's `ready` must not be read as this one's.
+    rm -f "$fifo" "$d/hold.out"
     mkfifo "$fifo"
     "$loadgen" --bootstrap "$cbs" --cluster-id "$cluster_id" --hold 3 --first-id "$1" \
         --interval-ms 2000 <"$fifo" >"$d/hold.out" 2>"$d/hold.err" &
@@ -297,15 +301,20 @@ commit_section() {
     done
     for i in "${order[@]}"; do use "$i"; hold_release; done
 }
-# timed_tool LABEL CMD...: one run under GNU time: wall seconds, peak RSS.
+# timed_tool LABEL CMD...: one run under GNU time: wall seconds from the
+# shell's clock around it (GNU time's own %e has 10 ms steps; its spawn is
+# in both implementations' figures), peak RSS from GNU time.
 timed_tool() {
-    local label=$1 t
+    local label=$1 t t0 t1 wall
     shift
     local all
+    t0=$EPOCHREALTIME
     all=$(/usr/bin/time -f 'TIME %e %M' "$@" 2>&1 >/dev/null) || fail "$label failed: $(tail -n 3 <<<"$all")"
+    t1=$EPOCHREALTIME
+    wall=$(fine_secs "$t0" "$t1")
     t=$(grep '^TIME' <<<"$all" | tail -n 1)
     [[ $t == TIME* ]] || fail "$label: no timing"
-    read -r _ wall rss <<<"$t"
+    read -r _ _ rss <<<"$t"
     echo "wall_s=$wall peak_rss_kb=$rss"
 }
 tools_section() {
@@ -418,25 +427,27 @@ voter_section() {
             ((SECONDS < deadline)) || fail "controller $id is not registered within 180s"
             sleep 0.2
         done
-        local add_s remove_s
-        t0=$(now)
+        local add_s remove_s t1
+        t0=$EPOCHREALTIME
         res=$("$kraft" metadata-quorum --bootstrap-controller "$cbs" --command-config "$fast" \
             add-controller --controller-id "$id" 2>&1) || fail "add-controller --controller-id $id failed: $res"
-        add_s=$(secs "$t0")
+        t1=$EPOCHREALTIME
+        add_s=$(fine_secs "$t0" "$t1")
         deadline=$((SECONDS + 60))
         until [[ $(row "$id" | awk '{print $7}') =~ ^(Follower|Leader)$ ]]; do
             ((SECONDS < deadline)) || fail "controller $id is not a voter 60s after add-controller"
         done
-        emit "voter op=add command_s=$add_s to_voter_s=$(secs "$t0")"
-        t0=$(now)
+        emit "voter op=add command_s=$add_s to_voter_s=$(fine_secs "$t0")"
+        t0=$EPOCHREALTIME
         res=$("$kraft" metadata-quorum --bootstrap-controller "$cbs" --command-config "$fast" \
             remove-controller --controller-id "$id" 2>&1) || fail "remove-controller --controller-id $id failed: $res"
-        remove_s=$(secs "$t0")
+        t1=$EPOCHREALTIME
+        remove_s=$(fine_secs "$t0" "$t1")
         deadline=$((SECONDS + 60))
         until [[ $(row "$id" | awk '{print $7}') != Follower ]]; do
             ((SECONDS < deadline)) || fail "controller $id is still a voter 60s after remove-controller"
         done
-        emit "voter op=remove command_s=$remove_s to_voter_s=$(secs "$t0")"
+        emit "voter op=remove command_s=$remove_s to_voter_s=$(fine_secs "$t0")"
         stop_pids "$nd/pid"
         rm -f "$nd/pid"
     done

@@ -72,7 +72,12 @@ fn fmt(x: Option<f64>) -> String {
         Some(x) if x.is_nan() => "-".into(),
         Some(x) if x.abs() >= 100.0 => format!("{x:.0}"),
         Some(x) if x.abs() >= 10.0 => format!("{x:.1}"),
-        Some(x) => format!("{x:.2}"),
+        Some(x) if x == 0.0 || x.abs() >= 0.1 => format!("{x:.2}"),
+        // Two significant digits, so a small ratio is not shown as 0.00.
+        Some(x) => {
+            let decimals = (1.0 - x.abs().log10().floor()).clamp(2.0, 9.0) as usize;
+            format!("{x:.decimals$}")
+        }
     }
 }
 
@@ -963,10 +968,13 @@ impl Report<'_> {
              `remove-controller --controller-id 4` (the same tool against both): the command's spawn to \
              its exit (it returns once the change is committed), and to `describe --replication` \
              showing the new role.\n\n\
-             | implementation | log bytes | spawn to caught-up observer, s | add-controller, s | to voter, s | remove-controller, s | to observer, s |\n|---|---:|---:|---:|---:|---:|---:|\n",
+             | implementation | log bytes | spawn to caught-up observer, s | add-controller, ms | to voter, ms | remove-controller, ms | to observer, ms |\n|---|---:|---:|---:|---:|---:|---:|\n",
         );
         for (i, label) in &impls {
-            let op = |o: &str, k: &str| f.median_where(i, "voter", k, |x| x.text("op") == o);
+            let op = |o: &str, k: &str| {
+                f.median_where(i, "voter", k, |x| x.text("op") == o)
+                    .map(|secs| secs * 1000.0)
+            };
             let _ = writeln!(
                 doc,
                 "| {label} | {} | {} | {} | {} | {} | {} |",
@@ -1046,17 +1054,18 @@ impl Report<'_> {
             doc,
             "`kraft metadata-quorum describe --status|--replication` against Kafka's \
              `MetadataQuorumCommand` (the class `kafka-metadata-quorum.sh` runs, with kafka-run-class.sh's \
-             default JVM flags `-Xmx256M` + G1), both against the `{against}` quorum; wall time and peak \
-             RSS from GNU time; medians.\n\n\
-             | tool | kraft-rs wall s | Kafka wall s | ratio | kraft-rs peak RSS MiB | Kafka peak RSS MiB | ratio |\n|---|---:|---:|---:|---:|---:|---:|"
+             default JVM flags `-Xmx256M` + G1), both against the `{against}` quorum: wall time from the \
+             spawn of GNU time to its exit (its own spawn is in both figures), peak RSS from GNU time; \
+             medians.\n\n\
+             | tool | kraft-rs wall ms | Kafka wall ms | ratio | kraft-rs peak RSS MiB | Kafka peak RSS MiB | ratio |\n|---|---:|---:|---:|---:|---:|---:|"
         );
         for what in ["status", "replication"] {
             let m = |i: &str, k: &str| f.median_where(i, "tool", k, |x| x.text("what") == what);
             let _ = writeln!(
                 doc,
                 "| describe --{what} | {} | {} | {} | {} | {} | {} |",
-                fmt(m("kraft-rs", "wall_s")),
-                fmt(m("kafka", "wall_s")),
+                fmt(m("kraft-rs", "wall_s").map(|secs| secs * 1000.0)),
+                fmt(m("kafka", "wall_s").map(|secs| secs * 1000.0)),
                 fmt(ratio(m("kraft-rs", "wall_s"), m("kafka", "wall_s"))),
                 fmt(m("kraft-rs", "peak_rss_kb").map(|x| x / 1024.0)),
                 fmt(m("kafka", "peak_rss_kb").map(|x| x / 1024.0)),
@@ -1580,5 +1589,23 @@ machine disk write_1_bytes_per_s=200000000 write_3_bytes_per_s=300000000 write_3
         .raft_layer(&mut empty, &[]);
         assert!(target.is_none());
         assert!(empty.contains("Not run"), "{empty}");
+    }
+}
+
+#[cfg(test)]
+mod format_tests {
+    use super::fmt;
+
+    #[test]
+    fn figures_keep_two_significant_digits_below_a_tenth() {
+        assert_eq!(fmt(Some(0.0049)), "0.0049");
+        assert_eq!(fmt(Some(0.0174)), "0.017");
+        assert_eq!(fmt(Some(-0.0174)), "-0.017");
+        assert_eq!(fmt(Some(0.54)), "0.54");
+        assert_eq!(fmt(Some(0.0)), "0.00");
+        assert_eq!(fmt(Some(1.714)), "1.71");
+        assert_eq!(fmt(Some(52.46)), "52.5");
+        assert_eq!(fmt(Some(2021.4)), "2021");
+        assert_eq!(fmt(None), "-");
     }
 }
