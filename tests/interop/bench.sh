@@ -302,19 +302,19 @@ commit_section() {
     for i in "${order[@]}"; do use "$i"; hold_release; done
 }
 # timed_tool LABEL CMD...: one run under GNU time: wall seconds from the
-# shell's clock around it (GNU time's own %e has 10 ms steps; its spawn is
-# in both implementations' figures), peak RSS from GNU time.
+# shell's clock around it (GNU time's %e has 10 ms steps; its spawn is in
+# both implementations' figures), peak RSS from GNU time.
 timed_tool() {
     local label=$1 t t0 t1 wall
     shift
     local all
     t0=$EPOCHREALTIME
-    all=$(/usr/bin/time -f 'TIME %e %M' "$@" 2>&1 >/dev/null) || fail "$label failed: $(tail -n 3 <<<"$all")"
+    all=$(/usr/bin/time -f 'TIME %M' "$@" 2>&1 >/dev/null) || fail "$label failed: $(tail -n 3 <<<"$all")"
     t1=$EPOCHREALTIME
     wall=$(fine_secs "$t0" "$t1")
     t=$(grep '^TIME' <<<"$all" | tail -n 1)
     [[ $t == TIME* ]] || fail "$label: no timing"
-    read -r _ _ rss <<<"$t"
+    read -r _ rss <<<"$t"
     echo "wall_s=$wall peak_rss_kb=$rss"
 }
 tools_section() {
