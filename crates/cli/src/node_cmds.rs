@@ -193,13 +193,14 @@ pub async fn server(args: ServerArgs, out: &mut dyn Write) -> Result<(), CliErro
         node.shutdown().await;
         return Ok(());
     };
-    tracing::error!(node_id, %error, "stopping: the metadata log directory failed");
-    // Nothing is durable any more; stop serving without waiting for long.
+    // The node logged what failed; it applies nothing more. Stop serving
+    // without waiting for long.
+    tracing::error!(node_id, "stopping: the controller cannot go on safely");
     if tokio::time::timeout(FATAL_SHUTDOWN_GRACE, node.shutdown())
         .await
         .is_err()
     {
-        tracing::warn!(node_id, "shutdown after the storage failure timed out");
+        tracing::warn!(node_id, "shutdown after the failure timed out");
     }
     Err(CliError::new(format!(
         "controller {node_id} stopped: {error}"
@@ -207,7 +208,7 @@ pub async fn server(args: ServerArgs, out: &mut dyn Write) -> Result<(), CliErro
 }
 
 /// How long `kraft server` waits for a clean shutdown after a fatal
-/// storage error before it exits anyway.
+/// failure before it exits anyway.
 const FATAL_SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
 
 async fn wait_for_shutdown_signal() {

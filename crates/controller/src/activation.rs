@@ -1,4 +1,4 @@
-//! Controller activation and the idle NoOp writer, as Kafka's
+//! Controller activation, as Kafka's
 //! `QuorumController` does them.
 //!
 //! A controller that wins an election becomes the **active controller**
@@ -17,10 +17,9 @@
 //! * on a log with metadata.version: an AbortTransactionRecord if a
 //!   transaction a previous leader began is still open.
 //!
-//! Only after those records are committed and applied does it answer
-//! writes. While active, it appends a NoOpRecord every
-//! `metadata.max.idle.interval.ms` (Kafka's `writeNoOpRecord` task), so
-//! followers and brokers see the log advance.
+//! The records go through the controller's one writer like every other
+//! append. Only after they are committed and applied does it answer
+//! writes. (The idle NoOpRecord task is in `periodic`.)
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -31,12 +30,12 @@ use kraft_protocol::messages::begin_transaction_record::BeginTransactionRecord;
 use kraft_protocol::messages::config_record::ConfigRecord;
 use kraft_protocol::messages::end_transaction_record::EndTransactionRecord;
 use kraft_protocol::MetadataRecordBody;
-use kraft_raft::{AppendCondition, DriverError, RaftHandle};
+use kraft_raft::{AppendCondition, DriverError, LogError, RaftError, RaftHandle};
 use tokio::sync::watch;
 
 use crate::features::{MetadataVersion, METADATA_VERSION};
-use crate::handlers::{AppendError, PendingCommit};
-use crate::image::{MetadataImage, MetadataRecord, SharedImage};
+use crate::handlers::{AppendError, Controller, PendingCommit};
+use crate::image::{MetadataImage, MetadataRecord};
 
 /// Kafka's `ConfigResource.Type.BROKER` id.
 const BROKER_RESOURCE_TYPE: i8 = 4;
@@ -233,19 +232,6 @@ impl ActivationSettings {
 /// controller of, if any.
 pub type ActiveEpoch = watch::Receiver<Option<i32>>;
 
-/// Proposes `records` in one batch and waits until they are committed and
-/// applied to the image (what every write of the active controller does).
-pub(crate) async fn append_and_apply(
-    raft: &RaftHandle,
-    applied: &watch::Receiver<i64>,
-    records: &[MetadataRecord],
-) -> Result<i64, AppendError> {
-    append_records(raft, applied, AppendCondition::default(), records)
-        .await?
-        .applied
-        .await
-}
-
 /// Appends `records` in one batch if `condition` holds; the returned
 /// [`PendingCommit`] resolves once they are committed and applied.
 pub(crate) async fn append_records(
@@ -267,10 +253,14 @@ pub(crate) async fn append_records(
         Ok(Err(DriverError::OffsetMismatch { end_offset })) => {
             return Err(AppendError::OffsetMismatch { end_offset })
         }
-        Ok(Err(DriverError::Raft(_) | DriverError::EpochMismatch { .. })) => {
-            return Err(not_controller())
+        Ok(Err(DriverError::Raft(RaftError::Log(LogError::BatchTooLarge { size, max })))) => {
+            return Err(AppendError::BatchTooLarge { size, max })
         }
-        Ok(Err(e)) => return Err(AppendError::Failed(e.to_string())),
+        Ok(Err(
+            DriverError::Raft(RaftError::NotLeader { .. } | RaftError::WrongEpoch { .. })
+            | DriverError::EpochMismatch { .. },
+        )) => return Err(not_controller()),
+        Ok(Err(e)) => return Err(AppendError::Log(Arc::new(e))),
         Ok(Ok(pending)) => pending,
     };
     let (base_offset, last_offset) = (pending.base_offset, pending.last_offset);
@@ -280,12 +270,15 @@ pub(crate) async fn append_records(
         let committed = tokio::time::timeout(APPEND_TIMEOUT, pending.committed()).await;
         match committed {
             Err(_) => return Err(AppendError::Timeout),
-            Ok(Err(DriverError::NotCommitted(_) | DriverError::Raft(_))) => {
+            Ok(Err(
+                DriverError::NotCommitted(_)
+                | DriverError::Raft(RaftError::NotLeader { .. } | RaftError::WrongEpoch { .. }),
+            )) => {
                 return Err(AppendError::NotController {
                     leader_id: raft.status().leader.leader_id,
                 })
             }
-            Ok(Err(e)) => return Err(AppendError::Failed(e.to_string())),
+            Ok(Err(e)) => return Err(AppendError::Log(Arc::new(e))),
             Ok(Ok(_)) => {}
         }
         wait_until_applied(&mut applied, last_offset).await?;
@@ -315,11 +308,13 @@ pub(crate) async fn wait_until_applied(
 }
 
 /// Runs activation for every epoch this node leads, and publishes the epoch
-/// it is the active controller of (`None` while it is not).
+/// it is the active controller of (`None` while it is not). The activation
+/// records go through the controller's one writer
+/// ([`Controller::activate`]).
 pub(crate) fn spawn_activation(
     raft: RaftHandle,
     mut applied: watch::Receiver<i64>,
-    image: SharedImage,
+    controller: Arc<Controller>,
     bootstrap: watch::Receiver<Option<Arc<BootstrapMetadata>>>,
     settings: ActivationSettings,
     active: watch::Sender<Option<i32>>,
@@ -349,21 +344,17 @@ pub(crate) fn spawn_activation(
                         ))
                     });
                     let plan = activation_records(
-                        &image.read(),
+                        &controller.image().read(),
                         &boot,
                         settings.default_min_insync_replicas,
                     );
                     match plan {
                         Ok(plan) => {
                             tracing::info!(epoch, "{}", plan.message);
-                            if !plan.records.is_empty() {
-                                if let Err(e) =
-                                    append_and_apply(&raft, &applied, &plan.records).await
-                                {
-                                    tracing::warn!(epoch, error = %e, "cannot append the activation records; retrying");
-                                    tokio::time::sleep(Duration::from_millis(100)).await;
-                                    continue;
-                                }
+                            if let Err(e) = controller.activate(epoch, plan.records).await {
+                                tracing::warn!(epoch, error = %e, "cannot append the activation records; retrying");
+                                tokio::time::sleep(Duration::from_millis(100)).await;
+                                continue;
                             }
                             let still_leader = {
                                 let now = raft.status();
@@ -393,39 +384,6 @@ pub(crate) fn spawn_activation(
             }
             if status.changed().await.is_err() {
                 return;
-            }
-        }
-    })
-}
-
-/// While this node is the active controller, appends a NoOpRecord every
-/// `interval` (Kafka's periodic `writeNoOpRecord` task).
-pub(crate) fn spawn_no_op_writer(
-    raft: RaftHandle,
-    mut active: ActiveEpoch,
-    interval: Duration,
-) -> tokio::task::JoinHandle<()> {
-    tokio::spawn(async move {
-        loop {
-            if active.wait_for(Option::is_some).await.is_err() {
-                return;
-            }
-            tokio::time::sleep(interval).await;
-            let Some(epoch) = *active.borrow() else {
-                continue;
-            };
-            let status = raft.status();
-            if !status.is_leader || status.leader.epoch != epoch {
-                continue;
-            }
-            let Ok(value) = MetadataRecord::no_op().encode() else {
-                continue;
-            };
-            match tokio::time::timeout(APPEND_TIMEOUT, raft.propose(vec![Bytes::from(value)])).await
-            {
-                Ok(Ok(_)) | Err(_) => {}
-                Ok(Err(DriverError::Stopped)) => return,
-                Ok(Err(e)) => tracing::debug!(error = %e, "NoOpRecord not committed"),
             }
         }
     })

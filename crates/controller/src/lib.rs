@@ -35,15 +35,19 @@
 #![cfg_attr(doctest, doc = include_str!("../README.md"))]
 
 pub mod activation;
+mod bridge;
 pub mod config;
 pub mod features;
 pub mod format;
 pub mod handlers;
 pub mod image;
 pub mod java;
+mod loader;
 pub mod memory;
 pub mod metrics;
 pub mod node;
+mod periodic;
+mod registration_manager;
 pub(crate) mod replication;
 pub mod server;
 pub mod snapshots;

@@ -361,6 +361,10 @@ fn to_log_error(e: &StorageError) -> LogError {
             epoch: *epoch,
             last: *last,
         },
+        StorageError::BatchTooLarge { size, max } => LogError::BatchTooLarge {
+            size: *size,
+            max: *max,
+        },
         StorageError::Snapshot { .. } => LogError::Snapshot(e.to_string()),
         other => LogError::Storage(other.to_string()),
     }

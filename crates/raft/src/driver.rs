@@ -17,7 +17,7 @@ use bytes::Bytes;
 use kraft_protocol::{ApiKey, RequestBody, ResponseBody};
 use tokio::sync::{mpsc, oneshot, watch};
 
-use crate::core::log::SnapshotControl;
+use crate::core::log::{LogError, SnapshotControl};
 use crate::core::message::{self as m, Api};
 use crate::core::record::Batch;
 use crate::core::rng::SplitMix64;
@@ -103,6 +103,9 @@ pub enum FatalError {
     /// The I/O thread that runs the fsyncs is gone.
     #[error("the raft I/O thread stopped")]
     IoThreadStopped,
+    /// The leader's log could not take a batch for a storage reason.
+    #[error("cannot append to the metadata log: {0}")]
+    AppendLog(#[source] LogError),
 }
 
 /// Why a driver could not start.
@@ -219,7 +222,15 @@ pub enum DriverError {
     Stopped,
     /// The core refused the call.
     #[error("{0}")]
-    Raft(String),
+    Raft(#[source] RaftError),
+    /// A snapshot was asked for above the high watermark.
+    #[error("cannot snapshot up to offset {end_offset} above the high watermark {high_watermark}")]
+    SnapshotAboveHighWatermark {
+        /// The requested end offset.
+        end_offset: i64,
+        /// The high watermark.
+        high_watermark: i64,
+    },
     /// The proposal was not committed (leadership lost).
     #[error("proposal failed: {0:?}")]
     NotCommitted(ErrorCode),
@@ -472,6 +483,8 @@ struct Driver<L: DurableLog, S: ElectionStore> {
     status: watch::Sender<RaftStatus>,
     outcomes_tx: mpsc::UnboundedSender<Outcome>,
     registrations: Option<Arc<dyn ControllerRegistrations>>,
+    /// A failure found while handling a command; the loop stops on it.
+    failed: Option<FatalError>,
     flushes: Flushes,
 }
 
@@ -557,6 +570,7 @@ pub fn start_driver<L: DurableLog, S: ElectionStore>(
         status: status_tx,
         outcomes_tx,
         registrations: None,
+        failed: None,
         flushes: Flushes {
             io_thread,
             running: Vec::new(),
@@ -639,6 +653,9 @@ impl<L: DurableLog, S: ElectionStore> Driver<L, S> {
                         self.shutdown_flush();
                         let _ = reply.send(());
                         return Ok(());
+                    }
+                    if let Some(fatal) = self.failed.take() {
+                        return Err(fatal);
                     }
                 }
                 Some(outcome) = outcomes.recv() => self.handle_outcome(outcome),
@@ -763,10 +780,14 @@ impl<L: DurableLog, S: ElectionStore> Driver<L, S> {
                 } else if condition.base_offset.is_some_and(|o| o != end) {
                     Err(DriverError::OffsetMismatch { end_offset: end })
                 } else {
-                    self.core
-                        .propose(records, now)
-                        .map_err(|e| DriverError::Raft(e.to_string()))
+                    self.core.propose(records, now).map_err(DriverError::Raft)
                 };
+                // A leader whose log cannot take a batch for a storage
+                // reason stops, as Kafka's raft client halts on an I/O
+                // failure; a batch refused for its size fails alone.
+                if let Err(DriverError::Raft(RaftError::Log(e @ LogError::Storage(_)))) = &result {
+                    self.failed = Some(FatalError::AppendLog(e.clone()));
+                }
                 let _ = reply.send(result.map(|last| {
                     let (tx, rx) = oneshot::channel();
                     self.proposals.insert(last, tx);
@@ -794,10 +815,7 @@ impl<L: DurableLog, S: ElectionStore> Driver<L, S> {
             }
             Command::Resign { reply } => {
                 let epoch = self.core.epoch();
-                let result = self
-                    .core
-                    .resign(epoch, now)
-                    .map_err(|e| DriverError::Raft(e.to_string()));
+                let result = self.core.resign(epoch, now).map_err(DriverError::Raft);
                 let _ = reply.send(result);
             }
             Command::UpgradeKraftVersion {
@@ -856,9 +874,10 @@ impl<L: DurableLog, S: ElectionStore> Driver<L, S> {
     ) -> Result<Option<SnapshotId>, DriverError> {
         let hw = self.core.high_watermark().unwrap_or(0);
         if end_offset > hw {
-            return Err(DriverError::Raft(format!(
-                "cannot snapshot up to offset {end_offset} above the high watermark {hw}"
-            )));
+            return Err(DriverError::SnapshotAboveHighWatermark {
+                end_offset,
+                high_watermark: hw,
+            });
         }
         let control_state = self.core.control_state();
         let kraft_version = control_state.kraft_version_at(end_offset - 1);

@@ -335,9 +335,9 @@ impl Controller {
         }
         state.heartbeats.register(id, fenced);
         Ok(Generated {
+            // The broker epoch is the offset of the record: the writer
+            // appends every batch at the state's next offset.
             records,
-            // The broker epoch is the offset of the record.
-            at_next_offset: true,
             result: epoch,
             after_append: Some(Box::new(move |_, _| tracing::info!("{message}"))),
         })

@@ -75,6 +75,7 @@ mod registration;
 mod topic_admin;
 mod topics;
 mod writer;
+pub use writer::WriteStats;
 
 pub use cluster::ALL_CLUSTER_OPERATIONS;
 pub use envelope::FORWARDABLE_API_KEYS;
@@ -193,6 +194,11 @@ pub struct Controller {
     quorum: Arc<dyn RaftQuorum>,
     /// The one writer's lock and the active state it guards.
     writer: Mutex<Option<writer::ActiveState>>,
+    /// The last batch the writer appended, `(epoch, last offset)`: a write
+    /// state taken again in that epoch waits until the image has applied it.
+    last_append: std::sync::Mutex<Option<(i32, i64)>>,
+    /// What the writer counts (see [`WriteStats`]).
+    write_stats: writer::WriteCounters,
     /// Broker session contact times, touched outside the writer.
     sessions: std::sync::Mutex<heartbeats::SessionTracker>,
 }
@@ -263,6 +269,16 @@ fn append_error(e: AppendError) -> ApiError {
                 message: None,
             }
         }
+        e @ AppendError::BatchTooLarge { .. } => {
+            ApiError::new(ErrorCode::RecordListTooLarge, e.to_string())
+        }
+        AppendError::Log(e) => {
+            tracing::error!(error = %e, "metadata append failed");
+            ApiError {
+                code: ErrorCode::UnknownServerError,
+                message: None,
+            }
+        }
         AppendError::Failed(m) => {
             tracing::error!("metadata append failed: {m}");
             ApiError {
@@ -285,6 +301,8 @@ impl Controller {
             image,
             quorum,
             writer: Mutex::new(None),
+            last_append: std::sync::Mutex::new(None),
+            write_stats: writer::WriteCounters::default(),
             sessions: std::sync::Mutex::new(sessions),
         }
     }

@@ -89,7 +89,7 @@ pub struct QuorumFacts {
 }
 
 /// Why an append did not commit.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum AppendError {
     /// This node is not (or no longer) the active controller of that epoch.
     #[error("not the active controller")]
@@ -106,6 +106,19 @@ pub enum AppendError {
         /// Where the next batch starts.
         end_offset: i64,
     },
+    /// The log refused the batch as larger than its limit (Kafka's
+    /// `RecordBatchTooLargeException`); nothing was appended.
+    #[error("The total record(s) size of {size} exceeds the maximum allowed batch size of {max}")]
+    BatchTooLarge {
+        /// The batch's size in bytes.
+        size: usize,
+        /// The log's limit.
+        max: usize,
+    },
+    /// The raft layer failed the append for another reason (e.g. its
+    /// storage failed: the node is stopping).
+    #[error("the metadata log refused the append: {0}")]
+    Log(#[source] std::sync::Arc<kraft_raft::DriverError>),
     /// Anything else.
     #[error("{0}")]
     Failed(String),
@@ -150,6 +163,13 @@ pub trait RaftQuorum: Send + Sync + 'static {
         base_offset: Option<i64>,
         records: Vec<MetadataRecord>,
     ) -> Result<PendingCommit, AppendError>;
+
+    /// Resigns leadership of `epoch` if this node still holds it (Kafka's
+    /// `renounce`): the active controller could not apply a record it
+    /// generated. A layer without leadership does nothing.
+    async fn resign(&self, epoch: i32) {
+        let _ = epoch;
+    }
 
     /// Resolves once every record up to `offset` is committed and applied
     /// to the shared image.

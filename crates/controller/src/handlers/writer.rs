@@ -1,23 +1,35 @@
 //! The active controller's one writer (Kafka's `QuorumController` event
 //! queue with its timeline snapshots).
 //!
+//! Every append of the active controller goes through it: the handlers'
+//! writes, the activation records ([`Controller::activate`]) and the idle
+//! NoOpRecord ([`Controller::write_no_op`]). So the writer always knows
+//! where its next batch starts, and every batch is appended there (the raft
+//! layer refuses it otherwise; only a control record the raft layer appends
+//! itself, such as a voter change, can move the log end under it).
+//!
 //! Every write runs under one lock, against [`ActiveState`]: the committed
 //! image plus every record this leader has appended and not yet seen
-//! committed. A write generates its records from that state, appends them
-//! (the raft layer checks the leader epoch, and for writes whose records
-//! name their own offset, such as a broker epoch, the base offset), applies
-//! them to the state at once and releases the lock; its answer goes out only
-//! once the records are committed and applied to the shared image. So two
-//! heartbeats cannot both unfence a broker and two registrations cannot
-//! both win, while writes still pipeline. A write that generates no record
-//! answers once everything appended before it is applied.
+//! committed. A write generates its records from that state and **replays
+//! them into the state before it appends them**, as Kafka replays before
+//! `schedulePreparedAppend`: a record the state refuses is never appended
+//! (the write fails with UNKNOWN_SERVER_ERROR and the reason, the state is
+//! reverted to the committed image and the controller resigns, as Kafka's
+//! controller renounces). Once appended, the lock is released; the answer
+//! goes out only once the records are committed and applied to the shared
+//! image. So two heartbeats cannot both unfence a broker and two
+//! registrations cannot both win, while writes still pipeline. A write that
+//! generates no record answers once everything appended before it is
+//! applied.
 //!
-//! The state belongs to one leader epoch: it is rebuilt from the committed
-//! image when this node becomes the active controller of a new epoch (its
-//! uncommitted records then belong to a lost epoch and are discarded, as
-//! Kafka reverts its timeline snapshots), together with the broker
-//! sessions.
+//! The state belongs to one leader epoch: it is taken from the committed
+//! image when this node activates in a new epoch (its uncommitted records
+//! then belong to a lost epoch and are discarded, as Kafka reverts its
+//! timeline snapshots), together with the broker sessions. A refused append
+//! reverts it to the committed image once that holds everything this leader
+//! appended.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use kraft_protocol::{ErrorCode, MetadataRecordBody};
@@ -28,7 +40,7 @@ use super::{append_error, not_controller, ApiError, AppendError, Controller, Pen
 use crate::image::{MetadataImage, MetadataRecord};
 
 /// How often a write retries when the log end moved under it (a control
-/// record or a NoOpRecord appended concurrently).
+/// record the raft layer appended itself, such as a voter change).
 const MAX_OFFSET_RETRIES: usize = 16;
 
 /// The most records in one appended batch (Kafka's `MAX_RECORDS_PER_BATCH`,
@@ -109,36 +121,54 @@ impl ActiveState {
         self.next_offset - 1
     }
 
-    /// Takes in a batch this leader appended: applies its records at their
-    /// offsets and moves the expected log end past it. An error (a record
-    /// this controller generated does not apply) means the state must be
-    /// dropped.
-    fn appended(
+    /// Replays `records` into the state's image as if appended at
+    /// `base_offset` onwards, before they are appended. The broker control
+    /// changes they imply are returned, to be applied once they are
+    /// appended ([`ActiveState::appended`]). On an error the image holds
+    /// part of them: the caller reverts the state.
+    fn replay_all(
         &mut self,
         records: &[MetadataRecord],
-        pending: &PendingCommit,
-    ) -> Result<(), ApiError> {
+        base_offset: i64,
+    ) -> Result<Vec<BrokerChange>, ReplayFailure> {
+        let mut changes = Vec::new();
         for (i, record) in records.iter().enumerate() {
-            if let Err(e) = self.replay(record, pending.base_offset + i as i64) {
-                tracing::error!(
-                    error = %e,
-                    "cannot apply a record this controller generated; dropping the write state"
-                );
-                return Err(ApiError {
-                    code: ErrorCode::UnknownServerError,
-                    message: None,
-                });
-            }
+            let offset = base_offset + i as i64;
+            self.replay(record, offset, &mut changes)
+                .map_err(|reason| ReplayFailure {
+                    record_type: record.record_type().name(),
+                    version: record.version,
+                    offset,
+                    base_offset,
+                    reason,
+                })?;
         }
-        self.next_offset = pending.last_offset + 1;
-        self.last_appended = Some(pending.last_offset);
-        self.records_since_rebase += records.len() as u64;
-        Ok(())
+        Ok(changes)
     }
 
-    /// Applies one of this leader's records at `offset`, with the broker
+    /// Takes in a batch of `count` replayed records appended up to
+    /// `last_offset`: moves the expected log end past it and applies the
+    /// broker control changes its records imply.
+    fn appended(&mut self, count: usize, last_offset: i64, changes: Vec<BrokerChange>) {
+        for change in changes {
+            match change {
+                BrokerChange::Removed(id) => self.heartbeats.remove(id),
+                BrokerChange::Registered { id, fenced } => self.heartbeats.register(id, fenced),
+            }
+        }
+        self.next_offset = last_offset + 1;
+        self.last_appended = Some(last_offset);
+        self.records_since_rebase += count as u64;
+    }
+
+    /// Applies one of this leader's records at `offset`, noting the broker
     /// state hooks of Kafka's `ClusterControlManager.replay`.
-    fn replay(&mut self, record: &MetadataRecord, offset: i64) -> Result<(), String> {
+    fn replay(
+        &mut self,
+        record: &MetadataRecord,
+        offset: i64,
+        changes: &mut Vec<BrokerChange>,
+    ) -> Result<(), String> {
         let had = |s: &Self, id| s.image.cluster().broker(id).is_some();
         let previously_registered = match &record.body {
             MetadataRecordBody::RegisterBroker(r) => had(self, r.broker_id),
@@ -150,21 +180,95 @@ impl ActiveState {
         match &record.body {
             MetadataRecordBody::RegisterBroker(r) => {
                 if previously_registered {
-                    self.heartbeats.remove(r.broker_id);
+                    changes.push(BrokerChange::Removed(r.broker_id));
                 }
-                self.heartbeats.register(r.broker_id, r.fenced);
+                changes.push(BrokerChange::Registered {
+                    id: r.broker_id,
+                    fenced: r.fenced,
+                });
             }
             MetadataRecordBody::BrokerRegistrationChange(r) => {
                 if let Some(b) = self.image.cluster().broker(r.broker_id) {
-                    let fenced = b.fenced();
-                    self.heartbeats.register(r.broker_id, fenced);
+                    changes.push(BrokerChange::Registered {
+                        id: r.broker_id,
+                        fenced: b.fenced(),
+                    });
                 }
             }
-            MetadataRecordBody::UnregisterBroker(r) => self.heartbeats.remove(r.broker_id),
+            MetadataRecordBody::UnregisterBroker(r) => {
+                changes.push(BrokerChange::Removed(r.broker_id))
+            }
             _ => {}
         }
         Ok(())
     }
+}
+
+/// A change of a broker's control state that a replayed record implies.
+#[derive(Debug, Clone, Copy)]
+enum BrokerChange {
+    /// The broker's registration is gone (or replaced).
+    Removed(i32),
+    /// The broker is registered, fenced or not.
+    Registered { id: i32, fenced: bool },
+}
+
+/// A record this controller generated that its state refuses: Kafka's
+/// `Unable to apply ... record at offset ... on active controller`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "Unable to apply {record_type} record at offset {offset} (version {version}) on active controller, from the batch with baseOffset {base_offset}: {reason}"
+)]
+pub(crate) struct ReplayFailure {
+    record_type: &'static str,
+    version: i16,
+    offset: i64,
+    base_offset: i64,
+    reason: String,
+}
+
+/// What the writer has done since the controller started, for tests and
+/// metrics.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WriteStats {
+    /// Write states taken from the committed image: one per epoch this node
+    /// activated in, plus one per revert that could not rebase.
+    pub states_built: u64,
+    /// Batches the raft layer refused because the log end had moved.
+    pub offset_mismatches: u64,
+    /// Batches appended.
+    pub batches_appended: u64,
+}
+
+/// The counters behind [`WriteStats`].
+#[derive(Debug, Default)]
+pub(crate) struct WriteCounters {
+    states_built: AtomicU64,
+    offset_mismatches: AtomicU64,
+    batches_appended: AtomicU64,
+}
+
+impl WriteCounters {
+    fn bump(counter: &AtomicU64) {
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn read(&self) -> WriteStats {
+        WriteStats {
+            states_built: self.states_built.load(Ordering::Relaxed),
+            offset_mismatches: self.offset_mismatches.load(Ordering::Relaxed),
+            batches_appended: self.batches_appended.load(Ordering::Relaxed),
+        }
+    }
+}
+
+/// Why [`Controller::replay_and_append`] appended nothing or not all.
+enum AppendFailure {
+    /// The log end moved before anything was appended: the state now
+    /// expects the new end; generate the records again.
+    Moved,
+    /// The write fails with this answer (the state is reverted).
+    Failed(ApiError),
 }
 
 /// A hook run under the writer lock once a write's records are appended,
@@ -174,11 +278,9 @@ pub(crate) type AfterAppend = Box<dyn FnOnce(&mut ActiveState, i64) + Send>;
 
 /// The records a write generated and its answer.
 pub(crate) struct Generated<R> {
-    /// The records, appended in one batch.
+    /// The records, appended in one batch at [`ActiveState::next_offset`]
+    /// (or in batches of at most [`MAX_RECORDS_PER_BATCH`] from there).
     pub(crate) records: Vec<MetadataRecord>,
-    /// Whether the records name the offset they are computed for
-    /// ([`ActiveState::next_offset`]): the batch must start there.
-    pub(crate) at_next_offset: bool,
     /// The answer, sent once the records are committed.
     pub(crate) result: R,
     /// Run once appended.
@@ -190,7 +292,6 @@ impl<R> Generated<R> {
     pub(crate) fn new(records: Vec<MetadataRecord>, result: R) -> Self {
         Generated {
             records,
-            at_next_offset: false,
             result,
             after_append: None,
         }
@@ -201,6 +302,40 @@ impl<R> Generated<R> {
 pub(crate) type WriterGuard<'a> = MutexGuard<'a, Option<ActiveState>>;
 
 impl Controller {
+    /// What the writer has done since this controller started.
+    pub fn write_stats(&self) -> WriteStats {
+        self.write_stats.read()
+    }
+
+    /// A new write state for `epoch` from the committed image, once that
+    /// holds every batch this writer appended in `epoch` (a state dropped
+    /// mid-epoch must not forget records still being committed).
+    async fn new_state(&self, epoch: i32) -> Result<ActiveState, ApiError> {
+        let pending = self
+            .last_append
+            .lock()
+            .ok()
+            .and_then(|l| *l)
+            .filter(|(e, _)| *e == epoch);
+        if let Some((_, offset)) = pending {
+            self.quorum
+                .wait_applied(offset)
+                .await
+                .map_err(append_error)?;
+        }
+        let image = self.image.snapshot();
+        if let Ok(mut sessions) = self.sessions.lock() {
+            sessions.activate(epoch, image.cluster(), Instant::now());
+        }
+        tracing::info!(
+            epoch,
+            brokers = image.cluster().brokers().count(),
+            "started the active controller's write state and broker sessions"
+        );
+        WriteCounters::bump(&self.write_stats.states_built);
+        Ok(ActiveState::new(epoch, image))
+    }
+
     /// Takes the writer lock as the active controller (by `deadline`, if
     /// given: Kafka's event deadline), with the state of the current epoch.
     async fn lock_writer(
@@ -222,16 +357,7 @@ impl Controller {
             return Err(not_controller(facts.leader_id));
         }
         if guard.as_ref().map(|s| s.epoch) != Some(facts.epoch) {
-            let image = self.image.snapshot();
-            if let Ok(mut sessions) = self.sessions.lock() {
-                sessions.activate(facts.epoch, image.cluster(), Instant::now());
-            }
-            tracing::info!(
-                epoch = facts.epoch,
-                brokers = image.cluster().brokers().count(),
-                "started the active controller's write state and broker sessions"
-            );
-            *guard = Some(ActiveState::new(facts.epoch, image));
+            *guard = Some(self.new_state(facts.epoch).await?);
         } else if let Some(state) = guard.as_mut().filter(|s| s.wants_rebase()) {
             let rebased = state.rebase(&self.image.read());
             if rebased {
@@ -245,10 +371,54 @@ impl Controller {
         Ok((guard, facts.epoch))
     }
 
+    /// Becomes the active controller of `epoch` (Kafka's
+    /// `claim`/activation): takes the write state from the committed image
+    /// (which holds everything written before `epoch`), appends the
+    /// activation `records` through the writer and waits until they are
+    /// applied. Handlers write only once the caller publishes the
+    /// activation.
+    pub(crate) async fn activate(
+        &self,
+        epoch: i32,
+        records: Vec<MetadataRecord>,
+    ) -> Result<(), ApiError> {
+        let mut guard = self.writer.lock().await;
+        if guard.as_ref().map(|s| s.epoch) != Some(epoch) {
+            *guard = Some(self.new_state(epoch).await?);
+        }
+        if records.is_empty() {
+            return Ok(());
+        }
+        for _ in 0..MAX_OFFSET_RETRIES {
+            match self.replay_and_append(&mut guard, epoch, &records).await {
+                Ok(pending) => {
+                    drop(guard);
+                    pending.applied.await.map_err(append_error)?;
+                    return Ok(());
+                }
+                Err(AppendFailure::Moved) => {}
+                Err(AppendFailure::Failed(e)) => return Err(e),
+            }
+        }
+        Err(ApiError {
+            code: ErrorCode::UnknownServerError,
+            message: Some("the metadata log end kept moving".into()),
+        })
+    }
+
+    /// Appends a NoOpRecord as the active controller (Kafka's periodic
+    /// `writeNoOpRecord`), through the writer like every other append.
+    pub(crate) async fn write_no_op(&self) -> Result<(), ApiError> {
+        self.write(None, |_| {
+            Ok(Generated::new(vec![MetadataRecord::no_op()], ()))
+        })
+        .await
+    }
+
     /// Runs one write: `op` generates records and an answer from the
-    /// active state (again, if the log end moved under a write whose
-    /// records name their offset); they are appended, applied to the state,
-    /// and the answer is returned once they are committed and applied.
+    /// active state (again, if the log end moved under it); they are
+    /// replayed into the state, appended, and the answer is returned once
+    /// they are committed and applied.
     pub(crate) async fn write<R>(
         &self,
         deadline: Option<tokio::time::Instant>,
@@ -278,67 +448,126 @@ impl Controller {
                 }
                 return Ok(generated.result);
             }
-            let base = generated.at_next_offset.then_some(state.next_offset);
-            if base.is_none() && generated.records.len() > MAX_RECORDS_PER_BATCH {
-                let mut last: Option<PendingCommit> = None;
-                for chunk in generated.records.chunks(MAX_RECORDS_PER_BATCH) {
-                    let appended = self.quorum.append(epoch, None, chunk.to_vec()).await;
-                    let applied = match appended {
-                        Ok(pending) => state.appended(chunk, &pending).map(|()| pending),
-                        Err(e) => Err(append_error(e)),
-                    };
-                    match applied {
-                        Ok(pending) => last = Some(pending),
-                        Err(e) => {
-                            // Some batches may be in the log: take the
-                            // state again from what commits.
-                            *guard = None;
-                            return Err(e);
-                        }
-                    }
-                }
-                let Some(last) = last else {
-                    return Err(not_controller(None));
-                };
-                if let Some(after) = generated.after_append {
-                    after(state, last.last_offset);
-                }
-                drop(guard);
-                last.applied.await.map_err(append_error)?;
-                return Ok(generated.result);
-            }
             match self
-                .quorum
-                .append(epoch, base, generated.records.clone())
+                .replay_and_append(&mut guard, epoch, &generated.records)
                 .await
             {
                 Ok(pending) => {
-                    if let Err(e) = state.appended(&generated.records, &pending) {
-                        *guard = None;
-                        return Err(e);
-                    }
-                    if let Some(after) = generated.after_append {
+                    if let (Some(after), Some(state)) = (generated.after_append, guard.as_mut()) {
                         after(state, pending.last_offset);
                     }
                     drop(guard);
                     pending.applied.await.map_err(append_error)?;
                     return Ok(generated.result);
                 }
-                Err(AppendError::OffsetMismatch { end_offset }) => {
-                    state.next_offset = end_offset;
-                }
-                // Nothing was appended, so the state still matches the
-                // log: a refused append (this leader resigning or gone)
-                // keeps it. Another epoch takes a new one (`lock_writer`);
-                // taking it again here would copy the whole image on the
-                // runtime a resigning leader hands off from.
-                Err(e) => return Err(append_error(e)),
+                Err(AppendFailure::Moved) => {}
+                Err(AppendFailure::Failed(e)) => return Err(e),
             }
         }
         Err(ApiError {
             code: ErrorCode::UnknownServerError,
             message: Some("the metadata log end kept moving".into()),
         })
+    }
+
+    /// Replays `records` into the state at the log end it expects, then
+    /// appends them there: in one batch, or in batches of at most
+    /// [`MAX_RECORDS_PER_BATCH`] when there are more (Kafka's non-atomic
+    /// `ControllerResult`). Returns the last batch's commit. A record the
+    /// state refuses appends nothing, reverts the state and resigns
+    /// leadership; a refused append reverts the state.
+    async fn replay_and_append(
+        &self,
+        guard: &mut WriterGuard<'_>,
+        epoch: i32,
+        records: &[MetadataRecord],
+    ) -> Result<PendingCommit, AppendFailure> {
+        let Some(state) = guard.as_mut() else {
+            return Err(AppendFailure::Failed(not_controller(None)));
+        };
+        let base = state.next_offset;
+        let changes = match state.replay_all(records, base) {
+            Ok(changes) => changes,
+            Err(failure) => {
+                tracing::error!(
+                    epoch,
+                    "{failure}; appending nothing, resigning leadership and reverting to the last committed offset"
+                );
+                self.revert(guard).await;
+                self.quorum.resign(epoch).await;
+                return Err(AppendFailure::Failed(ApiError::new(
+                    ErrorCode::UnknownServerError,
+                    failure.to_string(),
+                )));
+            }
+        };
+        let mut changes = Some(changes);
+        let mut last: Option<PendingCommit> = None;
+        let mut next = base;
+        for chunk in records.chunks(MAX_RECORDS_PER_BATCH) {
+            match self.quorum.append(epoch, Some(next), chunk.to_vec()).await {
+                Ok(pending) => {
+                    WriteCounters::bump(&self.write_stats.batches_appended);
+                    if let Ok(mut l) = self.last_append.lock() {
+                        *l = Some((epoch, pending.last_offset));
+                    }
+                    next = pending.last_offset + 1;
+                    if let Some(state) = guard.as_mut() {
+                        // The broker changes of the whole write take effect
+                        // with its first batch (the state holds them all).
+                        let changes = changes.take().unwrap_or_default();
+                        state.appended(chunk.len(), pending.last_offset, changes);
+                    }
+                    last = Some(pending);
+                }
+                Err(e) => {
+                    let moved = matches!(e, AppendError::OffsetMismatch { .. }) && last.is_none();
+                    if let AppendError::OffsetMismatch { end_offset } = e {
+                        WriteCounters::bump(&self.write_stats.offset_mismatches);
+                        tracing::debug!(
+                            epoch,
+                            expected = next,
+                            end_offset,
+                            "the metadata log end moved under the writer"
+                        );
+                    }
+                    let end_offset = match e {
+                        AppendError::OffsetMismatch { end_offset } => Some(end_offset),
+                        _ => None,
+                    };
+                    self.revert(guard).await;
+                    if let (Some(end), Some(state)) = (end_offset, guard.as_mut()) {
+                        state.next_offset = state.next_offset.max(end);
+                    }
+                    return Err(if moved {
+                        AppendFailure::Moved
+                    } else {
+                        AppendFailure::Failed(append_error(e))
+                    });
+                }
+            }
+        }
+        last.ok_or_else(|| AppendFailure::Failed(not_controller(None)))
+    }
+
+    /// Takes the state back to the committed image after records were
+    /// replayed into it that are not (all) in the log: once the image has
+    /// applied everything this leader appended, the state is taken from it
+    /// again (keeping the broker control states); if it cannot be, the
+    /// state is dropped and the next write takes a new one.
+    async fn revert(&self, guard: &mut WriterGuard<'_>) {
+        let Some(state) = guard.as_mut() else {
+            return;
+        };
+        if let Some(last) = state.last_appended {
+            if self.quorum.wait_applied(last).await.is_err() {
+                **guard = None;
+                return;
+            }
+        }
+        if !state.rebase(&self.image.read()) {
+            **guard = None;
+        }
     }
 
     /// Takes the writer lock for a write validated against the committed
@@ -364,19 +593,16 @@ impl Controller {
         epoch: i32,
         records: Vec<MetadataRecord>,
     ) -> Result<i64, ApiError> {
-        let Some(state) = guard.as_mut() else {
-            return Err(not_controller(None));
-        };
-        // A refused append keeps the state, as in `write`.
-        let pending = self
-            .quorum
-            .append(epoch, None, records.clone())
-            .await
-            .map_err(append_error)?;
-        if let Err(e) = state.appended(&records, &pending) {
-            **guard = None;
-            return Err(e);
+        for _ in 0..MAX_OFFSET_RETRIES {
+            match self.replay_and_append(guard, epoch, &records).await {
+                Ok(pending) => return pending.applied.await.map_err(append_error),
+                Err(AppendFailure::Moved) => {}
+                Err(AppendFailure::Failed(e)) => return Err(e),
+            }
         }
-        pending.applied.await.map_err(append_error)
+        Err(ApiError {
+            code: ErrorCode::UnknownServerError,
+            message: Some("the metadata log end kept moving".into()),
+        })
     }
 }

@@ -117,6 +117,7 @@ pub use producer_ids::ProducerIdsImage;
 pub use record::MetadataRecord;
 pub use scram::{ScramCredentialData, ScramImage};
 pub use shared::SharedImage;
+
 pub use topics::{TopicImage, TopicsImage};
 
 use crate::features::{MetadataVersion, KRAFT_VERSION};
@@ -151,6 +152,67 @@ pub enum ReplayError {
     /// is Kafka's.
     #[error("{0}")]
     Invalid(String),
+}
+
+/// A committed record the image could not apply: where it is, what it is,
+/// and why ([`SharedImage::apply_committed`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommittedRecordError {
+    /// The record's log offset.
+    pub offset: i64,
+    /// The record type from its frame (`None` if the frame is unreadable).
+    pub api_key: Option<i16>,
+    /// The record version from its frame.
+    pub version: Option<i16>,
+    /// Why it could not be applied.
+    pub source: ReplayError,
+}
+
+impl CommittedRecordError {
+    /// The failure of the record `value` at `offset`.
+    pub fn new(value: &Bytes, offset: i64, source: ReplayError) -> Self {
+        let header =
+            kraft_protocol::records::decode_metadata_record_header(&mut value.clone()).ok();
+        CommittedRecordError {
+            offset,
+            api_key: header.map(|h| h.api_key),
+            version: header.map(|h| h.version),
+            source,
+        }
+    }
+
+    /// The record type's name as Kafka's classes are named
+    /// (e.g. `RemoveTopicRecord`), or `unknown record type N`.
+    pub fn record_name(&self) -> String {
+        record_name(self.api_key)
+    }
+}
+
+impl fmt::Display for CommittedRecordError {
+    /// `<Type> record at offset <offset> (version <v>)`: the words Kafka's
+    /// controller uses for a record it cannot apply.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} record at offset {}", self.record_name(), self.offset)?;
+        match self.version {
+            Some(v) => write!(f, " (version {v})"),
+            None => Ok(()),
+        }
+    }
+}
+
+impl std::error::Error for CommittedRecordError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.source)
+    }
+}
+
+fn record_name(api_key: Option<i16>) -> String {
+    match api_key {
+        Some(key) => MetadataRecordType::from_i16(key)
+            .map(|t| t.name().to_string())
+            .unwrap_or_else(|| format!("unknown record type {key}")),
+        None => "an unframed".to_string(),
+    }
 }
 
 /// Why the image cannot be written as records.

@@ -6,7 +6,7 @@ use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard};
 
 use bytes::Bytes;
 
-use super::{MetadataImage, ReplayError};
+use super::{CommittedRecordError, MetadataImage, ReplayError};
 
 /// The image shared between the raft driver (which applies committed
 /// records) and the request handlers (which read it). Cloning shares it.
@@ -86,14 +86,18 @@ impl SharedImage {
     }
 
     /// Applies committed records: `(offset, framed value)` pairs in log order.
-    /// Stops at the first record that cannot be replayed.
-    pub fn apply_committed<I>(&self, records: I) -> Result<(), ReplayError>
+    /// Stops at the first record that cannot be replayed and names it; the
+    /// records before it stay applied (the caller must stop: the image no
+    /// longer matches the log).
+    pub fn apply_committed<I>(&self, records: I) -> Result<(), CommittedRecordError>
     where
         I: IntoIterator<Item = (i64, Bytes)>,
     {
         self.update(|image| {
             for (offset, value) in records {
-                image.replay_value(value, offset)?;
+                if let Err(e) = image.replay_value(value.clone(), offset) {
+                    return Err(CommittedRecordError::new(&value, offset, e));
+                }
             }
             Ok(())
         })

@@ -58,5 +58,5 @@ pub enum RaftError {
     Config(String),
     /// The log rejected an operation.
     #[error("log error: {0}")]
-    Log(String),
+    Log(#[source] super::log::LogError),
 }

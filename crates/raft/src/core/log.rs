@@ -14,7 +14,7 @@ use super::types::{OffsetAndEpoch, SnapshotId, BOOTSTRAP_SNAPSHOT_ID};
 use super::voters::VoterSet;
 
 /// Errors a log implementation may report.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
 pub enum LogError {
     /// The batch does not start at the log end offset.
     #[error("batch base offset {base} does not match the log end offset {end}")]
@@ -31,6 +31,14 @@ pub enum LogError {
         epoch: i32,
         /// Last epoch of the log.
         last: i32,
+    },
+    /// The batch is larger than the log takes (nothing was appended).
+    #[error("The total record(s) size of {size} exceeds the maximum allowed batch size of {max}")]
+    BatchTooLarge {
+        /// Size of the batch in bytes.
+        size: usize,
+        /// The log's limit.
+        max: usize,
     },
     /// Snapshot operation on an unknown or wrong snapshot.
     #[error("snapshot error: {0}")]

@@ -26,7 +26,7 @@ impl<L: RaftLog> RaftCore<L> {
             // Roll back anything recorded from the rejected batch.
             let end = self.log.end_offset();
             self.control.truncate_new_entries(end);
-            return Err(RaftError::Log(e.to_string()));
+            return Err(RaftError::Log(e));
         }
         self.request_flush();
         // A new voter set takes effect at once: refresh the replica states
