@@ -50,6 +50,7 @@
 
 mod bench;
 mod codegen;
+mod golden;
 mod mutants;
 mod readme;
 mod release;
@@ -72,8 +73,8 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("codegen") => codegen::codegen(args.iter().any(|a| a == "--check")),
         Some("ci") => ci(),
-        Some("golden") => golden("generate"),
-        Some("golden-verify") => golden_verify(),
+        Some("golden") => golden::golden("generate"),
+        Some("golden-verify") => golden::golden_verify(),
         Some("image-interop") => image_interop(),
         Some("topic-configs") => topic_configs(),
         Some("bench-image") => bench_image(),
@@ -173,31 +174,6 @@ fn ci() -> Result<()> {
     Ok(())
 }
 
-fn golden(mode: &str) -> Result<()> {
-    run("bash", &["tests/interop/golden.sh", mode, "tests/golden"])
-}
-
-fn golden_verify() -> Result<()> {
-    let out = root().join("target/golden-rust");
-    std::fs::create_dir_all(&out).map_err(|e| e.to_string())?;
-    let out_s = out.display().to_string();
-    // The Rust side writes its encodings of the decoded golden values.
-    run_with_env(
-        "cargo",
-        &[
-            "test",
-            "-p",
-            "kraft-protocol",
-            "--test",
-            "protocol",
-            "golden::write_our_vectors",
-        ],
-        &[("KRAFT_GOLDEN_OUT", out_s.as_str())],
-    )
-    .map_err(|e| format!("rust golden tests failed: {e}"))?;
-    run("bash", &["tests/interop/golden.sh", "verify", &out_s])
-}
-
 /// The metadata image against Kafka 4.4 (issue 13): Kafka's classes write
 /// a rich metadata log and the snapshot of its image into
 /// `target/image-interop`, our image loads both (they must agree) and
@@ -241,7 +217,7 @@ fn image_interop() -> Result<()> {
 /// with output compared to Kafka's own tools, kraft-rs controllers join
 /// Java quorums, and Java brokers run on kraft-rs controllers.
 fn interop() -> Result<()> {
-    golden_verify()?;
+    golden::golden_verify()?;
     image_interop()?;
     topic_configs_check()?;
     run_with_env(
