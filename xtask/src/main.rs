@@ -55,6 +55,7 @@ mod interop;
 mod mutants;
 mod readme;
 mod release;
+mod soak;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -82,10 +83,10 @@ fn main() -> ExitCode {
         Some("bench-brokers") => bench_brokers(),
         Some("interop") => interop::interop(),
         Some("topics-long") => interop::topics_long(args.get(1).map(String::as_str)),
-        Some("soak") => soak(&args[1..]),
-        Some("soak-restarts") => soak_restarts(args.get(1).map(String::as_str)),
+        Some("soak") => soak::soak(&args[1..]),
+        Some("soak-restarts") => soak::soak_restarts(args.get(1).map(String::as_str)),
         Some("mutants") => mutants::mutants(args.get(1).map(String::as_str)),
-        Some("modelcheck") => modelcheck(),
+        Some("modelcheck") => soak::modelcheck(),
         Some("bench") => bench::bench(args.iter().any(|a| a == "--quick")),
         Some("readme") => readme::readme(),
         Some("dist") => dist().map(|_| ()),
@@ -152,70 +153,6 @@ fn ci() -> Result<()> {
     // The benchmark harness end to end with small counts (no speed asserted).
     bench::bench(true)?;
     Ok(())
-}
-
-fn modelcheck() -> Result<()> {
-    run_with_env(
-        "cargo",
-        &[
-            "test",
-            "--release",
-            "-p",
-            "kraft-raft",
-            "--test",
-            "simulation",
-            "model_check",
-            "--",
-            "--nocapture",
-        ],
-        &[("MC_BIG", "1")],
-    )
-}
-
-fn soak(args: &[String]) -> Result<()> {
-    let seeds = args
-        .iter()
-        .position(|a| a == "--seeds")
-        .and_then(|i| args.get(i + 1))
-        .cloned()
-        .unwrap_or_else(|| "10000".into());
-    run_with_env(
-        "cargo",
-        &[
-            "test",
-            "--release",
-            "-p",
-            "kraft-raft",
-            "--test",
-            "simulation",
-        ],
-        &[("SIM_SEEDS", seeds.as_str())],
-    )
-}
-
-/// The rolling-restart end-to-end test (`e2e::rolling_restarts`) with its
-/// client loop running for `seconds` (default 120) instead of the CI length.
-fn soak_restarts(seconds: Option<&str>) -> Result<()> {
-    let seconds = seconds.unwrap_or("120");
-    if seconds.parse::<u64>().map_or(true, |s| s == 0) {
-        return Err(format!(
-            "soak-restarts: SECONDS must be a positive whole number, not {seconds:?}"
-        ));
-    }
-    run_with_env(
-        "cargo",
-        &[
-            "test",
-            "-p",
-            "kraft-cli",
-            "--test",
-            "cli",
-            "e2e::rolling_restarts",
-            "--",
-            "--nocapture",
-        ],
-        &[("KRAFT_ROLLING_RESTARTS_SECS", seconds)],
-    )
 }
 
 /// Builds the release `kraft` binary and packages it with the README and the
