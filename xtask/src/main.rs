@@ -49,7 +49,9 @@
 //!   `CARGO_REGISTRY_TOKEN`). See [`release`].
 
 mod bench;
+mod ci;
 mod codegen;
+mod dist;
 mod golden;
 mod interop;
 mod mutants;
@@ -74,7 +76,7 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("codegen") => codegen::codegen(args.iter().any(|a| a == "--check")),
-        Some("ci") => ci(),
+        Some("ci") => ci::ci(),
         Some("golden") => golden::golden("generate"),
         Some("golden-verify") => golden::golden_verify(),
         Some("image-interop") => interop::image_interop(),
@@ -89,7 +91,7 @@ fn main() -> ExitCode {
         Some("modelcheck") => soak::modelcheck(),
         Some("bench") => bench::bench(args.iter().any(|a| a == "--quick")),
         Some("readme") => readme::readme(),
-        Some("dist") => dist().map(|_| ()),
+        Some("dist") => dist::dist().map(|_| ()),
         Some("release") => release::release(&args[1..]),
         _ => Err(
             "usage: cargo xtask <codegen [--check] | ci | golden | golden-verify | image-interop | topic-configs | bench-image | bench-brokers | interop | topics-long [RECORDS] | soak --seeds N | soak-restarts [SECONDS] | mutants [SEEDS] | modelcheck | bench [--quick] | readme | dist | release [--dry-run]>"
@@ -123,68 +125,6 @@ fn run_with_env(program: &str, args: &[&str], env: &[(&str, &str)]) -> Result<()
 
 fn run(program: &str, args: &[&str]) -> Result<()> {
     run_with_env(program, args, &[])
-}
-
-fn ci() -> Result<()> {
-    run("cargo", &["fmt", "--all", "--", "--check"])?;
-    run(
-        "cargo",
-        &[
-            "clippy",
-            "--workspace",
-            "--all-targets",
-            "--",
-            "-D",
-            "warnings",
-        ],
-    )?;
-    run(
-        "cargo",
-        &["build", "-p", "kraft-raft", "--no-default-features"],
-    )?;
-    codegen::codegen(true)?;
-    run("cargo", &["test", "--workspace"])?;
-    // Every publishable crate packaged and built from its package.
-    release::ci()?;
-    // The README's set-up section, followed word for word on a fresh clone.
-    readme::readme()?;
-    // Real Kafka 4.4 on the other side of the wire (JDK 17 + Maven).
-    interop::interop()?;
-    // The benchmark harness end to end with small counts (no speed asserted).
-    bench::bench(true)?;
-    Ok(())
-}
-
-/// Builds the release `kraft` binary and packages it with the README and the
-/// docs as `target/dist/kraft-<version>-<os>-<arch>.tar.gz`, and returns the
-/// archive's path.
-fn dist() -> Result<PathBuf> {
-    run(
-        "cargo",
-        &["build", "--release", "--locked", "--bin", "kraft"],
-    )?;
-    let version = env!("CARGO_PKG_VERSION");
-    let name = format!(
-        "kraft-{version}-{}-{}",
-        std::env::consts::OS,
-        std::env::consts::ARCH
-    );
-    let root = root();
-    let stage = root.join("target/dist").join(&name);
-    let _ = std::fs::remove_dir_all(&stage);
-    std::fs::create_dir_all(&stage).map_err(|e| format!("{}: {e}", stage.display()))?;
-    for (from, to) in [
-        ("target/release/kraft", "kraft"),
-        ("README.md", "README.md"),
-        ("docs/STATUS.md", "STATUS.md"),
-        ("docs/compatibility.md", "compatibility.md"),
-    ] {
-        std::fs::copy(root.join(from), stage.join(to)).map_err(|e| format!("{from}: {e}"))?;
-    }
-    let archive = format!("target/dist/{name}.tar.gz");
-    run("tar", &["-czf", &archive, "-C", "target/dist", &name])?;
-    eprintln!("dist: wrote {archive}");
-    Ok(root.join(archive))
 }
 
 /// The metadata image against Kafka 4.4's own image classes on the same
