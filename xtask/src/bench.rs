@@ -12,6 +12,8 @@
 //! instead; it checks that every section produced its figures and asserts
 //! nothing about speed.
 
+pub(crate) mod line;
+
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -20,7 +22,7 @@ use std::process::Command;
 use crate::{root, run, Result};
 
 /// One `IMPL KIND key=value ...` line of the script's output.
-type Fact = crate::BenchLine;
+type Fact = line::BenchLine;
 
 /// All facts of one run.
 struct Facts(Vec<Fact>);
@@ -54,7 +56,7 @@ impl Facts {
 }
 
 fn median(mut values: Vec<f64>) -> Option<f64> {
-    crate::median(&mut values)
+    line::median(&mut values)
 }
 
 /// The `q` quantile (nearest rank) of sorted values.

@@ -63,6 +63,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
+use bench::line::{median, BenchLine};
+
 type Result<T> = std::result::Result<T, String>;
 
 fn root() -> PathBuf {
@@ -350,60 +352,6 @@ fn bench_image() -> Result<()> {
     println!("{}\n{}\n\n{table}", ours.trim(), kafka.trim());
     eprintln!("bench-image: wrote {}", path.display());
     Ok(())
-}
-
-/// One line of a benchmark script's output (`tests/interop/bench-brokers.sh`,
-/// `tests/interop/bench.sh`): `IMPL KIND k=v ...`.
-pub(crate) struct BenchLine {
-    pub(crate) implementation: String,
-    pub(crate) kind: String,
-    pub(crate) fields: BTreeMap<String, String>,
-    pub(crate) raw: String,
-}
-
-impl BenchLine {
-    pub(crate) fn parse(line: &str) -> Option<BenchLine> {
-        let mut words = line.split_whitespace();
-        let implementation = words.next()?.to_string();
-        let kind = words.next()?.to_string();
-        let fields = words
-            .filter_map(|kv| kv.split_once('='))
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        Some(BenchLine {
-            implementation,
-            kind,
-            fields,
-            raw: line.to_string(),
-        })
-    }
-
-    pub(crate) fn get(&self, key: &str) -> Option<&str> {
-        self.fields.get(key).map(String::as_str)
-    }
-
-    /// The value of `key`, or "?" when the line has none (for documents).
-    pub(crate) fn text(&self, key: &str) -> &str {
-        self.get(key).unwrap_or("?")
-    }
-
-    pub(crate) fn num(&self, key: &str) -> Option<f64> {
-        self.get(key).and_then(|v| v.parse().ok())
-    }
-}
-
-/// The median of `values` (the mean of the middle two for an even count).
-fn median(values: &mut [f64]) -> Option<f64> {
-    if values.is_empty() {
-        return None;
-    }
-    values.sort_by(f64::total_cmp);
-    let n = values.len();
-    Some(if n % 2 == 1 {
-        values[n / 2]
-    } else {
-        (values[n / 2 - 1] + values[n / 2]) / 2.0
-    })
 }
 
 /// A kraft-rs 3-controller quorum against a Java Kafka 4.4 3-controller
