@@ -12,6 +12,7 @@
 //! instead; it checks that every section produced its figures and asserts
 //! nothing about speed.
 
+pub(crate) mod image;
 pub(crate) mod line;
 
 use std::collections::BTreeMap;
