@@ -11,9 +11,14 @@
 //! `--quick` runs small counts and writes under `target/bench-quick/`
 //! instead; it checks that every section produced its figures and asserts
 //! nothing about speed.
+//!
+//! The other two benchmarks have modules of their own: `bench-image` in
+//! [`image`], `bench-brokers` in [`brokers`]; [`line`] reads the lines
+//! their scripts print.
 
+pub(crate) mod brokers;
 pub(crate) mod image;
-pub(crate) mod line;
+mod line;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
