@@ -57,7 +57,7 @@ pub fn release(args: &[String]) -> Result<()> {
     }
     let crates = check()?;
     package_and_verify(dry_run)?;
-    let archive = crate::dist()?;
+    let archive = crate::dist::dist()?;
     checksums(&archive, &crates)?;
     if dry_run {
         eprintln!(
