@@ -18,10 +18,9 @@ use kraft_protocol::messages::unregister_controller_request::UnregisterControlle
 use kraft_protocol::messages::update_features_request::{FeatureUpdateKey, UpdateFeaturesRequest};
 use kraft_protocol::{ApiKey, ErrorCode, List, Request, StrBytes};
 use tokio::sync::Mutex;
-use tokio::time::Instant;
 use uuid::Uuid;
 
-use crate::config::{AdminConfig, Bootstrap, HostPort};
+use crate::config::{AdminConfig, HostPort};
 use crate::connection::Connection;
 use crate::error::{AdminError, ApiError, Result};
 use crate::features::{
@@ -34,6 +33,12 @@ use crate::types::{
     RaftVoterEndpoint, RemoveRaftVoterOptions, RemoveRaftVoterResult, ReplicaState,
     UpdateFeaturesOptions, VoterKeySource,
 };
+use discovery::not_ready_yet;
+use retry::{Attempt, Failure, Retry};
+
+mod connection;
+mod discovery;
+mod retry;
 
 /// The metadata log's topic name.
 pub const CLUSTER_METADATA_TOPIC: &str = "__cluster_metadata";
@@ -61,6 +66,9 @@ pub const CLUSTER_METADATA_TOPIC: &str = "__cluster_metadata";
 /// most `request.timeout.ms`.
 ///
 /// Cloning is cheap and clones share connections.
+///
+/// [`Bootstrap::Controllers`]: crate::Bootstrap::Controllers
+/// [`Bootstrap::Servers`]: crate::Bootstrap::Servers
 #[derive(Clone)]
 pub struct Admin {
     inner: Arc<Inner>,
@@ -90,83 +98,6 @@ struct MetaState {
     next_bootstrap: usize,
     /// Backoff jitter state.
     rng: u64,
-}
-
-/// Why an attempt failed and whether the call may try again.
-struct Failure {
-    error: AdminError,
-    retry: bool,
-    /// Forget the cached active controller before retrying.
-    rediscover: bool,
-}
-
-impl Failure {
-    fn fatal(error: AdminError) -> Self {
-        Failure {
-            error,
-            retry: false,
-            rediscover: false,
-        }
-    }
-
-    fn retry(error: AdminError) -> Self {
-        Failure {
-            error,
-            retry: true,
-            rediscover: true,
-        }
-    }
-}
-
-impl From<AdminError> for Failure {
-    fn from(error: AdminError) -> Self {
-        let retry = error.is_retriable();
-        let rediscover = matches!(
-            error,
-            AdminError::Connect { .. }
-                | AdminError::Disconnected { .. }
-                | AdminError::RequestTimeout { .. }
-                | AdminError::NoActiveController(_)
-        );
-        Failure {
-            error,
-            retry,
-            rediscover,
-        }
-    }
-}
-
-type Attempt<T> = std::result::Result<T, Failure>;
-
-/// Deadline bookkeeping of one call.
-struct Retry {
-    call: &'static str,
-    timeout: Duration,
-    deadline: Instant,
-    attempts: u32,
-}
-
-impl Retry {
-    fn remaining(&self) -> Duration {
-        self.deadline.saturating_duration_since(Instant::now())
-    }
-
-    fn request_timeout(&self, config: &AdminConfig) -> Duration {
-        config.request_timeout.min(self.remaining())
-    }
-
-    fn remaining_ms_i32(&self) -> i32 {
-        i32::try_from(self.remaining().as_millis()).unwrap_or(i32::MAX)
-    }
-
-    fn timed_out(&self, last: Option<AdminError>) -> AdminError {
-        AdminError::Timeout {
-            call: self.call,
-            timeout: self.timeout,
-            attempts: self.attempts,
-            last_error: last.map(Box::new),
-        }
-    }
 }
 
 impl Admin {
@@ -213,78 +144,8 @@ impl Admin {
         self.inner.connections.lock().await.clear();
     }
 
-    // ----------------------------------------------------------------------
-    // Call machinery
-    // ----------------------------------------------------------------------
-
-    fn retry(&self, call: &'static str, timeout: Option<Duration>) -> Retry {
-        let timeout = timeout.unwrap_or(self.inner.config.default_api_timeout);
-        Retry {
-            call,
-            timeout,
-            deadline: Instant::now() + timeout,
-            attempts: 0,
-        }
-    }
-
     fn using_controllers(&self) -> bool {
         self.inner.config.bootstrap.is_controllers()
-    }
-
-    /// Handles the outcome of one attempt: `Some(result)` ends the call,
-    /// `None` means "try again" (after the backoff has been slept).
-    async fn next_step<T>(&self, retry: &mut Retry, outcome: Attempt<T>) -> Option<Result<T>> {
-        retry.attempts += 1;
-        let failure = match outcome {
-            Ok(v) => return Some(Ok(v)),
-            Err(f) => f,
-        };
-        if failure.rediscover {
-            self.forget_active_controller();
-        }
-        if !failure.retry {
-            return Some(Err(failure.error));
-        }
-        let remaining = retry.remaining();
-        if remaining.is_zero() {
-            return Some(Err(retry.timed_out(Some(failure.error))));
-        }
-        let backoff = self.backoff(retry.attempts - 1);
-        tracing::debug!(
-            call = retry.call,
-            attempt = retry.attempts,
-            backoff_ms = backoff.as_millis() as u64,
-            error = %failure.error,
-            "retrying"
-        );
-        if backoff >= remaining {
-            tokio::time::sleep(remaining).await;
-            return Some(Err(retry.timed_out(Some(failure.error))));
-        }
-        tokio::time::sleep(backoff).await;
-        None
-    }
-
-    /// `retry.backoff.ms * 2^tries`, capped at `retry.backoff.max.ms`, ±20 % jitter.
-    fn backoff(&self, tries: u32) -> Duration {
-        let cfg = &self.inner.config;
-        let base = cfg.retry_backoff.as_secs_f64() * 2f64.powi(tries.min(30) as i32);
-        let capped = base.min(
-            cfg.retry_backoff_max
-                .as_secs_f64()
-                .max(cfg.retry_backoff.as_secs_f64()),
-        );
-        let r = {
-            let mut meta = self.meta();
-            // xorshift64
-            let mut x = meta.rng;
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            meta.rng = x;
-            (x % 10_000) as f64 / 10_000.0
-        };
-        Duration::from_secs_f64(capped * (0.8 + 0.4 * r))
     }
 
     fn meta(&self) -> std::sync::MutexGuard<'_, MetaState> {
@@ -292,166 +153,6 @@ impl Admin {
             .meta
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
-    fn forget_active_controller(&self) {
-        self.meta().active = None;
-    }
-
-    /// A negotiated connection to `addr`, reusing a healthy pooled one.
-    async fn connection(&self, addr: &HostPort, retry: &Retry) -> Result<Arc<Connection>> {
-        let mut pool = self.inner.connections.lock().await;
-        if let Some(conn) = pool.get(addr) {
-            if !conn.is_broken() {
-                return Ok(conn.clone());
-            }
-            pool.remove(addr);
-        }
-        let cfg = &self.inner.config;
-        let remaining = retry.remaining();
-        let conn = Arc::new(
-            Connection::open(
-                addr,
-                &cfg.client_id,
-                cfg.connect_timeout.min(remaining),
-                cfg.request_timeout.min(remaining),
-            )
-            .await?,
-        );
-        pool.insert(addr.clone(), conn.clone());
-        Ok(conn)
-    }
-
-    /// The node a call should go to: the active controller (bootstrap
-    /// controllers) or a reachable bootstrap broker.
-    async fn target(&self, retry: &Retry) -> Attempt<Arc<Connection>> {
-        match &self.inner.config.bootstrap {
-            Bootstrap::Controllers(_) => {
-                let active = self.meta().active.clone();
-                let addr = match active {
-                    Some((_, addr)) => addr,
-                    None => self.discover_active_controller(retry).await?.1,
-                };
-                Ok(self.connection(&addr, retry).await?)
-            }
-            Bootstrap::Servers(addrs) => {
-                let start = self.meta().next_bootstrap;
-                let mut last = None;
-                for i in 0..addrs.len() {
-                    let idx = (start + i) % addrs.len();
-                    match self.connection(&addrs[idx], retry).await {
-                        Ok(conn) => {
-                            self.meta().next_bootstrap = idx;
-                            return Ok(conn);
-                        }
-                        Err(e) if e.is_retriable() => {
-                            tracing::debug!(addr = %addrs[idx], error = %e, "bootstrap broker unreachable");
-                            last = Some(e);
-                        }
-                        Err(e) => return Err(e.into()),
-                    }
-                }
-                self.meta().next_bootstrap = (start + 1) % addrs.len().max(1);
-                Err(last
-                    .unwrap_or_else(|| AdminError::Config("no bootstrap servers".into()))
-                    .into())
-            }
-        }
-    }
-
-    /// Sends DescribeCluster (EndpointType 2) to the bootstrap controllers
-    /// (and controllers learned earlier) until one answers, and caches the
-    /// active controller it names.
-    async fn discover_active_controller(&self, retry: &Retry) -> Attempt<(i32, HostPort)> {
-        let mut candidates: Vec<HostPort> = self.inner.config.bootstrap.addresses().to_vec();
-        let (start, known) = {
-            let meta = self.meta();
-            (meta.next_bootstrap, meta.controllers.clone())
-        };
-        if !candidates.is_empty() {
-            let n = candidates.len();
-            candidates.rotate_left(start % n);
-        }
-        for node in known {
-            if let Ok(port) = u16::try_from(node.port) {
-                let hp = HostPort {
-                    host: node.host.clone(),
-                    port,
-                };
-                if !candidates.contains(&hp) {
-                    candidates.push(hp);
-                }
-            }
-        }
-        // The last error of a controller that may answer later, and the
-        // first final answer: a final answer from one controller does not
-        // end the call while another may still name the active controller.
-        let mut last: Option<AdminError> = None;
-        let mut fatal: Option<AdminError> = None;
-        for addr in &candidates {
-            let conn = match self.connection(addr, retry).await {
-                Ok(c) => c,
-                Err(e) if e.is_retriable() => {
-                    tracing::debug!(addr = %addr, error = %e, "bootstrap controller unreachable");
-                    last = Some(e);
-                    continue;
-                }
-                Err(e) => return Err(e.into()),
-            };
-            let response = match self.send_describe_cluster(&conn, retry, false).await {
-                Ok(r) => r,
-                Err(e) if not_ready_yet(&e) => {
-                    tracing::debug!(addr = %addr, error = %e, "controller cannot answer yet");
-                    last = Some(e);
-                    continue;
-                }
-                Err(e) => {
-                    tracing::debug!(addr = %addr, error = %e, "controller refused DescribeCluster");
-                    fatal.get_or_insert(e);
-                    continue;
-                }
-            };
-            let description = cluster_description(&response);
-            let mut meta = self.meta();
-            meta.controllers = description.nodes.clone();
-            match description.controller {
-                Some(c) => {
-                    let port = u16::try_from(c.port).map_err(|_| {
-                        Failure::fatal(AdminError::UnexpectedResponse(format!(
-                            "controller {} has an invalid port {}",
-                            c.id, c.port
-                        )))
-                    })?;
-                    let hp = HostPort {
-                        host: c.host.clone(),
-                        port,
-                    };
-                    tracing::debug!(id = c.id, addr = %hp, "active controller");
-                    meta.active = Some((c.id, hp.clone()));
-                    return Ok((c.id, hp));
-                }
-                None => {
-                    last = Some(AdminError::NoActiveController(format!(
-                        " ({} reports controller id {})",
-                        conn.addr(),
-                        response.controller_id
-                    )));
-                }
-            }
-        }
-        {
-            let mut meta = self.meta();
-            meta.next_bootstrap = meta.next_bootstrap.wrapping_add(1);
-        }
-        match (last, fatal) {
-            // Every controller that answered refused for good.
-            (None, Some(e)) => Err(Failure::fatal(e)),
-            // Some controller may answer later: retry within the deadline.
-            (Some(e), _) => Err(Failure::retry(e)),
-            (None, None) => Err(Failure::fatal(AdminError::Config(
-                "no bootstrap controllers".into(),
-            ))),
-        }
     }
 
     async fn send_describe_cluster(
@@ -492,35 +193,6 @@ impl Admin {
             .into());
         }
         Ok(response)
-    }
-
-    /// Maps a response error code: `Ok(())` for none; NOT_CONTROLLER (and,
-    /// with bootstrap controllers, NOT_LEADER_OR_FOLLOWER) → retry after
-    /// rediscovery; other codes → fatal unless `retry_codes` lists them.
-    fn check_code(
-        &self,
-        code: i16,
-        message: Option<&StrBytes>,
-        retry_codes: &[ErrorCode],
-    ) -> Attempt<()> {
-        let error = ErrorCode::from_code(code);
-        if error.is_ok() {
-            return Ok(());
-        }
-        let api = ApiError::new(error, message.map(|m| m.to_string()));
-        if error == ErrorCode::NotController
-            || (self.using_controllers() && error == ErrorCode::NotLeaderOrFollower)
-        {
-            return Err(Failure::retry(api.into()));
-        }
-        if retry_codes.contains(&error) {
-            return Err(Failure {
-                error: api.into(),
-                retry: true,
-                rediscover: false,
-            });
-        }
-        Err(Failure::fatal(api.into()))
     }
 
     // ----------------------------------------------------------------------
@@ -1274,22 +946,6 @@ impl Admin {
     }
 }
 
-/// Whether a DescribeCluster failure from one controller only says that it
-/// cannot answer yet, so that another controller (or the same one later)
-/// should be asked: any retriable error, and the `UNSUPPORTED_VERSION`
-/// "There is no finalized MetadataVersion, ..." a Kafka 4.4 controller
-/// answers while its image is not loaded (it restarted moments ago; every
-/// KRaft cluster has a finalized metadata.version).
-fn not_ready_yet(e: &AdminError) -> bool {
-    match e {
-        AdminError::Api(a) if a.code == ErrorCode::UnsupportedVersion => a
-            .message
-            .as_deref()
-            .is_some_and(|m| m.starts_with("There is no finalized MetadataVersion")),
-        other => other.is_retriable(),
-    }
-}
-
 fn replica_state(r: &describe_quorum_response::ReplicaState) -> ReplicaState {
     ReplicaState {
         replica_id: r.replica_id,
@@ -1425,142 +1081,4 @@ fn listener_of_connection(cluster: &ClusterDescription, quorum: &QuorumInfo) -> 
         return all.into_iter().next();
     }
     None
-}
-
-#[cfg(all(test, feature = "test-util"))]
-mod tests {
-    use kraft_protocol::messages::describe_cluster_response::DescribeClusterBroker;
-    use kraft_protocol::messages::update_features_response::UpdateFeaturesResponse;
-    use kraft_protocol::{RequestBody, ResponseBody};
-
-    use super::*;
-    use crate::testing::{kraft_rs_versions, FakeNode, Reply};
-
-    const NO_MV: &str =
-        "There is no finalized MetadataVersion, so direct-to-controller communication is not supported.";
-
-    fn refusal(code: ErrorCode, message: &str) -> Reply {
-        Reply::Respond(ResponseBody::DescribeCluster(DescribeClusterResponse {
-            error_code: code.code(),
-            error_message: Some(StrBytes::from(message.to_string())),
-            endpoint_type: 2,
-            ..Default::default()
-        }))
-    }
-
-    /// A controller (id 2) that names itself active and accepts UpdateFeatures.
-    async fn active() -> FakeNode {
-        let node = FakeNode::start(kraft_rs_versions(), |_| Reply::Close).await;
-        let port = i32::from(node.port());
-        node.set_handler(move |r| match &r.body {
-            RequestBody::DescribeCluster(_) => {
-                Reply::Respond(ResponseBody::DescribeCluster(DescribeClusterResponse {
-                    endpoint_type: 2,
-                    cluster_id: StrBytes::from_static("MkU3OEVBNTcwNTJENDM2Qg"),
-                    controller_id: 2,
-                    brokers: vec![DescribeClusterBroker {
-                        broker_id: 2,
-                        host: StrBytes::from_static("127.0.0.1"),
-                        port,
-                        ..Default::default()
-                    }]
-                    .into(),
-                    ..Default::default()
-                }))
-            }
-            RequestBody::UpdateFeatures(_) => Reply::Respond(ResponseBody::UpdateFeatures(
-                UpdateFeaturesResponse::default(),
-            )),
-            _ => Reply::Close,
-        });
-        node
-    }
-
-    fn config(nodes: &[&FakeNode]) -> AdminConfig {
-        let list: Vec<String> = nodes.iter().map(|n| n.address()).collect();
-        let mut c = AdminConfig::bootstrap_controllers(&list.join(",")).expect("config");
-        c.default_api_timeout = Duration::from_secs(5);
-        c.retry_backoff = Duration::from_millis(10);
-        c.retry_backoff_max = Duration::from_millis(50);
-        c
-    }
-
-    fn group_version(level: i16) -> BTreeMap<String, FeatureUpdate> {
-        BTreeMap::from([(
-            "group.version".to_string(),
-            FeatureUpdate {
-                max_version_level: level,
-                upgrade_type: UpgradeType::Upgrade,
-            },
-        )])
-    }
-
-    #[tokio::test]
-    async fn a_bootstrap_controller_that_cannot_answer_yet_is_skipped() {
-        let good = active().await;
-        for (code, message) in [
-            (ErrorCode::UnsupportedVersion, NO_MV),
-            (ErrorCode::NotController, "not loaded yet"),
-        ] {
-            let starting = FakeNode::start(kraft_rs_versions(), move |r| match &r.body {
-                RequestBody::DescribeCluster(_) => refusal(code, message),
-                _ => Reply::Close,
-            })
-            .await;
-            let admin = Admin::new(config(&[&starting, &good]));
-            let results = admin
-                .update_features(&group_version(1), UpdateFeaturesOptions::default())
-                .await
-                .expect("the other controller answers");
-            assert!(results.values().all(|r| r.is_ok()), "{results:?}");
-            assert_eq!(starting.received_of(ApiKey::DescribeCluster).len(), 1);
-            // DescribeCluster on the active controller works the same way.
-            let admin = Admin::new(config(&[&starting, &good]));
-            let d = admin.describe_cluster().await.expect("described");
-            assert_eq!(d.controller.map(|c| c.id), Some(2));
-        }
-    }
-
-    #[tokio::test]
-    async fn the_call_waits_while_no_controller_can_answer_yet() {
-        let starting = FakeNode::start(kraft_rs_versions(), |r| match &r.body {
-            RequestBody::DescribeCluster(_) => refusal(ErrorCode::UnsupportedVersion, NO_MV),
-            _ => Reply::Close,
-        })
-        .await;
-        let mut c = config(&[&starting]);
-        c.default_api_timeout = Duration::from_millis(400);
-        let e = Admin::new(c)
-            .update_features(&group_version(1), UpdateFeaturesOptions::default())
-            .await
-            .expect_err("nobody answers");
-        assert!(matches!(e, AdminError::Timeout { .. }), "{e}");
-        assert!(starting.received_of(ApiKey::DescribeCluster).len() > 1);
-    }
-
-    #[tokio::test]
-    async fn a_final_refusal_ends_the_call_once_every_controller_refused() {
-        let old =
-            "Direct-to-controller communication is not supported with the current MetadataVersion.";
-        let a = FakeNode::start(kraft_rs_versions(), move |r| match &r.body {
-            RequestBody::DescribeCluster(_) => refusal(ErrorCode::UnsupportedVersion, old),
-            _ => Reply::Close,
-        })
-        .await;
-        let b = FakeNode::start(kraft_rs_versions(), move |r| match &r.body {
-            RequestBody::DescribeCluster(_) => refusal(ErrorCode::UnsupportedVersion, old),
-            _ => Reply::Close,
-        })
-        .await;
-        let e = Admin::new(config(&[&a, &b]))
-            .update_features(&group_version(1), UpdateFeaturesOptions::default())
-            .await
-            .expect_err("refused");
-        assert!(
-            matches!(&e, AdminError::Api(api) if api.code == ErrorCode::UnsupportedVersion && api.message.as_deref() == Some(old)),
-            "{e}"
-        );
-        assert_eq!(a.received_of(ApiKey::DescribeCluster).len(), 1);
-        assert_eq!(b.received_of(ApiKey::DescribeCluster).len(), 1);
-    }
 }
