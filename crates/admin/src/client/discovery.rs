@@ -5,8 +5,9 @@
 
 use kraft_protocol::ErrorCode;
 
+use super::cluster::cluster_description;
 use super::retry::{Attempt, Failure, Retry};
-use super::{cluster_description, Admin};
+use super::Admin;
 use crate::config::HostPort;
 use crate::error::AdminError;
 
