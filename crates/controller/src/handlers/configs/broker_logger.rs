@@ -1,0 +1,92 @@
+//! BROKER_LOGGER resources: this node's loggers, handled as Kafka's
+//! `RuntimeLoggerManager` does, outside the write.
+
+use kraft_protocol::messages::incremental_alter_configs_request::AlterConfigsResource;
+
+use super::java_text::java_parse_int;
+use super::operations::OpType;
+use super::{invalid_config, invalid_request};
+use crate::handlers::{ApiError, Controller};
+
+/// Kafka's `LoggingController.ROOT_LOGGER`.
+const ROOT_LOGGER: &str = "root";
+/// Kafka's `LogLevelConfig.VALID_LOG_LEVELS`, sorted as its messages list them.
+const VALID_LOG_LEVELS: [&str; 6] = ["DEBUG", "ERROR", "FATAL", "INFO", "TRACE", "WARN"];
+
+impl Controller {
+    /// Kafka's `RuntimeLoggerManager.applyChangesForResource` for this
+    /// node's loggers. This controller has no log4j loggers: only the root
+    /// logger exists, and setting its level is accepted but not applied
+    /// (Kafka too answers success when an update fails, and logs it).
+    pub(super) fn alter_broker_logger(
+        &self,
+        resource: &AlterConfigsResource,
+        validate_only: bool,
+    ) -> Result<(), ApiError> {
+        let name = resource.resource_name.as_str();
+        let Some(id) = java_parse_int(name) else {
+            return Err(invalid_request(format!(
+                "Node id must be an integer, but it is: {name}"
+            )));
+        };
+        if id != self.settings.node_id {
+            return Err(invalid_request(format!(
+                "Unexpected node id. Expected {}, but received {id}",
+                self.settings.node_id
+            )));
+        }
+        let exists = |logger: &str| {
+            if logger == ROOT_LOGGER {
+                Ok(())
+            } else {
+                Err(invalid_config(format!("Logger {logger} does not exist!")))
+            }
+        };
+        for op in resource.configs.iter() {
+            let logger = op.name.as_str();
+            match OpType::of(op.config_operation) {
+                Some(OpType::Set) => {
+                    exists(logger)?;
+                    let level = op.value.as_ref().map(|v| v.as_str());
+                    if !level.is_some_and(|l| VALID_LOG_LEVELS.contains(&l)) {
+                        return Err(invalid_config(format!(
+                            "Cannot set the log level of {logger} to {} as it is not a supported log level. Valid log levels are {}",
+                            level.unwrap_or("null"),
+                            VALID_LOG_LEVELS.join(", ")
+                        )));
+                    }
+                }
+                Some(OpType::Delete) => {
+                    exists(logger)?;
+                    if logger == ROOT_LOGGER {
+                        return Err(invalid_request(
+                            "Removing the log level of the root logger is not allowed",
+                        ));
+                    }
+                }
+                Some(op @ (OpType::Append | OpType::Subtract)) => {
+                    return Err(invalid_request(format!(
+                        "{} operation is not allowed for the BROKER_LOGGER resource",
+                        op.name()
+                    )));
+                }
+                None => {
+                    return Err(invalid_request(format!(
+                        "Unknown operation type {} is not allowed for the BROKER_LOGGER resource",
+                        op.config_operation
+                    )));
+                }
+            }
+        }
+        if !validate_only {
+            for op in resource.configs.iter() {
+                tracing::error!(
+                    "Failed to update the log level of {} to {}: this controller's log levels are set by its KRAFT_LOG filter",
+                    op.name.as_str(),
+                    op.value.as_ref().map_or("null", |v| v.as_str())
+                );
+            }
+        }
+        Ok(())
+    }
+}
