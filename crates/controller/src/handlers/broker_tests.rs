@@ -36,6 +36,8 @@ pub(super) struct GatedQuorum {
     /// Whether appends are refused NOT_CONTROLLER while the facts still
     /// say active (a leader resigning before its cached facts catch up).
     refuse: StdMutex<bool>,
+    /// The epochs the controller asked to resign.
+    pub(super) resigned: StdMutex<Vec<i32>>,
 }
 
 impl GatedQuorum {
@@ -47,6 +49,7 @@ impl GatedQuorum {
             released: watch::channel(-1).0,
             open: StdMutex::new(true),
             refuse: StdMutex::new(false),
+            resigned: StdMutex::new(Vec::new()),
         })
     }
 
@@ -124,6 +127,10 @@ impl RaftQuorum for GatedQuorum {
                 Ok(last)
             }),
         })
+    }
+
+    async fn resign(&self, epoch: i32) {
+        self.resigned.lock().unwrap().push(epoch);
     }
 
     async fn wait_applied(&self, offset: i64) -> Result<(), AppendError> {

@@ -10,8 +10,11 @@ use kraft_protocol::ErrorCode;
 
 use super::broker_tests::{heartbeat, registration, setup};
 use super::configs_tests::create_topic;
-use super::writer::MAX_RECORDS_PER_BATCH;
-use super::Controller;
+use super::writer::{Generated, MAX_RECORDS_PER_BATCH};
+use super::{ApiError, Controller};
+use crate::image::MetadataRecord;
+use kraft_protocol::messages::remove_topic_record::RemoveTopicRecord;
+use kraft_protocol::Uuid;
 
 fn create(names: impl IntoIterator<Item = String>) -> CreateTopicsRequest {
     CreateTopicsRequest {
@@ -168,4 +171,55 @@ async fn fencing_a_broker_of_many_partitions_appends_batches_of_at_most_ten_thou
         .filter(|(_, p)| !p.isr().any(|r| r == 4))
         .count();
     assert_eq!(without_4, 12_000, "every ISR lost broker 4");
+}
+
+#[tokio::test]
+async fn a_generated_record_the_state_refuses_is_never_appended_and_the_leader_resigns() {
+    let (c, q, _) = super::configs_tests::cluster(true).await;
+    create_topic(&c, "kept", 1, 3).await;
+    let before = q.records();
+    let stats = c.write_stats();
+    // A RemoveTopicRecord for a topic that does not exist: Kafka's
+    // ReplicationControlManager refuses to replay it.
+    let unknown = Uuid::from_u64_pair(0xdead, 0xbeef);
+    let answer = c
+        .write(None, |_| {
+            Ok(Generated::new(
+                vec![MetadataRecord::new(
+                    RemoveTopicRecord {
+                        topic_id: unknown,
+                        ..Default::default()
+                    },
+                    0,
+                )],
+                (),
+            ))
+        })
+        .await;
+    let Err(ApiError { code, message }) = answer else {
+        panic!("the write succeeded: {answer:?}");
+    };
+    assert_eq!(code, ErrorCode::UnknownServerError);
+    let message = message.expect("the answer carries the reason");
+    let offset = before.len();
+    assert!(
+        message.starts_with(&format!(
+            "Unable to apply RemoveTopicRecord record at offset {offset} (version 0) on active controller, from the batch with baseOffset {offset}: "
+        )) && message.contains("no such topic"),
+        "{message}"
+    );
+    assert_eq!(q.records(), before, "nothing was appended");
+    assert_eq!(q.resigned.lock().unwrap().clone(), [5], "the leader resigned");
+    assert_eq!(c.write_stats().batches_appended, stats.batches_appended);
+    // The state was reverted to the committed image: the next write builds
+    // on what is in the log.
+    assert!(sharing(&c).await.1, "the write state equals the committed image");
+    let r = c
+        .create_topics(&create(["kept".to_string(), "after".to_string()]))
+        .await;
+    assert_eq!(
+        codes(&r),
+        [i16::from(ErrorCode::TopicAlreadyExists), 0],
+        "{r:?}"
+    );
 }
