@@ -27,6 +27,7 @@ use kraft_protocol::messages::update_features_response::{
     UpdatableFeatureResult, UpdateFeaturesResponse,
 };
 use kraft_protocol::{RequestBody, ResponseBody, StrBytes};
+use kraft_testkit::free_port;
 
 fn uuid(s: &str) -> Uuid {
     kafka_uuid::parse(s).expect("valid uuid")
@@ -782,10 +783,7 @@ async fn unregister_broker_through_brokers_goes_to_the_bootstrap_broker() {
 
 #[tokio::test]
 async fn connection_refused_ends_in_a_timeout_naming_the_cause() {
-    let port = {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-        l.local_addr().expect("addr").port()
-    };
+    let port = free_port();
     let mut config =
         quick(AdminConfig::bootstrap_controllers(&format!("127.0.0.1:{port}")).expect("config"));
     config.default_api_timeout = Duration::from_millis(300);

@@ -22,7 +22,7 @@ use kraft_protocol::messages::unregister_broker_response::UnregisterBrokerRespon
 use kraft_protocol::messages::unregister_controller_response::UnregisterControllerResponse;
 use kraft_protocol::messages::update_features_response::UpdateFeaturesResponse;
 use kraft_protocol::{RequestBody, ResponseBody, StrBytes};
-use kraft_testkit::TempDir;
+use kraft_testkit::{free_port, TempDir};
 
 const DIR1: &str = "J8aAPcfLQt2bqs1JT_rMgQ";
 const DIR2: &str = "ILZ5MPTeRWakmJu99uBJCA";
@@ -917,10 +917,7 @@ fn features_commands() {
 
 #[test]
 fn connection_refused_is_one_clear_line() {
-    let port = {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-        l.local_addr().expect("addr").port()
-    };
+    let port = free_port();
     let (_dir, cfg) = quick_config("refused");
     let started = std::time::Instant::now();
     let r = kraft(&[

@@ -38,6 +38,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use kraft_testkit::{free_port, wait_until, KraftServer};
+
 mod protocol_sweep;
 
 const KAFKA_QUORUM_COMMAND: &str = "org.apache.kafka.tools.MetadataQuorumCommand";
@@ -195,17 +197,6 @@ fn leader_id(status: &str) -> i32 {
         .find_map(|l| l.strip_prefix("LeaderId:"))
         .and_then(|v| v.trim().parse().ok())
         .expect("LeaderId line")
-}
-
-fn wait_for(what: &str, limit: Duration, mut check: impl FnMut() -> bool) {
-    let started = Instant::now();
-    while started.elapsed() < limit {
-        if check() {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(500));
-    }
-    panic!("timed out waiting for {what}");
 }
 
 fn tools_present() -> Result<(), String> {
@@ -399,7 +390,7 @@ fn against_real_kafka_4_4() {
         .find_map(|l| l.strip_prefix("directory.id=").map(str::to_owned))
         .expect("directory.id");
     let added_line = format!("Added controller 4 with directory id {dir4} and endpoints: CONTROLLER://127.0.0.1:{port4}\n");
-    wait_for(
+    wait_until(
         "observer 4 in describe --status",
         Duration::from_secs(60),
         || {
@@ -465,7 +456,7 @@ fn against_real_kafka_4_4() {
         removed,
         format!("Removed KRaft controller 4 with directory id {dir4}\n")
     );
-    wait_for("voter 4 back to observer", Duration::from_secs(60), || {
+    wait_until("voter 4 back to observer", Duration::from_secs(60), || {
         voter_ids(&ok(kafka_qc(&["describe", "--status"]), "kafka describe")) == vec![1, 2, 3]
     });
 
@@ -735,7 +726,7 @@ fn unregister_brokers(quorum: &Quorum, bs: &str, bsrv: &str) {
     let restart_and_stop_6 = || {
         let out = quorum.script(&["start-node", "6"], Duration::from_secs(60));
         assert_eq!(out.code, 0, "start-node 6: {}", out.stderr);
-        wait_for(
+        wait_until(
             "broker 6 registered again",
             Duration::from_secs(120),
             || registered(6),
@@ -757,7 +748,7 @@ fn unregister_brokers(quorum: &Quorum, bs: &str, bsrv: &str) {
     // Through broker 5, which forwards the request to the active controller.
     let ours_b = unregister("--bootstrap-server", bsrv, "6");
     assert_eq!((ours_b.0, ours_b.1.as_str()), (0, gone), "{}", ours_b.2);
-    wait_for("broker 6 unregistered", Duration::from_secs(30), || {
+    wait_until("broker 6 unregistered", Duration::from_secs(30), || {
         !registered(6)
     });
     // No registration (any more): BROKER_ID_NOT_REGISTERED, nothing on stdout, exit 1.
@@ -879,19 +870,21 @@ fn kafka_classpath() -> String {
     )
 }
 
-/// Real `kraft server` processes on loopback; killed however the test ends.
+/// Real `kraft server` processes on loopback; stopped however the test ends.
 struct OurQuorum {
     dir: PathBuf,
     cluster_id: String,
     ports: Vec<u16>,
-    children: Vec<Option<std::process::Child>>,
+    /// Controller `id` is `servers[id - 1]`; each keeps the log of all its
+    /// runs in `node<id>/server.log`.
+    servers: Vec<KraftServer>,
     classpath: String,
 }
 
 impl Drop for OurQuorum {
     fn drop(&mut self) {
-        for id in 1..=self.ports.len() {
-            self.stop(id);
+        for server in &mut self.servers {
+            server.stop();
         }
         eprintln!(
             "[interop-rs] stopped the kraft-rs quorum (logs in {})",
@@ -901,11 +894,30 @@ impl Drop for OurQuorum {
 }
 
 impl OurQuorum {
-    fn free_port() -> u16 {
-        std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .map(|a| a.port())
-            .expect("a free port")
+    /// Controllers 1 to `nodes` with their files in `dir`, on free ports;
+    /// none is written or started yet.
+    fn new(dir: PathBuf, cluster_id: String, nodes: usize, classpath: String) -> OurQuorum {
+        OurQuorum {
+            servers: (1..=nodes)
+                .map(|id| {
+                    KraftServer::new(
+                        kraft_bin(),
+                        dir.join(format!("node{id}/server.properties")),
+                        dir.join(format!("node{id}/server.log")),
+                    )
+                    .append_log()
+                })
+                .collect(),
+            dir,
+            cluster_id,
+            ports: (0..nodes).map(|_| free_port()).collect(),
+            classpath,
+        }
+    }
+
+    /// The `kraft server` process of controller `id`.
+    fn server(&mut self, id: usize) -> &mut KraftServer {
+        &mut self.servers[id - 1]
     }
 
     fn bootstrap(&self) -> String {
@@ -920,7 +932,7 @@ impl OurQuorum {
     }
 
     fn props(&self, id: usize) -> PathBuf {
-        self.dir.join(format!("node{id}/server.properties"))
+        self.servers[id - 1].config_path().to_path_buf()
     }
 
     fn data(&self, id: usize) -> PathBuf {
@@ -928,7 +940,6 @@ impl OurQuorum {
     }
 
     fn write_props(&self, id: usize) {
-        std::fs::create_dir_all(self.dir.join(format!("node{id}"))).expect("node dir");
         let text = format!(
             "process.roles=controller\nnode.id={id}\ncontroller.listener.names=CONTROLLER\n\
              listeners=CONTROLLER://127.0.0.1:{port}\nadvertised.listeners=CONTROLLER://127.0.0.1:{port}\n\
@@ -938,28 +949,15 @@ impl OurQuorum {
             bs = self.bootstrap(),
             data = self.data(id).display(),
         );
-        std::fs::write(self.props(id), text).expect("write properties");
+        self.servers[id - 1].write_config(&text);
     }
 
     fn format(&self, id: usize, extra: &[&str]) {
-        let props = self.props(id);
-        let mut args = vec![
-            "storage",
-            "format",
-            "--config",
-            props.to_str().expect("utf-8"),
-            "--cluster-id",
-            &self.cluster_id,
-            // One level below the latest, so that Kafka's FeatureCommand
-            // has an upgrade to make (step 2).
-            "--release-version",
-            "4.4-IV1",
-        ];
+        // One level below the latest, so that Kafka's FeatureCommand has an
+        // upgrade to make (step 2).
+        let mut args = vec!["--release-version", "4.4-IV1"];
         args.extend_from_slice(extra);
-        ok(
-            kraft(&args),
-            &format!("kraft storage format of controller {id}"),
-        );
+        self.servers[id - 1].format(&self.cluster_id, &args);
     }
 
     fn directory_id(&self, id: usize) -> String {
@@ -968,44 +966,6 @@ impl OurQuorum {
             .lines()
             .find_map(|l| l.strip_prefix("directory.id=").map(str::to_owned))
             .expect("directory.id")
-    }
-
-    fn start(&mut self, id: usize) {
-        let log = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(self.dir.join(format!("node{id}/server.log")))
-            .expect("log file");
-        let child = Command::new(kraft_bin())
-            .args(["server", "--config"])
-            .arg(self.props(id))
-            .env("KRAFT_LOG", "info")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(log)
-            .spawn()
-            .expect("start kraft server");
-        self.children[id - 1] = Some(child);
-    }
-
-    /// SIGTERM (then SIGKILL after 20 s); returns the exit code.
-    fn stop(&mut self, id: usize) -> Option<i32> {
-        let mut child = self.children[id - 1].take()?;
-        let _ = Command::new("kill")
-            .args(["-TERM", &child.id().to_string()])
-            .status();
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            if let Ok(Some(status)) = child.try_wait() {
-                return status.code();
-            }
-            if Instant::now() > deadline {
-                let _ = child.kill();
-                let _ = child.wait();
-                return None;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
     }
 
     /// `kraft metadata-quorum describe --status --output json`, if it answers.
@@ -1123,13 +1083,7 @@ fn real_kafka_4_4_clients_against_kraft_rs() {
     let cluster_id = ok(kraft(&["storage", "random-uuid"]), "random-uuid")
         .trim()
         .to_owned();
-    let mut q = OurQuorum {
-        dir,
-        cluster_id,
-        ports: (0..4).map(|_| OurQuorum::free_port()).collect(),
-        children: (0..4).map(|_| None).collect(),
-        classpath,
-    };
+    let mut q = OurQuorum::new(dir, cluster_id, 4, classpath);
 
     // 1. Controllers 1-3 (dynamic quorum), controller 4 an observer.
     let dirs: Vec<String> = (0..3)
@@ -1148,9 +1102,9 @@ fn real_kafka_4_4_clients_against_kraft_rs() {
         q.format(id, &["--initial-controllers", &initial]);
     }
     for id in 1..=3 {
-        q.start(id);
+        q.server(id).start();
     }
-    wait_for("a leader and voters 1-3", Duration::from_secs(60), || {
+    wait_until("a leader and voters 1-3", Duration::from_secs(60), || {
         q.status_json().is_some_and(|s| {
             s["leaderId"].as_i64().is_some_and(|l| l > 0)
                 && s["currentVoters"].as_array().map(Vec::len) == Some(3)
@@ -1158,10 +1112,10 @@ fn real_kafka_4_4_clients_against_kraft_rs() {
     });
     q.write_props(4);
     q.format(4, &["--no-initial-controllers"]);
-    q.start(4);
+    q.server(4).start();
     let dir4 = q.directory_id(4);
     let port4 = q.ports[3];
-    wait_for(
+    wait_until(
         "controller 4 observes and is registered",
         Duration::from_secs(60),
         || {
@@ -1380,14 +1334,18 @@ fn real_kafka_4_4_clients_against_kraft_rs() {
         "kafka remove-controller",
     );
     assert_eq!(removed, removed_line);
-    wait_for("4 back to an observer", Duration::from_secs(30), || {
+    wait_until("4 back to an observer", Duration::from_secs(30), || {
         let s = ok(q.kafka_qc(&["describe", "--status"]), "kafka describe");
         voter_ids(&s) == vec![1, 2, 3] && s.contains("CurrentObservers:       [{\"id\": 4,")
     });
 
     // remove-controller --unregister of a stopped voter.
     add(&q);
-    assert_eq!(q.stop(4), Some(0), "controller 4 exits 0 on SIGTERM");
+    assert_eq!(
+        q.server(4).stop(),
+        Some(0),
+        "controller 4 exits 0 on SIGTERM"
+    );
     let both = ok(
         q.kafka_qc(&[
             "remove-controller",
@@ -1416,13 +1374,13 @@ fn real_kafka_4_4_clients_against_kraft_rs() {
 
     // 5. Admin.unregisterController of a stopped controller (it re-registers on restart).
     let register_then_stop = |q: &mut OurQuorum| {
-        q.start(4);
-        wait_for(
+        q.server(4).start();
+        wait_until(
             "controller 4 registered again",
             Duration::from_secs(60),
             || q.registered().contains(&4),
         );
-        assert_eq!(q.stop(4), Some(0));
+        assert_eq!(q.server(4).stop(), Some(0));
     };
     register_then_stop(&mut q);
     let unreg = q.java(ADMIN_CHECKS, &["unregister", &bs, "4"]);
@@ -1496,7 +1454,11 @@ fn real_kafka_4_4_clients_against_kraft_rs() {
     let final_status = ok(q.kafka_qc(&["describe", "--status"]), "final describe");
     assert_eq!(voter_ids(&final_status), vec![1, 2, 3]);
     for id in 1..=3 {
-        assert_eq!(q.stop(id), Some(0), "controller {id} exits 0 on SIGTERM");
+        assert_eq!(
+            q.server(id).stop(),
+            Some(0),
+            "controller {id} exits 0 on SIGTERM"
+        );
     }
     eprintln!("[interop-rs] all checks passed in {:?}", started.elapsed());
     let dir = q.dir.clone();
@@ -1562,13 +1524,7 @@ fn protocol_sweep_matches_kafka_4_4() {
     let cluster_id = ok(kraft(&["storage", "random-uuid"]), "random-uuid")
         .trim()
         .to_owned();
-    let mut ours = OurQuorum {
-        dir: rs_dir,
-        cluster_id,
-        ports: (0..3).map(|_| OurQuorum::free_port()).collect(),
-        children: (0..3).map(|_| None).collect(),
-        classpath: String::new(),
-    };
+    let mut ours = OurQuorum::new(rs_dir, cluster_id, 3, String::new());
     let initial = (1..=3)
         .map(|id| {
             let dir = ok(kraft(&["storage", "random-uuid"]), "random-uuid");
@@ -1578,23 +1534,16 @@ fn protocol_sweep_matches_kafka_4_4() {
         .join(",");
     for id in 1..=3 {
         ours.write_props(id);
-        let props = ours.props(id);
-        ok(
-            kraft(&[
-                "storage",
-                "format",
-                "--config",
-                props.to_str().expect("utf-8"),
-                "--cluster-id",
-                &ours.cluster_id,
+        ours.servers[id - 1].format(
+            &ours.cluster_id,
+            &[
                 "--release-version",
                 "4.4-IV2",
                 "--initial-controllers",
                 &initial,
-            ]),
-            &format!("kraft storage format of controller {id}"),
+            ],
         );
-        ours.start(id);
+        ours.server(id).start();
     }
     let our_nodes: Vec<(i32, String)> = (1..=3).map(|id| (id as i32, ours.addr(id))).collect();
 
@@ -1818,7 +1767,7 @@ fn api_versions_conformance_rules() {
 struct StandaloneKraft {
     dir: PathBuf,
     addr: String,
-    child: Option<std::process::Child>,
+    server: KraftServer,
 }
 
 impl StandaloneKraft {
@@ -1828,50 +1777,26 @@ impl StandaloneKraft {
         let dir = std::env::temp_dir().join(format!("kraft-interop-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("temp dir");
-        let addr = format!("127.0.0.1:{}", OurQuorum::free_port());
+        let addr = format!("127.0.0.1:{}", free_port());
         let data = dir.join("data");
-        let props = dir.join("server.properties");
-        std::fs::write(
-            &props,
-            format!(
-                "process.roles=controller\nnode.id=1\ncontroller.listener.names=CONTROLLER\n\
-                 listeners=CONTROLLER://{addr}\nlistener.security.protocol.map=CONTROLLER:PLAINTEXT\n\
-                 controller.quorum.bootstrap.servers={addr}\nlog.dirs={data}\nmetadata.log.dir={data}\n",
-                data = data.display()
-            ),
-        )
-        .expect("write properties");
-        let props = props.to_str().expect("utf-8 path").to_owned();
+        let mut server = KraftServer::new(
+            kraft_bin(),
+            dir.join("server.properties"),
+            dir.join("server.log"),
+        );
+        server.write_config(&format!(
+            "process.roles=controller\nnode.id=1\ncontroller.listener.names=CONTROLLER\n\
+             listeners=CONTROLLER://{addr}\nlistener.security.protocol.map=CONTROLLER:PLAINTEXT\n\
+             controller.quorum.bootstrap.servers={addr}\nlog.dirs={data}\nmetadata.log.dir={data}\n",
+            data = data.display()
+        ));
         let cluster_id = ok(kraft(&["storage", "random-uuid"]), "random-uuid")
             .trim()
             .to_owned();
-        ok(
-            kraft(&[
-                "storage",
-                "format",
-                "--config",
-                &props,
-                "--cluster-id",
-                &cluster_id,
-                "--standalone",
-            ]),
-            "kraft storage format --standalone",
-        );
-        let log = std::fs::File::create(dir.join("server.log")).expect("log file");
-        let child = Command::new(kraft_bin())
-            .args(["server", "--config", &props])
-            .env("KRAFT_LOG", "info")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(log)
-            .spawn()
-            .expect("start kraft server");
-        let node = StandaloneKraft {
-            dir,
-            addr,
-            child: Some(child),
-        };
-        wait_for(
+        server.format(&cluster_id, &["--standalone"]);
+        server.start();
+        let node = StandaloneKraft { dir, addr, server };
+        wait_until(
             "the kraft-rs controller leads",
             Duration::from_secs(60),
             || protocol_sweep::leader_id(&node.addr) == Some(1),
@@ -1882,10 +1807,7 @@ impl StandaloneKraft {
 
 impl Drop for StandaloneKraft {
     fn drop(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
+        self.server.kill();
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }

@@ -9,36 +9,24 @@
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use kraft_raft::{Batch, DiskLog, LogConfig, RaftLog, Record};
-use kraft_testkit::TempDir;
+use kraft_testkit::{free_port, wait_for, KraftServer, TempDir};
 
 const KRAFT: &str = env!("CARGO_BIN_EXE_kraft");
 
+/// How long the scrapes wait for what they expect.
+const PATIENCE: Duration = Duration::from_secs(60);
+
 /// One standalone controller: its files and, while it runs, its process.
 struct Node {
+    /// Declared first: dropped (the process killed) before its directory.
+    server: KraftServer,
     dir: TempDir,
     port: u16,
-    child: Option<Child>,
-}
-
-impl Drop for Node {
-    fn drop(&mut self) {
-        if let Some(child) = self.child.as_mut() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
 }
 
 fn kraft(args: &[&str]) -> (i32, String) {
@@ -61,10 +49,16 @@ impl Node {
     /// Writes the properties (metrics on an ephemeral port) and formats the
     /// storage as a standalone dynamic quorum.
     fn format() -> Node {
+        let dir = TempDir::new("metrics-endpoint");
         let node = Node {
-            dir: TempDir::new("metrics-endpoint"),
+            server: KraftServer::new(
+                KRAFT,
+                dir.join("controller.properties"),
+                dir.join("server.log"),
+            )
+            .env("NO_COLOR", "1"),
+            dir,
             port: free_port(),
-            child: None,
         };
         let data = node.dir.join("data");
         let text = format!(
@@ -75,28 +69,10 @@ impl Node {
             port = node.port,
             data = data.display(),
         );
-        std::fs::write(node.props(), text).expect("write properties");
+        node.server.write_config(&text);
         let cluster_id = kraft(&["storage", "random-uuid"]).1.trim().to_string();
-        let props = node.props();
-        let (code, out) = kraft(&[
-            "storage",
-            "format",
-            "--config",
-            props.to_str().unwrap_or_default(),
-            "--cluster-id",
-            &cluster_id,
-            "--standalone",
-        ]);
-        assert_eq!(code, 0, "format: {out}");
+        node.server.format(&cluster_id, &["--standalone"]);
         node
-    }
-
-    fn props(&self) -> PathBuf {
-        self.dir.join("controller.properties")
-    }
-
-    fn log_file(&self) -> PathBuf {
-        self.dir.join("server.log")
     }
 
     /// The metadata partition directory.
@@ -104,51 +80,12 @@ impl Node {
         self.dir.join("data").join("__cluster_metadata-0")
     }
 
-    /// What the server logged since it was last started.
-    fn server_log(&self) -> String {
-        std::fs::read_to_string(self.log_file()).unwrap_or_default()
-    }
-
-    fn start(&mut self) {
-        let log = std::fs::File::create(self.log_file()).expect("log file");
-        let child = Command::new(KRAFT)
-            .args(["server", "--config"])
-            .arg(self.props())
-            .env("KRAFT_LOG", "info")
-            .env("NO_COLOR", "1")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(log)
-            .spawn()
-            .expect("start kraft server");
-        self.child = Some(child);
-    }
-
-    /// SIGTERM, then waits for the exit status.
-    fn stop(&mut self) -> Option<i32> {
-        let mut child = self.child.take()?;
-        let _ = Command::new("kill")
-            .args(["-TERM", &child.id().to_string()])
-            .status();
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            if let Ok(Some(status)) = child.try_wait() {
-                return status.code();
-            }
-            if Instant::now() > deadline {
-                let _ = child.kill();
-                let _ = child.wait();
-                return None;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
     /// The metrics address the server logged it bound (port 0 in the
     /// properties: the log is the only place to learn it).
     fn metrics_addr(&self) -> String {
-        wait_for("the metrics listener is bound", || {
-            self.server_log()
+        wait_for("the metrics listener is bound", PATIENCE, || {
+            self.server
+                .log()
                 .lines()
                 .find(|l| l.contains("metrics listener bound"))
                 .and_then(logged_address)
@@ -162,17 +99,6 @@ fn logged_address(line: &str) -> Option<String> {
     let rest = &line[start + "127.0.0.1:".len()..];
     let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
     (!digits.is_empty()).then(|| format!("127.0.0.1:{digits}"))
-}
-
-fn wait_for<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        if let Some(v) = f() {
-            return v;
-        }
-        assert!(Instant::now() < deadline, "timed out waiting until {what}");
-        std::thread::sleep(Duration::from_millis(200));
-    }
 }
 
 /// Sends `request` over a fresh connection and reads the whole answer (the
@@ -255,11 +181,11 @@ fn append_to_metadata_log(dir: &Path, values: Vec<Bytes>) -> i64 {
 #[test]
 fn metrics_report_a_healthy_controller_then_records_not_understood() {
     let mut node = Node::format();
-    node.start();
+    node.server.start();
     let addr = node.metrics_addr();
 
     // 1. Healthy and active: nothing not understood, nothing suspended.
-    let body = wait_for("the controller is active", || {
+    let body = wait_for("the controller is active", PATIENCE, || {
         scrape(&addr).filter(|b| gauge(b, "kraft_active_controller_count") == Some(1))
     });
     assert_eq!(gauge(&body, "kraft_raft_leader_id"), Some(1), "{body}");
@@ -297,11 +223,11 @@ fn metrics_report_a_healthy_controller_then_records_not_understood() {
     assert!(other.starts_with("HTTP/1.1 404 "), "{other}");
     let post = http(&addr, "POST /metrics HTTP/1.1\r\n\r\n").unwrap_or_default();
     assert!(post.starts_with("HTTP/1.1 405 "), "{post}");
-    let image_loaded = wait_for("the image is loaded", || {
+    let image_loaded = wait_for("the image is loaded", PATIENCE, || {
         scrape(&addr).and_then(|b| gauge(&b, "kraft_metadata_image_loaded").filter(|l| *l == 1))
     });
     assert_eq!(image_loaded, 1);
-    assert_eq!(node.stop(), Some(0), "SIGTERM exits 0");
+    assert_eq!(node.server.stop(), Some(0), "SIGTERM exits 0");
 
     // 2. Records a later Kafka might write: type 300 at versions 0 (twice)
     //    and 1, and FeatureLevelRecord (type 12) at version 9.
@@ -314,7 +240,7 @@ fn metrics_report_a_healthy_controller_then_records_not_understood() {
             frame_only(12, 9),
         ],
     );
-    node.start();
+    node.server.start();
     let addr = node.metrics_addr();
     let expected = [
         "kraft_metadata_records_not_understood{record_type=\"12\",version=\"9\",reason=\"unknown version\"} 1",
@@ -341,13 +267,13 @@ fn metrics_report_a_healthy_controller_then_records_not_understood() {
         "{body}"
     );
     // The node still serves: it is the active controller again.
-    wait_for("the restarted controller is active", || {
+    wait_for("the restarted controller is active", PATIENCE, || {
         scrape(&addr).filter(|b| gauge(b, "kraft_active_controller_count") == Some(1))
     });
 
     // 3. The log names each type and version once, with where it was first
     //    seen.
-    let log = node.server_log();
+    let log = node.server.log();
     let errors: Vec<&str> = log
         .lines()
         .filter(|l| l.contains("ERROR") && l.contains("metadata record not understood"))
@@ -371,5 +297,5 @@ fn metrics_report_a_healthy_controller_then_records_not_understood() {
         log.contains("snapshots and the metadata log retention are suspended on this node"),
         "{log}"
     );
-    assert_eq!(node.stop(), Some(0), "SIGTERM exits 0");
+    assert_eq!(node.server.stop(), Some(0), "SIGTERM exits 0");
 }

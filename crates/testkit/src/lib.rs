@@ -1,8 +1,30 @@
-//! Test helpers shared by the kraft-rs crates' tests: one [`TempDir`] for
-//! every test that needs a scratch directory.
+//! Test helpers shared by the kraft-rs crates' tests, so that every test
+//! binary uses the same ones: a scratch directory ([`TempDir`]), a free
+//! loopback port ([`free_port`]), polling until something holds
+//! ([`wait_for`], [`wait_until`]) and real `kraft server` processes
+//! ([`KraftServer`]).
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+
+mod server;
+mod wait;
+
+pub use server::KraftServer;
+pub use wait::{wait_for, wait_until};
+
+/// A loopback TCP port that was free a moment ago: bound on `127.0.0.1:0`
+/// and released, for a listener a test (or a process it starts) binds next.
+///
+/// # Panics
+///
+/// If no loopback port can be bound.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .unwrap_or_else(|e| panic!("cannot bind a loopback port: {e}"))
+}
 
 /// A fresh, empty directory under the system temp dir, removed (read-only
 /// files included) when dropped, except while a test panics: then it is kept
@@ -91,6 +113,13 @@ mod tests {
         drop(a);
         assert!(!path.exists());
         assert!(b.path().is_dir());
+    }
+
+    #[test]
+    fn free_port_can_be_bound() {
+        let port = free_port();
+        assert_ne!(port, 0);
+        std::net::TcpListener::bind(("127.0.0.1", port)).expect("bind the free port");
     }
 
     #[test]

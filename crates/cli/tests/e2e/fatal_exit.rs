@@ -16,10 +16,9 @@ fn a_failed_quorum_state_write_makes_the_server_exit_non_zero() {
     std::fs::create_dir(c.log_dir(1).join("quorum-state.tmp"))
         .expect("block the quorum-state write");
 
-    c.start(1);
+    c.server(1).start();
     let code = wait_for("kraft server exits", Duration::from_secs(30), || {
-        let child = c.children[0].as_mut()?;
-        child.try_wait().expect("poll kraft server")?.code()
+        c.server(1).try_wait()?.code()
     });
     let log = c.server_log(1);
     assert_eq!(code, 1, "{log}");

@@ -21,7 +21,7 @@ fn write_static_props(c: &Cluster, id: usize) {
         data.display(),
         data.display(),
     );
-    std::fs::write(c.props(id), text).expect("write properties");
+    c.servers[id - 1].write_config(&text);
 }
 
 fn features(c: &Cluster, args: &[&str]) -> (i32, String, String) {
@@ -50,7 +50,7 @@ fn static_quorum_upgrades_to_kraft_version_1() {
         format(&c, id, &cluster_id, &[]);
     }
     for id in 1..=3 {
-        c.start(id);
+        c.server(id).start();
     }
     let status = wait_for(
         "a leader of the static quorum",
@@ -214,6 +214,6 @@ fn static_quorum_upgrades_to_kraft_version_1() {
         },
     );
     for id in 1..=3 {
-        assert_eq!(c.signal(id, "-TERM"), Some(0), "controller {id} exits 0");
+        assert_eq!(c.server(id).stop(), Some(0), "controller {id} exits 0");
     }
 }

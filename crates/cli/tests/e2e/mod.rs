@@ -9,10 +9,10 @@
 //! stops on SIGTERM with exit 0; after a restart the voter set is unchanged.
 
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
-use kraft_testkit::TempDir;
+use kraft_testkit::{free_port, wait_for, KraftServer, TempDir};
 use serde_json::Value;
 
 mod fatal_exit;
@@ -23,26 +23,12 @@ mod stale_registration;
 const KRAFT: &str = env!("CARGO_BIN_EXE_kraft");
 
 struct Cluster {
+    /// Controller `id` is `servers[id - 1]`. Declared first: dropped (the
+    /// processes killed) before their directory.
+    servers: Vec<KraftServer>,
     /// Kept when a test fails, for its logs.
     dir: TempDir,
     ports: Vec<u16>,
-    children: Vec<Option<Child>>,
-}
-
-impl Drop for Cluster {
-    fn drop(&mut self) {
-        for c in self.children.iter_mut().flatten() {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
 }
 
 fn kraft(args: &[&str]) -> (i32, String, String) {
@@ -60,11 +46,25 @@ fn kraft(args: &[&str]) -> (i32, String, String) {
 
 impl Cluster {
     fn new(name: &str, nodes: usize) -> Cluster {
+        let dir = TempDir::new(&format!("e2e-{name}"));
         Cluster {
-            dir: TempDir::new(&format!("e2e-{name}")),
+            servers: (1..=nodes)
+                .map(|id| {
+                    KraftServer::new(
+                        KRAFT,
+                        dir.join(format!("controller-{id}.properties")),
+                        dir.join(format!("server-{id}.log")),
+                    )
+                })
+                .collect(),
+            dir,
             ports: (0..nodes).map(|_| free_port()).collect(),
-            children: (0..nodes).map(|_| None).collect(),
         }
+    }
+
+    /// The `kraft server` process of controller `id`.
+    fn server(&mut self, id: usize) -> &mut KraftServer {
+        &mut self.servers[id - 1]
     }
 
     fn data_dir(&self, id: usize) -> PathBuf {
@@ -78,11 +78,11 @@ impl Cluster {
 
     /// What controller `id` logged since it was last started.
     fn server_log(&self, id: usize) -> String {
-        std::fs::read_to_string(self.dir.join(format!("server-{id}.log"))).unwrap_or_default()
+        self.servers[id - 1].log()
     }
 
     fn props(&self, id: usize) -> PathBuf {
-        self.dir.join(format!("controller-{id}.properties"))
+        self.servers[id - 1].config_path().to_path_buf()
     }
 
     fn bootstrap(&self) -> String {
@@ -108,41 +108,7 @@ impl Cluster {
             data.display(),
             self.bootstrap()
         );
-        std::fs::write(self.props(id), text).expect("write properties");
-    }
-
-    fn start(&mut self, id: usize) {
-        let log =
-            std::fs::File::create(self.dir.join(format!("server-{id}.log"))).expect("log file");
-        let child = Command::new(KRAFT)
-            .args(["server", "--config"])
-            .arg(self.props(id))
-            .env("KRAFT_LOG", "info")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(log)
-            .spawn()
-            .expect("start kraft server");
-        self.children[id - 1] = Some(child);
-    }
-
-    fn signal(&mut self, id: usize, signal: &str) -> Option<i32> {
-        let mut child = self.children[id - 1].take()?;
-        let _ = Command::new("kill")
-            .args([signal, &child.id().to_string()])
-            .status();
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            if let Ok(Some(status)) = child.try_wait() {
-                return status.code();
-            }
-            if Instant::now() > deadline {
-                let _ = child.kill();
-                let _ = child.wait();
-                return None;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        self.servers[id - 1].write_config(&text);
     }
 
     /// `features describe` as controller `id` itself answers it (ApiVersions
@@ -229,36 +195,8 @@ fn ids(v: &Value, key: &str) -> Vec<i64> {
     ids
 }
 
-fn wait_for<T>(what: &str, timeout: Duration, mut f: impl FnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + timeout;
-    loop {
-        if let Some(v) = f() {
-            eprintln!(
-                "e2e: {what} ({} ms)",
-                timeout
-                    .saturating_sub(deadline.saturating_duration_since(Instant::now()))
-                    .as_millis()
-            );
-            return v;
-        }
-        assert!(Instant::now() < deadline, "timed out waiting until {what}");
-        std::thread::sleep(Duration::from_millis(250));
-    }
-}
-
 fn format(cluster: &Cluster, id: usize, cluster_id: &str, extra: &[&str]) {
-    let props = cluster.props(id);
-    let mut args = vec![
-        "storage",
-        "format",
-        "--config",
-        props.to_str().unwrap_or_default(),
-        "--cluster-id",
-        cluster_id,
-    ];
-    args.extend_from_slice(extra);
-    let (code, out, err) = kraft(&args);
-    assert_eq!(code, 0, "format {id}: {out}{err}");
+    cluster.servers[id - 1].format(cluster_id, extra);
 }
 
 /// Runs `kraft` and fails the test unless it exits 0; returns stdout.
@@ -313,7 +251,7 @@ fn start_three(c: &mut Cluster, cluster_id: &str, extra: &str, release_version: 
                 release_version,
             ],
         );
-        c.start(id);
+        c.server(id).start();
     }
     let status = wait_for_three_voters(c);
     wait_for(
@@ -350,7 +288,7 @@ fn real_processes_form_a_quorum_change_voters_and_survive_restarts() {
     ]);
     assert_eq!(code, 1, "re-format must fail: {err}");
     for id in 1..=3 {
-        c.start(id);
+        c.server(id).start();
     }
 
     // 1. A leader is elected and the three voters are committed.
@@ -361,7 +299,7 @@ fn real_processes_form_a_quorum_change_voters_and_survive_restarts() {
     // 2. Controller 4 joins as an observer and is added by id alone.
     c.write_props(4);
     format(&c, 4, &cluster_id, &["--no-initial-controllers"]);
-    c.start(4);
+    c.server(4).start();
     wait_for("4 is an observer", Duration::from_secs(60), || {
         c.status(1)
             .filter(|s| ids(s, "currentObservers").contains(&4))
@@ -403,12 +341,12 @@ fn real_processes_form_a_quorum_change_voters_and_survive_restarts() {
     // 3. SIGKILL a follower, restart it: it catches up.
     let leader = status["leaderId"].as_i64().unwrap_or(1) as usize;
     let follower = (1..=4).find(|id| *id != leader).unwrap_or(2);
-    c.signal(follower, "-KILL");
+    c.server(follower).kill();
     let restarted_at = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis() as i64)
         .unwrap_or(0);
-    c.start(follower);
+    c.server(follower).start();
     wait_for(
         "the restarted follower fetches and catches up",
         Duration::from_secs(60),
@@ -464,7 +402,7 @@ fn real_processes_form_a_quorum_change_voters_and_survive_restarts() {
     assert_eq!(remaining.len(), 3);
 
     // 5. Stop the removed controller and drop its registration (KIP-1312).
-    assert_eq!(c.signal(leader, "-TERM"), Some(0), "SIGTERM exits 0");
+    assert_eq!(c.server(leader).stop(), Some(0), "SIGTERM exits 0");
     let (code, out, err) = kraft(&[
         "cluster",
         "unregister-controller",
@@ -491,13 +429,13 @@ fn real_processes_form_a_quorum_change_voters_and_survive_restarts() {
     let alive: Vec<usize> = (1..=4).filter(|id| *id != leader).collect();
     for id in &alive {
         assert_eq!(
-            c.signal(*id, "-TERM"),
+            c.server(*id).stop(),
             Some(0),
             "controller {id} exits 0 on SIGTERM"
         );
     }
     for id in &alive {
-        c.start(*id);
+        c.server(*id).start();
     }
     let status = wait_for("the quorum comes back", Duration::from_secs(60), || {
         c.status(other).filter(|s| {

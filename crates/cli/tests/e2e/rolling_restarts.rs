@@ -166,8 +166,8 @@ fn rolling_sigkill_restarts_lose_no_acknowledged_change_and_fail_no_call() {
     let mut level: i16 = 1;
     let mut kills = 0u64;
     for id in 1..=3 {
-        c.signal(id, "-KILL");
-        c.start(id);
+        c.server(id).kill();
+        c.server(id).start();
         kills += 1;
         let target = 1 - level;
         let (op, verb) = if target == 1 {
@@ -207,8 +207,8 @@ fn rolling_sigkill_restarts_lose_no_acknowledged_change_and_fail_no_call() {
         if started.elapsed() >= duration {
             break;
         }
-        c.signal(next, "-KILL");
-        c.start(next);
+        c.server(next).kill();
+        c.server(next).start();
         kills += 1;
         next = next % 3 + 1;
     }
@@ -247,6 +247,6 @@ fn rolling_sigkill_restarts_lose_no_acknowledged_change_and_fail_no_call() {
         );
     }
     for id in 1..=3 {
-        c.signal(id, "-KILL");
+        c.server(id).kill();
     }
 }

@@ -100,8 +100,8 @@ fn every_controller_snapshots_and_new_ones_catch_up_from_a_snapshot() {
     // 2. A restarted follower loads its snapshot (its log starts past the
     //    records that set these levels) and ends with the same state.
     let follower = (1..=3).find(|id| *id != leader).unwrap_or(2);
-    assert_eq!(c.signal(follower, "-TERM"), Some(0));
-    c.start(follower);
+    assert_eq!(c.server(follower).stop(), Some(0));
+    c.server(follower).start();
     wait_for(
         "the restarted follower has the leader's state",
         Duration::from_secs(30),
@@ -123,7 +123,7 @@ fn every_controller_snapshots_and_new_ones_catch_up_from_a_snapshot() {
     assert!(first_segment(&c.log_dir(leader)).is_some_and(|s| s > 0));
     c.write_props_with(4, TINY_SNAPSHOTS);
     format(&c, 4, &cluster_id, &["--no-initial-controllers"]);
-    c.start(4);
+    c.server(4).start();
     wait_for(
         "the new observer has the leader's state",
         Duration::from_secs(30),

@@ -21,7 +21,7 @@ fn a_stale_registration_blocks_a_feature_upgrade_until_unregistered() {
     // removed again without --unregister, then stopped.
     c.write_props(4);
     format(&c, 4, &cluster_id, &["--no-initial-controllers"]);
-    c.start(4);
+    c.server(4).start();
     let registered = |c: &Cluster| {
         c.registered_controllers(1)
             .is_some_and(|ids| ids.contains(&4))
@@ -55,7 +55,7 @@ fn a_stale_registration_blocks_a_feature_upgrade_until_unregistered() {
                 && ids(s, "committedVoters") == [1, 2, 3]
         })
     });
-    assert_eq!(c.signal(4, "-TERM"), Some(0));
+    assert_eq!(c.server(4).stop(), Some(0));
     assert!(registered(&c), "the registration of 4 stays behind");
 
     // The upgrade to 4.5-IV0 is refused because of controller 4.

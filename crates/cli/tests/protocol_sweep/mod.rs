@@ -23,13 +23,14 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use bytes::Bytes;
 use kraft_protocol::header::{decode_response, encode_request_frame};
 use kraft_protocol::messages::request_header::RequestHeader;
 use kraft_protocol::messages::*;
 use kraft_protocol::{ApiKey, List, RequestBody, ResponseBody, StrBytes, Uuid};
+use kraft_testkit::wait_for;
 
 /// The metadata topic and its fixed id (`Uuid.ONE_UUID`).
 const METADATA_TOPIC: &str = "__cluster_metadata";
@@ -950,19 +951,13 @@ pub fn leader_id(addr: &str) -> Option<i32> {
 /// Waits (bounded) until one of `nodes` (id, address) names a leader that
 /// answers DescribeQuorum without error; returns (leader, a follower).
 pub fn leader_and_follower(nodes: &[(i32, String)], limit: Duration) -> (Target, Target) {
-    let deadline = Instant::now() + limit;
-    loop {
-        for (_, addr) in nodes {
-            let Some(leader) = leader_id(addr) else {
-                continue;
-            };
-            let by_id = |id: i32| nodes.iter().find(|(n, _)| *n == id).map(|(_, a)| a);
-            let (Some(l), Some((_, f))) = (by_id(leader), nodes.iter().find(|(n, _)| *n != leader))
-            else {
-                continue;
-            };
-            if leader_id(l) == Some(leader) {
-                return (
+    wait_for(&format!("a leader among {nodes:?}"), limit, || {
+        nodes.iter().find_map(|(_, addr)| {
+            let leader = leader_id(addr)?;
+            let l = nodes.iter().find(|(n, _)| *n == leader).map(|(_, a)| a)?;
+            let (_, f) = nodes.iter().find(|(n, _)| *n != leader)?;
+            (leader_id(l) == Some(leader)).then(|| {
+                (
                     Target {
                         role: "leader",
                         addr: l.clone(),
@@ -971,15 +966,10 @@ pub fn leader_and_follower(nodes: &[(i32, String)], limit: Duration) -> (Target,
                         role: "follower",
                         addr: f.clone(),
                     },
-                );
-            }
-        }
-        assert!(
-            Instant::now() < deadline,
-            "no leader among {nodes:?} within {limit:?}"
-        );
-        std::thread::sleep(Duration::from_millis(500));
-    }
+                )
+            })
+        })
+    })
 }
 
 /// Sweeps every case of every API `targets` advertise (the leader's

@@ -1,8 +1,11 @@
 //! Periodic image snapshots and metadata log retention of a real (single
 //! node, in-process) controller over its on-disk log.
+//!
+//! The waits block the test's own thread; the node runs on the runtime's
+//! worker threads.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use bytes::Bytes;
 use kraft_controller::config::ControllerConfig;
@@ -11,16 +14,12 @@ use kraft_controller::image::{MetadataImage, MetadataRecord};
 use kraft_controller::node::ControllerNode;
 use kraft_protocol::text::Properties;
 use kraft_raft::storage::decode_snapshot;
+use kraft_testkit::{free_port, wait_for};
 
 use crate::common::TempDir;
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
+/// How long each wait for the node may take.
+const PATIENCE: Duration = Duration::from_secs(30);
 
 fn config(dir: &Path, port: u16) -> ControllerConfig {
     let text = format!(
@@ -81,17 +80,6 @@ fn image_from_snapshot(path: &Path, offset: i64) -> MetadataImage {
     image
 }
 
-async fn wait_until<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        if let Some(v) = f() {
-            return v;
-        }
-        assert!(Instant::now() < deadline, "timed out waiting until {what}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
 async fn propose(node: &ControllerNode, name: &str, level: i16) {
     let value = Bytes::from(MetadataRecord::feature_level(name, level).encode().unwrap());
     node.raft().propose(vec![value]).await.unwrap();
@@ -116,13 +104,12 @@ async fn controller_snapshots_its_image_and_deletes_old_segments() {
     assert_eq!(checkpoints(&log_dir).len(), 1, "the bootstrap checkpoint");
 
     let node = ControllerNode::start(config(&dir, port)).await.unwrap();
-    wait_until("the node leads and applied the bootstrap", || {
+    wait_for("the node leads and applied the bootstrap", PATIENCE, || {
         let ready = node.raft().status().is_leader
             && node.image().read().metadata_version().is_some()
             && node.image().read().controller(1).is_some();
         ready.then_some(())
-    })
-    .await;
+    });
 
     // Enough batches to roll several 600-byte segments and pass the
     // 300-byte snapshot threshold many times.
@@ -151,12 +138,11 @@ async fn controller_snapshots_its_image_and_deletes_old_segments() {
 
     // Retention 0 bytes: only the latest snapshot is kept, the log starts
     // at it and the segments wholly below it are gone.
-    let (kept, segs) = wait_until("old snapshots and segments are deleted", || {
+    let (kept, segs) = wait_for("old snapshots and segments are deleted", PATIENCE, || {
         let kept = checkpoints(&log_dir);
         let segs = segments(&log_dir);
         (kept.len() == 1 && segs.first().is_some_and(|s| *s > 0)).then_some((kept, segs))
-    })
-    .await;
+    });
     assert!(kept[0].0 >= snapshot_offset);
     assert!(segs[0] <= kept[0].0, "{segs:?} {kept:?}");
     let features_before = live.finalized_features().to_vec();
@@ -165,11 +151,10 @@ async fn controller_snapshots_its_image_and_deletes_old_segments() {
     // are below the log start now) and ends with the same features.
     node.shutdown().await;
     let node = ControllerNode::start(config(&dir, port)).await.unwrap();
-    wait_until("the restarted node rebuilt its image", || {
+    wait_for("the restarted node rebuilt its image", PATIENCE, || {
         let image = node.image().snapshot();
         (image.last_offset() >= snapshot_offset - 1 && image.controller(1).is_some()).then_some(())
-    })
-    .await;
+    });
     let image = node.image().snapshot();
     assert!(segments(&log_dir)[0] > 0);
     assert_eq!(image.finalized_features(), features_before.as_slice());
