@@ -35,7 +35,7 @@ use crate::snapshots::SnapshotTrigger;
 pub enum NodeFailure {
     /// The raft layer stopped on a storage failure (a failed fsync of the
     /// metadata log or write of `quorum-state`).
-    #[error("the metadata log directory failed: {0}")]
+    #[error("{0}")]
     Storage(#[source] FatalError),
     /// A committed record could not be applied to the image.
     #[error(

@@ -13,3 +13,5 @@ mod format_compat;
 mod server;
 #[path = "controller/snapshots.rs"]
 mod snapshots;
+#[path = "controller/writer.rs"]
+mod writer;

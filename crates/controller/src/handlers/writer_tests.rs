@@ -209,11 +209,18 @@ async fn a_generated_record_the_state_refuses_is_never_appended_and_the_leader_r
         "{message}"
     );
     assert_eq!(q.records(), before, "nothing was appended");
-    assert_eq!(q.resigned.lock().unwrap().clone(), [5], "the leader resigned");
+    assert_eq!(
+        q.resigned.lock().unwrap().clone(),
+        [5],
+        "the leader resigned"
+    );
     assert_eq!(c.write_stats().batches_appended, stats.batches_appended);
     // The state was reverted to the committed image: the next write builds
     // on what is in the log.
-    assert!(sharing(&c).await.1, "the write state equals the committed image");
+    assert!(
+        sharing(&c).await.1,
+        "the write state equals the committed image"
+    );
     let r = c
         .create_topics(&create(["kept".to_string(), "after".to_string()]))
         .await;
