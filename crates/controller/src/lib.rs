@@ -1,25 +1,30 @@
 //! The kraft-rs controller layer.
 //!
-//! * [`activation`]: becoming the active controller (the bootstrap and
-//!   transaction-abort records of Kafka's activation) and the idle NoOp
-//!   writer.
+//! Public, for the `kraft` binary and for embedding a controller:
+//!
+//! * [`node`]: a whole controller node ([`node::ControllerNode`]): start-up,
+//!   shutdown, and the [`node::NodeFailure`] that stops it rather than let
+//!   its image diverge from its log.
 //! * [`config`]: the controller's configuration, read from a Kafka-style
 //!   `.properties` file.
 //! * [`mod@format`]: `kraft storage format` / `random-uuid` / `info`, writing
 //!   `meta.properties` and the bootstrap checkpoint exactly as Kafka 4.4's
 //!   `kafka-storage` does.
-//! * [`image`]: the metadata state machine (finalized features and
-//!   controller registrations) fed with committed metadata records.
-//! * [`features`]: metadata.version levels and feature definitions of
-//!   Kafka 4.4.0.
-//! * [`handlers`]: request handlers over the image and the [`handlers::RaftQuorum`]
-//!   trait the raft driver implements.
-//! * [`metrics`]: the `GET /metrics` endpoint (`kraft.metrics.listener`):
-//!   the node's gauges in the Prometheus text format.
+//! * [`image`]: the metadata state machine fed with committed metadata
+//!   records.
+//! * [`handlers`]: request handlers over the image and the
+//!   [`handlers::RaftQuorum`] trait the raft driver implements.
 //! * [`server`]: the controller's TCP server (Kafka framing, in-order
 //!   responses, graceful shutdown).
-//! * [`snapshots`]: periodic snapshots of the image and the metadata log
-//!   retention.
+//! * [`java`]: Kafka's random UUIDs and directory ids.
+//!
+//! Inside the crate: `activation` (becoming the active controller),
+//! `loader` (the image fed from the raft layer, fail-stop), `bridge` (the
+//! raft driver as a [`handlers::RaftQuorum`]), `periodic` (the active
+//! controller's periodic tasks), `registration_manager`, `snapshots`
+//! (periodic snapshots and log retention), `metrics` (the `GET /metrics`
+//! endpoint), `features` (metadata.version levels of Kafka 4.4.0),
+//! `memory` and `replication` (Kafka's replication rules).
 //!
 //! Wiring a controller node (what the raft driver and the CLI do):
 //!
@@ -34,21 +39,21 @@
 //! ```
 #![cfg_attr(doctest, doc = include_str!("../README.md"))]
 
-pub mod activation;
+mod activation;
 mod bridge;
 pub mod config;
-pub mod features;
+mod features;
 pub mod format;
 pub mod handlers;
 pub mod image;
 pub mod java;
 mod loader;
-pub mod memory;
-pub mod metrics;
+mod memory;
+mod metrics;
 pub mod node;
 mod periodic;
 mod registration_manager;
 pub(crate) mod replication;
 pub mod server;
-pub mod snapshots;
+mod snapshots;
 pub(crate) mod topic_config;

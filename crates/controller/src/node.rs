@@ -392,3 +392,7 @@ impl ControllerNode {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "node_tests.rs"]
+mod tests;

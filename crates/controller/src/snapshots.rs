@@ -137,6 +137,7 @@ impl SnapshotTrigger {
 
     /// Whether the metadata log retention is suspended because the image
     /// holds records it does not understand.
+    #[cfg(test)]
     pub fn is_log_held(&self) -> bool {
         self.log_held.load(Ordering::Acquire)
     }

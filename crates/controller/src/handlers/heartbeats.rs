@@ -39,11 +39,6 @@ impl SessionTracker {
         }
     }
 
-    /// The session timeout.
-    pub fn session_timeout(&self) -> Duration {
-        self.session_timeout
-    }
-
     /// Starts the sessions of leader epoch `epoch`: every unfenced broker of
     /// `cluster` gets a session that starts `now` (one timeout of grace, as
     /// Kafka's `ClusterControlManager.activate` gives).
@@ -70,11 +65,6 @@ impl SessionTracker {
         }
         self.contacts.insert(key, now);
         true
-    }
-
-    /// The last contact time of a session.
-    pub fn contact_time(&self, key: BrokerIdAndEpoch) -> Option<Instant> {
-        self.contacts.get(&key).copied()
     }
 
     fn is_expired(&self, contact: Instant, now: Instant) -> bool {
@@ -185,11 +175,6 @@ impl BrokerHeartbeats {
             out.register(b.id(), b.fenced());
         }
         out
-    }
-
-    /// Whether broker `id` has a state.
-    pub fn contains(&self, id: i32) -> bool {
-        self.brokers.contains_key(&id)
     }
 
     /// Forgets broker `id`.

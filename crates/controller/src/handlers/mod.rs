@@ -67,14 +67,14 @@ mod configs;
 mod elections;
 mod envelope;
 mod features;
-pub mod heartbeats;
+mod heartbeats;
 mod partitions;
 mod producer_ids;
 mod quorum;
 mod registration;
 mod topic_admin;
 mod topics;
-mod writer;
+pub(crate) mod writer;
 pub use writer::WriteStats;
 
 pub use cluster::ALL_CLUSTER_OPERATIONS;
@@ -320,6 +320,11 @@ impl Controller {
             self.settings.node_id,
             self.settings.topics.min_insync_replicas,
         )
+    }
+
+    /// What the raft layer reports now (cached).
+    pub(crate) fn quorum_facts(&self) -> QuorumFacts {
+        self.quorum.facts()
     }
 
     /// The shared image.
