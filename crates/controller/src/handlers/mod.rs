@@ -323,6 +323,7 @@ impl Controller {
     }
 
     /// What the raft layer reports now (cached).
+    #[cfg(test)]
     pub(crate) fn quorum_facts(&self) -> QuorumFacts {
         self.quorum.facts()
     }
