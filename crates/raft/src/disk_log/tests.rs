@@ -1147,7 +1147,7 @@ fn mixed_and_oversized_batches_are_refused() {
     let huge = vec![0u8; 70 * 1024];
     assert!(matches!(
         log.append(batch(0, 1, data(&[&huge]))),
-        Err(LogError::Storage(_))
+        Err(LogError::BatchTooLarge { size, max }) if size > 70 * 1024 && max == 64 * 1024
     ));
     assert_eq!(log.end_offset(), 0);
     assert!(log.failure().is_none());
