@@ -48,7 +48,7 @@
 #    leading most of them, describeTopics polled until each has another
 #    leader, and its restart; the brokers are then stopped and unregistered;
 # 4. per quorum in turn, BROKER_LOAD_BINARY
-#    (crates/controller/examples/broker_load.rs) registers fake brokers (3,
+#    (crates/controller/examples/broker_load/) registers fake brokers (3,
 #    then 50), times their heartbeats, samples the controllers' /proc and
 #    unregisters its brokers;
 # 5. per quorum in turn (big_phase), BB_BIG_TOPICS x BB_BIG_PARTITIONS

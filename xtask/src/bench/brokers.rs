@@ -19,7 +19,7 @@ type Row = (String, f64, f64, Option<(&'static str, f64)>, usize);
 
 /// A kraft-rs 3-controller quorum against a Java Kafka 4.4 3-controller
 /// quorum serving brokers, in one run (`tests/interop/bench-brokers.sh`,
-/// load generator `crates/controller/examples/broker_load.rs`): real Java
+/// load generator `crates/controller/examples/broker_load/`): real Java
 /// brokers' start to unfenced, heartbeat round trips of fake brokers (3
 /// and 50) and the controllers' resident sets. Writes
 /// `docs/benchmarks-brokers.md`. Not part of `ci`: it proves nothing about

@@ -519,7 +519,7 @@ impl Report<'_> {
             "## Commit latency of single metadata writes, 3 voters\n"
         );
         doc.push_str(
-            "`broker_load --writer` (`crates/controller/examples/broker_load.rs`): CreateTopics v7 of one \
+            "`broker_load --writer` (`crates/controller/examples/broker_load/`): CreateTopics v7 of one \
              topic of one partition (RF 3, on three fake brokers registered and heartbeating with \
              `broker_load --hold`), one call at a time straight to the active controller; a sample is \
              the request written to the answer read (the answer comes once the records are committed \

@@ -178,7 +178,7 @@ impl Results<'_> {
              the machine's busy time from `/proc/stat` (both cores), the controllers of both quorums and the \
              brokers from `/proc/PID/stat`; \"everything else\" is the rest (this script, and whatever else \
              ran on the shared machine).\n\
-             2. Heartbeat round trips: `crates/controller/examples/broker_load.rs` (tokio, one thread, \
+             2. Heartbeat round trips: `crates/controller/examples/broker_load/` (tokio, one thread, \
              `kraft_protocol` frames) registers fake brokers with BrokerRegistration v4 as a Java broker \
              fills it (cluster id, fresh incarnation, one PLAINTEXT listener, `BrokerFeatures.createDefault` \
              feature ranges, one log directory, no rack), each on its own connection to the active \
