@@ -6,6 +6,26 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
+/// Linux's "Text file busy" (`ETXTBSY`).
+const ETXTBSY: i32 = 26;
+
+/// Runs `run` (a spawn) again while it fails with "Text file busy", up to a
+/// second: a binary written a moment ago (a test's fake, a fresh build)
+/// stays busy while a process that another thread forked meanwhile still
+/// holds its write descriptor, until that process execs.
+fn unless_busy<T>(mut run: impl FnMut() -> std::io::Result<T>) -> std::io::Result<T> {
+    let mut tries = 0;
+    loop {
+        match run() {
+            Err(e) if e.raw_os_error() == Some(ETXTBSY) && tries < 100 => {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            done => return done,
+        }
+    }
+}
+
 /// How long [`KraftServer::stop`] waits for an exit after SIGTERM.
 const STOP_GRACE: Duration = Duration::from_secs(20);
 
@@ -85,13 +105,14 @@ impl KraftServer {
     ///
     /// Unless it exits 0; the message holds its stdout and stderr.
     pub fn format(&self, cluster_id: &str, extra: &[&str]) {
-        let out = Command::new(&self.kraft)
+        let mut command = Command::new(&self.kraft);
+        command
             .args(["storage", "format", "--config"])
             .arg(&self.config)
             .args(["--cluster-id", cluster_id])
             .args(extra)
-            .stdin(Stdio::null())
-            .output()
+            .stdin(Stdio::null());
+        let out = unless_busy(|| command.output())
             .unwrap_or_else(|e| panic!("cannot run {}: {e}", self.kraft.display()));
         assert!(
             out.status.success(),
@@ -125,14 +146,15 @@ impl KraftServer {
         let stdout = log
             .try_clone()
             .unwrap_or_else(|e| panic!("cannot share the log file {}: {e}", self.log.display()));
-        let child = Command::new(&self.kraft)
+        let mut command = Command::new(&self.kraft);
+        command
             .args(["server", "--config"])
             .arg(&self.config)
             .envs(self.env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null())
             .stdout(stdout)
-            .stderr(log)
-            .spawn()
+            .stderr(log);
+        let child = unless_busy(|| command.spawn())
             .unwrap_or_else(|e| panic!("cannot start {} server: {e}", self.kraft.display()));
         self.child = Some(child);
     }
