@@ -24,25 +24,22 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use bytes::Bytes;
 use kraft_protocol::messages::abort_transaction_record::AbortTransactionRecord;
 use kraft_protocol::messages::begin_transaction_record::BeginTransactionRecord;
 use kraft_protocol::messages::config_record::ConfigRecord;
 use kraft_protocol::messages::end_transaction_record::EndTransactionRecord;
 use kraft_protocol::MetadataRecordBody;
-use kraft_raft::{AppendCondition, DriverError, LogError, RaftError, RaftHandle};
+use kraft_raft::RaftHandle;
 use tokio::sync::watch;
 
 use crate::features::{MetadataVersion, METADATA_VERSION};
-use crate::handlers::{AppendError, Controller, PendingCommit};
+use crate::handlers::Controller;
 use crate::image::{MetadataImage, MetadataRecord};
 
 /// Kafka's `ConfigResource.Type.BROKER` id.
 const BROKER_RESOURCE_TYPE: i8 = 4;
 /// The feature that enables eligible leader replicas (KIP-966).
 const ELIGIBLE_LEADER_REPLICAS_VERSION: &str = "eligible.leader.replicas.version";
-/// How long one activation append may take before it is retried.
-const APPEND_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The bootstrap metadata a new cluster starts from (Kafka's
 /// `BootstrapMetadata`).
@@ -232,81 +229,6 @@ impl ActivationSettings {
 /// controller of, if any.
 pub type ActiveEpoch = watch::Receiver<Option<i32>>;
 
-/// Appends `records` in one batch if `condition` holds; the returned
-/// [`PendingCommit`] resolves once they are committed and applied.
-pub(crate) async fn append_records(
-    raft: &RaftHandle,
-    applied: &watch::Receiver<i64>,
-    condition: AppendCondition,
-    records: &[MetadataRecord],
-) -> Result<PendingCommit, AppendError> {
-    let values = records
-        .iter()
-        .map(|r| r.encode().map(Bytes::from))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| AppendError::Failed(e.to_string()))?;
-    let not_controller = || AppendError::NotController {
-        leader_id: raft.status().leader.leader_id,
-    };
-    let pending = match tokio::time::timeout(APPEND_TIMEOUT, raft.append(values, condition)).await {
-        Err(_) => return Err(AppendError::Timeout),
-        Ok(Err(DriverError::OffsetMismatch { end_offset })) => {
-            return Err(AppendError::OffsetMismatch { end_offset })
-        }
-        Ok(Err(DriverError::Raft(RaftError::Log(LogError::BatchTooLarge { size, max })))) => {
-            return Err(AppendError::BatchTooLarge { size, max })
-        }
-        Ok(Err(
-            DriverError::Raft(RaftError::NotLeader { .. } | RaftError::WrongEpoch { .. })
-            | DriverError::EpochMismatch { .. },
-        )) => return Err(not_controller()),
-        Ok(Err(e)) => return Err(AppendError::Log(Arc::new(e))),
-        Ok(Ok(pending)) => pending,
-    };
-    let (base_offset, last_offset) = (pending.base_offset, pending.last_offset);
-    let raft = raft.clone();
-    let mut applied = applied.clone();
-    let wait = async move {
-        let committed = tokio::time::timeout(APPEND_TIMEOUT, pending.committed()).await;
-        match committed {
-            Err(_) => return Err(AppendError::Timeout),
-            Ok(Err(
-                DriverError::NotCommitted(_)
-                | DriverError::Raft(RaftError::NotLeader { .. } | RaftError::WrongEpoch { .. }),
-            )) => {
-                return Err(AppendError::NotController {
-                    leader_id: raft.status().leader.leader_id,
-                })
-            }
-            Ok(Err(e)) => return Err(AppendError::Log(Arc::new(e))),
-            Ok(Ok(_)) => {}
-        }
-        wait_until_applied(&mut applied, last_offset).await?;
-        Ok(last_offset)
-    };
-    Ok(PendingCommit {
-        base_offset,
-        last_offset,
-        applied: Box::pin(wait),
-    })
-}
-
-/// Waits (up to the append timeout) until the image has applied `offset`.
-pub(crate) async fn wait_until_applied(
-    applied: &mut watch::Receiver<i64>,
-    offset: i64,
-) -> Result<(), AppendError> {
-    let reached = tokio::time::timeout(APPEND_TIMEOUT, async {
-        applied.wait_for(|a| *a >= offset).await.is_ok()
-    })
-    .await;
-    match reached {
-        Ok(true) => Ok(()),
-        Ok(false) => Err(AppendError::Failed("the raft driver stopped".into())),
-        Err(_) => Err(AppendError::Timeout),
-    }
-}
-
 /// Runs activation for every epoch this node leads, and publishes the epoch
 /// it is the active controller of (`None` while it is not). The activation
 /// records go through the controller's one writer
@@ -391,6 +313,8 @@ pub(crate) fn spawn_activation(
 
 #[cfg(test)]
 mod tests {
+    use bytes::Bytes;
+
     use super::*;
 
     fn bootstrap(mv: i16, elr: i16) -> BootstrapMetadata {

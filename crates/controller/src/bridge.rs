@@ -5,11 +5,15 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
+use bytes::Bytes;
 use kraft_protocol::{ApiKey, RequestBody, ResponseBody, Uuid};
-use kraft_raft::{AppendCondition, ControllerRegistrations, Endpoint, Endpoints, RaftHandle};
+use kraft_raft::{
+    AppendCondition, ControllerRegistrations, DriverError, Endpoint, Endpoints, LogError,
+    RaftError, RaftHandle,
+};
 use tokio::sync::watch;
 
-use crate::activation::{append_records, wait_until_applied, ActiveEpoch};
+use crate::activation::ActiveEpoch;
 use crate::handlers::{
     ApiError, AppendError, PendingCommit, QuorumFacts, QuorumVoter, RaftQuorum, ReplicaKey,
     VoterEndpoint,
@@ -200,5 +204,83 @@ impl ControllerRegistrations for SharedImage {
         Some(Endpoints::new(registration.endpoints.iter().map(|e| {
             Endpoint::new(e.name.clone(), e.host.clone(), e.port)
         })))
+    }
+}
+
+/// How long one append may wait to be taken, and then to commit.
+const APPEND_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Appends `records` in one batch if `condition` holds; the returned
+/// [`PendingCommit`] resolves once they are committed and applied.
+async fn append_records(
+    raft: &RaftHandle,
+    applied: &watch::Receiver<i64>,
+    condition: AppendCondition,
+    records: &[MetadataRecord],
+) -> Result<PendingCommit, AppendError> {
+    let values = records
+        .iter()
+        .map(|r| r.encode().map(Bytes::from))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| AppendError::Failed(e.to_string()))?;
+    let not_controller = || AppendError::NotController {
+        leader_id: raft.status().leader.leader_id,
+    };
+    let pending = match tokio::time::timeout(APPEND_TIMEOUT, raft.append(values, condition)).await {
+        Err(_) => return Err(AppendError::Timeout),
+        Ok(Err(DriverError::OffsetMismatch { end_offset })) => {
+            return Err(AppendError::OffsetMismatch { end_offset })
+        }
+        Ok(Err(DriverError::Raft(RaftError::Log(LogError::BatchTooLarge { size, max })))) => {
+            return Err(AppendError::BatchTooLarge { size, max })
+        }
+        Ok(Err(
+            DriverError::Raft(RaftError::NotLeader { .. } | RaftError::WrongEpoch { .. })
+            | DriverError::EpochMismatch { .. },
+        )) => return Err(not_controller()),
+        Ok(Err(e)) => return Err(AppendError::Log(Arc::new(e))),
+        Ok(Ok(pending)) => pending,
+    };
+    let (base_offset, last_offset) = (pending.base_offset, pending.last_offset);
+    let raft = raft.clone();
+    let mut applied = applied.clone();
+    let wait = async move {
+        let committed = tokio::time::timeout(APPEND_TIMEOUT, pending.committed()).await;
+        match committed {
+            Err(_) => return Err(AppendError::Timeout),
+            Ok(Err(
+                DriverError::NotCommitted(_)
+                | DriverError::Raft(RaftError::NotLeader { .. } | RaftError::WrongEpoch { .. }),
+            )) => {
+                return Err(AppendError::NotController {
+                    leader_id: raft.status().leader.leader_id,
+                })
+            }
+            Ok(Err(e)) => return Err(AppendError::Log(Arc::new(e))),
+            Ok(Ok(_)) => {}
+        }
+        wait_until_applied(&mut applied, last_offset).await?;
+        Ok(last_offset)
+    };
+    Ok(PendingCommit {
+        base_offset,
+        last_offset,
+        applied: Box::pin(wait),
+    })
+}
+
+/// Waits (up to the append timeout) until the image has applied `offset`.
+async fn wait_until_applied(
+    applied: &mut watch::Receiver<i64>,
+    offset: i64,
+) -> Result<(), AppendError> {
+    let reached = tokio::time::timeout(APPEND_TIMEOUT, async {
+        applied.wait_for(|a| *a >= offset).await.is_ok()
+    })
+    .await;
+    match reached {
+        Ok(true) => Ok(()),
+        Ok(false) => Err(AppendError::Failed("the raft driver stopped".into())),
+        Err(_) => Err(AppendError::Timeout),
     }
 }

@@ -9,14 +9,12 @@
 use std::path::Path;
 use std::time::Duration;
 
-use kraft_protocol::messages::remove_topic_record::RemoveTopicRecord;
 use kraft_protocol::{ErrorCode, Uuid};
 use kraft_testkit::{free_port, TempDir};
 
 use crate::config::ControllerConfig;
 use crate::format::{format, FormatOptions, InitialQuorum};
 use crate::handlers::ApiError;
-use crate::image::MetadataRecord;
 use crate::java::random_directory_id;
 use crate::node::ControllerNode;
 
@@ -111,18 +109,7 @@ async fn a_refused_generated_record_is_not_appended_and_another_node_leads() {
     let unknown = Uuid::from_u64_pair(7, 7);
     let answer = nodes[old]
         .controller
-        .write(None, |_| {
-            Ok(crate::handlers::writer::Generated::new(
-                vec![MetadataRecord::new(
-                    RemoveTopicRecord {
-                        topic_id: unknown,
-                        ..Default::default()
-                    },
-                    0,
-                )],
-                (),
-            ))
-        })
+        .write(None, |_| Ok(crate::handlers::writer::remove_topic(unknown)))
         .await;
     let Err(ApiError { code, message }) = answer else {
         panic!("the write succeeded: {answer:?}");

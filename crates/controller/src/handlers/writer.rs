@@ -298,6 +298,23 @@ impl<R> Generated<R> {
     }
 }
 
+/// A write of one RemoveTopicRecord for `topic_id`: a record the state
+/// refuses when no such topic exists (no handler generates one; tests of
+/// the writer's refusal do).
+#[cfg(test)]
+pub(crate) fn remove_topic(topic_id: kraft_protocol::Uuid) -> Generated<()> {
+    Generated::new(
+        vec![MetadataRecord::new(
+            kraft_protocol::messages::remove_topic_record::RemoveTopicRecord {
+                topic_id,
+                ..Default::default()
+            },
+            0,
+        )],
+        (),
+    )
+}
+
 /// The writer lock, held.
 pub(crate) type WriterGuard<'a> = MutexGuard<'a, Option<ActiveState>>;
 

@@ -10,10 +10,8 @@ use kraft_protocol::ErrorCode;
 
 use super::broker_tests::{heartbeat, registration, setup};
 use super::configs_tests::create_topic;
-use super::writer::{Generated, MAX_RECORDS_PER_BATCH};
+use super::writer::MAX_RECORDS_PER_BATCH;
 use super::{ApiError, Controller};
-use crate::image::MetadataRecord;
-use kraft_protocol::messages::remove_topic_record::RemoveTopicRecord;
 use kraft_protocol::Uuid;
 
 fn create(names: impl IntoIterator<Item = String>) -> CreateTopicsRequest {
@@ -183,18 +181,7 @@ async fn a_generated_record_the_state_refuses_is_never_appended_and_the_leader_r
     // ReplicationControlManager refuses to replay it.
     let unknown = Uuid::from_u64_pair(0xdead, 0xbeef);
     let answer = c
-        .write(None, |_| {
-            Ok(Generated::new(
-                vec![MetadataRecord::new(
-                    RemoveTopicRecord {
-                        topic_id: unknown,
-                        ..Default::default()
-                    },
-                    0,
-                )],
-                (),
-            ))
-        })
+        .write(None, |_| Ok(super::writer::remove_topic(unknown)))
         .await;
     let Err(ApiError { code, message }) = answer else {
         panic!("the write succeeded: {answer:?}");
