@@ -86,6 +86,11 @@ pub trait RequestHandler: Send + Sync + 'static {
         ctx: RequestContext,
         request: RequestBody,
     ) -> Result<ResponseBody, CloseConnection>;
+
+    /// Resolves when listeners that are not early-start may accept
+    /// connections (Kafka: once the authorizer has loaded its ACLs). The
+    /// default is at once.
+    async fn wait_until_ready(&self) {}
 }
 
 /// One listener to bind.
@@ -97,6 +102,10 @@ pub struct ListenerSpec {
     pub host: String,
     /// Port; 0 = ephemeral.
     pub port: u16,
+    /// Whether it accepts connections before the handler is ready
+    /// (`early.start.listeners`); otherwise it is bound at once and accepts
+    /// once [`RequestHandler::wait_until_ready`] resolves.
+    pub early_start: bool,
 }
 
 /// Server settings.
@@ -120,6 +129,9 @@ impl ServerConfig {
                     name: l.name.clone(),
                     host: l.host.clone().unwrap_or_default(),
                     port: l.port,
+                    early_start: config
+                        .security
+                        .is_early_start(&l.name, &config.controller_listener_names),
                 })
                 .collect(),
             max_frame_size: usize::try_from(config.socket_request_max_bytes).unwrap_or(usize::MAX),
@@ -177,7 +189,18 @@ impl ControllerServer {
             let handler = handler.clone();
             let name = spec.name.clone();
             let shutdown = tx.subscribe();
-            accept_tasks.spawn(accept_loop(listener, name, handler, max_frame, shutdown));
+            let early_start = spec.early_start;
+            accept_tasks.spawn(async move {
+                let mut gate = shutdown.clone();
+                if !early_start {
+                    tokio::select! {
+                        _ = until_shutdown(&mut gate) => return,
+                        () = handler.wait_until_ready() => {}
+                    }
+                    tracing::info!(listener = %name, "listener accepting: the handler is ready");
+                }
+                accept_loop(listener, name, handler, max_frame, shutdown).await;
+            });
         }
         Ok(ControllerServer {
             bound,

@@ -14,6 +14,9 @@
 //! [`ConfigError`]s that name the key and what is allowed.
 
 pub mod listeners;
+pub mod security;
+#[cfg(test)]
+mod security_tests;
 pub mod settings;
 #[cfg(test)]
 mod tests;
@@ -28,6 +31,7 @@ use listeners::{
     distinct_ports, parse_bootstrap_servers, parse_listeners, parse_security_map, parse_voters,
 };
 pub use listeners::{HostPort, ListenerEndpoint, SecurityProtocol, StaticVoter};
+pub use security::SecurityConfig;
 use settings::*;
 
 /// Why a configuration could not be loaded.
@@ -228,6 +232,8 @@ pub struct ControllerConfig {
     /// `kraft.metrics.listener` (kraft-rs's own): where to serve
     /// `GET /metrics`; `None` serves no metrics.
     pub metrics_listener: Option<HostPort>,
+    /// The authorizer, early-start listeners and delegation tokens.
+    pub security: SecurityConfig,
 }
 
 impl ControllerConfig {
@@ -252,12 +258,17 @@ impl ControllerConfig {
     pub fn parse(
         props: &Properties,
     ) -> Result<(ControllerConfig, Vec<ConfigWarning>), ConfigError> {
-        let warnings = collect_warnings(props);
+        let mut warnings = collect_warnings(props);
+        let config = Self::parse_values(props)?;
+        config.validate()?;
+        warnings.extend(
+            security::ineffective_keys(props, &config.security)
+                .into_iter()
+                .map(|(key, message)| ConfigWarning { key, message }),
+        );
         for w in &warnings {
             tracing::warn!(key = %w.key, "{}", w.message);
         }
-        let config = Self::parse_values(props)?;
-        config.validate()?;
         Ok((config, warnings))
     }
 
@@ -393,6 +404,9 @@ impl ControllerConfig {
             fetch_max_bytes: QUORUM_FETCH_MAX_BYTES.read(props)?,
         };
         let metrics_listener = parse_metrics_listener(props)?;
+        let mut listener_names: Vec<String> = listeners.iter().map(|l| l.name.clone()).collect();
+        listener_names.extend(controller_listener_names.iter().cloned());
+        let security = SecurityConfig::parse(props, &listener_names)?;
         let metadata_log = MetadataLogConfig {
             segment_bytes: METADATA_LOG_SEGMENT_BYTES.read(props)?,
             internal_segment_bytes: INTERNAL_METADATA_LOG_SEGMENT_BYTES.read(props)?,
@@ -426,6 +440,7 @@ impl ControllerConfig {
             broker_session_timeout_ms: BROKER_SESSION_TIMEOUT_MS.read(props)?,
             broker_heartbeat_interval_ms: BROKER_HEARTBEAT_INTERVAL_MS.read(props)?,
             metrics_listener,
+            security,
         })
     }
 

@@ -13,7 +13,7 @@ use std::collections::BTreeSet;
 
 use kraft_protocol::text::Properties;
 
-use super::ConfigError;
+use super::{security, ConfigError};
 
 /// A setting of Kafka type INT with a default.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -569,6 +569,15 @@ pub const SETTINGS: &[Setting] = &[
     Setting::Bool(&UNSTABLE_API_VERSIONS_ENABLE),
     Setting::Int(&SOCKET_REQUEST_MAX_BYTES),
     Setting::Text(&KRAFT_METRICS_LISTENER),
+    Setting::Text(&security::AUTHORIZER_CLASS_NAME),
+    Setting::Text(&security::SUPER_USERS),
+    Setting::Bool(&security::ALLOW_EVERYONE_IF_NO_ACL_FOUND),
+    Setting::Text(&security::EARLY_START_LISTENERS),
+    Setting::Text(&security::PRINCIPAL_BUILDER_CLASS),
+    Setting::Text(&security::DELEGATION_TOKEN_SECRET_KEY),
+    Setting::Long(&security::DELEGATION_TOKEN_MAX_LIFETIME_MS),
+    Setting::Long(&security::DELEGATION_TOKEN_EXPIRY_TIME_MS),
+    Setting::Long(&security::DELEGATION_TOKEN_EXPIRY_CHECK_INTERVAL_MS),
 ];
 
 /// Kafka server settings found in Kafka's sample `controller.properties`
@@ -598,9 +607,11 @@ pub fn reference_markdown() -> String {
     let mut out = String::from(
         "# Controller configuration\n\n\
          The keys a `kraft server` reads from its `.properties` file, with Kafka 4.4's \
-         types, defaults and bounds. Unknown keys are logged and ignored. Generated from \
-         `crates/controller/src/config/settings.rs`; `cargo test -p kraft-controller` \
-         fails when this file is stale (`KRAFT_WRITE_CONFIG_DOC=1` rewrites it).\n\n\
+         types, defaults and bounds. Unknown keys are logged and ignored, except the keys \
+         that decide who may do what, which are served or refused (see the end of this page). \
+         Generated from `crates/controller/src/config/settings.rs` and `security.rs`; \
+         `cargo test -p kraft-controller` fails when this file is stale \
+         (`KRAFT_WRITE_CONFIG_DOC=1` rewrites it).\n\n\
          | key | type | default | valid values | description |\n\
          | --- | --- | --- | --- | --- |\n",
     );
@@ -625,6 +636,7 @@ pub fn reference_markdown() -> String {
             s.doc()
         ));
     }
+    out.push_str(&security::reference_markdown());
     out
 }
 

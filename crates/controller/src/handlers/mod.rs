@@ -433,6 +433,12 @@ impl RequestHandler for Controller {
             other => return self.quorum.handle_raft_request(&ctx, other).await,
         })
     }
+
+    /// Ready once the image (and so the committed ACLs) is loaded: Kafka's
+    /// authorizer completes its initial load then.
+    async fn wait_until_ready(&self) {
+        self.image.wait_until_loaded().await;
+    }
 }
 
 #[cfg(test)]

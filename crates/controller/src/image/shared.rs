@@ -22,6 +22,8 @@ use super::{CommittedRecordError, MetadataImage, ReplayError};
 pub struct SharedImage {
     image: Arc<RwLock<MetadataImage>>,
     loaded: Arc<AtomicBool>,
+    /// Woken when the image becomes loaded.
+    loaded_signal: Arc<tokio::sync::Notify>,
 }
 
 impl Default for SharedImage {
@@ -41,6 +43,7 @@ impl SharedImage {
         SharedImage {
             image: Arc::new(RwLock::new(image)),
             loaded: Arc::new(AtomicBool::new(true)),
+            loaded_signal: Arc::new(tokio::sync::Notify::new()),
         }
     }
 
@@ -50,6 +53,7 @@ impl SharedImage {
         SharedImage {
             image: Arc::new(RwLock::new(MetadataImage::new())),
             loaded: Arc::new(AtomicBool::new(false)),
+            loaded_signal: Arc::new(tokio::sync::Notify::new()),
         }
     }
 
@@ -65,6 +69,18 @@ impl SharedImage {
     /// few records answers from its image, as a Kafka controller does).
     pub fn mark_loaded(&self) {
         self.loaded.store(true, Ordering::Release);
+        self.loaded_signal.notify_waiters();
+    }
+
+    /// Resolves once the image is loaded (at once if it is).
+    pub async fn wait_until_loaded(&self) {
+        loop {
+            let notified = self.loaded_signal.notified();
+            if self.is_loaded() {
+                return;
+            }
+            notified.await;
+        }
     }
 
     /// Read access. (A panic while the lock was held cannot leave the image

@@ -47,7 +47,8 @@ fn loads_an_operator_file() {
         [ListenerSpec {
             name: "CONTROLLER".to_string(),
             host: "0.0.0.0".to_string(),
-            port: 9093
+            port: 9093,
+            early_start: true
         }]
     );
     assert_eq!(server.max_frame_size, 1_048_576);

@@ -142,6 +142,7 @@ async fn start(max_frame_size: usize) -> Running {
                 name: "CONTROLLER".to_string(),
                 host: "127.0.0.1".to_string(),
                 port: 0,
+                early_start: true,
             }],
             max_frame_size,
         },
@@ -496,4 +497,78 @@ async fn graceful_shutdown_closes_connections_and_stops_accepting() {
         TcpStream::connect(r.addr).await.is_err(),
         "listener is closed"
     );
+}
+
+/// A listener that is not early-start (`early.start.listeners`) is bound at
+/// once but serves nobody until the image, and with it the committed ACLs,
+/// is loaded; then the queued connection is answered.
+#[tokio::test]
+async fn a_late_listener_accepts_once_the_image_is_loaded() {
+    let image = SharedImage::unloaded();
+    let quorum = Arc::new(InMemoryQuorum {
+        image: image.clone(),
+        log: Mutex::new(Vec::new()),
+    });
+    let controller = Controller::new(
+        ControllerSettings {
+            node_id: 1,
+            cluster_id: "MkU3OEVBNTcwNTJENDM2Qk".to_string(),
+            static_voter_ids: vec![],
+            unstable_feature_versions: false,
+            unstable_api_versions: false,
+            broker_session_timeout: Duration::from_secs(9),
+            broker_heartbeat_interval: Duration::from_secs(2),
+            topics: Default::default(),
+        },
+        image.clone(),
+        quorum,
+    );
+    let listener = |name: &str, early_start| ListenerSpec {
+        name: name.to_string(),
+        host: "127.0.0.1".to_string(),
+        port: 0,
+        early_start,
+    };
+    let server = ControllerServer::start(
+        ServerConfig {
+            listeners: vec![listener("CONTROLLER", true), listener("LATE", false)],
+            max_frame_size: 1 << 20,
+        },
+        Arc::new(controller),
+    )
+    .await
+    .unwrap();
+    let ask = |corr| request(ApiKey::ApiVersions, 3, corr, &api_versions_request(3));
+    let mut early = TcpStream::connect(server.local_addr("CONTROLLER").unwrap())
+        .await
+        .unwrap();
+    early.write_all(&ask(1)).await.unwrap();
+    assert!(
+        read_frame(&mut early).await.is_some(),
+        "early listener answers"
+    );
+    let mut late = TcpStream::connect(server.local_addr("LATE").unwrap())
+        .await
+        .unwrap();
+    late.write_all(&ask(2)).await.unwrap();
+    let mut b = [0u8; 4];
+    let waited = tokio::time::timeout(Duration::from_millis(500), late.read_exact(&mut b)).await;
+    assert!(waited.is_err(), "no answer before the image is loaded");
+    image.mark_loaded();
+    let mut payload = vec![
+        0u8;
+        u32::from_be_bytes({
+            tokio::time::timeout(Duration::from_secs(10), late.read_exact(&mut b))
+                .await
+                .expect("answered once loaded")
+                .unwrap();
+            b
+        }) as usize
+    ];
+    late.read_exact(&mut payload).await.unwrap();
+    let (corr, resp) =
+        decode_response_as::<ApiVersionsResponse>(Bytes::from(payload), ApiKey::ApiVersions, 3)
+            .unwrap();
+    assert_eq!((corr, resp.error_code), (2, 0));
+    server.shutdown().await;
 }
