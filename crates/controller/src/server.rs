@@ -21,7 +21,7 @@
 
 use std::collections::HashMap;
 use std::io;
-use std::net::SocketAddr;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -38,6 +38,8 @@ use tokio::sync::watch;
 use tokio::task::JoinSet;
 
 use crate::config::ControllerConfig;
+use crate::handlers::Caller;
+use kraft_protocol::acl::KafkaPrincipal;
 
 /// Who sent a request and how.
 #[derive(Debug, Clone, PartialEq)]
@@ -53,6 +55,25 @@ pub struct RequestContext {
     pub listener_name: String,
     /// The client's address.
     pub peer_addr: Option<SocketAddr>,
+    /// The authenticated principal: `User:ANONYMOUS` on a PLAINTEXT
+    /// listener; for a forwarded request, the client's principal the
+    /// envelope carries.
+    pub principal: KafkaPrincipal,
+    /// Whether the request came inside an Envelope (Kafka's
+    /// `request.isForwarded`).
+    pub forwarded: bool,
+}
+
+impl RequestContext {
+    /// The principal and client address the authorizer sees.
+    pub fn caller(&self) -> Caller {
+        Caller {
+            principal: self.principal.clone(),
+            host: self
+                .peer_addr
+                .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |a| a.ip()),
+        }
+    }
 }
 
 /// A request the handler refuses to answer: the server closes the connection.
@@ -433,6 +454,8 @@ async fn process(
         api_version: version,
         listener_name: listener.to_string(),
         peer_addr: Some(peer),
+        principal: KafkaPrincipal::ANONYMOUS,
+        forwarded: false,
     };
     let response = match handler.handle(ctx, body).await {
         Ok(r) => r,

@@ -148,6 +148,14 @@ impl RaftQuorum for GatedQuorum {
 }
 
 pub(super) fn setup(session_timeout: Duration) -> (Arc<Controller>, Arc<GatedQuorum>) {
+    setup_authorized(session_timeout, None)
+}
+
+/// [`setup`] with an authorizer.
+pub(super) fn setup_authorized(
+    session_timeout: Duration,
+    authorizer: Option<crate::authorizer::AuthorizerConfig>,
+) -> (Arc<Controller>, Arc<GatedQuorum>) {
     let image = SharedImage::new();
     let quorum = GatedQuorum::new(image.clone());
     let controller = Arc::new(Controller::new(
@@ -160,6 +168,7 @@ pub(super) fn setup(session_timeout: Duration) -> (Arc<Controller>, Arc<GatedQuo
             broker_session_timeout: session_timeout,
             broker_heartbeat_interval: Duration::from_millis(2000),
             topics: Default::default(),
+            authorizer,
         },
         image,
         quorum.clone(),
@@ -460,6 +469,8 @@ fn server_context() -> crate::server::RequestContext {
         api_version: 0,
         listener_name: "CONTROLLER".into(),
         peer_addr: None,
+        principal: kraft_protocol::acl::KafkaPrincipal::ANONYMOUS,
+        forwarded: false,
     }
 }
 
@@ -478,6 +489,7 @@ async fn envelopes_carry_forwarded_requests_and_their_answers() {
     // succeeds and carries the refusal, with the forwarded correlation id.
     let r = c
         .envelope(
+            &super::Access::everything(),
             &ctx,
             envelope_of(
                 ApiKey::UnregisterBroker,
@@ -502,6 +514,7 @@ async fn envelopes_carry_forwarded_requests_and_their_answers() {
     // And of broker 4: it is gone.
     let r = c
         .envelope(
+            &super::Access::everything(),
             &ctx,
             envelope_of(
                 ApiKey::UnregisterBroker,
@@ -518,7 +531,7 @@ async fn envelopes_carry_forwarded_requests_and_their_answers() {
         let c = c.clone();
         let ctx = ctx.clone();
         async move {
-            let r = c.envelope(&ctx, e).await;
+            let r = c.envelope(&super::Access::everything(), &ctx, e).await;
             assert!(r.response_data.is_none());
             r.error_code
         }

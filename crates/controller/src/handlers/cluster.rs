@@ -12,6 +12,7 @@ use kraft_protocol::messages::describe_cluster_response::{
 };
 use kraft_protocol::ErrorCode;
 
+use super::authz::Access;
 use super::Controller;
 use crate::features::{MetadataVersion, KRAFT_VERSION, METADATA_VERSION};
 use crate::image::MetadataImage;
@@ -112,13 +113,32 @@ impl Controller {
         }
     }
 
-    /// DescribeCluster on a controller listener.
+    /// DescribeCluster on a controller listener, for a trusted caller:
+    /// every CLUSTER operation is reported authorized (the network path
+    /// goes through [`Controller::describe_cluster_with`]).
     pub fn describe_cluster(
         &self,
         version: i16,
         listener_name: &str,
         request: &DescribeClusterRequest,
     ) -> DescribeClusterResponse {
+        self.describe_cluster_with(&Access::everything(), version, listener_name, request)
+    }
+
+    /// DescribeCluster with `clusterAuthorizedOperations` computed by the
+    /// authorizer for the caller (Kafka's `AuthHelper.authorizedOperations`).
+    pub(crate) fn describe_cluster_with(
+        &self,
+        access: &Access<'_>,
+        version: i16,
+        listener_name: &str,
+        request: &DescribeClusterRequest,
+    ) -> DescribeClusterResponse {
+        let cluster_operations = if request.include_cluster_authorized_operations {
+            access.cluster_operations()
+        } else {
+            i32::MIN
+        };
         let leader = self.quorum.facts().leader_id.unwrap_or(-1);
         let image = self.image.read();
         let error = |code: ErrorCode, message: String| DescribeClusterResponse {
@@ -202,11 +222,7 @@ impl Controller {
         DescribeClusterResponse {
             cluster_id: self.settings.cluster_id.as_str().into(),
             controller_id,
-            cluster_authorized_operations: if request.include_cluster_authorized_operations {
-                ALL_CLUSTER_OPERATIONS
-            } else {
-                i32::MIN
-            },
+            cluster_authorized_operations: cluster_operations,
             brokers: brokers.into(),
             endpoint_type: 2,
             ..Default::default()

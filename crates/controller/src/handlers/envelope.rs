@@ -16,13 +16,15 @@
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
 use bytes::{Bytes, BytesMut};
+use kraft_protocol::acl::{AclOperation, KafkaPrincipal};
 use kraft_protocol::header::decode_request_header;
 use kraft_protocol::messages::default_principal_data::DefaultPrincipalData;
 use kraft_protocol::messages::envelope_request::EnvelopeRequest;
 use kraft_protocol::messages::envelope_response::EnvelopeResponse;
 use kraft_protocol::messages::response_header::ResponseHeader;
-use kraft_protocol::{Decodable, Encodable, ErrorCode, Message, RequestBody, ResponseBody};
+use kraft_protocol::{ApiKey, Decodable, Encodable, ErrorCode, Message, RequestBody, ResponseBody};
 
+use super::authz::Access;
 use super::Controller;
 use crate::server::{RequestContext, RequestHandler};
 
@@ -105,11 +107,27 @@ fn says_not_controller(response: &ResponseBody) -> bool {
 
 impl Controller {
     /// Envelope: unwraps, handles and wraps a forwarded request.
-    pub async fn envelope(
+    ///
+    /// The sender needs CLUSTER_ACTION on the cluster (else the envelope is
+    /// answered CLUSTER_AUTHORIZATION_FAILED); the forwarded request is then
+    /// authorized as the client the envelope names.
+    pub(crate) async fn envelope(
         &self,
+        access: &Access<'_>,
         ctx: &RequestContext,
         request: EnvelopeRequest,
     ) -> EnvelopeResponse {
+        if let Err(refusal) = access.require_cluster(ApiKey::Envelope, AclOperation::ClusterAction)
+        {
+            let e = refusal.api_error();
+            return envelope_error(
+                e.code,
+                &format!(
+                    "Principal {}:{} does not have required CLUSTER_ACTION for envelope",
+                    ctx.principal.principal_type, ctx.principal.name
+                ),
+            );
+        }
         let started = std::time::Instant::now();
         let response = self.envelope_inner(ctx, request).await;
         tracing::debug!(
@@ -193,15 +211,15 @@ impl Controller {
             api_version: version,
             listener_name: ctx.listener_name.clone(),
             peer_addr: Some(SocketAddr::new(client, 0)),
+            principal: KafkaPrincipal::new(
+                principal.r#type.as_str().to_owned(),
+                principal.name.as_str().to_owned(),
+            ),
+            // A forwarded IncrementalAlterConfigs may add cordoned log
+            // directories (Kafka checks whether the request was forwarded).
+            forwarded: true,
         };
-        // A forwarded IncrementalAlterConfigs may add cordoned log
-        // directories (Kafka checks whether the request was forwarded).
-        let handled = match body {
-            RequestBody::IncrementalAlterConfigs(r) => Ok(ResponseBody::IncrementalAlterConfigs(
-                self.incremental_alter_configs_from(&r, true).await,
-            )),
-            body => self.handle(inner, body).await,
-        };
+        let handled = self.handle(inner, body).await;
         let response = match handled {
             Ok(r) if r.api_key() == api_key => r,
             _ => {

@@ -61,11 +61,13 @@ use crate::features::{supported_features, VersionRange};
 use crate::image::{MetadataImage, SharedImage};
 use crate::server::{ApiRange, CloseConnection, RequestContext, RequestHandler};
 
+mod authz;
 mod brokers;
 mod cluster;
 mod configs;
 mod elections;
 mod envelope;
+mod error_response;
 mod features;
 mod heartbeats;
 mod partitions;
@@ -77,6 +79,7 @@ mod topics;
 pub(crate) mod writer;
 pub use writer::WriteStats;
 
+pub use authz::{cluster_operation, Access, Caller, CLUSTER_NAME};
 pub use cluster::ALL_CLUSTER_OPERATIONS;
 pub use envelope::FORWARDABLE_API_KEYS;
 pub use quorum::{
@@ -104,6 +107,9 @@ pub struct ControllerSettings {
     pub broker_heartbeat_interval: Duration,
     /// Topic and partition defaults.
     pub topics: TopicDefaults,
+    /// The StandardAuthorizer's settings (`authorizer.class.name`), or
+    /// `None`: no authorization.
+    pub authorizer: Option<crate::authorizer::AuthorizerConfig>,
 }
 
 /// The static settings that shape topics and partition leadership.
@@ -154,6 +160,12 @@ impl ControllerSettings {
                     )
                 }),
             },
+            authorizer: config.security.authorizer.as_ref().map(|a| {
+                crate::authorizer::AuthorizerConfig {
+                    super_users: a.super_users.iter().cloned().collect(),
+                    allow_everyone_if_no_acl_found: a.allow_everyone_if_no_acl_found,
+                }
+            }),
         }
     }
 
@@ -201,6 +213,8 @@ pub struct Controller {
     write_stats: writer::WriteCounters,
     /// Broker session contact times, touched outside the writer.
     sessions: std::sync::Mutex<heartbeats::SessionTracker>,
+    /// The authorizer, when `authorizer.class.name` names one.
+    authorizer: Option<crate::authorizer::StandardAuthorizer>,
 }
 
 impl fmt::Debug for Controller {
@@ -296,7 +310,12 @@ impl Controller {
         quorum: Arc<dyn RaftQuorum>,
     ) -> Self {
         let sessions = heartbeats::SessionTracker::new(settings.broker_session_timeout);
+        let authorizer = settings
+            .authorizer
+            .clone()
+            .map(crate::authorizer::StandardAuthorizer::new);
         Controller {
+            authorizer,
             settings,
             image,
             quorum,
@@ -385,11 +404,19 @@ impl RequestHandler for Controller {
         request: RequestBody,
     ) -> Result<ResponseBody, CloseConnection> {
         let v = ctx.api_version;
+        let caller = ctx.caller();
+        if let Err(refusal) = self.authorize_request(&caller, ctx.api_key, &request) {
+            let e = refusal.api_error();
+            tracing::debug!(api = ctx.api_key.kafka_name(), %caller, code = e.code.name(), "request refused by the authorizer");
+            return error_response::error_response(&request, v, e.code, e.message.as_deref())
+                .ok_or_else(|| CloseConnection(format!("{} refused", ctx.api_key.kafka_name())));
+        }
+        let access = self.access(&caller);
         Ok(match request {
             RequestBody::ApiVersions(r) => ResponseBody::ApiVersions(self.api_versions(v, &r)),
-            RequestBody::DescribeCluster(r) => {
-                ResponseBody::DescribeCluster(self.describe_cluster(v, &ctx.listener_name, &r))
-            }
+            RequestBody::DescribeCluster(r) => ResponseBody::DescribeCluster(
+                self.describe_cluster_with(&access, v, &ctx.listener_name, &r),
+            ),
             RequestBody::ControllerRegistration(r) => {
                 ResponseBody::ControllerRegistration(self.controller_registration(&r).await)
             }
@@ -408,24 +435,27 @@ impl RequestHandler for Controller {
             RequestBody::UnregisterBroker(r) => {
                 ResponseBody::UnregisterBroker(self.unregister_broker(&r).await)
             }
-            RequestBody::Envelope(r) => ResponseBody::Envelope(self.envelope(&ctx, r).await),
+            RequestBody::Envelope(r) => ResponseBody::Envelope(self.envelope(&access, &ctx, r).await),
             RequestBody::CreateTopics(r) => {
-                ResponseBody::CreateTopics(self.create_topics(&r).await)
+                ResponseBody::CreateTopics(self.create_topics_with(&access, &r).await)
             }
             RequestBody::AlterPartition(r) => {
                 ResponseBody::AlterPartition(self.alter_partition(v, &r).await)
             }
             RequestBody::DeleteTopics(r) => {
-                ResponseBody::DeleteTopics(self.delete_topics(v, &r).await)
+                ResponseBody::DeleteTopics(self.delete_topics_with(&access, v, &r).await)
             }
             RequestBody::CreatePartitions(r) => {
-                ResponseBody::CreatePartitions(self.create_partitions(&r).await)
+                ResponseBody::CreatePartitions(self.create_partitions_with(&access, &r).await)
             }
             RequestBody::ElectLeaders(r) => {
                 ResponseBody::ElectLeaders(self.elect_leaders(v, &r).await)
             }
             RequestBody::IncrementalAlterConfigs(r) => {
-                ResponseBody::IncrementalAlterConfigs(self.incremental_alter_configs(&r).await)
+                ResponseBody::IncrementalAlterConfigs(
+                    self.incremental_alter_configs_with(&access, &r, ctx.forwarded)
+                        .await,
+                )
             }
             RequestBody::AllocateProducerIds(r) => {
                 ResponseBody::AllocateProducerIds(self.allocate_producer_ids(&r).await)
@@ -441,6 +471,8 @@ impl RequestHandler for Controller {
     }
 }
 
+#[cfg(test)]
+mod authz_tests;
 #[cfg(test)]
 mod broker_tests;
 #[cfg(test)]

@@ -211,6 +211,7 @@ fn setup_with(mv: i16, records: &[MetadataRecord], static_voters: Vec<i32>) -> S
             broker_session_timeout: std::time::Duration::from_millis(9000),
             broker_heartbeat_interval: std::time::Duration::from_millis(2000),
             topics: Default::default(),
+            authorizer: None,
         },
         image,
         quorum.clone(),

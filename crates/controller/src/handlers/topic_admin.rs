@@ -41,6 +41,7 @@
 use std::collections::{HashMap, HashSet};
 use std::hash::Hash;
 
+use kraft_protocol::acl::{AclOperation, ResourceType};
 use kraft_protocol::java_hash_map::JavaHash;
 use kraft_protocol::messages::create_partitions_request::{
     CreatePartitionsRequest, CreatePartitionsTopic,
@@ -56,6 +57,7 @@ use kraft_protocol::messages::partition_record::PartitionRecord;
 use kraft_protocol::messages::remove_topic_record::RemoveTopicRecord;
 use kraft_protocol::{ErrorCode, StrBytes, Uuid};
 
+use super::authz::{Access, Refusal, CLUSTER_NAME};
 use super::writer::{ActiveState, Generated};
 use super::{not_controller, ApiError, Controller};
 use crate::image::{MetadataImage, MetadataRecord, TopicImage};
@@ -204,11 +206,36 @@ impl IdToName {
 impl Controller {
     /// DeleteTopics at `version` (1-6), answered once the RemoveTopicRecords
     /// are committed.
+    ///
+    /// Called directly, as a trusted caller: nothing is authorized (the
+    /// network path goes through [`Controller::delete_topics_with`]).
     pub async fn delete_topics(
         &self,
         version: i16,
         request: &DeleteTopicsRequest,
     ) -> DeleteTopicsResponse {
+        self.delete_topics_with(&Access::everything(), version, request)
+            .await
+    }
+
+    /// DeleteTopics as `ControllerApis.deleteTopics` authorizes it: DELETE
+    /// on the cluster, else DELETE on each topic; a topic the caller may
+    /// not delete is answered TOPIC_AUTHORIZATION_FAILED, with its name only
+    /// when the caller may DESCRIBE it (a name the caller may not describe
+    /// is refused before its existence is checked).
+    pub(crate) async fn delete_topics_with(
+        &self,
+        access: &Access<'_>,
+        version: i16,
+        request: &DeleteTopicsRequest,
+    ) -> DeleteTopicsResponse {
+        let cluster = match access.allows(AclOperation::Delete, ResourceType::Cluster, CLUSTER_NAME)
+        {
+            Ok(allowed) => allowed,
+            Err(e) => {
+                return delete_error_response(version, request, &Refusal::from(e).api_error())
+            }
+        };
         if !self.image.is_loaded() {
             let e = not_controller(self.quorum.facts().leader_id);
             return delete_error_response(version, request, &e);
@@ -253,10 +280,43 @@ impl Controller {
         for id in duplicate_ids.iter() {
             responses.push(deletable(None, id.0, Some(&duplicate_id)));
         }
-        let id_to_name = {
-            let image = self.image.read();
-            resolve_deletions(&image, &names, &ids, &mut duplicate_ids, &mut responses)
+        let found_ids = resolve_ids(&self.image.read(), &ids, &mut responses);
+        let mut to_check: Vec<&str> = names.iter().map(String::as_str).collect();
+        to_check.extend(found_ids.iter().map(|(_, n)| n.as_str()));
+        let permitted = if cluster {
+            let all: HashSet<String> = to_check.iter().map(|n| (*n).to_owned()).collect();
+            Ok(Permitted {
+                describable: all.clone(),
+                deletable: all,
+            })
+        } else {
+            access
+                .filter(AclOperation::Describe, ResourceType::Topic, to_check.clone())
+                .and_then(|describable| {
+                    Ok(Permitted {
+                        describable,
+                        deletable: access.filter(
+                            AclOperation::Delete,
+                            ResourceType::Topic,
+                            to_check.clone(),
+                        )?,
+                    })
+                })
         };
+        let permitted = match permitted {
+            Ok(p) => p,
+            Err(e) => {
+                return delete_error_response(version, request, &Refusal::from(e).api_error())
+            }
+        };
+        let id_to_name = resolve_names(
+            &self.image.read(),
+            found_ids,
+            &names,
+            &mut duplicate_ids,
+            &mut responses,
+            &permitted,
+        );
         let order: Vec<Uuid> = id_to_name.order.iter().map(|k| k.0).collect();
         if !order.is_empty() {
             let outcome = self
@@ -283,8 +343,23 @@ impl Controller {
 
     /// CreatePartitions (v0-3), answered once the PartitionRecords are
     /// committed (with ValidateOnly, once everything appended before is).
+    ///
+    /// Called directly, as a trusted caller: nothing is authorized (the
+    /// network path goes through [`Controller::create_partitions_with`]).
     pub async fn create_partitions(
         &self,
+        request: &CreatePartitionsRequest,
+    ) -> CreatePartitionsResponse {
+        self.create_partitions_with(&Access::everything(), request)
+            .await
+    }
+
+    /// CreatePartitions as `ControllerApis.createPartitions` authorizes it:
+    /// ALTER on each topic; the others are answered TOPIC_AUTHORIZATION_FAILED
+    /// (without a message), after the duplicates and before the results.
+    pub(crate) async fn create_partitions_with(
+        &self,
+        access: &Access<'_>,
         request: &CreatePartitionsRequest,
     ) -> CreatePartitionsResponse {
         let requested: Vec<CreatePartitionsTopic> = request.topics.to_vec();
@@ -306,8 +381,27 @@ impl Controller {
             });
             names.remove(name);
         }
+        let authorized = match access.filter(
+            AclOperation::Alter,
+            ResourceType::Topic,
+            names.iter().map(String::as_str),
+        ) {
+            Ok(a) => a,
+            Err(e) => {
+                return create_partitions_error_response(request, &Refusal::from(e).api_error())
+            }
+        };
+        for name in names.iter().filter(|n| !authorized.contains(*n)) {
+            results.push(CreatePartitionsTopicResult {
+                name: name.as_str().into(),
+                error_code: ErrorCode::TopicAuthorizationFailed.code(),
+                error_message: None,
+                ..Default::default()
+            });
+        }
         let topics: Vec<&CreatePartitionsTopic> = names
             .iter()
+            .filter(|name| authorized.contains(*name))
             .filter_map(|name| requested.iter().find(|t| t.name.as_str() == name))
             .collect();
         if !topics.is_empty() {
@@ -335,34 +429,69 @@ fn deadline(timeout_ms: i32) -> Option<tokio::time::Instant> {
         .then(|| tokio::time::Instant::now() + std::time::Duration::from_millis(timeout_ms as u64))
 }
 
-/// Kafka's `findTopicNames` then `findTopicIds` over the committed image:
-/// the topics left to delete; answers for the ids and names refused.
-fn resolve_deletions(
+/// The topics named in a DeleteTopics the caller may describe and delete.
+struct Permitted {
+    describable: HashSet<String>,
+    deletable: HashSet<String>,
+}
+
+/// Kafka's `findTopicNames` over the committed image: the names of the
+/// given ids, in the order of Kafka's result map; answers for the unknown.
+fn resolve_ids(
     image: &MetadataImage,
-    names: &JavaSet<String>,
     ids: &JavaSet<IdKey>,
+    responses: &mut Vec<DeletableTopicResult>,
+) -> Vec<(Uuid, String)> {
+    let mut out = Vec::new();
+    if ids.is_empty() {
+        return out;
+    }
+    // The results map, sized for the ids, in its own iteration order.
+    let mut found: JavaHashMap<IdKey> = JavaHashMap::with_capacity(ids.len());
+    for id in ids.iter() {
+        found.put(*id);
+    }
+    for id in found.iter() {
+        match image.topics().topic(&id.0) {
+            None => responses.push(deletable(
+                None,
+                id.0,
+                Some(&with_default_text(ErrorCode::UnknownTopicId)),
+            )),
+            Some(topic) => out.push((id.0, topic.name().to_owned())),
+        }
+    }
+    out
+}
+
+/// The authorization of the ids' topics, then Kafka's `findTopicIds` over
+/// the committed image with the names' authorization: the topics left to
+/// delete; answers for the ids and names refused.
+fn resolve_names(
+    image: &MetadataImage,
+    found_ids: Vec<(Uuid, String)>,
+    names: &JavaSet<String>,
     duplicate_ids: &mut JavaSet<IdKey>,
     responses: &mut Vec<DeletableTopicResult>,
+    permitted: &Permitted,
 ) -> IdToName {
     let mut id_to_name = IdToName::new();
-    if !ids.is_empty() {
-        // The results map, sized for the ids, in its own iteration order.
-        let mut found: JavaHashMap<IdKey> = JavaHashMap::with_capacity(ids.len());
-        for id in ids.iter() {
-            found.put(*id);
-        }
-        for id in found.iter() {
-            match image.topics().topic(&id.0) {
-                None => responses.push(deletable(
-                    None,
-                    id.0,
-                    Some(&with_default_text(ErrorCode::UnknownTopicId)),
-                )),
-                Some(topic) => {
-                    id_to_name.put(id.0, topic.name().to_owned());
-                }
-            }
-        }
+    for (id, name) in found_ids {
+        id_to_name.put(id, name);
+    }
+    let refused: Vec<(Uuid, String)> = id_to_name
+        .order
+        .iter()
+        .filter_map(|k| {
+            let name = id_to_name.names.get(&k.0)?;
+            (!permitted.deletable.contains(name)).then(|| (k.0, name.clone()))
+        })
+        .collect();
+    let denied = with_default_text(ErrorCode::TopicAuthorizationFailed);
+    for (id, name) in refused {
+        let shown = permitted.describable.contains(&name).then_some(name.as_str());
+        responses.push(deletable(shown, id, Some(&denied)));
+        id_to_name.remove(id);
     }
     if !names.is_empty() {
         let mut found: JavaHashMap<String> = JavaHashMap::with_capacity(names.len());
@@ -370,6 +499,10 @@ fn resolve_deletions(
             found.put(name.clone());
         }
         for name in found.iter() {
+            if !permitted.describable.contains(name) {
+                responses.push(deletable(Some(name), Uuid::nil(), Some(&denied)));
+                continue;
+            }
             let Some(id) = image.topics().topic_id(name) else {
                 responses.push(deletable(
                     Some(name),
@@ -378,6 +511,10 @@ fn resolve_deletions(
                 ));
                 continue;
             };
+            if !permitted.deletable.contains(name) {
+                responses.push(deletable(Some(name), Uuid::nil(), Some(&denied)));
+                continue;
+            }
             if duplicate_ids.contains(&IdKey(id)) || id_to_name.put(id, name.clone()) {
                 duplicate_ids.add(IdKey(id));
                 id_to_name.remove(id);

@@ -742,6 +742,7 @@ fn standby(image: SharedImage) -> Controller {
             broker_session_timeout: Duration::from_secs(9),
             broker_heartbeat_interval: Duration::from_millis(2000),
             topics: Default::default(),
+            authorizer: None,
         },
         image,
         Arc::new(Standby),

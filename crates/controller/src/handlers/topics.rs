@@ -11,8 +11,9 @@
 //! the registered brokers; the ISR is the replicas that are unfenced and
 //! not shutting down, the first of them the leader.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
+use kraft_protocol::acl::{AclOperation, ResourceType};
 use kraft_protocol::messages::clear_elr_record::ClearElrRecord;
 use kraft_protocol::messages::config_record::ConfigRecord;
 use kraft_protocol::messages::create_topics_request::{CreatableTopic, CreateTopicsRequest};
@@ -23,6 +24,7 @@ use kraft_protocol::messages::partition_record::PartitionRecord;
 use kraft_protocol::messages::topic_record::TopicRecord;
 use kraft_protocol::{ErrorCode, StrBytes, Uuid};
 
+use super::authz::{Access, Refusal, CLUSTER_NAME};
 use super::writer::{ActiveState, Generated};
 use super::{ApiError, Controller};
 use crate::image::{MetadataImage, MetadataRecord};
@@ -89,7 +91,24 @@ impl Controller {
     /// ValidateOnly, checked) in one write, answered once its records are
     /// committed. Results keep the request's order, followed by the
     /// duplicates and the refused metadata topic as Kafka appends them.
+    ///
+    /// Called directly, as a trusted caller: nothing is authorized (the
+    /// network path goes through [`Controller::create_topics_with`]).
     pub async fn create_topics(&self, request: &CreateTopicsRequest) -> CreateTopicsResponse {
+        self.create_topics_with(&Access::everything(), request)
+            .await
+    }
+
+    /// CreateTopics as `ControllerApis.createTopics` authorizes it: CREATE
+    /// on the cluster, else on each topic (the others are answered
+    /// TOPIC_AUTHORIZATION_FAILED, `Authorization failed.`); a created
+    /// topic's configs are returned only with DESCRIBE_CONFIGS on it (else
+    /// its TopicConfigErrorCode is TOPIC_AUTHORIZATION_FAILED).
+    pub(crate) async fn create_topics_with(
+        &self,
+        access: &Access<'_>,
+        request: &CreateTopicsRequest,
+    ) -> CreateTopicsResponse {
         let requested: Vec<CreatableTopic> = request.topics.to_vec();
         let mut names: JavaHashMap<String> = JavaHashMap::new();
         let mut duplicates: JavaHashMap<String> = JavaHashMap::new();
@@ -105,11 +124,37 @@ impl Controller {
                 names.put(name);
             }
         }
+        let allowed: Vec<&str> = names
+            .iter()
+            .map(String::as_str)
+            .filter(|n| *n != CLUSTER_METADATA_TOPIC)
+            .collect();
+        let checked = access
+            .allows(AclOperation::Create, ResourceType::Cluster, CLUSTER_NAME)
+            .and_then(|cluster| {
+                let authorized: HashSet<String> = if cluster {
+                    allowed.iter().map(|n| (*n).to_owned()).collect()
+                } else {
+                    access.filter(AclOperation::Create, ResourceType::Topic, allowed.clone())?
+                };
+                let describable = access.filter(
+                    AclOperation::DescribeConfigs,
+                    ResourceType::Topic,
+                    allowed.clone(),
+                )?;
+                Ok((authorized, describable))
+            });
+        let (authorized, describable) = match checked {
+            Ok(sets) => sets,
+            Err(e) => return error_response(request, &Refusal::from(e).api_error()),
+        };
         let wanted: Vec<&CreatableTopic> = requested
             .iter()
             .filter(|t| {
                 let name = t.name.as_str();
-                name != CLUSTER_METADATA_TOPIC && !duplicates.iter().any(|d| d == name)
+                name != CLUSTER_METADATA_TOPIC
+                    && !duplicates.iter().any(|d| d == name)
+                    && authorized.contains(name)
             })
             .collect();
         let mut results = Vec::new();
@@ -127,6 +172,17 @@ impl Controller {
                 Ok(r) => results = r,
                 Err(e) => return error_response(request, &e),
             }
+            for r in &mut results {
+                if r.error_code == 0 && !describable.contains(r.name.as_str()) {
+                    *r = CreatableTopicResult {
+                        name: r.name.clone(),
+                        topic_id: r.topic_id,
+                        error_message: None,
+                        topic_config_error_code: ErrorCode::TopicAuthorizationFailed.code(),
+                        ..Default::default()
+                    };
+                }
+            }
         }
         for name in duplicates.iter() {
             results.push(refused(
@@ -143,6 +199,12 @@ impl Controller {
                     Some(format!(
                         "Creation of internal topic {CLUSTER_METADATA_TOPIC} is prohibited."
                     )),
+                ));
+            } else if !authorized.contains(name) {
+                results.push(refused(
+                    name,
+                    ErrorCode::TopicAuthorizationFailed,
+                    Some("Authorization failed.".to_owned()),
                 ));
             }
         }

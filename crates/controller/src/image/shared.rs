@@ -72,6 +72,12 @@ impl SharedImage {
         self.loaded_signal.notify_waiters();
     }
 
+    /// Marks the image not loaded again (tests of a starting node).
+    #[cfg(test)]
+    pub(crate) fn set_unloaded_for_test(&self) {
+        self.loaded.store(false, Ordering::Release);
+    }
+
     /// Resolves once the image is loaded (at once if it is).
     pub async fn wait_until_loaded(&self) {
         loop {

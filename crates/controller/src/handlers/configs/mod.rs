@@ -56,6 +56,7 @@
 
 use std::collections::HashSet;
 
+use kraft_protocol::acl::{AclOperation, ResourceType};
 use kraft_protocol::messages::clear_elr_record::ClearElrRecord;
 use kraft_protocol::messages::config_record::ConfigRecord;
 use kraft_protocol::messages::incremental_alter_configs_request::IncrementalAlterConfigsRequest;
@@ -64,6 +65,7 @@ use kraft_protocol::messages::incremental_alter_configs_response::{
 };
 use kraft_protocol::{ErrorCode, StrBytes};
 
+use super::authz::{Access, Refusal, CLUSTER_NAME};
 use super::writer::{ActiveState, Generated};
 use super::{ApiError, Controller};
 use crate::image::{ConfigResource, MetadataRecord};
@@ -158,8 +160,28 @@ impl Controller {
     /// IncrementalAlterConfigs, `forwarded` when it came inside an Envelope
     /// from a broker (Kafka's `request.isForwarded`): only then may
     /// `cordoned.log.dirs` gain directories.
+    ///
+    /// Called directly, as a trusted caller: nothing is authorized (the
+    /// network path goes through
+    /// [`Controller::incremental_alter_configs_with`]).
     pub async fn incremental_alter_configs_from(
         &self,
+        request: &IncrementalAlterConfigsRequest,
+        forwarded: bool,
+    ) -> IncrementalAlterConfigsResponse {
+        self.incremental_alter_configs_with(&Access::everything(), request, forwarded)
+            .await
+    }
+
+    /// IncrementalAlterConfigs as `ControllerApis` authorizes it:
+    /// ALTER_CONFIGS on the cluster for a broker or client-metrics
+    /// resource, on the topic or the group for theirs (refused ones are
+    /// answered CLUSTER_ / TOPIC_ / GROUP_AUTHORIZATION_FAILED with Kafka's
+    /// default text, after the duplicates); CLUSTER_ACTION on the cluster
+    /// for a broker logger.
+    pub(crate) async fn incremental_alter_configs_with(
+        &self,
+        access: &Access<'_>,
         request: &IncrementalAlterConfigsRequest,
         forwarded: bool,
     ) -> IncrementalAlterConfigsResponse {
@@ -170,7 +192,18 @@ impl Controller {
         for r in request.resources.iter() {
             let name = r.resource_name.as_str();
             if r.resource_type == ConfigResource::BROKER_LOGGER {
-                let result = self.alter_broker_logger(&r, request.validate_only);
+                let result = match access.allows(
+                    AclOperation::ClusterAction,
+                    ResourceType::Cluster,
+                    CLUSTER_NAME,
+                ) {
+                    Ok(true) => self.alter_broker_logger(&r, request.validate_only),
+                    Ok(false) => Err(ApiError::new(
+                        ErrorCode::ClusterAuthorizationFailed,
+                        ErrorCode::ClusterAuthorizationFailed.default_message(),
+                    )),
+                    Err(e) => Err(Refusal::from(e).api_error()),
+                };
                 logger_responses.push(resource_response(r.resource_type, name, &result));
             } else if !known_resource_type(r.resource_type) {
                 responses.push(resource_response(
@@ -198,6 +231,37 @@ impl Controller {
                     changes.push(ResourceChanges::of(resource, &r));
                 }
             }
+        }
+        let mut refused = Vec::new();
+        for change in &changes {
+            let resource = &change.resource;
+            let (operation_on, denied) = match resource.resource_type {
+                ConfigResource::BROKER | ConfigResource::CLIENT_METRICS => (
+                    (ResourceType::Cluster, CLUSTER_NAME),
+                    ErrorCode::ClusterAuthorizationFailed,
+                ),
+                ConfigResource::TOPIC => (
+                    (ResourceType::Topic, resource.name.as_str()),
+                    ErrorCode::TopicAuthorizationFailed,
+                ),
+                _ => (
+                    (ResourceType::Group, resource.name.as_str()),
+                    ErrorCode::GroupAuthorizationFailed,
+                ),
+            };
+            match access.allows(AclOperation::AlterConfigs, operation_on.0, operation_on.1) {
+                Ok(true) => {}
+                Ok(false) => refused.push((resource.clone(), denied)),
+                Err(e) => return error_response(request, &Refusal::from(e).api_error()),
+            }
+        }
+        for (resource, denied) in refused {
+            changes.retain(|c| c.resource != resource);
+            responses.push(resource_response(
+                resource.resource_type,
+                &resource.name,
+                &Err(ApiError::new(denied, denied.default_message())),
+            ));
         }
         if !changes.is_empty() {
             let outcome = self
