@@ -46,7 +46,9 @@
 //!   periodic elections (`ReplicationControlManager`);
 //! * `configs`: IncrementalAlterConfigs (`ConfigurationControlManager`);
 //! * `producer_ids`: AllocateProducerIds (`ProducerIdControlManager`);
-//! * `envelope`: requests brokers forward.
+//! * `envelope`: requests brokers forward;
+//! * `error_response`: the answer to a request that fails as a whole
+//!   (Kafka's `AbstractRequest.getErrorResponse`), for every API.
 
 use std::fmt;
 use std::sync::Arc;
@@ -82,6 +84,11 @@ pub use writer::WriteStats;
 pub use authz::{cluster_operation, Access, Caller, CLUSTER_NAME};
 pub use cluster::ALL_CLUSTER_OPERATIONS;
 pub use envelope::FORWARDABLE_API_KEYS;
+#[cfg_attr(
+    not(test),
+    expect(unused_imports, reason = "no request path answers with it yet")
+)]
+pub(crate) use error_response::error_response;
 pub use quorum::{
     ApiError, AppendError, PendingCommit, QuorumFacts, QuorumVoter, RaftQuorum, ReplicaKey,
     VoterEndpoint,
@@ -479,6 +486,8 @@ mod broker_tests;
 mod configs_tests;
 #[cfg(test)]
 mod elections_tests;
+#[cfg(test)]
+mod error_response_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
