@@ -30,13 +30,6 @@
 //! fields a version lacks are left at their defaults so that every response
 //! encodes at every version of its API.
 
-// The authorization checks that answer with these responses are not wired
-// in yet; until then only the tests call `error_response`.
-#![cfg_attr(
-    not(test),
-    expect(dead_code, reason = "no request path answers with it yet")
-)]
-
 use kraft_protocol::messages::add_raft_voter_response::AddRaftVoterResponse;
 use kraft_protocol::messages::allocate_producer_ids_response::AllocateProducerIdsResponse;
 use kraft_protocol::messages::alter_partition_response::AlterPartitionResponse;

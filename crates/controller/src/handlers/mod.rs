@@ -84,11 +84,6 @@ pub use writer::WriteStats;
 pub use authz::{cluster_operation, Access, Caller, CLUSTER_NAME};
 pub use cluster::ALL_CLUSTER_OPERATIONS;
 pub use envelope::FORWARDABLE_API_KEYS;
-#[cfg_attr(
-    not(test),
-    expect(unused_imports, reason = "no request path answers with it yet")
-)]
-pub(crate) use error_response::error_response;
 pub use quorum::{
     ApiError, AppendError, PendingCommit, QuorumFacts, QuorumVoter, RaftQuorum, ReplicaKey,
     VoterEndpoint,
