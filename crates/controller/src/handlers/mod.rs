@@ -84,6 +84,7 @@ pub use writer::WriteStats;
 pub use authz::{cluster_operation, Access, Caller, CLUSTER_NAME};
 pub use cluster::ALL_CLUSTER_OPERATIONS;
 pub use envelope::FORWARDABLE_API_KEYS;
+pub(crate) use error_response::error_response;
 pub use quorum::{
     ApiError, AppendError, PendingCommit, QuorumFacts, QuorumVoter, RaftQuorum, ReplicaKey,
     VoterEndpoint,
@@ -410,7 +411,7 @@ impl RequestHandler for Controller {
         if let Err(refusal) = self.authorize_request(&caller, ctx.api_key, &request) {
             let e = refusal.api_error();
             tracing::debug!(api = ctx.api_key.kafka_name(), %caller, code = e.code.name(), "request refused by the authorizer");
-            return error_response::error_response(&request, v, e.code, e.message.as_deref())
+            return error_response(&request, v, e.code, e.message.as_deref())
                 .ok_or_else(|| CloseConnection(format!("{} refused", ctx.api_key.kafka_name())));
         }
         let access = self.access(&caller);
