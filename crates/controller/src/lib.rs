@@ -12,6 +12,8 @@
 //!   `kafka-storage` does.
 //! * [`image`]: the metadata state machine fed with committed metadata
 //!   records.
+//! * [`authorizer`]: Kafka's `StandardAuthorizer` over the image's ACLs,
+//!   ACL binding filters, and the checks of CreateAcls / DeleteAcls input.
 //! * [`handlers`]: request handlers over the image and the
 //!   [`handlers::RaftQuorum`] trait the raft driver implements.
 //! * [`server`]: the controller's TCP server (Kafka framing, in-order
@@ -40,6 +42,7 @@
 #![cfg_attr(doctest, doc = include_str!("../README.md"))]
 
 mod activation;
+pub mod authorizer;
 mod bridge;
 pub mod config;
 mod features;

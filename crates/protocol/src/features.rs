@@ -61,6 +61,8 @@ impl MetadataVersion {
     pub const IBP_3_7_IV0: MetadataVersion = MetadataVersion(15);
     /// `3.9-IV0`: the release of dynamic quorums (KIP-853).
     pub const IBP_3_9_IV0: MetadataVersion = MetadataVersion(21);
+    /// `4.4-IV1`: ACL hosts may be CIDR ranges (KIP-1276).
+    pub const IBP_4_4_IV1: MetadataVersion = MetadataVersion(32);
     /// `4.4-IV2`: controller unregistration (KIP-1312).
     pub const IBP_4_4_IV2: MetadataVersion = MetadataVersion(33);
     /// The latest production level of Kafka 4.4.0 (`LATEST_PRODUCTION`).
@@ -209,7 +211,7 @@ impl MetadataVersion {
 
     /// Whether ACLs may name CIDR host ranges (4.4-IV1+).
     pub fn is_cidr_acl_supported(self) -> bool {
-        self.0 >= 32
+        self >= Self::IBP_4_4_IV1
     }
 
     /// The RegisterBrokerRecord version written at this level (Kafka's

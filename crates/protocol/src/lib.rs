@@ -8,8 +8,11 @@
 //! * [`MetadataRecordType`] / [`MetadataRecordBody`]: every metadata record
 //!   type, and decoding / encoding of a framed metadata record value
 //!   ([`records::MetadataRecordError`] for unknown types and versions).
+//! * [`acl`]: Kafka's ACL enums (operation, permission, resource and pattern
+//!   types, with their codes and names) and [`acl::KafkaPrincipal`].
 #![cfg_attr(doctest, doc = include_str!("../README.md"))]
 
+pub mod acl;
 pub mod error;
 pub mod error_code;
 pub mod features;

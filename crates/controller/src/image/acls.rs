@@ -9,14 +9,16 @@
 //! Kafka's `AclsImage.write` reports no loss at any metadata.version: a CIDR
 //! host is refused when an ACL is created below 4.4-IV1
 //! (`AclControlManager`), not when the image is written.
-
-use std::collections::BTreeMap;
+//!
+//! The ACLs live in an [`AclIndex`], which keeps them by id and indexed for
+//! the authorizer, so every image carries the index of its own ACLs.
 
 use kraft_protocol::messages::access_control_entry_record::AccessControlEntryRecord;
 use kraft_protocol::messages::remove_access_control_entry_record::RemoveAccessControlEntryRecord;
 use kraft_protocol::Uuid;
 
 use super::{MetadataRecord, RecordSink, ReplayError, WriteError, WriteOptions};
+use crate::authorizer::AclIndex;
 use crate::java::uuid_to_text;
 
 /// One access control entry (Kafka's `StandardAcl`), with its codes as
@@ -72,36 +74,44 @@ impl StandardAcl {
 }
 
 /// Access control entries by id (Kafka's `AclsImage` / `AclsDelta`).
+///
+/// Equal images hold the same ACLs under the same ids.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct AclsImage {
-    acls: BTreeMap<Uuid, StandardAcl>,
+    index: AclIndex,
 }
 
 impl AclsImage {
     /// Whether there are no ACLs.
     pub fn is_empty(&self) -> bool {
-        self.acls.is_empty()
+        self.index.is_empty()
     }
 
     /// The number of ACLs.
     pub fn len(&self) -> usize {
-        self.acls.len()
+        self.index.len()
     }
 
     /// The ACL with id `id`.
     pub fn acl(&self, id: &Uuid) -> Option<&StandardAcl> {
-        self.acls.get(id)
+        self.index.get(id)
     }
 
     /// Every ACL and its id, in id order.
     pub fn acls(&self) -> impl Iterator<Item = (&Uuid, &StandardAcl)> {
-        self.acls.iter()
+        self.index.iter()
+    }
+
+    /// The ACLs indexed for authorization and filters.
+    pub fn index(&self) -> &AclIndex {
+        &self.index
     }
 
     /// Kafka's `AclsDelta.replay(AccessControlEntryRecord)`: adds or
-    /// replaces the ACL with the record's id.
+    /// replaces the ACL with the record's id (a replaced ACL leaves the
+    /// index first).
     pub(super) fn replay_add(&mut self, r: &AccessControlEntryRecord) -> Result<(), ReplayError> {
-        self.acls.insert(r.id, StandardAcl::from_record(r));
+        self.index.add(r.id, StandardAcl::from_record(r));
         Ok(())
     }
 
@@ -116,7 +126,7 @@ impl AclsImage {
         &mut self,
         r: &RemoveAccessControlEntryRecord,
     ) -> Result<(), ReplayError> {
-        if self.acls.remove(&r.id).is_none() {
+        if self.index.remove(&r.id).is_none() {
             return Err(ReplayError::Invalid(format!(
                 "Failed to find existing ACL with ID {} in either image or changes",
                 uuid_to_text(&r.id)
@@ -133,7 +143,7 @@ impl AclsImage {
         _options: &WriteOptions,
         out: &mut impl RecordSink,
     ) -> Result<(), WriteError> {
-        for (id, acl) in &self.acls {
+        for (id, acl) in self.index.iter() {
             out.push(MetadataRecord::new(acl.to_record(*id), 0));
         }
         Ok(())
@@ -271,6 +281,51 @@ mod tests {
         image.replay(&add(other.0, &other.1)).expect("add");
         assert_eq!(image.replay(&remove(acl_id)), Err(expected));
         assert_eq!(image.acls().len(), 1);
+    }
+
+    /// The image's index follows replays: a replaced ACL stops applying, a
+    /// removed one too. (Everyone is allowed where no ACL names a group.)
+    #[test]
+    fn the_index_follows_adds_replacements_and_removals() {
+        use crate::authorizer::AuthorizationResult::{Allowed, Denied};
+        use crate::authorizer::{
+            Action, AuthorizationResult, AuthorizerConfig, RequestIdentity, StandardAuthorizer,
+        };
+        use kraft_protocol::acl::{AclOperation, KafkaPrincipal, ResourceType};
+
+        let config = AuthorizerConfig::from_kafka(None, Some("true")).expect("config");
+        let authorizer = StandardAuthorizer::new(config);
+        let decide = |image: &MetadataImage, user: &str, group: &str| -> AuthorizationResult {
+            let principal = KafkaPrincipal::user(user.to_owned());
+            let who = RequestIdentity {
+                principal: &principal,
+                host: std::net::IpAddr::from([10, 0, 0, 1]),
+            };
+            let action = Action::new(AclOperation::Read, ResourceType::Group, group);
+            authorizer
+                .authorize(image.acls().index(), true, &who, &action)
+                .expect("loaded")
+        };
+        // TEST_ACLS[2]: DENY READ on the group mygroup for User:foo.
+        let acls = test_acls();
+        let (id, deny_mygroup) = &acls[2];
+        let mut image =
+            MetadataImage::from_records(&[mv(), add(*id, deny_mygroup)]).expect("image");
+        assert_eq!(decide(&image, "foo", "mygroup"), Denied);
+        assert_eq!(decide(&image, "bar", "other"), Allowed);
+        // The same id now holds an ALLOW for User:foo on the group other.
+        let mut replacement = deny_mygroup.clone();
+        replacement.resource_name = "other".into();
+        replacement.permission_type = 3;
+        image.replay(&add(*id, &replacement)).expect("replace");
+        assert_eq!(image.acls().index().len(), 1);
+        assert_eq!(decide(&image, "foo", "mygroup"), Allowed);
+        assert_eq!(decide(&image, "foo", "other"), Allowed);
+        assert_eq!(decide(&image, "bar", "other"), Denied);
+        image.replay(&remove(*id)).expect("remove");
+        assert_eq!(decide(&image, "bar", "other"), Allowed);
+        let empty = MetadataImage::from_records(&[mv()]).expect("empty");
+        assert_eq!(image.acls(), empty.acls());
     }
 
     #[test]
