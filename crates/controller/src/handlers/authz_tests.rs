@@ -89,7 +89,10 @@ fn context(api: ApiKey, version: i16, principal: &str) -> RequestContext {
         api_key: api,
         api_version: version,
         listener_name: "CONTROLLER".into(),
-        peer_addr: Some(SocketAddr::new(IpAddr::V4(Ipv4Addr::new(10, 0, 0, 7)), 5000)),
+        peer_addr: Some(SocketAddr::new(
+            IpAddr::V4(Ipv4Addr::new(10, 0, 0, 7)),
+            5000,
+        )),
         principal: KafkaPrincipal::parse(principal).unwrap(),
         forwarded: false,
     }
@@ -158,8 +161,8 @@ async fn a_user_without_acls_is_refused_topic_creation_and_nothing_is_written() 
 }
 
 #[tokio::test]
-async fn create_on_a_prefix_allows_exactly_those_topics_and_hides_configs_without_describe_configs(
-) {
+async fn create_on_a_prefix_allows_exactly_those_topics_and_hides_configs_without_describe_configs()
+{
     let (c, q) = cluster().await;
     grant(
         &q,
@@ -169,7 +172,8 @@ async fn create_on_a_prefix_allows_exactly_those_topics_and_hides_configs_withou
         AclOperation::Create,
         ALLOW,
     );
-    let ResponseBody::CreateTopics(r) = send(&c, "User:alice", 7, create(&["alice-1", "bob-1"])).await
+    let ResponseBody::CreateTopics(r) =
+        send(&c, "User:alice", 7, create(&["alice-1", "bob-1"])).await
     else {
         panic!()
     };
@@ -200,12 +204,13 @@ async fn create_on_a_prefix_allows_exactly_those_topics_and_hides_configs_withou
         AclOperation::AlterConfigs,
         ALLOW,
     );
-    let ResponseBody::CreateTopics(r) = send(&c, "User:alice", 7, create(&["alice-2"])).await else {
+    let ResponseBody::CreateTopics(r) = send(&c, "User:alice", 7, create(&["alice-2"])).await
+    else {
         panic!()
     };
-    assert_eq!(r.topics[0].topic_config_error_code, 0);
-    assert!(!r.topics[0].configs.as_ref().unwrap().is_empty());
-    assert_eq!(r.topics[0].num_partitions, 1);
+    assert_eq!(r.topics.to_vec()[0].topic_config_error_code, 0);
+    assert!(!r.topics.to_vec()[0].configs.as_ref().unwrap().is_empty());
+    assert_eq!(r.topics.to_vec()[0].num_partitions, 1);
 }
 
 #[tokio::test]
@@ -252,11 +257,13 @@ async fn delete_hides_names_the_caller_may_not_describe_and_keeps_the_topic() {
             ..Default::default()
         };
         if by_id {
-            r.topics = vec![kraft_protocol::messages::delete_topics_request::DeleteTopicState {
-                name: None,
-                topic_id: id,
-                ..Default::default()
-            }]
+            r.topics = vec![
+                kraft_protocol::messages::delete_topics_request::DeleteTopicState {
+                    name: None,
+                    topic_id: id,
+                    ..Default::default()
+                },
+            ]
             .into();
         } else {
             r.topic_names = vec!["payments".into()];
@@ -267,7 +274,7 @@ async fn delete_hides_names_the_caller_may_not_describe_and_keeps_the_topic() {
         let ResponseBody::DeleteTopics(r) = r else {
             panic!()
         };
-        let t = &r.responses[0];
+        let t = r.responses.to_vec()[0].clone();
         (
             t.name.as_ref().map(|n| n.as_str().to_owned()),
             t.topic_id,
@@ -309,10 +316,7 @@ async fn delete_hides_names_the_caller_may_not_describe_and_keeps_the_topic() {
         AclOperation::Delete,
         ALLOW,
     );
-    assert_eq!(
-        answer(send(&c, "User:alice", 6, delete(false)).await).2,
-        0
-    );
+    assert_eq!(answer(send(&c, "User:alice", 6, delete(false)).await).2, 0);
     assert!(c.image().read().topics().topic_id("payments").is_none());
 }
 
@@ -336,7 +340,10 @@ async fn partitions_and_configs_need_alter_and_alter_configs_on_the_topic() {
         panic!()
     };
     assert_eq!(
-        (r.results[0].error_code, r.results[0].error_message.as_ref()),
+        (
+            r.results.to_vec()[0].error_code,
+            r.results.to_vec()[0].error_message.as_ref()
+        ),
         (29, None),
         "Kafka sets no message"
     );
@@ -362,9 +369,12 @@ async fn partitions_and_configs_need_alter_and_alter_configs_on_the_topic() {
     else {
         panic!()
     };
-    assert_eq!(r.responses[0].error_code, 29);
+    assert_eq!(r.responses.to_vec()[0].error_code, 29);
     assert_eq!(
-        r.responses[0].error_message.as_ref().map(|m| m.as_str()),
+        r.responses.to_vec()[0]
+            .error_message
+            .as_ref()
+            .map(|m| m.as_str()),
         Some("Topic authorization failed.")
     );
     grant(
@@ -386,12 +396,12 @@ async fn partitions_and_configs_need_alter_and_alter_configs_on_the_topic() {
     let ResponseBody::CreatePartitions(r) = send(&c, "User:alice", 3, partitions).await else {
         panic!()
     };
-    assert_eq!(r.results[0].error_code, 0);
+    assert_eq!(r.results.to_vec()[0].error_code, 0);
     let ResponseBody::IncrementalAlterConfigs(r) = send(&c, "User:alice", 1, alter("logs")).await
     else {
         panic!()
     };
-    assert_eq!(r.responses[0].error_code, 0);
+    assert_eq!(r.responses.to_vec()[0].error_code, 0);
 }
 
 #[tokio::test]
@@ -438,6 +448,7 @@ async fn cluster_apis_need_their_operation_on_the_cluster() {
     let describe = || {
         RequestBody::DescribeCluster(DescribeClusterRequest {
             include_cluster_authorized_operations: true,
+            endpoint_type: 2,
             ..Default::default()
         })
     };
@@ -465,7 +476,10 @@ async fn cluster_apis_need_their_operation_on_the_cluster() {
     let ResponseBody::DescribeCluster(r) = send(&c, "User:admin", 1, describe()).await else {
         panic!()
     };
-    assert_eq!(r.cluster_authorized_operations, super::ALL_CLUSTER_OPERATIONS);
+    assert_eq!(
+        r.cluster_authorized_operations,
+        super::ALL_CLUSTER_OPERATIONS
+    );
 }
 
 #[tokio::test]
@@ -482,12 +496,14 @@ async fn envelopes_need_cluster_action_and_carry_the_clients_principal() {
         };
         let mut frame = Vec::new();
         kraft_protocol::header::encode_request_frame(&mut frame, &header, &forwarded).unwrap();
-        RequestBody::Envelope(kraft_protocol::messages::envelope_request::EnvelopeRequest {
-            request_data: bytes::Bytes::from(frame).slice(4..),
-            request_principal: Some(bytes::Bytes::copy_from_slice(principal)),
-            client_host_address: bytes::Bytes::from_static(&[10, 0, 0, 9]),
-            ..Default::default()
-        })
+        RequestBody::Envelope(
+            kraft_protocol::messages::envelope_request::EnvelopeRequest {
+                request_data: bytes::Bytes::from(frame).slice(4..),
+                request_principal: Some(bytes::Bytes::copy_from_slice(principal)),
+                client_host_address: bytes::Bytes::from_static(&[10, 0, 0, 9]),
+                ..Default::default()
+            },
+        )
     };
     let alice = {
         let mut p = vec![0, 0, 5];
@@ -508,16 +524,13 @@ async fn envelopes_need_cluster_action_and_carry_the_clients_principal() {
         panic!()
     };
     assert_eq!(r.error_code, 0);
-    let (_, inner) = kraft_protocol::header::decode_response(
-        r.response_data.unwrap(),
-        ApiKey::CreateTopics,
-        7,
-    )
-    .unwrap();
+    let (_, inner) =
+        kraft_protocol::header::decode_response(r.response_data.unwrap(), ApiKey::CreateTopics, 7)
+            .unwrap();
     let ResponseBody::CreateTopics(inner) = inner else {
         panic!()
     };
-    assert_eq!(inner.topics[0].error_code, 29);
+    assert_eq!(inner.topics.to_vec()[0].error_code, 29);
     assert!(c.image().read().topics().topic_id("forwarded").is_none());
 }
 
@@ -529,8 +542,11 @@ async fn before_the_acls_are_loaded_only_super_users_are_served() {
         panic!()
     };
     // Kafka's AuthorizerNotReadyException: UNKNOWN_SERVER_ERROR, no message.
-    assert_eq!(r.topics[0].error_code, ErrorCode::UnknownServerError.code());
-    assert_eq!(r.topics[0].error_message, None);
+    assert_eq!(
+        r.topics.to_vec()[0].error_code,
+        ErrorCode::UnknownServerError.code()
+    );
+    assert_eq!(r.topics.to_vec()[0].error_message, None);
     let ResponseBody::UpdateFeatures(r) = send(
         &c,
         "User:alice",

@@ -438,7 +438,9 @@ impl RequestHandler for Controller {
             RequestBody::UnregisterBroker(r) => {
                 ResponseBody::UnregisterBroker(self.unregister_broker(&r).await)
             }
-            RequestBody::Envelope(r) => ResponseBody::Envelope(self.envelope(&access, &ctx, r).await),
+            RequestBody::Envelope(r) => {
+                ResponseBody::Envelope(self.envelope(&access, &ctx, r).await)
+            }
             RequestBody::CreateTopics(r) => {
                 ResponseBody::CreateTopics(self.create_topics_with(&access, &r).await)
             }
@@ -454,12 +456,10 @@ impl RequestHandler for Controller {
             RequestBody::ElectLeaders(r) => {
                 ResponseBody::ElectLeaders(self.elect_leaders(v, &r).await)
             }
-            RequestBody::IncrementalAlterConfigs(r) => {
-                ResponseBody::IncrementalAlterConfigs(
-                    self.incremental_alter_configs_with(&access, &r, ctx.forwarded)
-                        .await,
-                )
-            }
+            RequestBody::IncrementalAlterConfigs(r) => ResponseBody::IncrementalAlterConfigs(
+                self.incremental_alter_configs_with(&access, &r, ctx.forwarded)
+                    .await,
+            ),
             RequestBody::AllocateProducerIds(r) => {
                 ResponseBody::AllocateProducerIds(self.allocate_producer_ids(&r).await)
             }

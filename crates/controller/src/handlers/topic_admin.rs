@@ -291,7 +291,11 @@ impl Controller {
             })
         } else {
             access
-                .filter(AclOperation::Describe, ResourceType::Topic, to_check.clone())
+                .filter(
+                    AclOperation::Describe,
+                    ResourceType::Topic,
+                    to_check.clone(),
+                )
                 .and_then(|describable| {
                     Ok(Permitted {
                         describable,
@@ -489,7 +493,10 @@ fn resolve_names(
         .collect();
     let denied = with_default_text(ErrorCode::TopicAuthorizationFailed);
     for (id, name) in refused {
-        let shown = permitted.describable.contains(&name).then_some(name.as_str());
+        let shown = permitted
+            .describable
+            .contains(&name)
+            .then_some(name.as_str());
         responses.push(deletable(shown, id, Some(&denied)));
         id_to_name.remove(id);
     }
