@@ -898,6 +898,32 @@ pub fn codes(body: &ResponseBody) -> Answer {
         ResponseBody::IncrementalAlterConfigs(r) => {
             (0, r.responses.iter().map(|t| t.error_code).collect())
         }
+        ResponseBody::SaslHandshake(r) => (r.error_code, Vec::new()),
+        ResponseBody::SaslAuthenticate(r) => (r.error_code, Vec::new()),
+        ResponseBody::DescribeAcls(r) => (r.error_code, Vec::new()),
+        ResponseBody::CreateAcls(r) => (0, r.results.iter().map(|c| c.error_code).collect()),
+        // Per filter: the filter's code, then those of the ACLs it matched.
+        ResponseBody::DeleteAcls(r) => (
+            0,
+            of(r.filter_results.iter(), |f| {
+                std::iter::once(f.error_code)
+                    .chain(f.matching_acls.iter().map(|a| a.error_code))
+                    .collect()
+            }),
+        ),
+        ResponseBody::CreateDelegationToken(r) => (r.error_code, Vec::new()),
+        ResponseBody::RenewDelegationToken(r) => (r.error_code, Vec::new()),
+        ResponseBody::ExpireDelegationToken(r) => (r.error_code, Vec::new()),
+        ResponseBody::DescribeDelegationToken(r) => (r.error_code, Vec::new()),
+        ResponseBody::DescribeClientQuotas(r) => (r.error_code, Vec::new()),
+        ResponseBody::AlterClientQuotas(r) => (0, r.entries.iter().map(|e| e.error_code).collect()),
+        ResponseBody::DescribeUserScramCredentials(r) => (
+            r.error_code,
+            r.results.iter().map(|u| u.error_code).collect(),
+        ),
+        ResponseBody::AlterUserScramCredentials(r) => {
+            (0, r.results.iter().map(|u| u.error_code).collect())
+        }
         // The envelope's code, then the forwarded answer's (the sweep only
         // forwards UnregisterBroker v0).
         ResponseBody::Envelope(r) => (
