@@ -104,11 +104,13 @@ pub fn kafka_4_4_controller_versions() -> Vec<(ApiKey, i16, i16)> {
     ]
 }
 
-/// Every API at the full range this project implements (kraft-rs with the
-/// KIP-1141 and DescribeQuorum v3 extensions).
+/// Every controller-listener API at the full range this project implements
+/// (kraft-rs with the KIP-1141 and DescribeQuorum v3 extensions); broker-only
+/// APIs such as DescribeClientQuotas are left out, as a controller would.
 pub fn kraft_rs_versions() -> Vec<(ApiKey, i16, i16)> {
     ApiKey::ALL
         .iter()
+        .filter(|k| k.on_controller_listener())
         .map(|k| {
             let (lo, hi) = k.versions();
             (*k, lo, hi)

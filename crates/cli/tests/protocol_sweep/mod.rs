@@ -108,22 +108,10 @@ fn s(v: &str) -> StrBytes {
 /// Names of the APIs a Kafka 4.4 controller advertises that have no schema
 /// here (Appendix B of the protocol digest), for the report.
 const OTHER_APIS: &[(i16, &str)] = &[
-    (17, "SASL_HANDSHAKE"),
-    (29, "DESCRIBE_ACLS"),
-    (30, "CREATE_ACLS"),
-    (31, "DELETE_ACLS"),
     (32, "DESCRIBE_CONFIGS"),
     (33, "ALTER_CONFIGS"),
-    (36, "SASL_AUTHENTICATE"),
-    (38, "CREATE_DELEGATION_TOKEN"),
-    (39, "RENEW_DELEGATION_TOKEN"),
-    (40, "EXPIRE_DELEGATION_TOKEN"),
-    (41, "DESCRIBE_DELEGATION_TOKEN"),
     (45, "ALTER_PARTITION_REASSIGNMENTS"),
     (46, "LIST_PARTITION_REASSIGNMENTS"),
-    (49, "ALTER_CLIENT_QUOTAS"),
-    (50, "DESCRIBE_USER_SCRAM_CREDENTIALS"),
-    (51, "ALTER_USER_SCRAM_CREDENTIALS"),
     (58, "ENVELOPE"),
     (62, "BROKER_REGISTRATION"),
     (63, "BROKER_HEARTBEAT"),
@@ -701,6 +689,219 @@ pub fn cases() -> Vec<Case> {
             },
         },
     ]
+    .into_iter()
+    .chain(access_control_cases())
+    .collect()
+}
+
+/// A user no swept quorum has a SCRAM credential for.
+const NO_SUCH_USER: &str = "sweep-no-such-user";
+
+/// The access-control and SASL APIs a Kafka 4.4 controller advertises
+/// (DescribeClientQuotas is for brokers only). None can change the quorum:
+/// the sweep connects over PLAINTEXT, where SASL requests are out of place
+/// and delegation token requests are refused; the ACL creation names a
+/// principal without a type (refused even with an authorizer), the
+/// deletion a topic no quorum has; the quota change only validates; the
+/// SCRAM deletion names a user without credentials.
+fn access_control_cases() -> Vec<Case> {
+    vec![
+        Case {
+            api: ApiKey::SaslHandshake,
+            name: "plaintext",
+            body: |_| {
+                Some(RequestBody::SaslHandshake(
+                    sasl_handshake_request::SaslHandshakeRequest {
+                        mechanism: s("PLAIN"),
+                    },
+                ))
+            },
+        },
+        Case {
+            api: ApiKey::DescribeAcls,
+            name: "any",
+            body: |_| Some(describe_acls()),
+        },
+        Case {
+            api: ApiKey::CreateAcls,
+            name: "bad-principal",
+            body: |_| {
+                use create_acls_request as q;
+                Some(RequestBody::CreateAcls(q::CreateAclsRequest {
+                    creations: List::from([q::AclCreation {
+                        resource_type: 2,
+                        resource_name: s(NO_SUCH_TOPIC),
+                        resource_pattern_type: 3,
+                        principal: s("sweep-no-colon"),
+                        host: s("*"),
+                        operation: 3,
+                        permission_type: 3,
+                        ..Default::default()
+                    }]),
+                    ..Default::default()
+                }))
+            },
+        },
+        Case {
+            api: ApiKey::DeleteAcls,
+            name: "unknown-topic",
+            body: |_| {
+                use delete_acls_request as q;
+                Some(RequestBody::DeleteAcls(q::DeleteAclsRequest {
+                    filters: List::from([q::DeleteAclsFilter {
+                        resource_type_filter: 2,
+                        resource_name_filter: Some(s(NO_SUCH_TOPIC)),
+                        pattern_type_filter: 3,
+                        principal_filter: None,
+                        host_filter: None,
+                        operation: 1,
+                        permission_type: 1,
+                        ..Default::default()
+                    }]),
+                    ..Default::default()
+                }))
+            },
+        },
+        Case {
+            api: ApiKey::SaslAuthenticate,
+            name: "plaintext",
+            body: |_| {
+                Some(RequestBody::SaslAuthenticate(
+                    sasl_authenticate_request::SaslAuthenticateRequest {
+                        auth_bytes: Bytes::from_static(b"\0sweep\0sweep-secret"),
+                        ..Default::default()
+                    },
+                ))
+            },
+        },
+        Case {
+            api: ApiKey::CreateDelegationToken,
+            name: "plaintext",
+            body: |_| {
+                use create_delegation_token_request as q;
+                Some(RequestBody::CreateDelegationToken(
+                    // The owner fields default to "" (the requester), not
+                    // null: null cannot be written before v3.
+                    q::CreateDelegationTokenRequest {
+                        max_lifetime_ms: -1,
+                        ..Default::default()
+                    },
+                ))
+            },
+        },
+        Case {
+            api: ApiKey::RenewDelegationToken,
+            name: "plaintext",
+            body: |_| {
+                Some(RequestBody::RenewDelegationToken(
+                    renew_delegation_token_request::RenewDelegationTokenRequest {
+                        hmac: Bytes::from_static(&[0x5a; 64]),
+                        renew_period_ms: 60_000,
+                        ..Default::default()
+                    },
+                ))
+            },
+        },
+        Case {
+            api: ApiKey::ExpireDelegationToken,
+            name: "plaintext",
+            body: |_| {
+                Some(RequestBody::ExpireDelegationToken(
+                    expire_delegation_token_request::ExpireDelegationTokenRequest {
+                        hmac: Bytes::from_static(&[0x5a; 64]),
+                        expiry_time_period_ms: -1,
+                        ..Default::default()
+                    },
+                ))
+            },
+        },
+        Case {
+            api: ApiKey::DescribeDelegationToken,
+            name: "all",
+            body: |_| {
+                Some(RequestBody::DescribeDelegationToken(
+                    describe_delegation_token_request::DescribeDelegationTokenRequest {
+                        owners: None,
+                        ..Default::default()
+                    },
+                ))
+            },
+        },
+        Case {
+            api: ApiKey::AlterClientQuotas,
+            name: "validate-only",
+            body: |_| {
+                use alter_client_quotas_request as q;
+                Some(RequestBody::AlterClientQuotas(
+                    q::AlterClientQuotasRequest {
+                        entries: List::from([q::EntryData {
+                            entity: List::from([q::EntityData {
+                                entity_type: s("client-id"),
+                                entity_name: Some(s("sweep-client")),
+                                ..Default::default()
+                            }]),
+                            ops: List::from([q::OpData {
+                                key: s("producer_byte_rate"),
+                                value: 1024.0,
+                                remove: false,
+                                ..Default::default()
+                            }]),
+                            ..Default::default()
+                        }]),
+                        validate_only: true,
+                        ..Default::default()
+                    },
+                ))
+            },
+        },
+        Case {
+            api: ApiKey::DescribeUserScramCredentials,
+            name: "unknown-user",
+            body: |_| {
+                use describe_user_scram_credentials_request as q;
+                Some(RequestBody::DescribeUserScramCredentials(
+                    q::DescribeUserScramCredentialsRequest {
+                        users: Some(List::from([q::UserName {
+                            name: s(NO_SUCH_USER),
+                            ..Default::default()
+                        }])),
+                        ..Default::default()
+                    },
+                ))
+            },
+        },
+        Case {
+            api: ApiKey::AlterUserScramCredentials,
+            name: "delete-unknown",
+            body: |_| {
+                use alter_user_scram_credentials_request as q;
+                Some(RequestBody::AlterUserScramCredentials(
+                    q::AlterUserScramCredentialsRequest {
+                        deletions: List::from([q::ScramCredentialDeletion {
+                            name: s(NO_SUCH_USER),
+                            mechanism: 1,
+                            ..Default::default()
+                        }]),
+                        ..Default::default()
+                    },
+                ))
+            },
+        },
+    ]
+}
+
+/// A DescribeAcls matching every ACL.
+fn describe_acls() -> RequestBody {
+    RequestBody::DescribeAcls(describe_acls_request::DescribeAclsRequest {
+        resource_type_filter: 1,
+        resource_name_filter: None,
+        pattern_type_filter: 1,
+        principal_filter: None,
+        host_filter: None,
+        operation: 1,
+        permission_type: 1,
+        ..Default::default()
+    })
 }
 
 /// A CreateTopics of one topic with one partition and one replica: on a
@@ -897,6 +1098,32 @@ pub fn codes(body: &ResponseBody) -> Answer {
         ),
         ResponseBody::IncrementalAlterConfigs(r) => {
             (0, r.responses.iter().map(|t| t.error_code).collect())
+        }
+        ResponseBody::SaslHandshake(r) => (r.error_code, Vec::new()),
+        ResponseBody::SaslAuthenticate(r) => (r.error_code, Vec::new()),
+        ResponseBody::DescribeAcls(r) => (r.error_code, Vec::new()),
+        ResponseBody::CreateAcls(r) => (0, r.results.iter().map(|c| c.error_code).collect()),
+        // Per filter: the filter's code, then those of the ACLs it matched.
+        ResponseBody::DeleteAcls(r) => (
+            0,
+            of(r.filter_results.iter(), |f| {
+                std::iter::once(f.error_code)
+                    .chain(f.matching_acls.iter().map(|a| a.error_code))
+                    .collect()
+            }),
+        ),
+        ResponseBody::CreateDelegationToken(r) => (r.error_code, Vec::new()),
+        ResponseBody::RenewDelegationToken(r) => (r.error_code, Vec::new()),
+        ResponseBody::ExpireDelegationToken(r) => (r.error_code, Vec::new()),
+        ResponseBody::DescribeDelegationToken(r) => (r.error_code, Vec::new()),
+        ResponseBody::DescribeClientQuotas(r) => (r.error_code, Vec::new()),
+        ResponseBody::AlterClientQuotas(r) => (0, r.entries.iter().map(|e| e.error_code).collect()),
+        ResponseBody::DescribeUserScramCredentials(r) => (
+            r.error_code,
+            r.results.iter().map(|u| u.error_code).collect(),
+        ),
+        ResponseBody::AlterUserScramCredentials(r) => {
+            (0, r.results.iter().map(|u| u.error_code).collect())
         }
         // The envelope's code, then the forwarded answer's (the sweep only
         // forwards UnregisterBroker v0).

@@ -181,6 +181,12 @@ pub(crate) fn emit_struct(w: &mut CodeWriter, l: &StructLayout<'_>) {
         }
     });
     w.blank();
+    if !l.has_tagged_section() {
+        // A struct never flexible (SaslHandshake) can have only fields whose
+        // defaults are their types' own, which clippy's derivable_impls
+        // flags; its defaults stay written out like every other struct's.
+        w.line("#[allow(clippy::derivable_impls)]");
+    }
     w.block(format!("impl Default for {name} {{"), |w| {
         w.block("fn default() -> Self {", |w| {
             w.block("Self {", |w| {

@@ -7,8 +7,12 @@ use super::add_raft_voter_request::AddRaftVoterRequest;
 use super::add_raft_voter_response::AddRaftVoterResponse;
 use super::allocate_producer_ids_request::AllocateProducerIdsRequest;
 use super::allocate_producer_ids_response::AllocateProducerIdsResponse;
+use super::alter_client_quotas_request::AlterClientQuotasRequest;
+use super::alter_client_quotas_response::AlterClientQuotasResponse;
 use super::alter_partition_request::AlterPartitionRequest;
 use super::alter_partition_response::AlterPartitionResponse;
+use super::alter_user_scram_credentials_request::AlterUserScramCredentialsRequest;
+use super::alter_user_scram_credentials_response::AlterUserScramCredentialsResponse;
 use super::api_versions_request::ApiVersionsRequest;
 use super::api_versions_response::ApiVersionsResponse;
 use super::begin_quorum_epoch_request::BeginQuorumEpochRequest;
@@ -19,22 +23,38 @@ use super::broker_registration_request::BrokerRegistrationRequest;
 use super::broker_registration_response::BrokerRegistrationResponse;
 use super::controller_registration_request::ControllerRegistrationRequest;
 use super::controller_registration_response::ControllerRegistrationResponse;
+use super::create_acls_request::CreateAclsRequest;
+use super::create_acls_response::CreateAclsResponse;
+use super::create_delegation_token_request::CreateDelegationTokenRequest;
+use super::create_delegation_token_response::CreateDelegationTokenResponse;
 use super::create_partitions_request::CreatePartitionsRequest;
 use super::create_partitions_response::CreatePartitionsResponse;
 use super::create_topics_request::CreateTopicsRequest;
 use super::create_topics_response::CreateTopicsResponse;
+use super::delete_acls_request::DeleteAclsRequest;
+use super::delete_acls_response::DeleteAclsResponse;
 use super::delete_topics_request::DeleteTopicsRequest;
 use super::delete_topics_response::DeleteTopicsResponse;
+use super::describe_acls_request::DescribeAclsRequest;
+use super::describe_acls_response::DescribeAclsResponse;
+use super::describe_client_quotas_request::DescribeClientQuotasRequest;
+use super::describe_client_quotas_response::DescribeClientQuotasResponse;
 use super::describe_cluster_request::DescribeClusterRequest;
 use super::describe_cluster_response::DescribeClusterResponse;
+use super::describe_delegation_token_request::DescribeDelegationTokenRequest;
+use super::describe_delegation_token_response::DescribeDelegationTokenResponse;
 use super::describe_quorum_request::DescribeQuorumRequest;
 use super::describe_quorum_response::DescribeQuorumResponse;
+use super::describe_user_scram_credentials_request::DescribeUserScramCredentialsRequest;
+use super::describe_user_scram_credentials_response::DescribeUserScramCredentialsResponse;
 use super::elect_leaders_request::ElectLeadersRequest;
 use super::elect_leaders_response::ElectLeadersResponse;
 use super::end_quorum_epoch_request::EndQuorumEpochRequest;
 use super::end_quorum_epoch_response::EndQuorumEpochResponse;
 use super::envelope_request::EnvelopeRequest;
 use super::envelope_response::EnvelopeResponse;
+use super::expire_delegation_token_request::ExpireDelegationTokenRequest;
+use super::expire_delegation_token_response::ExpireDelegationTokenResponse;
 use super::fetch_request::FetchRequest;
 use super::fetch_response::FetchResponse;
 use super::fetch_snapshot_request::FetchSnapshotRequest;
@@ -43,6 +63,12 @@ use super::incremental_alter_configs_request::IncrementalAlterConfigsRequest;
 use super::incremental_alter_configs_response::IncrementalAlterConfigsResponse;
 use super::remove_raft_voter_request::RemoveRaftVoterRequest;
 use super::remove_raft_voter_response::RemoveRaftVoterResponse;
+use super::renew_delegation_token_request::RenewDelegationTokenRequest;
+use super::renew_delegation_token_response::RenewDelegationTokenResponse;
+use super::sasl_authenticate_request::SaslAuthenticateRequest;
+use super::sasl_authenticate_response::SaslAuthenticateResponse;
+use super::sasl_handshake_request::SaslHandshakeRequest;
+use super::sasl_handshake_response::SaslHandshakeResponse;
 use super::unregister_broker_request::UnregisterBrokerRequest;
 use super::unregister_broker_response::UnregisterBrokerResponse;
 use super::unregister_controller_request::UnregisterControllerRequest;
@@ -62,18 +88,44 @@ use crate::{DecodeError, Encodable, EncodeError, Message};
 pub enum ApiKey {
     /// `Fetch` (key 1).
     Fetch = 1,
+    /// `SaslHandshake` (key 17).
+    SaslHandshake = 17,
     /// `ApiVersions` (key 18).
     ApiVersions = 18,
     /// `CreateTopics` (key 19).
     CreateTopics = 19,
     /// `DeleteTopics` (key 20).
     DeleteTopics = 20,
+    /// `DescribeAcls` (key 29).
+    DescribeAcls = 29,
+    /// `CreateAcls` (key 30).
+    CreateAcls = 30,
+    /// `DeleteAcls` (key 31).
+    DeleteAcls = 31,
+    /// `SaslAuthenticate` (key 36).
+    SaslAuthenticate = 36,
     /// `CreatePartitions` (key 37).
     CreatePartitions = 37,
+    /// `CreateDelegationToken` (key 38).
+    CreateDelegationToken = 38,
+    /// `RenewDelegationToken` (key 39).
+    RenewDelegationToken = 39,
+    /// `ExpireDelegationToken` (key 40).
+    ExpireDelegationToken = 40,
+    /// `DescribeDelegationToken` (key 41).
+    DescribeDelegationToken = 41,
     /// `ElectLeaders` (key 43).
     ElectLeaders = 43,
     /// `IncrementalAlterConfigs` (key 44).
     IncrementalAlterConfigs = 44,
+    /// `DescribeClientQuotas` (key 48).
+    DescribeClientQuotas = 48,
+    /// `AlterClientQuotas` (key 49).
+    AlterClientQuotas = 49,
+    /// `DescribeUserScramCredentials` (key 50).
+    DescribeUserScramCredentials = 50,
+    /// `AlterUserScramCredentials` (key 51).
+    AlterUserScramCredentials = 51,
     /// `Vote` (key 52).
     Vote = 52,
     /// `BeginQuorumEpoch` (key 53).
@@ -116,12 +168,25 @@ impl ApiKey {
     /// Every API key, in key order.
     pub const ALL: &'static [ApiKey] = &[
         ApiKey::Fetch,
+        ApiKey::SaslHandshake,
         ApiKey::ApiVersions,
         ApiKey::CreateTopics,
         ApiKey::DeleteTopics,
+        ApiKey::DescribeAcls,
+        ApiKey::CreateAcls,
+        ApiKey::DeleteAcls,
+        ApiKey::SaslAuthenticate,
         ApiKey::CreatePartitions,
+        ApiKey::CreateDelegationToken,
+        ApiKey::RenewDelegationToken,
+        ApiKey::ExpireDelegationToken,
+        ApiKey::DescribeDelegationToken,
         ApiKey::ElectLeaders,
         ApiKey::IncrementalAlterConfigs,
+        ApiKey::DescribeClientQuotas,
+        ApiKey::AlterClientQuotas,
+        ApiKey::DescribeUserScramCredentials,
+        ApiKey::AlterUserScramCredentials,
         ApiKey::Vote,
         ApiKey::BeginQuorumEpoch,
         ApiKey::EndQuorumEpoch,
@@ -146,12 +211,25 @@ impl ApiKey {
     pub fn from_i16(key: i16) -> Option<ApiKey> {
         match key {
             1 => Some(ApiKey::Fetch),
+            17 => Some(ApiKey::SaslHandshake),
             18 => Some(ApiKey::ApiVersions),
             19 => Some(ApiKey::CreateTopics),
             20 => Some(ApiKey::DeleteTopics),
+            29 => Some(ApiKey::DescribeAcls),
+            30 => Some(ApiKey::CreateAcls),
+            31 => Some(ApiKey::DeleteAcls),
+            36 => Some(ApiKey::SaslAuthenticate),
             37 => Some(ApiKey::CreatePartitions),
+            38 => Some(ApiKey::CreateDelegationToken),
+            39 => Some(ApiKey::RenewDelegationToken),
+            40 => Some(ApiKey::ExpireDelegationToken),
+            41 => Some(ApiKey::DescribeDelegationToken),
             43 => Some(ApiKey::ElectLeaders),
             44 => Some(ApiKey::IncrementalAlterConfigs),
+            48 => Some(ApiKey::DescribeClientQuotas),
+            49 => Some(ApiKey::AlterClientQuotas),
+            50 => Some(ApiKey::DescribeUserScramCredentials),
+            51 => Some(ApiKey::AlterUserScramCredentials),
             52 => Some(ApiKey::Vote),
             53 => Some(ApiKey::BeginQuorumEpoch),
             54 => Some(ApiKey::EndQuorumEpoch),
@@ -183,12 +261,25 @@ impl ApiKey {
     pub fn kafka_name(self) -> &'static str {
         match self {
             ApiKey::Fetch => "FETCH",
+            ApiKey::SaslHandshake => "SASL_HANDSHAKE",
             ApiKey::ApiVersions => "API_VERSIONS",
             ApiKey::CreateTopics => "CREATE_TOPICS",
             ApiKey::DeleteTopics => "DELETE_TOPICS",
+            ApiKey::DescribeAcls => "DESCRIBE_ACLS",
+            ApiKey::CreateAcls => "CREATE_ACLS",
+            ApiKey::DeleteAcls => "DELETE_ACLS",
+            ApiKey::SaslAuthenticate => "SASL_AUTHENTICATE",
             ApiKey::CreatePartitions => "CREATE_PARTITIONS",
+            ApiKey::CreateDelegationToken => "CREATE_DELEGATION_TOKEN",
+            ApiKey::RenewDelegationToken => "RENEW_DELEGATION_TOKEN",
+            ApiKey::ExpireDelegationToken => "EXPIRE_DELEGATION_TOKEN",
+            ApiKey::DescribeDelegationToken => "DESCRIBE_DELEGATION_TOKEN",
             ApiKey::ElectLeaders => "ELECT_LEADERS",
             ApiKey::IncrementalAlterConfigs => "INCREMENTAL_ALTER_CONFIGS",
+            ApiKey::DescribeClientQuotas => "DESCRIBE_CLIENT_QUOTAS",
+            ApiKey::AlterClientQuotas => "ALTER_CLIENT_QUOTAS",
+            ApiKey::DescribeUserScramCredentials => "DESCRIBE_USER_SCRAM_CREDENTIALS",
+            ApiKey::AlterUserScramCredentials => "ALTER_USER_SCRAM_CREDENTIALS",
             ApiKey::Vote => "VOTE",
             ApiKey::BeginQuorumEpoch => "BEGIN_QUORUM_EPOCH",
             ApiKey::EndQuorumEpoch => "END_QUORUM_EPOCH",
@@ -214,12 +305,25 @@ impl ApiKey {
     pub fn versions(self) -> (i16, i16) {
         match self {
             ApiKey::Fetch => (4, 18),
+            ApiKey::SaslHandshake => (0, 1),
             ApiKey::ApiVersions => (0, 5),
             ApiKey::CreateTopics => (2, 7),
             ApiKey::DeleteTopics => (1, 6),
+            ApiKey::DescribeAcls => (1, 3),
+            ApiKey::CreateAcls => (1, 3),
+            ApiKey::DeleteAcls => (1, 3),
+            ApiKey::SaslAuthenticate => (0, 2),
             ApiKey::CreatePartitions => (0, 3),
+            ApiKey::CreateDelegationToken => (1, 3),
+            ApiKey::RenewDelegationToken => (1, 2),
+            ApiKey::ExpireDelegationToken => (1, 2),
+            ApiKey::DescribeDelegationToken => (1, 3),
             ApiKey::ElectLeaders => (0, 2),
             ApiKey::IncrementalAlterConfigs => (0, 1),
+            ApiKey::DescribeClientQuotas => (0, 1),
+            ApiKey::AlterClientQuotas => (0, 1),
+            ApiKey::DescribeUserScramCredentials => (0, 0),
+            ApiKey::AlterUserScramCredentials => (0, 0),
             ApiKey::Vote => (0, 2),
             ApiKey::BeginQuorumEpoch => (0, 1),
             ApiKey::EndQuorumEpoch => (0, 1),
@@ -245,12 +349,25 @@ impl ApiKey {
     pub fn first_flexible_version(self) -> Option<i16> {
         match self {
             ApiKey::Fetch => Some(12),
+            ApiKey::SaslHandshake => None,
             ApiKey::ApiVersions => Some(3),
             ApiKey::CreateTopics => Some(5),
             ApiKey::DeleteTopics => Some(4),
+            ApiKey::DescribeAcls => Some(2),
+            ApiKey::CreateAcls => Some(2),
+            ApiKey::DeleteAcls => Some(2),
+            ApiKey::SaslAuthenticate => Some(2),
             ApiKey::CreatePartitions => Some(2),
+            ApiKey::CreateDelegationToken => Some(2),
+            ApiKey::RenewDelegationToken => Some(2),
+            ApiKey::ExpireDelegationToken => Some(2),
+            ApiKey::DescribeDelegationToken => Some(2),
             ApiKey::ElectLeaders => Some(2),
             ApiKey::IncrementalAlterConfigs => Some(1),
+            ApiKey::DescribeClientQuotas => Some(1),
+            ApiKey::AlterClientQuotas => Some(1),
+            ApiKey::DescribeUserScramCredentials => Some(0),
+            ApiKey::AlterUserScramCredentials => Some(0),
             ApiKey::Vote => Some(0),
             ApiKey::BeginQuorumEpoch => Some(1),
             ApiKey::EndQuorumEpoch => Some(1),
@@ -279,7 +396,46 @@ impl ApiKey {
 
     /// Whether the API is exposed on controller listeners.
     pub fn on_controller_listener(self) -> bool {
-        true
+        matches!(
+            self,
+            ApiKey::Fetch
+                | ApiKey::SaslHandshake
+                | ApiKey::ApiVersions
+                | ApiKey::CreateTopics
+                | ApiKey::DeleteTopics
+                | ApiKey::DescribeAcls
+                | ApiKey::CreateAcls
+                | ApiKey::DeleteAcls
+                | ApiKey::SaslAuthenticate
+                | ApiKey::CreatePartitions
+                | ApiKey::CreateDelegationToken
+                | ApiKey::RenewDelegationToken
+                | ApiKey::ExpireDelegationToken
+                | ApiKey::DescribeDelegationToken
+                | ApiKey::ElectLeaders
+                | ApiKey::IncrementalAlterConfigs
+                | ApiKey::AlterClientQuotas
+                | ApiKey::DescribeUserScramCredentials
+                | ApiKey::AlterUserScramCredentials
+                | ApiKey::Vote
+                | ApiKey::BeginQuorumEpoch
+                | ApiKey::EndQuorumEpoch
+                | ApiKey::DescribeQuorum
+                | ApiKey::AlterPartition
+                | ApiKey::UpdateFeatures
+                | ApiKey::Envelope
+                | ApiKey::FetchSnapshot
+                | ApiKey::DescribeCluster
+                | ApiKey::BrokerRegistration
+                | ApiKey::BrokerHeartbeat
+                | ApiKey::UnregisterBroker
+                | ApiKey::AllocateProducerIds
+                | ApiKey::ControllerRegistration
+                | ApiKey::AddRaftVoter
+                | ApiKey::RemoveRaftVoter
+                | ApiKey::UpdateRaftVoter
+                | ApiKey::UnregisterController
+        )
     }
 
     /// Whether the API is exposed on broker listeners.
@@ -287,12 +443,25 @@ impl ApiKey {
         matches!(
             self,
             ApiKey::Fetch
+                | ApiKey::SaslHandshake
                 | ApiKey::ApiVersions
                 | ApiKey::CreateTopics
                 | ApiKey::DeleteTopics
+                | ApiKey::DescribeAcls
+                | ApiKey::CreateAcls
+                | ApiKey::DeleteAcls
+                | ApiKey::SaslAuthenticate
                 | ApiKey::CreatePartitions
+                | ApiKey::CreateDelegationToken
+                | ApiKey::RenewDelegationToken
+                | ApiKey::ExpireDelegationToken
+                | ApiKey::DescribeDelegationToken
                 | ApiKey::ElectLeaders
                 | ApiKey::IncrementalAlterConfigs
+                | ApiKey::DescribeClientQuotas
+                | ApiKey::AlterClientQuotas
+                | ApiKey::DescribeUserScramCredentials
+                | ApiKey::AlterUserScramCredentials
                 | ApiKey::DescribeQuorum
                 | ApiKey::UpdateFeatures
                 | ApiKey::DescribeCluster
@@ -336,18 +505,44 @@ impl ApiKey {
 pub enum RequestBody {
     /// `FetchRequest`.
     Fetch(FetchRequest),
+    /// `SaslHandshakeRequest`.
+    SaslHandshake(SaslHandshakeRequest),
     /// `ApiVersionsRequest`.
     ApiVersions(ApiVersionsRequest),
     /// `CreateTopicsRequest`.
     CreateTopics(CreateTopicsRequest),
     /// `DeleteTopicsRequest`.
     DeleteTopics(DeleteTopicsRequest),
+    /// `DescribeAclsRequest`.
+    DescribeAcls(DescribeAclsRequest),
+    /// `CreateAclsRequest`.
+    CreateAcls(CreateAclsRequest),
+    /// `DeleteAclsRequest`.
+    DeleteAcls(DeleteAclsRequest),
+    /// `SaslAuthenticateRequest`.
+    SaslAuthenticate(SaslAuthenticateRequest),
     /// `CreatePartitionsRequest`.
     CreatePartitions(CreatePartitionsRequest),
+    /// `CreateDelegationTokenRequest`.
+    CreateDelegationToken(CreateDelegationTokenRequest),
+    /// `RenewDelegationTokenRequest`.
+    RenewDelegationToken(RenewDelegationTokenRequest),
+    /// `ExpireDelegationTokenRequest`.
+    ExpireDelegationToken(ExpireDelegationTokenRequest),
+    /// `DescribeDelegationTokenRequest`.
+    DescribeDelegationToken(DescribeDelegationTokenRequest),
     /// `ElectLeadersRequest`.
     ElectLeaders(ElectLeadersRequest),
     /// `IncrementalAlterConfigsRequest`.
     IncrementalAlterConfigs(IncrementalAlterConfigsRequest),
+    /// `DescribeClientQuotasRequest`.
+    DescribeClientQuotas(DescribeClientQuotasRequest),
+    /// `AlterClientQuotasRequest`.
+    AlterClientQuotas(AlterClientQuotasRequest),
+    /// `DescribeUserScramCredentialsRequest`.
+    DescribeUserScramCredentials(DescribeUserScramCredentialsRequest),
+    /// `AlterUserScramCredentialsRequest`.
+    AlterUserScramCredentials(AlterUserScramCredentialsRequest),
     /// `VoteRequest`.
     Vote(VoteRequest),
     /// `BeginQuorumEpochRequest`.
@@ -391,12 +586,25 @@ impl RequestBody {
     pub fn api_key(&self) -> ApiKey {
         match self {
             RequestBody::Fetch(_) => ApiKey::Fetch,
+            RequestBody::SaslHandshake(_) => ApiKey::SaslHandshake,
             RequestBody::ApiVersions(_) => ApiKey::ApiVersions,
             RequestBody::CreateTopics(_) => ApiKey::CreateTopics,
             RequestBody::DeleteTopics(_) => ApiKey::DeleteTopics,
+            RequestBody::DescribeAcls(_) => ApiKey::DescribeAcls,
+            RequestBody::CreateAcls(_) => ApiKey::CreateAcls,
+            RequestBody::DeleteAcls(_) => ApiKey::DeleteAcls,
+            RequestBody::SaslAuthenticate(_) => ApiKey::SaslAuthenticate,
             RequestBody::CreatePartitions(_) => ApiKey::CreatePartitions,
+            RequestBody::CreateDelegationToken(_) => ApiKey::CreateDelegationToken,
+            RequestBody::RenewDelegationToken(_) => ApiKey::RenewDelegationToken,
+            RequestBody::ExpireDelegationToken(_) => ApiKey::ExpireDelegationToken,
+            RequestBody::DescribeDelegationToken(_) => ApiKey::DescribeDelegationToken,
             RequestBody::ElectLeaders(_) => ApiKey::ElectLeaders,
             RequestBody::IncrementalAlterConfigs(_) => ApiKey::IncrementalAlterConfigs,
+            RequestBody::DescribeClientQuotas(_) => ApiKey::DescribeClientQuotas,
+            RequestBody::AlterClientQuotas(_) => ApiKey::AlterClientQuotas,
+            RequestBody::DescribeUserScramCredentials(_) => ApiKey::DescribeUserScramCredentials,
+            RequestBody::AlterUserScramCredentials(_) => ApiKey::AlterUserScramCredentials,
             RequestBody::Vote(_) => ApiKey::Vote,
             RequestBody::BeginQuorumEpoch(_) => ApiKey::BeginQuorumEpoch,
             RequestBody::EndQuorumEpoch(_) => ApiKey::EndQuorumEpoch,
@@ -422,15 +630,46 @@ impl RequestBody {
     pub fn decode(api_key: ApiKey, version: i16, buf: &mut Bytes) -> Result<Self, DecodeError> {
         match api_key {
             ApiKey::Fetch => decode_checked(buf, version).map(RequestBody::Fetch),
+            ApiKey::SaslHandshake => decode_checked(buf, version).map(RequestBody::SaslHandshake),
             ApiKey::ApiVersions => decode_checked(buf, version).map(RequestBody::ApiVersions),
             ApiKey::CreateTopics => decode_checked(buf, version).map(RequestBody::CreateTopics),
             ApiKey::DeleteTopics => decode_checked(buf, version).map(RequestBody::DeleteTopics),
+            ApiKey::DescribeAcls => decode_checked(buf, version).map(RequestBody::DescribeAcls),
+            ApiKey::CreateAcls => decode_checked(buf, version).map(RequestBody::CreateAcls),
+            ApiKey::DeleteAcls => decode_checked(buf, version).map(RequestBody::DeleteAcls),
+            ApiKey::SaslAuthenticate => {
+                decode_checked(buf, version).map(RequestBody::SaslAuthenticate)
+            }
             ApiKey::CreatePartitions => {
                 decode_checked(buf, version).map(RequestBody::CreatePartitions)
+            }
+            ApiKey::CreateDelegationToken => {
+                decode_checked(buf, version).map(RequestBody::CreateDelegationToken)
+            }
+            ApiKey::RenewDelegationToken => {
+                decode_checked(buf, version).map(RequestBody::RenewDelegationToken)
+            }
+            ApiKey::ExpireDelegationToken => {
+                decode_checked(buf, version).map(RequestBody::ExpireDelegationToken)
+            }
+            ApiKey::DescribeDelegationToken => {
+                decode_checked(buf, version).map(RequestBody::DescribeDelegationToken)
             }
             ApiKey::ElectLeaders => decode_checked(buf, version).map(RequestBody::ElectLeaders),
             ApiKey::IncrementalAlterConfigs => {
                 decode_checked(buf, version).map(RequestBody::IncrementalAlterConfigs)
+            }
+            ApiKey::DescribeClientQuotas => {
+                decode_checked(buf, version).map(RequestBody::DescribeClientQuotas)
+            }
+            ApiKey::AlterClientQuotas => {
+                decode_checked(buf, version).map(RequestBody::AlterClientQuotas)
+            }
+            ApiKey::DescribeUserScramCredentials => {
+                decode_checked(buf, version).map(RequestBody::DescribeUserScramCredentials)
+            }
+            ApiKey::AlterUserScramCredentials => {
+                decode_checked(buf, version).map(RequestBody::AlterUserScramCredentials)
             }
             ApiKey::Vote => decode_checked(buf, version).map(RequestBody::Vote),
             ApiKey::BeginQuorumEpoch => {
@@ -477,12 +716,25 @@ impl RequestBody {
     pub fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         match self {
             RequestBody::Fetch(m) => m.encode(buf, version),
+            RequestBody::SaslHandshake(m) => m.encode(buf, version),
             RequestBody::ApiVersions(m) => m.encode(buf, version),
             RequestBody::CreateTopics(m) => m.encode(buf, version),
             RequestBody::DeleteTopics(m) => m.encode(buf, version),
+            RequestBody::DescribeAcls(m) => m.encode(buf, version),
+            RequestBody::CreateAcls(m) => m.encode(buf, version),
+            RequestBody::DeleteAcls(m) => m.encode(buf, version),
+            RequestBody::SaslAuthenticate(m) => m.encode(buf, version),
             RequestBody::CreatePartitions(m) => m.encode(buf, version),
+            RequestBody::CreateDelegationToken(m) => m.encode(buf, version),
+            RequestBody::RenewDelegationToken(m) => m.encode(buf, version),
+            RequestBody::ExpireDelegationToken(m) => m.encode(buf, version),
+            RequestBody::DescribeDelegationToken(m) => m.encode(buf, version),
             RequestBody::ElectLeaders(m) => m.encode(buf, version),
             RequestBody::IncrementalAlterConfigs(m) => m.encode(buf, version),
+            RequestBody::DescribeClientQuotas(m) => m.encode(buf, version),
+            RequestBody::AlterClientQuotas(m) => m.encode(buf, version),
+            RequestBody::DescribeUserScramCredentials(m) => m.encode(buf, version),
+            RequestBody::AlterUserScramCredentials(m) => m.encode(buf, version),
             RequestBody::Vote(m) => m.encode(buf, version),
             RequestBody::BeginQuorumEpoch(m) => m.encode(buf, version),
             RequestBody::EndQuorumEpoch(m) => m.encode(buf, version),
@@ -508,12 +760,25 @@ impl RequestBody {
     pub fn encoded_len(&self, version: i16) -> usize {
         match self {
             RequestBody::Fetch(m) => m.encoded_len(version),
+            RequestBody::SaslHandshake(m) => m.encoded_len(version),
             RequestBody::ApiVersions(m) => m.encoded_len(version),
             RequestBody::CreateTopics(m) => m.encoded_len(version),
             RequestBody::DeleteTopics(m) => m.encoded_len(version),
+            RequestBody::DescribeAcls(m) => m.encoded_len(version),
+            RequestBody::CreateAcls(m) => m.encoded_len(version),
+            RequestBody::DeleteAcls(m) => m.encoded_len(version),
+            RequestBody::SaslAuthenticate(m) => m.encoded_len(version),
             RequestBody::CreatePartitions(m) => m.encoded_len(version),
+            RequestBody::CreateDelegationToken(m) => m.encoded_len(version),
+            RequestBody::RenewDelegationToken(m) => m.encoded_len(version),
+            RequestBody::ExpireDelegationToken(m) => m.encoded_len(version),
+            RequestBody::DescribeDelegationToken(m) => m.encoded_len(version),
             RequestBody::ElectLeaders(m) => m.encoded_len(version),
             RequestBody::IncrementalAlterConfigs(m) => m.encoded_len(version),
+            RequestBody::DescribeClientQuotas(m) => m.encoded_len(version),
+            RequestBody::AlterClientQuotas(m) => m.encoded_len(version),
+            RequestBody::DescribeUserScramCredentials(m) => m.encoded_len(version),
+            RequestBody::AlterUserScramCredentials(m) => m.encoded_len(version),
             RequestBody::Vote(m) => m.encoded_len(version),
             RequestBody::BeginQuorumEpoch(m) => m.encoded_len(version),
             RequestBody::EndQuorumEpoch(m) => m.encoded_len(version),
@@ -551,18 +816,44 @@ impl Encodable for RequestBody {
 pub enum ResponseBody {
     /// `FetchResponse`.
     Fetch(FetchResponse),
+    /// `SaslHandshakeResponse`.
+    SaslHandshake(SaslHandshakeResponse),
     /// `ApiVersionsResponse`.
     ApiVersions(ApiVersionsResponse),
     /// `CreateTopicsResponse`.
     CreateTopics(CreateTopicsResponse),
     /// `DeleteTopicsResponse`.
     DeleteTopics(DeleteTopicsResponse),
+    /// `DescribeAclsResponse`.
+    DescribeAcls(DescribeAclsResponse),
+    /// `CreateAclsResponse`.
+    CreateAcls(CreateAclsResponse),
+    /// `DeleteAclsResponse`.
+    DeleteAcls(DeleteAclsResponse),
+    /// `SaslAuthenticateResponse`.
+    SaslAuthenticate(SaslAuthenticateResponse),
     /// `CreatePartitionsResponse`.
     CreatePartitions(CreatePartitionsResponse),
+    /// `CreateDelegationTokenResponse`.
+    CreateDelegationToken(CreateDelegationTokenResponse),
+    /// `RenewDelegationTokenResponse`.
+    RenewDelegationToken(RenewDelegationTokenResponse),
+    /// `ExpireDelegationTokenResponse`.
+    ExpireDelegationToken(ExpireDelegationTokenResponse),
+    /// `DescribeDelegationTokenResponse`.
+    DescribeDelegationToken(DescribeDelegationTokenResponse),
     /// `ElectLeadersResponse`.
     ElectLeaders(ElectLeadersResponse),
     /// `IncrementalAlterConfigsResponse`.
     IncrementalAlterConfigs(IncrementalAlterConfigsResponse),
+    /// `DescribeClientQuotasResponse`.
+    DescribeClientQuotas(DescribeClientQuotasResponse),
+    /// `AlterClientQuotasResponse`.
+    AlterClientQuotas(AlterClientQuotasResponse),
+    /// `DescribeUserScramCredentialsResponse`.
+    DescribeUserScramCredentials(DescribeUserScramCredentialsResponse),
+    /// `AlterUserScramCredentialsResponse`.
+    AlterUserScramCredentials(AlterUserScramCredentialsResponse),
     /// `VoteResponse`.
     Vote(VoteResponse),
     /// `BeginQuorumEpochResponse`.
@@ -606,12 +897,25 @@ impl ResponseBody {
     pub fn api_key(&self) -> ApiKey {
         match self {
             ResponseBody::Fetch(_) => ApiKey::Fetch,
+            ResponseBody::SaslHandshake(_) => ApiKey::SaslHandshake,
             ResponseBody::ApiVersions(_) => ApiKey::ApiVersions,
             ResponseBody::CreateTopics(_) => ApiKey::CreateTopics,
             ResponseBody::DeleteTopics(_) => ApiKey::DeleteTopics,
+            ResponseBody::DescribeAcls(_) => ApiKey::DescribeAcls,
+            ResponseBody::CreateAcls(_) => ApiKey::CreateAcls,
+            ResponseBody::DeleteAcls(_) => ApiKey::DeleteAcls,
+            ResponseBody::SaslAuthenticate(_) => ApiKey::SaslAuthenticate,
             ResponseBody::CreatePartitions(_) => ApiKey::CreatePartitions,
+            ResponseBody::CreateDelegationToken(_) => ApiKey::CreateDelegationToken,
+            ResponseBody::RenewDelegationToken(_) => ApiKey::RenewDelegationToken,
+            ResponseBody::ExpireDelegationToken(_) => ApiKey::ExpireDelegationToken,
+            ResponseBody::DescribeDelegationToken(_) => ApiKey::DescribeDelegationToken,
             ResponseBody::ElectLeaders(_) => ApiKey::ElectLeaders,
             ResponseBody::IncrementalAlterConfigs(_) => ApiKey::IncrementalAlterConfigs,
+            ResponseBody::DescribeClientQuotas(_) => ApiKey::DescribeClientQuotas,
+            ResponseBody::AlterClientQuotas(_) => ApiKey::AlterClientQuotas,
+            ResponseBody::DescribeUserScramCredentials(_) => ApiKey::DescribeUserScramCredentials,
+            ResponseBody::AlterUserScramCredentials(_) => ApiKey::AlterUserScramCredentials,
             ResponseBody::Vote(_) => ApiKey::Vote,
             ResponseBody::BeginQuorumEpoch(_) => ApiKey::BeginQuorumEpoch,
             ResponseBody::EndQuorumEpoch(_) => ApiKey::EndQuorumEpoch,
@@ -637,15 +941,46 @@ impl ResponseBody {
     pub fn decode(api_key: ApiKey, version: i16, buf: &mut Bytes) -> Result<Self, DecodeError> {
         match api_key {
             ApiKey::Fetch => decode_checked(buf, version).map(ResponseBody::Fetch),
+            ApiKey::SaslHandshake => decode_checked(buf, version).map(ResponseBody::SaslHandshake),
             ApiKey::ApiVersions => decode_checked(buf, version).map(ResponseBody::ApiVersions),
             ApiKey::CreateTopics => decode_checked(buf, version).map(ResponseBody::CreateTopics),
             ApiKey::DeleteTopics => decode_checked(buf, version).map(ResponseBody::DeleteTopics),
+            ApiKey::DescribeAcls => decode_checked(buf, version).map(ResponseBody::DescribeAcls),
+            ApiKey::CreateAcls => decode_checked(buf, version).map(ResponseBody::CreateAcls),
+            ApiKey::DeleteAcls => decode_checked(buf, version).map(ResponseBody::DeleteAcls),
+            ApiKey::SaslAuthenticate => {
+                decode_checked(buf, version).map(ResponseBody::SaslAuthenticate)
+            }
             ApiKey::CreatePartitions => {
                 decode_checked(buf, version).map(ResponseBody::CreatePartitions)
+            }
+            ApiKey::CreateDelegationToken => {
+                decode_checked(buf, version).map(ResponseBody::CreateDelegationToken)
+            }
+            ApiKey::RenewDelegationToken => {
+                decode_checked(buf, version).map(ResponseBody::RenewDelegationToken)
+            }
+            ApiKey::ExpireDelegationToken => {
+                decode_checked(buf, version).map(ResponseBody::ExpireDelegationToken)
+            }
+            ApiKey::DescribeDelegationToken => {
+                decode_checked(buf, version).map(ResponseBody::DescribeDelegationToken)
             }
             ApiKey::ElectLeaders => decode_checked(buf, version).map(ResponseBody::ElectLeaders),
             ApiKey::IncrementalAlterConfigs => {
                 decode_checked(buf, version).map(ResponseBody::IncrementalAlterConfigs)
+            }
+            ApiKey::DescribeClientQuotas => {
+                decode_checked(buf, version).map(ResponseBody::DescribeClientQuotas)
+            }
+            ApiKey::AlterClientQuotas => {
+                decode_checked(buf, version).map(ResponseBody::AlterClientQuotas)
+            }
+            ApiKey::DescribeUserScramCredentials => {
+                decode_checked(buf, version).map(ResponseBody::DescribeUserScramCredentials)
+            }
+            ApiKey::AlterUserScramCredentials => {
+                decode_checked(buf, version).map(ResponseBody::AlterUserScramCredentials)
             }
             ApiKey::Vote => decode_checked(buf, version).map(ResponseBody::Vote),
             ApiKey::BeginQuorumEpoch => {
@@ -700,12 +1035,25 @@ impl ResponseBody {
     pub fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         match self {
             ResponseBody::Fetch(m) => m.encode(buf, version),
+            ResponseBody::SaslHandshake(m) => m.encode(buf, version),
             ResponseBody::ApiVersions(m) => m.encode(buf, version),
             ResponseBody::CreateTopics(m) => m.encode(buf, version),
             ResponseBody::DeleteTopics(m) => m.encode(buf, version),
+            ResponseBody::DescribeAcls(m) => m.encode(buf, version),
+            ResponseBody::CreateAcls(m) => m.encode(buf, version),
+            ResponseBody::DeleteAcls(m) => m.encode(buf, version),
+            ResponseBody::SaslAuthenticate(m) => m.encode(buf, version),
             ResponseBody::CreatePartitions(m) => m.encode(buf, version),
+            ResponseBody::CreateDelegationToken(m) => m.encode(buf, version),
+            ResponseBody::RenewDelegationToken(m) => m.encode(buf, version),
+            ResponseBody::ExpireDelegationToken(m) => m.encode(buf, version),
+            ResponseBody::DescribeDelegationToken(m) => m.encode(buf, version),
             ResponseBody::ElectLeaders(m) => m.encode(buf, version),
             ResponseBody::IncrementalAlterConfigs(m) => m.encode(buf, version),
+            ResponseBody::DescribeClientQuotas(m) => m.encode(buf, version),
+            ResponseBody::AlterClientQuotas(m) => m.encode(buf, version),
+            ResponseBody::DescribeUserScramCredentials(m) => m.encode(buf, version),
+            ResponseBody::AlterUserScramCredentials(m) => m.encode(buf, version),
             ResponseBody::Vote(m) => m.encode(buf, version),
             ResponseBody::BeginQuorumEpoch(m) => m.encode(buf, version),
             ResponseBody::EndQuorumEpoch(m) => m.encode(buf, version),
@@ -731,12 +1079,25 @@ impl ResponseBody {
     pub fn encoded_len(&self, version: i16) -> usize {
         match self {
             ResponseBody::Fetch(m) => m.encoded_len(version),
+            ResponseBody::SaslHandshake(m) => m.encoded_len(version),
             ResponseBody::ApiVersions(m) => m.encoded_len(version),
             ResponseBody::CreateTopics(m) => m.encoded_len(version),
             ResponseBody::DeleteTopics(m) => m.encoded_len(version),
+            ResponseBody::DescribeAcls(m) => m.encoded_len(version),
+            ResponseBody::CreateAcls(m) => m.encoded_len(version),
+            ResponseBody::DeleteAcls(m) => m.encoded_len(version),
+            ResponseBody::SaslAuthenticate(m) => m.encoded_len(version),
             ResponseBody::CreatePartitions(m) => m.encoded_len(version),
+            ResponseBody::CreateDelegationToken(m) => m.encoded_len(version),
+            ResponseBody::RenewDelegationToken(m) => m.encoded_len(version),
+            ResponseBody::ExpireDelegationToken(m) => m.encoded_len(version),
+            ResponseBody::DescribeDelegationToken(m) => m.encoded_len(version),
             ResponseBody::ElectLeaders(m) => m.encoded_len(version),
             ResponseBody::IncrementalAlterConfigs(m) => m.encoded_len(version),
+            ResponseBody::DescribeClientQuotas(m) => m.encoded_len(version),
+            ResponseBody::AlterClientQuotas(m) => m.encoded_len(version),
+            ResponseBody::DescribeUserScramCredentials(m) => m.encoded_len(version),
+            ResponseBody::AlterUserScramCredentials(m) => m.encoded_len(version),
             ResponseBody::Vote(m) => m.encoded_len(version),
             ResponseBody::BeginQuorumEpoch(m) => m.encoded_len(version),
             ResponseBody::EndQuorumEpoch(m) => m.encoded_len(version),

@@ -7,8 +7,12 @@ pub mod add_raft_voter_request;
 pub mod add_raft_voter_response;
 pub mod allocate_producer_ids_request;
 pub mod allocate_producer_ids_response;
+pub mod alter_client_quotas_request;
+pub mod alter_client_quotas_response;
 pub mod alter_partition_request;
 pub mod alter_partition_response;
+pub mod alter_user_scram_credentials_request;
+pub mod alter_user_scram_credentials_response;
 pub mod api_key;
 pub mod api_versions_request;
 pub mod api_versions_response;
@@ -25,18 +29,32 @@ pub mod client_quota_record;
 pub mod config_record;
 pub mod controller_registration_request;
 pub mod controller_registration_response;
+pub mod create_acls_request;
+pub mod create_acls_response;
+pub mod create_delegation_token_request;
+pub mod create_delegation_token_response;
 pub mod create_partitions_request;
 pub mod create_partitions_response;
 pub mod create_topics_request;
 pub mod create_topics_response;
 pub mod default_principal_data;
 pub mod delegation_token_record;
+pub mod delete_acls_request;
+pub mod delete_acls_response;
 pub mod delete_topics_request;
 pub mod delete_topics_response;
+pub mod describe_acls_request;
+pub mod describe_acls_response;
+pub mod describe_client_quotas_request;
+pub mod describe_client_quotas_response;
 pub mod describe_cluster_request;
 pub mod describe_cluster_response;
+pub mod describe_delegation_token_request;
+pub mod describe_delegation_token_response;
 pub mod describe_quorum_request;
 pub mod describe_quorum_response;
+pub mod describe_user_scram_credentials_request;
+pub mod describe_user_scram_credentials_response;
 pub mod elect_leaders_request;
 pub mod elect_leaders_response;
 pub mod end_quorum_epoch_request;
@@ -44,6 +62,8 @@ pub mod end_quorum_epoch_response;
 pub mod end_transaction_record;
 pub mod envelope_request;
 pub mod envelope_response;
+pub mod expire_delegation_token_request;
+pub mod expire_delegation_token_response;
 pub mod feature_level_record;
 pub mod fence_broker_record;
 pub mod fetch_request;
@@ -67,8 +87,14 @@ pub mod remove_raft_voter_request;
 pub mod remove_raft_voter_response;
 pub mod remove_topic_record;
 pub mod remove_user_scram_credential_record;
+pub mod renew_delegation_token_request;
+pub mod renew_delegation_token_response;
 pub mod request_header;
 pub mod response_header;
+pub mod sasl_authenticate_request;
+pub mod sasl_authenticate_response;
+pub mod sasl_handshake_request;
+pub mod sasl_handshake_response;
 pub mod snapshot_footer_record;
 pub mod snapshot_header_record;
 pub mod topic_record;
@@ -100,8 +126,18 @@ macro_rules! for_each_message {
         $m!(add_raft_voter_response, AddRaftVoterResponse);
         $m!(allocate_producer_ids_request, AllocateProducerIdsRequest);
         $m!(allocate_producer_ids_response, AllocateProducerIdsResponse);
+        $m!(alter_client_quotas_request, AlterClientQuotasRequest);
+        $m!(alter_client_quotas_response, AlterClientQuotasResponse);
         $m!(alter_partition_request, AlterPartitionRequest);
         $m!(alter_partition_response, AlterPartitionResponse);
+        $m!(
+            alter_user_scram_credentials_request,
+            AlterUserScramCredentialsRequest
+        );
+        $m!(
+            alter_user_scram_credentials_response,
+            AlterUserScramCredentialsResponse
+        );
         $m!(api_versions_request, ApiVersionsRequest);
         $m!(api_versions_response, ApiVersionsResponse);
         $m!(begin_quorum_epoch_request, BeginQuorumEpochRequest);
@@ -126,18 +162,53 @@ macro_rules! for_each_message {
             controller_registration_response,
             ControllerRegistrationResponse
         );
+        $m!(create_acls_request, CreateAclsRequest);
+        $m!(create_acls_response, CreateAclsResponse);
+        $m!(
+            create_delegation_token_request,
+            CreateDelegationTokenRequest
+        );
+        $m!(
+            create_delegation_token_response,
+            CreateDelegationTokenResponse
+        );
         $m!(create_partitions_request, CreatePartitionsRequest);
         $m!(create_partitions_response, CreatePartitionsResponse);
         $m!(create_topics_request, CreateTopicsRequest);
         $m!(create_topics_response, CreateTopicsResponse);
         $m!(default_principal_data, DefaultPrincipalData);
         $m!(delegation_token_record, DelegationTokenRecord);
+        $m!(delete_acls_request, DeleteAclsRequest);
+        $m!(delete_acls_response, DeleteAclsResponse);
         $m!(delete_topics_request, DeleteTopicsRequest);
         $m!(delete_topics_response, DeleteTopicsResponse);
+        $m!(describe_acls_request, DescribeAclsRequest);
+        $m!(describe_acls_response, DescribeAclsResponse);
+        $m!(describe_client_quotas_request, DescribeClientQuotasRequest);
+        $m!(
+            describe_client_quotas_response,
+            DescribeClientQuotasResponse
+        );
         $m!(describe_cluster_request, DescribeClusterRequest);
         $m!(describe_cluster_response, DescribeClusterResponse);
+        $m!(
+            describe_delegation_token_request,
+            DescribeDelegationTokenRequest
+        );
+        $m!(
+            describe_delegation_token_response,
+            DescribeDelegationTokenResponse
+        );
         $m!(describe_quorum_request, DescribeQuorumRequest);
         $m!(describe_quorum_response, DescribeQuorumResponse);
+        $m!(
+            describe_user_scram_credentials_request,
+            DescribeUserScramCredentialsRequest
+        );
+        $m!(
+            describe_user_scram_credentials_response,
+            DescribeUserScramCredentialsResponse
+        );
         $m!(elect_leaders_request, ElectLeadersRequest);
         $m!(elect_leaders_response, ElectLeadersResponse);
         $m!(end_quorum_epoch_request, EndQuorumEpochRequest);
@@ -145,6 +216,14 @@ macro_rules! for_each_message {
         $m!(end_transaction_record, EndTransactionRecord);
         $m!(envelope_request, EnvelopeRequest);
         $m!(envelope_response, EnvelopeResponse);
+        $m!(
+            expire_delegation_token_request,
+            ExpireDelegationTokenRequest
+        );
+        $m!(
+            expire_delegation_token_response,
+            ExpireDelegationTokenResponse
+        );
         $m!(feature_level_record, FeatureLevelRecord);
         $m!(fence_broker_record, FenceBrokerRecord);
         $m!(fetch_request, FetchRequest);
@@ -179,8 +258,17 @@ macro_rules! for_each_message {
             remove_user_scram_credential_record,
             RemoveUserScramCredentialRecord
         );
+        $m!(renew_delegation_token_request, RenewDelegationTokenRequest);
+        $m!(
+            renew_delegation_token_response,
+            RenewDelegationTokenResponse
+        );
         $m!(request_header, RequestHeader);
         $m!(response_header, ResponseHeader);
+        $m!(sasl_authenticate_request, SaslAuthenticateRequest);
+        $m!(sasl_authenticate_response, SaslAuthenticateResponse);
+        $m!(sasl_handshake_request, SaslHandshakeRequest);
+        $m!(sasl_handshake_response, SaslHandshakeResponse);
         $m!(snapshot_footer_record, SnapshotFooterRecord);
         $m!(snapshot_header_record, SnapshotHeaderRecord);
         $m!(topic_record, TopicRecord);
@@ -210,11 +298,28 @@ macro_rules! for_each_message {
 macro_rules! for_each_array_element {
     ($m:ident) => {
         $m!(add_raft_voter_request, Listener);
+        $m!(alter_client_quotas_request, EntityData);
+        $m!(alter_client_quotas_request, EntryData);
+        $m!(alter_client_quotas_request, OpData);
+        $m!(alter_client_quotas_response, EntityData);
+        $m!(alter_client_quotas_response, EntryData);
         $m!(alter_partition_request, BrokerState);
         $m!(alter_partition_request, PartitionData);
         $m!(alter_partition_request, TopicData);
         $m!(alter_partition_response, PartitionData);
         $m!(alter_partition_response, TopicData);
+        $m!(
+            alter_user_scram_credentials_request,
+            ScramCredentialDeletion
+        );
+        $m!(
+            alter_user_scram_credentials_request,
+            ScramCredentialUpsertion
+        );
+        $m!(
+            alter_user_scram_credentials_response,
+            AlterUserScramCredentialsResult
+        );
         $m!(api_versions_response, ApiVersion);
         $m!(api_versions_response, FinalizedFeatureKey);
         $m!(api_versions_response, SupportedFeatureKey);
@@ -229,6 +334,9 @@ macro_rules! for_each_array_element {
         $m!(client_quota_record, EntityData);
         $m!(controller_registration_request, Feature);
         $m!(controller_registration_request, Listener);
+        $m!(create_acls_request, AclCreation);
+        $m!(create_acls_response, AclCreationResult);
+        $m!(create_delegation_token_request, CreatableRenewers);
         $m!(create_partitions_request, CreatePartitionsAssignment);
         $m!(create_partitions_request, CreatePartitionsTopic);
         $m!(create_partitions_response, CreatePartitionsTopicResult);
@@ -237,9 +345,27 @@ macro_rules! for_each_array_element {
         $m!(create_topics_request, CreatableTopicConfig);
         $m!(create_topics_response, CreatableTopicConfigs);
         $m!(create_topics_response, CreatableTopicResult);
+        $m!(delete_acls_request, DeleteAclsFilter);
+        $m!(delete_acls_response, DeleteAclsFilterResult);
+        $m!(delete_acls_response, DeleteAclsMatchingAcl);
         $m!(delete_topics_request, DeleteTopicState);
         $m!(delete_topics_response, DeletableTopicResult);
+        $m!(describe_acls_response, AclDescription);
+        $m!(describe_acls_response, DescribeAclsResource);
+        $m!(describe_client_quotas_request, ComponentData);
+        $m!(describe_client_quotas_response, EntityData);
+        $m!(describe_client_quotas_response, EntryData);
+        $m!(describe_client_quotas_response, ValueData);
         $m!(describe_cluster_response, DescribeClusterBroker);
+        $m!(
+            describe_delegation_token_request,
+            DescribeDelegationTokenOwner
+        );
+        $m!(describe_delegation_token_response, DescribedDelegationToken);
+        $m!(
+            describe_delegation_token_response,
+            DescribedDelegationTokenRenewer
+        );
         $m!(describe_quorum_request, PartitionData);
         $m!(describe_quorum_request, TopicData);
         $m!(describe_quorum_response, Listener);
@@ -247,6 +373,12 @@ macro_rules! for_each_array_element {
         $m!(describe_quorum_response, PartitionData);
         $m!(describe_quorum_response, ReplicaState);
         $m!(describe_quorum_response, TopicData);
+        $m!(describe_user_scram_credentials_request, UserName);
+        $m!(describe_user_scram_credentials_response, CredentialInfo);
+        $m!(
+            describe_user_scram_credentials_response,
+            DescribeUserScramCredentialsResult
+        );
         $m!(elect_leaders_request, TopicPartitions);
         $m!(elect_leaders_response, PartitionResult);
         $m!(elect_leaders_response, ReplicaElectionResult);

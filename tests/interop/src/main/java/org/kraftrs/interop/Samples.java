@@ -8,6 +8,32 @@ import org.apache.kafka.common.message.AddRaftVoterRequestData;
 import org.apache.kafka.common.message.AddRaftVoterResponseData;
 import org.apache.kafka.common.message.AllocateProducerIdsRequestData;
 import org.apache.kafka.common.message.AllocateProducerIdsResponseData;
+import org.apache.kafka.common.message.AlterClientQuotasRequestData;
+import org.apache.kafka.common.message.AlterClientQuotasResponseData;
+import org.apache.kafka.common.message.AlterUserScramCredentialsRequestData;
+import org.apache.kafka.common.message.AlterUserScramCredentialsResponseData;
+import org.apache.kafka.common.message.CreateAclsRequestData;
+import org.apache.kafka.common.message.CreateAclsResponseData;
+import org.apache.kafka.common.message.CreateDelegationTokenRequestData;
+import org.apache.kafka.common.message.CreateDelegationTokenResponseData;
+import org.apache.kafka.common.message.DeleteAclsRequestData;
+import org.apache.kafka.common.message.DeleteAclsResponseData;
+import org.apache.kafka.common.message.DescribeAclsRequestData;
+import org.apache.kafka.common.message.DescribeAclsResponseData;
+import org.apache.kafka.common.message.DescribeClientQuotasRequestData;
+import org.apache.kafka.common.message.DescribeClientQuotasResponseData;
+import org.apache.kafka.common.message.DescribeDelegationTokenRequestData;
+import org.apache.kafka.common.message.DescribeDelegationTokenResponseData;
+import org.apache.kafka.common.message.DescribeUserScramCredentialsRequestData;
+import org.apache.kafka.common.message.DescribeUserScramCredentialsResponseData;
+import org.apache.kafka.common.message.ExpireDelegationTokenRequestData;
+import org.apache.kafka.common.message.ExpireDelegationTokenResponseData;
+import org.apache.kafka.common.message.RenewDelegationTokenRequestData;
+import org.apache.kafka.common.message.RenewDelegationTokenResponseData;
+import org.apache.kafka.common.message.SaslAuthenticateRequestData;
+import org.apache.kafka.common.message.SaslAuthenticateResponseData;
+import org.apache.kafka.common.message.SaslHandshakeRequestData;
+import org.apache.kafka.common.message.SaslHandshakeResponseData;
 import org.apache.kafka.common.message.AlterPartitionRequestData;
 import org.apache.kafka.common.message.AlterPartitionResponseData;
 import org.apache.kafka.common.message.CreatePartitionsRequestData;
@@ -136,6 +162,8 @@ final class Samples {
     static final Uuid ACL_ID = new Uuid(0x0a1b2c3d4e5f6071L, 0x8293a4b5c6d7e8f9L);
     static final long BROKER_EPOCH = 1234L;
     static final String TOKEN_ID = "dG9rZW4tYWxpY2UtMDAwMQ";
+    /** A delegation token's HMAC: HmacSHA512, 64 bytes. */
+    static final byte[] TOKEN_HMAC = pattern(64, 0x3d);
     // topic admin requests: "orders" (above), "payments" and "audit-log"
     static final String PAYMENTS = "payments";
     static final Uuid PAYMENTS_ID = new Uuid(0x7a6b5c4d3e2f1001L, 0x9e8d7c6b5a493827L);
@@ -787,6 +815,177 @@ final class Samples {
             case "AllocateProducerIdsResponse": // the block 1000..1999 (ProducerIdsRecord above)
                 return new AllocateProducerIdsResponseData().setThrottleTimeMs(0).setErrorCode((short) 0)
                     .setProducerIdStart(1000L).setProducerIdLen(1000);
+            // ---- access control (ACLs, delegation tokens, client quotas, SCRAM) and SASL
+            case "DescribeAclsRequest": // kafka-acls --list --principal User:alice: every other part "any"
+                return new DescribeAclsRequestData().setResourceTypeFilter((byte) 1).setResourceNameFilter(null)
+                    .setPatternTypeFilter((byte) 1).setPrincipalFilter("User:alice").setHostFilter(null)
+                    .setOperation((byte) 1).setPermissionType((byte) 1);
+            case "DescribeAclsResponse": // alice reads topic orders (literal) and groups orders-* (prefixed)
+                return new DescribeAclsResponseData().setThrottleTimeMs(0).setErrorCode((short) 0).setErrorMessage(null)
+                    .setResources(new ArrayList<>(List.of(
+                        new DescribeAclsResponseData.DescribeAclsResource().setResourceType((byte) 2)
+                            .setResourceName(USER_TOPIC).setPatternType((byte) 3).setAcls(new ArrayList<>(List.of(
+                                new DescribeAclsResponseData.AclDescription().setPrincipal("User:alice").setHost("*")
+                                    .setOperation((byte) 3).setPermissionType((byte) 3),
+                                new DescribeAclsResponseData.AclDescription().setPrincipal("User:alice").setHost("*")
+                                    .setOperation((byte) 8).setPermissionType((byte) 3)))),
+                        new DescribeAclsResponseData.DescribeAclsResource().setResourceType((byte) 3)
+                            .setResourceName("orders-").setPatternType((byte) 4).setAcls(new ArrayList<>(List.of(
+                                new DescribeAclsResponseData.AclDescription().setPrincipal("User:alice")
+                                    .setHost("10.0.0.7").setOperation((byte) 3).setPermissionType((byte) 3)))))));
+            case "CreateAclsRequest": // allow alice to read topic orders (literal) and groups orders-* (prefixed)
+                return new CreateAclsRequestData().setCreations(new ArrayList<>(List.of(
+                    new CreateAclsRequestData.AclCreation().setResourceType((byte) 2).setResourceName(USER_TOPIC)
+                        .setResourcePatternType((byte) 3).setPrincipal("User:alice").setHost("*")
+                        .setOperation((byte) 3).setPermissionType((byte) 3),
+                    new CreateAclsRequestData.AclCreation().setResourceType((byte) 3).setResourceName("orders-")
+                        .setResourcePatternType((byte) 4).setPrincipal("User:alice").setHost("10.0.0.7")
+                        .setOperation((byte) 3).setPermissionType((byte) 3))));
+            case "CreateAclsResponse": // the first created, the second refused by AclControlManager
+                return new CreateAclsResponseData().setThrottleTimeMs(0).setResults(new ArrayList<>(List.of(
+                    new CreateAclsResponseData.AclCreationResult().setErrorCode((short) 0).setErrorMessage(null),
+                    new CreateAclsResponseData.AclCreationResult().setErrorCode(Errors.INVALID_REQUEST.code())
+                        .setErrorMessage("Could not parse principal from `alice` (no colon is present separating the principal type from the principal name)"))));
+            case "DeleteAclsRequest": // alice's ACLs on topic orders; every DENY ACL on any resource
+                return new DeleteAclsRequestData().setFilters(new ArrayList<>(List.of(
+                    new DeleteAclsRequestData.DeleteAclsFilter().setResourceTypeFilter((byte) 2)
+                        .setResourceNameFilter(USER_TOPIC).setPatternTypeFilter((byte) 3).setPrincipalFilter("User:alice")
+                        .setHostFilter(null).setOperation((byte) 1).setPermissionType((byte) 1),
+                    new DeleteAclsRequestData.DeleteAclsFilter().setResourceTypeFilter((byte) 1)
+                        .setResourceNameFilter(null).setPatternTypeFilter((byte) 1).setPrincipalFilter(null)
+                        .setHostFilter(null).setOperation((byte) 1).setPermissionType((byte) 2))));
+            case "DeleteAclsResponse":
+                return new DeleteAclsResponseData().setThrottleTimeMs(0).setFilterResults(new ArrayList<>(List.of(
+                    new DeleteAclsResponseData.DeleteAclsFilterResult().setErrorCode((short) 0).setErrorMessage(null)
+                        .setMatchingAcls(new ArrayList<>(List.of(
+                            new DeleteAclsResponseData.DeleteAclsMatchingAcl().setErrorCode((short) 0).setErrorMessage(null)
+                                .setResourceType((byte) 2).setResourceName(USER_TOPIC).setPatternType((byte) 3)
+                                .setPrincipal("User:alice").setHost("*").setOperation((byte) 3).setPermissionType((byte) 3),
+                            new DeleteAclsResponseData.DeleteAclsMatchingAcl().setErrorCode((short) 0).setErrorMessage(null)
+                                .setResourceType((byte) 2).setResourceName(USER_TOPIC).setPatternType((byte) 3)
+                                .setPrincipal("User:alice").setHost("*").setOperation((byte) 8).setPermissionType((byte) 3)))),
+                    new DeleteAclsResponseData.DeleteAclsFilterResult().setErrorCode((short) 0).setErrorMessage(null))));
+            case "CreateDelegationTokenRequest": // a token for alice (v3: on her behalf), renewable by bob and admin
+                return new CreateDelegationTokenRequestData().setOwnerPrincipalType("User").setOwnerPrincipalName("alice")
+                    .setRenewers(new ArrayList<>(List.of(
+                        new CreateDelegationTokenRequestData.CreatableRenewers().setPrincipalType("User").setPrincipalName("bob"),
+                        new CreateDelegationTokenRequestData.CreatableRenewers().setPrincipalType("User").setPrincipalName("admin"))))
+                    .setMaxLifetimeMs(604800000L);
+            case "CreateDelegationTokenResponse": // the token of DelegationTokenRecord, requested by admin
+                return new CreateDelegationTokenResponseData().setErrorCode((short) 0).setPrincipalType("User")
+                    .setPrincipalName("alice").setTokenRequesterPrincipalType("User").setTokenRequesterPrincipalName("admin")
+                    .setIssueTimestampMs(TIMESTAMP).setExpiryTimestampMs(TIMESTAMP + 86400000L)
+                    .setMaxTimestampMs(TIMESTAMP + 604800000L).setTokenId(TOKEN_ID).setHmac(TOKEN_HMAC).setThrottleTimeMs(0);
+            case "RenewDelegationTokenRequest": // one more day
+                return new RenewDelegationTokenRequestData().setHmac(TOKEN_HMAC).setRenewPeriodMs(86400000L);
+            case "RenewDelegationTokenResponse":
+                return new RenewDelegationTokenResponseData().setErrorCode((short) 0)
+                    .setExpiryTimestampMs(TIMESTAMP + 2 * 86400000L).setThrottleTimeMs(0);
+            case "ExpireDelegationTokenRequest": // expire now
+                return new ExpireDelegationTokenRequestData().setHmac(TOKEN_HMAC).setExpiryTimePeriodMs(-1L);
+            case "ExpireDelegationTokenResponse":
+                return new ExpireDelegationTokenResponseData().setErrorCode((short) 0).setExpiryTimestampMs(TIMESTAMP + 60000L)
+                    .setThrottleTimeMs(0);
+            case "DescribeDelegationTokenRequest": // alice's tokens
+                return new DescribeDelegationTokenRequestData().setOwners(new ArrayList<>(List.of(
+                    new DescribeDelegationTokenRequestData.DescribeDelegationTokenOwner().setPrincipalType("User")
+                        .setPrincipalName("alice"))));
+            case "DescribeDelegationTokenResponse":
+                return new DescribeDelegationTokenResponseData().setErrorCode((short) 0).setTokens(new ArrayList<>(List.of(
+                    new DescribeDelegationTokenResponseData.DescribedDelegationToken().setPrincipalType("User")
+                        .setPrincipalName("alice").setTokenRequesterPrincipalType("User").setTokenRequesterPrincipalName("admin")
+                        .setIssueTimestamp(TIMESTAMP).setExpiryTimestamp(TIMESTAMP + 86400000L)
+                        .setMaxTimestamp(TIMESTAMP + 604800000L).setTokenId(TOKEN_ID).setHmac(TOKEN_HMAC)
+                        .setRenewers(new ArrayList<>(List.of(
+                            new DescribeDelegationTokenResponseData.DescribedDelegationTokenRenewer().setPrincipalType("User")
+                                .setPrincipalName("bob"),
+                            new DescribeDelegationTokenResponseData.DescribedDelegationTokenRenewer().setPrincipalType("User")
+                                .setPrincipalName("admin")))))))
+                    .setThrottleTimeMs(0);
+            case "DescribeClientQuotasRequest": // user alice with the default client id, strictly
+                return new DescribeClientQuotasRequestData().setComponents(new ArrayList<>(List.of(
+                    new DescribeClientQuotasRequestData.ComponentData().setEntityType("user").setMatchType((byte) 0)
+                        .setMatch("alice"),
+                    new DescribeClientQuotasRequestData.ComponentData().setEntityType("client-id").setMatchType((byte) 1)
+                        .setMatch(null))))
+                    .setStrict(true);
+            case "DescribeClientQuotasResponse":
+                return new DescribeClientQuotasResponseData().setThrottleTimeMs(0).setErrorCode((short) 0).setErrorMessage(null)
+                    .setEntries(new ArrayList<>(List.of(
+                        new DescribeClientQuotasResponseData.EntryData().setEntity(new ArrayList<>(List.of(
+                                new DescribeClientQuotasResponseData.EntityData().setEntityType("user").setEntityName("alice"),
+                                new DescribeClientQuotasResponseData.EntityData().setEntityType("client-id").setEntityName(null))))
+                            .setValues(new ArrayList<>(List.of(
+                                new DescribeClientQuotasResponseData.ValueData().setKey("producer_byte_rate").setValue(1048576.0),
+                                new DescribeClientQuotasResponseData.ValueData().setKey("request_percentage").setValue(12.5)))))));
+            case "AlterClientQuotasRequest": // client-id clientA: set producer_byte_rate, drop request_percentage
+                return new AlterClientQuotasRequestData().setEntries(new ArrayList<>(List.of(
+                    new AlterClientQuotasRequestData.EntryData().setEntity(new ArrayList<>(List.of(
+                            new AlterClientQuotasRequestData.EntityData().setEntityType("client-id").setEntityName("clientA"))))
+                        .setOps(new ArrayList<>(List.of(
+                            new AlterClientQuotasRequestData.OpData().setKey("producer_byte_rate").setValue(1048576.0)
+                                .setRemove(false),
+                            new AlterClientQuotasRequestData.OpData().setKey("request_percentage").setValue(0.0)
+                                .setRemove(true)))),
+                    new AlterClientQuotasRequestData.EntryData().setEntity(new ArrayList<>(List.of(
+                            new AlterClientQuotasRequestData.EntityData().setEntityType("user").setEntityName("alice"),
+                            new AlterClientQuotasRequestData.EntityData().setEntityType("client-id").setEntityName(null))))
+                        .setOps(new ArrayList<>(List.of(
+                            new AlterClientQuotasRequestData.OpData().setKey("consumer_byte_rate").setValue(2097152.0)
+                                .setRemove(false)))))))
+                    .setValidateOnly(false);
+            case "AlterClientQuotasResponse":
+                return new AlterClientQuotasResponseData().setThrottleTimeMs(0).setEntries(new ArrayList<>(List.of(
+                    new AlterClientQuotasResponseData.EntryData().setErrorCode((short) 0).setErrorMessage(null)
+                        .setEntity(new ArrayList<>(List.of(
+                            new AlterClientQuotasResponseData.EntityData().setEntityType("client-id").setEntityName("clientA")))),
+                    new AlterClientQuotasResponseData.EntryData().setErrorCode(Errors.INVALID_REQUEST.code())
+                        .setErrorMessage("Quota consumer_byte_rate must be greater than 0")
+                        .setEntity(new ArrayList<>(List.of(
+                            new AlterClientQuotasResponseData.EntityData().setEntityType("user").setEntityName("alice"),
+                            new AlterClientQuotasResponseData.EntityData().setEntityType("client-id").setEntityName(null)))))));
+            case "AlterUserScramCredentialsRequest": // alice gets SCRAM-SHA-256 (32-byte salt); bob loses SCRAM-SHA-512
+                return new AlterUserScramCredentialsRequestData()
+                    .setDeletions(new ArrayList<>(List.of(
+                        new AlterUserScramCredentialsRequestData.ScramCredentialDeletion().setName("bob").setMechanism((byte) 2))))
+                    .setUpsertions(new ArrayList<>(List.of(
+                        new AlterUserScramCredentialsRequestData.ScramCredentialUpsertion().setName("alice")
+                            .setMechanism((byte) 1).setIterations(8192).setSalt(pattern(32, 0x21))
+                            .setSaltedPassword(pattern(32, 0x7e)))));
+            case "AlterUserScramCredentialsResponse":
+                return new AlterUserScramCredentialsResponseData().setThrottleTimeMs(0).setResults(new ArrayList<>(List.of(
+                    new AlterUserScramCredentialsResponseData.AlterUserScramCredentialsResult().setUser("bob")
+                        .setErrorCode(Errors.RESOURCE_NOT_FOUND.code())
+                        .setErrorMessage("Attempt to delete a user credential that does not exist"),
+                    new AlterUserScramCredentialsResponseData.AlterUserScramCredentialsResult().setUser("alice")
+                        .setErrorCode((short) 0).setErrorMessage(null))));
+            case "DescribeUserScramCredentialsRequest":
+                return new DescribeUserScramCredentialsRequestData().setUsers(new ArrayList<>(List.of(
+                    new DescribeUserScramCredentialsRequestData.UserName().setName("alice"),
+                    new DescribeUserScramCredentialsRequestData.UserName().setName("bob"))));
+            case "DescribeUserScramCredentialsResponse":
+                return new DescribeUserScramCredentialsResponseData().setThrottleTimeMs(0).setErrorCode((short) 0)
+                    .setErrorMessage(null).setResults(new ArrayList<>(List.of(
+                        new DescribeUserScramCredentialsResponseData.DescribeUserScramCredentialsResult().setUser("alice")
+                            .setErrorCode((short) 0).setErrorMessage(null).setCredentialInfos(new ArrayList<>(List.of(
+                                new DescribeUserScramCredentialsResponseData.CredentialInfo().setMechanism((byte) 1)
+                                    .setIterations(8192),
+                                new DescribeUserScramCredentialsResponseData.CredentialInfo().setMechanism((byte) 2)
+                                    .setIterations(4096)))),
+                        new DescribeUserScramCredentialsResponseData.DescribeUserScramCredentialsResult().setUser("bob")
+                            .setErrorCode(Errors.RESOURCE_NOT_FOUND.code())
+                            .setErrorMessage("Attempt to describe a user credential that does not exist: bob"))));
+            case "SaslHandshakeRequest":
+                return new SaslHandshakeRequestData().setMechanism("PLAIN");
+            case "SaslHandshakeResponse":
+                return new SaslHandshakeResponseData().setErrorCode((short) 0)
+                    .setMechanisms(new ArrayList<>(List.of("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")));
+            case "SaslAuthenticateRequest": // SASL/PLAIN (RFC 4616): authzid NUL authcid NUL password
+                return new SaslAuthenticateRequestData()
+                    .setAuthBytes("\0alice\0alice-secret".getBytes(StandardCharsets.UTF_8));
+            case "SaslAuthenticateResponse": // PLAIN succeeded; re-authenticate within an hour (KIP-368)
+                return new SaslAuthenticateResponseData().setErrorCode((short) 0).setErrorMessage(null)
+                    .setAuthBytes(new byte[0]).setSessionLifetimeMs(3600000L);
             default:
                 throw new IllegalArgumentException("no typical sample for " + name);
         }
@@ -873,6 +1072,26 @@ final class Samples {
             case "ElectLeadersRequest": // every partition (null TopicPartitions), unclean where v1+ allows it
                 out.add(new Extra("all-partitions", new ElectLeadersRequestData().setElectionType((byte) (v >= 1 ? 1 : 0))
                     .setTopicPartitions(null).setTimeoutMs(60000)));
+                break;
+            case "DescribeAclsResponse": // a Kafka 4.4 controller without an authorizer (AclApis)
+                out.add(new Extra("security-disabled", new DescribeAclsResponseData().setThrottleTimeMs(0)
+                    .setErrorCode(Errors.SECURITY_DISABLED.code()).setErrorMessage("No Authorizer is configured on the broker")));
+                break;
+            case "DescribeDelegationTokenRequest": // every token (null owners)
+                out.add(new Extra("all-tokens", new DescribeDelegationTokenRequestData().setOwners(null)));
+                break;
+            case "DescribeUserScramCredentialsRequest": // every user (null users)
+                out.add(new Extra("all-users", new DescribeUserScramCredentialsRequestData().setUsers(null)));
+                break;
+            case "DescribeClientQuotasResponse": // the caller may not describe the cluster: no entries (null)
+                out.add(new Extra("error", new DescribeClientQuotasResponseData().setThrottleTimeMs(0)
+                    .setErrorCode(Errors.CLUSTER_AUTHORIZATION_FAILED.code())
+                    .setErrorMessage(Errors.CLUSTER_AUTHORIZATION_FAILED.message()).setEntries(null)));
+                break;
+            case "SaslAuthenticateResponse": // wrong PLAIN password
+                out.add(new Extra("error", new SaslAuthenticateResponseData()
+                    .setErrorCode(Errors.SASL_AUTHENTICATION_FAILED.code())
+                    .setErrorMessage("Authentication failed: Invalid username or password").setAuthBytes(new byte[0])));
                 break;
             case "AllocateProducerIdsResponse": // the requester's broker epoch is stale
                 out.add(new Extra("error", new AllocateProducerIdsResponseData().setThrottleTimeMs(0)
