@@ -101,13 +101,17 @@ pub fn cluster_operation(api: ApiKey) -> Option<AclOperation> {
         | ApiKey::ControllerRegistration
         | ApiKey::AllocateProducerIds
         | ApiKey::UpdateRaftVoter => ClusterAction,
-        ApiKey::DescribeQuorum => Describe,
+        ApiKey::DescribeQuorum | ApiKey::DescribeAcls => Describe,
+        ApiKey::AlterClientQuotas => AclOperation::AlterConfigs,
         ApiKey::ElectLeaders
         | ApiKey::UnregisterBroker
         | ApiKey::UnregisterController
         | ApiKey::UpdateFeatures
         | ApiKey::AddRaftVoter
         | ApiKey::RemoveRaftVoter
+        | ApiKey::CreateAcls
+        | ApiKey::DeleteAcls
+        | ApiKey::AlterUserScramCredentials
         // Unlike a broker, a controller wants ALTER for DescribeCluster.
         | ApiKey::DescribeCluster => Alter,
         _ => return None,

@@ -30,6 +30,8 @@
 //! fields a version lacks are left at their defaults so that every response
 //! encodes at every version of its API.
 
+mod access;
+
 use kraft_protocol::messages::add_raft_voter_response::AddRaftVoterResponse;
 use kraft_protocol::messages::allocate_producer_ids_response::AllocateProducerIdsResponse;
 use kraft_protocol::messages::alter_partition_response::AlterPartitionResponse;
@@ -219,22 +221,23 @@ pub(crate) fn error_response(
                 ..Default::default()
             })
         }
+        other => access::error_response(other, version, failure)?,
     })
 }
 
 /// The failure being answered, and the three ways Kafka's request classes
 /// turn it into a message.
 #[derive(Debug, Clone, Copy)]
-struct Failure<'a> {
-    code: ErrorCode,
-    message: Option<&'a str>,
+pub(super) struct Failure<'a> {
+    pub(super) code: ErrorCode,
+    pub(super) message: Option<&'a str>,
 }
 
 impl Failure<'_> {
     /// `ApiError.fromThrowable(e).message()`: the failure's message, but
     /// none for UNKNOWN_SERVER_ERROR (or a code Kafka would map to it) and
     /// none when it only repeats the code's default text.
-    fn api_error_message(self) -> Option<StrBytes> {
+    pub(super) fn api_error_message(self) -> Option<StrBytes> {
         if matches!(
             self.code,
             ErrorCode::UnknownServerError | ErrorCode::Unknown(_)
@@ -253,7 +256,7 @@ impl Failure<'_> {
 
     /// `Errors.forException(e).message()`: the code's default text, whatever
     /// the failure said (none for NONE, which is not a failure).
-    fn code_text(self) -> Option<StrBytes> {
+    pub(super) fn code_text(self) -> Option<StrBytes> {
         self.code
             .is_err()
             .then(|| StrBytes::from(self.code.default_message()))

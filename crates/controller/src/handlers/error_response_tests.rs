@@ -1289,7 +1289,133 @@ fn full_request(api: ApiKey) -> RequestBody {
         ApiKey::UnregisterController => {
             RequestBody::UnregisterController(UnregisterControllerRequest::default())
         }
+        other => access_request(other),
     }
+}
+
+/// [`full_request`] for the access-control and SASL APIs.
+fn access_request(api: ApiKey) -> RequestBody {
+    use kraft_protocol::messages as m;
+    use kraft_protocol::messages::{
+        alter_client_quotas_request as quotas, alter_user_scram_credentials_request as scram,
+        create_acls_request as create_acls, delete_acls_request as delete_acls,
+        describe_user_scram_credentials_request as describe_scram,
+    };
+    let mut body = match api {
+        ApiKey::SaslHandshake => RequestBody::SaslHandshake(Default::default()),
+        ApiKey::SaslAuthenticate => RequestBody::SaslAuthenticate(Default::default()),
+        ApiKey::DescribeAcls => RequestBody::DescribeAcls(Default::default()),
+        ApiKey::CreateAcls => RequestBody::CreateAcls(Default::default()),
+        ApiKey::DeleteAcls => RequestBody::DeleteAcls(Default::default()),
+        ApiKey::CreateDelegationToken => RequestBody::CreateDelegationToken(Default::default()),
+        ApiKey::RenewDelegationToken => RequestBody::RenewDelegationToken(Default::default()),
+        ApiKey::ExpireDelegationToken => RequestBody::ExpireDelegationToken(Default::default()),
+        ApiKey::DescribeDelegationToken => RequestBody::DescribeDelegationToken(
+            m::describe_delegation_token_request::DescribeDelegationTokenRequest::default(),
+        ),
+        ApiKey::DescribeClientQuotas => RequestBody::DescribeClientQuotas(Default::default()),
+        ApiKey::AlterClientQuotas => RequestBody::AlterClientQuotas(Default::default()),
+        ApiKey::DescribeUserScramCredentials => {
+            RequestBody::DescribeUserScramCredentials(Default::default())
+        }
+        ApiKey::AlterUserScramCredentials => {
+            RequestBody::AlterUserScramCredentials(Default::default())
+        }
+        other => panic!("no request for {}", other.kafka_name()),
+    };
+    match &mut body {
+        RequestBody::CreateAcls(r) => {
+            r.creations = vec![create_acls::AclCreation::default(); 2].into();
+        }
+        RequestBody::DeleteAcls(r) => {
+            r.filters = vec![delete_acls::DeleteAclsFilter::default(); 3].into();
+        }
+        RequestBody::AlterClientQuotas(r) => {
+            r.entries = vec![quotas::EntryData {
+                entity: vec![quotas::EntityData {
+                    entity_type: "user".into(),
+                    entity_name: None,
+                    ..Default::default()
+                }]
+                .into(),
+                ..Default::default()
+            }]
+            .into();
+        }
+        RequestBody::DescribeUserScramCredentials(r) => {
+            r.users = Some(vec![describe_scram::UserName::default(); 2].into());
+        }
+        RequestBody::AlterUserScramCredentials(r) => {
+            r.deletions = vec![scram::ScramCredentialDeletion {
+                name: "bob".into(),
+                ..Default::default()
+            }]
+            .into();
+            r.upsertions = vec![scram::ScramCredentialUpsertion {
+                name: "alice".into(),
+                ..Default::default()
+            }]
+            .into();
+        }
+        _ => {}
+    }
+    body
+}
+
+/// Kafka's `AlterUserScramCredentialsRequest.getErrorResponse`: one result
+/// per user, sorted; `CreateAclsRequest`: one result per creation;
+/// `AlterClientQuotasRequest`: each entity echoed with the code's text.
+#[test]
+fn access_control_requests_answer_per_entry() {
+    let msg = Some("Request AlterUserScramCredentials needs ALTER permission.");
+    let Some(ResponseBody::AlterUserScramCredentials(r)) = error_response(
+        &access_request(ApiKey::AlterUserScramCredentials),
+        0,
+        ErrorCode::ClusterAuthorizationFailed,
+        msg,
+    ) else {
+        panic!()
+    };
+    let users: Vec<_> = r
+        .results
+        .iter()
+        .map(|u| u.user.as_str().to_owned())
+        .collect();
+    assert_eq!(users, ["alice", "bob"]);
+    assert!(r
+        .results
+        .iter()
+        .all(|u| u.error_code == 31 && u.error_message.as_ref().map(|m| m.as_str()) == msg));
+    let Some(ResponseBody::CreateAcls(r)) = error_response(
+        &access_request(ApiKey::CreateAcls),
+        3,
+        ErrorCode::ClusterAuthorizationFailed,
+        Some("Cluster authorization failed."),
+    ) else {
+        panic!()
+    };
+    assert_eq!(r.results.len(), 2);
+    assert!(r
+        .results
+        .iter()
+        .all(|c| c.error_code == 31 && c.error_message.is_none()));
+    let Some(ResponseBody::AlterClientQuotas(r)) = error_response(
+        &access_request(ApiKey::AlterClientQuotas),
+        1,
+        ErrorCode::ClusterAuthorizationFailed,
+        Some("anything"),
+    ) else {
+        panic!()
+    };
+    let entry = r.entries.iter().next().unwrap();
+    assert_eq!(
+        entry.error_message.as_ref().map(|m| m.as_str()),
+        Some("Cluster authorization failed.")
+    );
+    assert_eq!(
+        entry.entity.iter().next().unwrap().entity_type.as_str(),
+        "user"
+    );
 }
 
 /// Kafka's `RequestResponseTest.testSerialization` serializes every error
