@@ -90,6 +90,8 @@ fn says_not_controller(response: &ResponseBody) -> bool {
         ResponseBody::UnregisterController(r) => r.error_code == code,
         ResponseBody::AllocateProducerIds(r) => r.error_code == code,
         ResponseBody::CreateTopics(r) => r.topics.iter().any(|t| t.error_code == code),
+        ResponseBody::CreateAcls(r) => r.results.iter().any(|t| t.error_code == code),
+        ResponseBody::DeleteAcls(r) => r.filter_results.iter().any(|t| t.error_code == code),
         ResponseBody::DeleteTopics(r) => r.responses.iter().any(|t| t.error_code == code),
         ResponseBody::CreatePartitions(r) => r.results.iter().any(|t| t.error_code == code),
         ResponseBody::IncrementalAlterConfigs(r) => {

@@ -63,6 +63,7 @@ use crate::features::{supported_features, VersionRange};
 use crate::image::{MetadataImage, SharedImage};
 use crate::server::{ApiRange, CloseConnection, RequestContext, RequestHandler};
 
+mod acls;
 mod authz;
 mod brokers;
 mod cluster;
@@ -201,6 +202,9 @@ pub const CONTROLLER_APIS: &[ApiKey] = &[
     ApiKey::CreatePartitions,
     ApiKey::ElectLeaders,
     ApiKey::IncrementalAlterConfigs,
+    ApiKey::DescribeAcls,
+    ApiKey::CreateAcls,
+    ApiKey::DeleteAcls,
 ];
 /// The controller: request handlers over the shared image and the quorum.
 pub struct Controller {
@@ -463,6 +467,9 @@ impl RequestHandler for Controller {
             RequestBody::AllocateProducerIds(r) => {
                 ResponseBody::AllocateProducerIds(self.allocate_producer_ids(&r).await)
             }
+            RequestBody::DescribeAcls(r) => ResponseBody::DescribeAcls(self.describe_acls(&r)?),
+            RequestBody::CreateAcls(r) => ResponseBody::CreateAcls(self.create_acls(v, &r).await?),
+            RequestBody::DeleteAcls(r) => ResponseBody::DeleteAcls(self.delete_acls(v, &r).await?),
             other => return self.quorum.handle_raft_request(&ctx, other).await,
         })
     }
@@ -474,6 +481,8 @@ impl RequestHandler for Controller {
     }
 }
 
+#[cfg(test)]
+mod acls_tests;
 #[cfg(test)]
 mod authz_tests;
 #[cfg(test)]
