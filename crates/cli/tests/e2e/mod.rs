@@ -15,6 +15,7 @@ use std::time::Duration;
 use kraft_testkit::{free_port, wait_for, KraftServer, TempDir};
 use serde_json::Value;
 
+mod authorization;
 mod fail_stop;
 mod fatal_exit;
 mod rolling_restarts;
