@@ -71,6 +71,7 @@ mod heartbeats;
 mod partitions;
 mod producer_ids;
 mod quorum;
+mod quotas;
 mod registration;
 mod topic_admin;
 mod topics;
@@ -186,6 +187,7 @@ pub const CONTROLLER_APIS: &[ApiKey] = &[
     ApiKey::CreatePartitions,
     ApiKey::ElectLeaders,
     ApiKey::IncrementalAlterConfigs,
+    ApiKey::AlterClientQuotas,
 ];
 /// The controller: request handlers over the shared image and the quorum.
 pub struct Controller {
@@ -430,6 +432,9 @@ impl RequestHandler for Controller {
             RequestBody::AllocateProducerIds(r) => {
                 ResponseBody::AllocateProducerIds(self.allocate_producer_ids(&r).await)
             }
+            RequestBody::AlterClientQuotas(r) => {
+                ResponseBody::AlterClientQuotas(self.alter_client_quotas(&r).await)
+            }
             other => return self.quorum.handle_raft_request(&ctx, other).await,
         })
     }
@@ -441,6 +446,8 @@ mod broker_tests;
 mod configs_tests;
 #[cfg(test)]
 mod elections_tests;
+#[cfg(test)]
+mod quotas_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

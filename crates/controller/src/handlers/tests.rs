@@ -654,6 +654,7 @@ fn api_versions_lists_served_apis_and_omits_min_zero_features_below_v4() {
             (37, 0, 3),
             (43, 0, 2),
             (44, 0, 1),
+            (49, 0, 1),
             (56, 2, 3),
             (57, 0, 2),
             (58, 0, 0),
