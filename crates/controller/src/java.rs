@@ -112,6 +112,15 @@ impl<K: JavaHash + Eq + Hash + Clone, V> JavaMap<K, V> {
         self.values.insert(key, value)
     }
 
+    /// `remove(key)`: the removed value, if any.
+    pub(crate) fn remove(&mut self, key: &K) -> Option<V> {
+        let removed = self.values.remove(key);
+        if removed.is_some() {
+            self.order.remove(key);
+        }
+        removed
+    }
+
     /// `containsKey(key)`.
     pub(crate) fn contains_key(&self, key: &K) -> bool {
         self.values.contains_key(key)
@@ -336,6 +345,8 @@ mod tests {
         // A JVM iterates {alice, bob, carol} as [carol, bob, alice].
         let order: Vec<(&str, i32)> = m.iter().map(|(k, v)| (k.as_str(), *v)).collect();
         assert_eq!(order, [("carol", 2), ("bob", 1), ("alice", 9)]);
-        assert!(m.contains_key(&"bob".to_string()));
+        assert_eq!(m.remove(&"bob".to_string()), Some(1));
+        assert!(!m.contains_key(&"bob".to_string()));
+        assert_eq!(m.remove(&"bob".to_string()), None);
     }
 }

@@ -94,6 +94,9 @@ fn says_not_controller(response: &ResponseBody) -> bool {
             r.responses.iter().any(|t| t.error_code == code)
         }
         ResponseBody::AlterClientQuotas(r) => r.entries.iter().any(|e| e.error_code == code),
+        ResponseBody::AlterUserScramCredentials(r) => {
+            r.results.iter().any(|u| u.error_code == code)
+        }
         ResponseBody::ElectLeaders(r) => {
             r.error_code == code
                 || r.replica_election_results

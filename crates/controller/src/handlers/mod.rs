@@ -73,6 +73,7 @@ mod producer_ids;
 mod quorum;
 mod quotas;
 mod registration;
+mod scram;
 mod topic_admin;
 mod topics;
 pub(crate) mod writer;
@@ -188,6 +189,7 @@ pub const CONTROLLER_APIS: &[ApiKey] = &[
     ApiKey::ElectLeaders,
     ApiKey::IncrementalAlterConfigs,
     ApiKey::AlterClientQuotas,
+    ApiKey::AlterUserScramCredentials,
 ];
 /// The controller: request handlers over the shared image and the quorum.
 pub struct Controller {
@@ -435,6 +437,9 @@ impl RequestHandler for Controller {
             RequestBody::AlterClientQuotas(r) => {
                 ResponseBody::AlterClientQuotas(self.alter_client_quotas(&r).await)
             }
+            RequestBody::AlterUserScramCredentials(r) => {
+                ResponseBody::AlterUserScramCredentials(self.alter_user_scram_credentials(&r).await)
+            }
             other => return self.quorum.handle_raft_request(&ctx, other).await,
         })
     }
@@ -448,6 +453,8 @@ mod configs_tests;
 mod elections_tests;
 #[cfg(test)]
 mod quotas_tests;
+#[cfg(test)]
+mod scram_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
