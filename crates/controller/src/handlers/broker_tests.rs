@@ -429,7 +429,7 @@ async fn expired_sessions_are_fenced_and_shutdown_is_granted() {
     );
 }
 
-fn envelope_of(
+pub(super) fn envelope_of(
     api: ApiKey,
     body: &RequestBody,
     principal: Option<Vec<u8>>,
@@ -453,7 +453,7 @@ fn envelope_of(
 }
 
 /// User:alice as Kafka's DefaultKafkaPrincipalBuilder serializes it.
-fn alice() -> Vec<u8> {
+pub(super) fn alice() -> Vec<u8> {
     let mut p = vec![0, 0, 5];
     p.extend(b"User");
     p.push(6);
@@ -462,7 +462,7 @@ fn alice() -> Vec<u8> {
     p
 }
 
-fn server_context() -> crate::server::RequestContext {
+pub(super) fn server_context() -> crate::server::RequestContext {
     crate::server::RequestContext {
         header: Default::default(),
         api_key: ApiKey::Envelope,

@@ -97,6 +97,10 @@ fn says_not_controller(response: &ResponseBody) -> bool {
         ResponseBody::IncrementalAlterConfigs(r) => {
             r.responses.iter().any(|t| t.error_code == code)
         }
+        ResponseBody::AlterClientQuotas(r) => r.entries.iter().any(|e| e.error_code == code),
+        ResponseBody::AlterUserScramCredentials(r) => {
+            r.results.iter().any(|u| u.error_code == code)
+        }
         ResponseBody::ElectLeaders(r) => {
             r.error_code == code
                 || r.replica_election_results

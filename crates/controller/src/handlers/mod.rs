@@ -76,7 +76,9 @@ mod heartbeats;
 mod partitions;
 mod producer_ids;
 mod quorum;
+mod quotas;
 mod registration;
+mod scram;
 mod topic_admin;
 mod topics;
 pub(crate) mod writer;
@@ -205,6 +207,8 @@ pub const CONTROLLER_APIS: &[ApiKey] = &[
     ApiKey::DescribeAcls,
     ApiKey::CreateAcls,
     ApiKey::DeleteAcls,
+    ApiKey::AlterClientQuotas,
+    ApiKey::AlterUserScramCredentials,
 ];
 /// The controller: request handlers over the shared image and the quorum.
 pub struct Controller {
@@ -470,6 +474,12 @@ impl RequestHandler for Controller {
             RequestBody::DescribeAcls(r) => ResponseBody::DescribeAcls(self.describe_acls(&r)?),
             RequestBody::CreateAcls(r) => ResponseBody::CreateAcls(self.create_acls(v, &r).await?),
             RequestBody::DeleteAcls(r) => ResponseBody::DeleteAcls(self.delete_acls(v, &r).await?),
+            RequestBody::AlterClientQuotas(r) => {
+                ResponseBody::AlterClientQuotas(self.alter_client_quotas(&r).await)
+            }
+            RequestBody::AlterUserScramCredentials(r) => {
+                ResponseBody::AlterUserScramCredentials(self.alter_user_scram_credentials(&r).await)
+            }
             other => return self.quorum.handle_raft_request(&ctx, other).await,
         })
     }
@@ -493,6 +503,10 @@ mod configs_tests;
 mod elections_tests;
 #[cfg(test)]
 mod error_response_tests;
+#[cfg(test)]
+mod quotas_tests;
+#[cfg(test)]
+mod scram_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

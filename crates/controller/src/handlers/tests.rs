@@ -658,6 +658,8 @@ fn api_versions_lists_served_apis_and_omits_min_zero_features_below_v4() {
             (37, 0, 3),
             (43, 0, 2),
             (44, 0, 1),
+            (49, 0, 1),
+            (51, 0, 0),
             (56, 2, 3),
             (57, 0, 2),
             (58, 0, 0),
