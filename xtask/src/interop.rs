@@ -104,6 +104,11 @@ pub fn interop() -> Result<()> {
     // kraft-rs and Java. `BR_CONTROLLERS=java` runs the same checks on Java
     // controllers.
     run_interop_script("brokers.sh", &kraft, 1800)?;
+    // Authorization: Java brokers authenticating alice and admin with
+    // SASL/PLAIN forward their admin requests; the kraft-rs controllers
+    // refuse alice's until admin grants ACLs with kafka-acls, and take them
+    // back. `AZ_CONTROLLERS=java` runs the same checks on Java controllers.
+    run_interop_script("authz.sh", &kraft, 900)?;
     // Topics on three kraft-rs controllers, then on a mixed quorum
     // (kraft-rs 1, Java 2 and 3) with leadership moving between them:
     // kafka-topics --create through a broker, an idempotent producer through
