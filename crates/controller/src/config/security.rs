@@ -10,6 +10,7 @@
 
 use std::fmt;
 
+use kraft_protocol::acl::KafkaPrincipal;
 use kraft_protocol::text::Properties;
 
 use super::settings::{invalid, parse_list, Bool, Long, Text};
@@ -201,17 +202,11 @@ impl Default for SecurityConfig {
     }
 }
 
-/// Kafka's `SecurityUtils.parseKafkaPrincipal` check: `type:name`, split at
-/// the first `:`.
+/// Kafka's `SecurityUtils.parseKafkaPrincipal` check of one entry.
 fn check_principal(key: &str, value: &str, principal: &str) -> Result<(), ConfigError> {
-    if principal.is_empty() || !principal.contains(':') {
-        return Err(invalid(
-            key,
-            value,
-            &format!("expected a string in format principalType:principalName but got {principal}"),
-        ));
-    }
-    Ok(())
+    KafkaPrincipal::parse(principal)
+        .map(drop)
+        .map_err(|e| invalid(key, value, &e.to_string()))
 }
 
 /// The refused plugin key `key` names, if any: the key itself or its

@@ -152,10 +152,15 @@ impl Controller {
         let image = self.image.read();
         let mut groups: Vec<(ResourcePattern, Vec<AclDescription>)> = Vec::new();
         let mut at: HashMap<ResourcePattern, usize> = HashMap::new();
+        // Kafka groups the entries of a pattern in a set.
+        let mut seen: HashSet<(ResourcePattern, AccessControlEntry)> = HashSet::new();
         for (_, acl) in image.acls().index().matching(&filter) {
             let Ok(binding) = acl.to_binding() else {
                 continue;
             };
+            if !seen.insert((binding.pattern.clone(), binding.entry.clone())) {
+                continue;
+            }
             let description = AclDescription {
                 principal: binding.entry.principal.as_str().into(),
                 host: binding.entry.host.as_str().into(),
@@ -167,10 +172,7 @@ impl Controller {
                 groups.push((binding.pattern.clone(), Vec::new()));
                 groups.len() - 1
             });
-            let entries = &mut groups[i].1;
-            if !entries.contains(&description) {
-                entries.push(description);
-            }
+            groups[i].1.push(description);
         }
         Ok(DescribeAclsResponse {
             resources: groups
@@ -322,7 +324,7 @@ fn generate_creations(
         .metadata_version()
         .is_some_and(|mv| mv.is_cidr_acl_supported());
     let existing: HashSet<&StandardAcl> = image.acls().acls().map(|(_, acl)| acl).collect();
-    let mut taken: HashSet<Uuid> = image.acls().acls().map(|(id, _)| *id).collect();
+    let mut new_ids: HashSet<Uuid> = HashSet::new();
     let mut new_acls: HashSet<StandardAcl> = HashSet::new();
     let mut records = Vec::new();
     let mut results = Vec::with_capacity(bindings.len());
@@ -335,7 +337,7 @@ fn generate_creations(
         if !existing.contains(&acl) && !new_acls.contains(&acl) {
             let id = loop {
                 let id = crate::java::random_uuid();
-                if taken.insert(id) {
+                if image.acls().acl(&id).is_none() && new_ids.insert(id) {
                     break id;
                 }
             };

@@ -26,7 +26,7 @@ use std::fmt;
 use std::net::{IpAddr, Ipv4Addr};
 
 use kraft_protocol::acl::{AclOperation, KafkaPrincipal, ResourceType};
-use kraft_protocol::{ApiKey, ErrorCode, RequestBody};
+use kraft_protocol::{ApiKey, ErrorCode};
 
 use super::{ApiError, Controller};
 use crate::authorizer::{
@@ -289,12 +289,7 @@ impl Controller {
     }
 
     /// The whole-request check of `request` (see [`cluster_operation`]).
-    pub(crate) fn authorize_request(
-        &self,
-        caller: &Caller,
-        api: ApiKey,
-        _request: &RequestBody,
-    ) -> Result<(), Refusal> {
+    pub(crate) fn authorize_request(&self, caller: &Caller, api: ApiKey) -> Result<(), Refusal> {
         match cluster_operation(api) {
             Some(op) => self.access(caller).require_cluster(api, op),
             None => Ok(()),

@@ -416,7 +416,7 @@ impl RequestHandler for Controller {
     ) -> Result<ResponseBody, CloseConnection> {
         let v = ctx.api_version;
         let caller = ctx.caller();
-        if let Err(refusal) = self.authorize_request(&caller, ctx.api_key, &request) {
+        if let Err(refusal) = self.authorize_request(&caller, ctx.api_key) {
             let e = refusal.api_error();
             tracing::debug!(api = ctx.api_key.kafka_name(), %caller, code = e.code.name(), "request refused by the authorizer");
             return error_response(&request, v, e.code, e.message.as_deref())
