@@ -25,7 +25,7 @@ use crate::image::SharedImage;
 use crate::loader::{mark_image_loaded, spawn_loader, LoaderOutputs};
 pub use crate::loader::{LoadError, NodeFailure};
 use crate::metrics::{MetricsServer, NodeMetrics};
-use crate::periodic::{spawn_election_task, spawn_no_op_writer, spawn_session_checker, Election};
+use crate::periodic::{spawn_no_op_writer, spawn_periodic_task, spawn_session_checker, Task};
 use crate::registration_manager::spawn_registration;
 use crate::server::{ControllerServer, ServerConfig};
 use crate::snapshots::{SnapshotPolicy, SnapshotTrigger};
@@ -268,16 +268,21 @@ impl ControllerNode {
         let listener = config.default_listener_name().to_string();
         tasks.push(spawn_session_checker(controller.clone()));
         if let Some(period) = controller.leader_imbalance_check_interval() {
-            tasks.push(spawn_election_task(
+            tasks.push(spawn_periodic_task(
                 controller.clone(),
                 period,
-                Election::Preferred,
+                Task::PreferredElection,
             ));
         }
-        tasks.push(spawn_election_task(
+        tasks.push(spawn_periodic_task(
             controller.clone(),
             controller.unclean_election_check_interval(),
-            Election::Unclean,
+            Task::UncleanElection,
+        ));
+        tasks.push(spawn_periodic_task(
+            controller.clone(),
+            controller.token_expiry_check_interval(),
+            Task::ExpireDelegationTokens,
         ));
         tasks.push(spawn_registration(
             controller.clone(),

@@ -1,6 +1,6 @@
 //! The active controller's periodic tasks (Kafka's `PeriodicTaskControlManager`):
-//! broker session expiry, preferred and unclean leader elections, and the
-//! idle NoOpRecord.
+//! broker session expiry, preferred and unclean leader elections, the
+//! expiry of delegation tokens, and the idle NoOpRecord.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -25,30 +25,34 @@ pub(crate) fn spawn_session_checker(controller: Arc<Controller>) -> tokio::task:
     })
 }
 
-/// Which periodic election a task runs.
+/// Which periodic write a task runs.
 #[derive(Debug, Clone, Copy)]
-pub(crate) enum Election {
+pub(crate) enum Task {
     /// Leadership back to preferred replicas (`leader.imbalance.check.interval.seconds`).
-    Preferred,
+    PreferredElection,
     /// Leaders for leaderless partitions of topics with unclean election on.
-    Unclean,
+    UncleanElection,
+    /// Removal of expired delegation tokens
+    /// (`delegation.token.expiry.check.interval.ms`).
+    ExpireDelegationTokens,
 }
 
-/// Runs one periodic election every `period` while this node is the
-/// active controller, again after 10 ms while a round left work (Kafka's
+/// Runs one periodic task every `period` while this node is the active
+/// controller, again after 10 ms while a round left work (Kafka's
 /// cadence).
-pub(crate) fn spawn_election_task(
+pub(crate) fn spawn_periodic_task(
     controller: Arc<Controller>,
     period: Duration,
-    election: Election,
+    task: Task,
 ) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
         let mut delay = period;
         loop {
             tokio::time::sleep(delay).await;
-            let more = match election {
-                Election::Preferred => controller.balance_partition_leaders().await,
-                Election::Unclean => controller.elect_unclean_leaders().await,
+            let more = match task {
+                Task::PreferredElection => controller.balance_partition_leaders().await,
+                Task::UncleanElection => controller.elect_unclean_leaders().await,
+                Task::ExpireDelegationTokens => controller.expire_delegation_tokens().await,
             };
             delay = Controller::periodic_election_delay(more, period);
         }

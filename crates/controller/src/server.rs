@@ -62,6 +62,10 @@ pub struct RequestContext {
     /// Whether the request came inside an Envelope (Kafka's
     /// `request.isForwarded`).
     pub forwarded: bool,
+    /// Whether the principal authenticated with a delegation token
+    /// (Kafka's `KafkaPrincipal.tokenAuthenticated`; for a forwarded
+    /// request, as the envelope's principal says).
+    pub token_authenticated: bool,
 }
 
 impl RequestContext {
@@ -456,6 +460,7 @@ async fn process(
         peer_addr: Some(peer),
         principal: KafkaPrincipal::ANONYMOUS,
         forwarded: false,
+        token_authenticated: false,
     };
     let response = match handler.handle(ctx, body).await {
         Ok(r) => r,

@@ -139,6 +139,11 @@ pub const REFUSED_PLUGIN_KEYS: &[(&str, &str)] = &[
 pub struct Password(String);
 
 impl Password {
+    /// A secret with value `secret`.
+    pub fn new(secret: impl Into<String>) -> Self {
+        Password(secret.into())
+    }
+
     /// The secret.
     pub fn value(&self) -> &str {
         &self.0
@@ -175,7 +180,7 @@ pub struct DelegationTokenSettings {
 
 /// Who may do what: the authorizer, early-start listeners and delegation
 /// tokens.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SecurityConfig {
     /// The StandardAuthorizer, or `None` when `authorizer.class.name` is
     /// empty (no authorization).
@@ -187,17 +192,14 @@ pub struct SecurityConfig {
     pub delegation_tokens: DelegationTokenSettings,
 }
 
-impl Default for SecurityConfig {
+impl Default for DelegationTokenSettings {
+    /// Kafka's defaults: no secret (tokens disabled), 7 days, 1 day, 1 hour.
     fn default() -> Self {
-        SecurityConfig {
-            authorizer: None,
-            early_start_listeners: None,
-            delegation_tokens: DelegationTokenSettings {
-                secret_key: None,
-                max_lifetime_ms: DELEGATION_TOKEN_MAX_LIFETIME_MS.default,
-                expiry_time_ms: DELEGATION_TOKEN_EXPIRY_TIME_MS.default,
-                expiry_check_interval_ms: DELEGATION_TOKEN_EXPIRY_CHECK_INTERVAL_MS.default,
-            },
+        DelegationTokenSettings {
+            secret_key: None,
+            max_lifetime_ms: DELEGATION_TOKEN_MAX_LIFETIME_MS.default,
+            expiry_time_ms: DELEGATION_TOKEN_EXPIRY_TIME_MS.default,
+            expiry_check_interval_ms: DELEGATION_TOKEN_EXPIRY_CHECK_INTERVAL_MS.default,
         }
     }
 }

@@ -15,7 +15,11 @@
 //! 4.4-IV1) against the writer's state. An ACL that exists already, or
 //! twice in the request, is answered success and written once: one
 //! AccessControlEntryRecord (v0) with a new random id per new ACL, all in
-//! one write, answered once committed.
+//! one write, answered once committed. More than 10,000 new ACLs in one
+//! request write nothing: each binding that passed `AclApis` is answered
+//! POLICY_VIOLATION `Unable to perform excessively large batch operation.`
+//! (as is any failure of the write, such as NOT_CONTROLLER, with its own
+//! code), the others keep their own refusal.
 //!
 //! **DeleteAcls.** Each filter (an UNKNOWN part answers INVALID_REQUEST)
 //! selects the ACLs it matches; each ACL is removed once (one
@@ -237,19 +241,23 @@ impl Controller {
         let outcome = if valid.is_empty() {
             Ok(Vec::new())
         } else {
-            self.write(None, |state| Ok(generate_creations(&state.image, &valid)))
+            self.write(None, |state| generate_creations(&state.image, &valid))
                 .await
         };
-        let mut created = match outcome {
-            Ok(results) => results.into_iter(),
-            Err(e) => return Ok(whole(e.code, e.message.as_deref())),
+        // A failed write fails each binding that reached it; those refused
+        // before keep their own error (`ClusterMetadataAuthorizer.createAcls`
+        // and `AclApis`).
+        let (mut created, failed) = match outcome {
+            Ok(results) => (results.into_iter(), None),
+            Err(e) => (Vec::new().into_iter(), Some(e)),
         };
         let results: Vec<AclCreationResult> = early
             .into_iter()
             .map(|refused| {
-                let result = match refused {
-                    Some(e) => Some(e),
-                    None => created.next().flatten(),
+                let result = match (refused, &failed) {
+                    (Some(e), _) => Some(e),
+                    (None, Some(e)) => Some(e.clone()),
+                    (None, None) => created.next().flatten(),
                 };
                 match result {
                     None => AclCreationResult {
@@ -319,7 +327,7 @@ impl Controller {
 fn generate_creations(
     image: &crate::image::MetadataImage,
     bindings: &[&AclBinding],
-) -> Generated<Vec<Option<ApiError>>> {
+) -> Result<Generated<Vec<Option<ApiError>>>, ApiError> {
     let cidr = image
         .metadata_version()
         .is_some_and(|mv| mv.is_cidr_acl_supported());
@@ -335,6 +343,14 @@ fn generate_creations(
         }
         let acl = StandardAcl::from_binding(binding);
         if !existing.contains(&acl) && !new_acls.contains(&acl) {
+            if records.len() >= MAX_RECORDS_PER_USER_OP {
+                // Kafka's BoundedListTooLongException, as the controller's
+                // event handler answers it.
+                return Err(ApiError::new(
+                    ErrorCode::PolicyViolation,
+                    "Unable to perform excessively large batch operation.",
+                ));
+            }
             let id = loop {
                 let id = crate::java::random_uuid();
                 if image.acls().acl(&id).is_none() && new_ids.insert(id) {
@@ -350,7 +366,7 @@ fn generate_creations(
         }
         results.push(None);
     }
-    Generated::new(records, results)
+    Ok(Generated::new(records, results))
 }
 
 /// Kafka's `AclControlManager.deleteAcls` over the writer's state: one

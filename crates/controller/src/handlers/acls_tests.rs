@@ -28,6 +28,7 @@ fn context(api: ApiKey, principal: &str) -> RequestContext {
         peer_addr: Some(SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), 5000)),
         principal: KafkaPrincipal::parse(principal).unwrap(),
         forwarded: false,
+        token_authenticated: false,
     }
 }
 
@@ -293,4 +294,69 @@ async fn unknown_codes_close_the_connection_as_kafkas_parser_does() {
             .is_err());
     }
     assert_eq!(acl_records(&q), (0, 0));
+}
+
+#[tokio::test]
+async fn at_most_10000_new_acls_in_one_request() {
+    // AclControlManager bounds the records of one CreateAcls at
+    // MAX_RECORDS_PER_USER_OP; past it the controller's event handler
+    // answers BoundedListTooLongException as a POLICY_VIOLATION.
+    let config = AuthorizerConfig::from_kafka(Some("User:admin"), None).unwrap();
+    let (c, q) = setup_authorized(Duration::from_secs(9), Some(config));
+    let many = |n: usize, prefix: &str| -> Vec<AclCreation> {
+        (0..n)
+            .map(|i| creation(2, &format!("{prefix}-{i}"), 3, "User:alice", 3))
+            .collect()
+    };
+    // 10,001 new ACLs plus one refused by AclApis first: nothing written,
+    // every binding that reached the controller fails alike.
+    let mut creations = many(10_001, "over");
+    creations.insert(3, creation(2, "", 3, "User:alice", 3));
+    let r = created(&c, "User:admin", creations).await;
+    assert_eq!(r.len(), 10_002);
+    assert_eq!(r[3], (42, Some("Invalid empty resource name".into())));
+    let policy = (
+        44,
+        Some("Unable to perform excessively large batch operation.".into()),
+    );
+    assert!(r.iter().enumerate().all(|(i, x)| i == 3 || *x == policy));
+    assert_eq!(acl_records(&q), (0, 0));
+    // Exactly 10,000 new ones (plus a duplicate, which adds no record) fit.
+    let mut creations = many(10_000, "fits");
+    creations.push(creation(2, "fits-0", 3, "User:alice", 3));
+    let r = created(&c, "User:admin", creations).await;
+    assert_eq!(r.len(), 10_001);
+    assert!(r.iter().all(|x| *x == (0, None)));
+    assert_eq!(acl_records(&q), (10_000, 0));
+    // The handler still answers: an existing ACL again is a success.
+    let r = created(
+        &c,
+        "User:admin",
+        vec![creation(2, "fits-1", 3, "User:alice", 3)],
+    )
+    .await;
+    assert_eq!(r, [(0, None)]);
+    assert_eq!(acl_records(&q), (10_000, 0));
+    // Deleting them all at once is refused as a whole (over 10,000 would
+    // be; exactly 10,000 is not).
+    let body = RequestBody::DeleteAcls(DeleteAclsRequest {
+        filters: vec![DeleteAclsFilter {
+            resource_type_filter: 1,
+            resource_name_filter: None,
+            pattern_type_filter: 1,
+            principal_filter: None,
+            host_filter: None,
+            operation: 1,
+            permission_type: 1,
+            ..Default::default()
+        }]
+        .into(),
+        ..Default::default()
+    });
+    let Ok(ResponseBody::DeleteAcls(r)) = send(&c, "User:admin", body).await else {
+        panic!()
+    };
+    assert_eq!(r.filter_results.len(), 1);
+    assert_eq!(r.filter_results.iter().next().unwrap().error_code, 0);
+    assert_eq!(acl_records(&q), (10_000, 10_000));
 }

@@ -156,6 +156,15 @@ pub(super) fn setup_authorized(
     session_timeout: Duration,
     authorizer: Option<crate::authorizer::AuthorizerConfig>,
 ) -> (Arc<Controller>, Arc<GatedQuorum>) {
+    setup_with(session_timeout, authorizer, Default::default())
+}
+
+/// [`setup`] with an authorizer and delegation token settings.
+pub(super) fn setup_with(
+    session_timeout: Duration,
+    authorizer: Option<crate::authorizer::AuthorizerConfig>,
+    delegation_tokens: crate::config::security::DelegationTokenSettings,
+) -> (Arc<Controller>, Arc<GatedQuorum>) {
     let image = SharedImage::new();
     let quorum = GatedQuorum::new(image.clone());
     let controller = Arc::new(Controller::new(
@@ -169,6 +178,7 @@ pub(super) fn setup_authorized(
             broker_heartbeat_interval: Duration::from_millis(2000),
             topics: Default::default(),
             authorizer,
+            delegation_tokens,
         },
         image,
         quorum.clone(),
@@ -471,6 +481,7 @@ pub(super) fn server_context() -> crate::server::RequestContext {
         peer_addr: None,
         principal: kraft_protocol::acl::KafkaPrincipal::ANONYMOUS,
         forwarded: false,
+        token_authenticated: false,
     }
 }
 

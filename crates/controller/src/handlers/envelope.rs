@@ -224,6 +224,7 @@ impl Controller {
             // A forwarded IncrementalAlterConfigs may add cordoned log
             // directories (Kafka checks whether the request was forwarded).
             forwarded: true,
+            token_authenticated: principal.token_authenticated,
         };
         let handled = self.handle(inner, body).await;
         let response = match handled {

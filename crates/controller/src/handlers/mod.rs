@@ -46,6 +46,10 @@
 //!   periodic elections (`ReplicationControlManager`);
 //! * `configs`: IncrementalAlterConfigs (`ConfigurationControlManager`);
 //! * `producer_ids`: AllocateProducerIds (`ProducerIdControlManager`);
+//! * `acls`, `scram`, `quotas`, `tokens`: ACLs, SCRAM credentials, client
+//!   quotas and delegation tokens (`AclControlManager`,
+//!   `ScramControlManager`, `ClientQuotaControlManager`,
+//!   `DelegationTokenControlManager`);
 //! * `envelope`: requests brokers forward;
 //! * `error_response`: the answer to a request that fails as a whole
 //!   (Kafka's `AbstractRequest.getErrorResponse`), for every API.
@@ -79,6 +83,7 @@ mod quorum;
 mod quotas;
 mod registration;
 mod scram;
+mod tokens;
 mod topic_admin;
 mod topics;
 pub(crate) mod writer;
@@ -116,6 +121,8 @@ pub struct ControllerSettings {
     /// The StandardAuthorizer's settings (`authorizer.class.name`), or
     /// `None`: no authorization.
     pub authorizer: Option<crate::authorizer::AuthorizerConfig>,
+    /// The delegation token settings (`delegation.token.*`).
+    pub delegation_tokens: crate::config::security::DelegationTokenSettings,
 }
 
 /// The static settings that shape topics and partition leadership.
@@ -172,6 +179,7 @@ impl ControllerSettings {
                     allow_everyone_if_no_acl_found: a.allow_everyone_if_no_acl_found,
                 }
             }),
+            delegation_tokens: config.security.delegation_tokens.clone(),
         }
     }
 
@@ -209,6 +217,9 @@ pub const CONTROLLER_APIS: &[ApiKey] = &[
     ApiKey::DeleteAcls,
     ApiKey::AlterClientQuotas,
     ApiKey::AlterUserScramCredentials,
+    ApiKey::CreateDelegationToken,
+    ApiKey::RenewDelegationToken,
+    ApiKey::ExpireDelegationToken,
 ];
 /// The controller: request handlers over the shared image and the quorum.
 pub struct Controller {
@@ -480,6 +491,15 @@ impl RequestHandler for Controller {
             RequestBody::AlterUserScramCredentials(r) => {
                 ResponseBody::AlterUserScramCredentials(self.alter_user_scram_credentials(&r).await)
             }
+            RequestBody::CreateDelegationToken(r) => ResponseBody::CreateDelegationToken(
+                self.create_delegation_token(&access, &ctx, &r).await,
+            ),
+            RequestBody::RenewDelegationToken(r) => {
+                ResponseBody::RenewDelegationToken(self.renew_delegation_token(&ctx, &r).await)
+            }
+            RequestBody::ExpireDelegationToken(r) => {
+                ResponseBody::ExpireDelegationToken(self.expire_delegation_token(&ctx, &r).await)
+            }
             other => return self.quorum.handle_raft_request(&ctx, other).await,
         })
     }
@@ -509,6 +529,8 @@ mod quotas_tests;
 mod scram_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tokens_tests;
 #[cfg(test)]
 mod topic_admin_tests;
 #[cfg(test)]

@@ -212,6 +212,7 @@ fn setup_with(mv: i16, records: &[MetadataRecord], static_voters: Vec<i32>) -> S
             broker_heartbeat_interval: std::time::Duration::from_millis(2000),
             topics: Default::default(),
             authorizer: None,
+            delegation_tokens: Default::default(),
         },
         image,
         quorum.clone(),

@@ -743,6 +743,7 @@ fn standby(image: SharedImage) -> Controller {
             broker_heartbeat_interval: Duration::from_millis(2000),
             topics: Default::default(),
             authorizer: None,
+            delegation_tokens: Default::default(),
         },
         image,
         Arc::new(Standby),
