@@ -1,4 +1,4 @@
-# Shared by brokers.sh and topics.sh (sourced, not run): Java 4.4 brokers
+# Shared by brokers.sh, topics.sh and authz.sh (sourced, not run): Java 4.4 brokers
 # (kafka-quorum.sh run-node) on three controllers, kraft-rs (`kraft server`)
 # or Java, each a child of the calling script so that it owns their pids and
 # exit statuses; Kafka's tools to look at them; timings, failure report with
@@ -13,7 +13,8 @@
 # its own processes' logs) and cleanup_hook (run by cleanup first), and set
 # controller_props: lines appended to every controller's server.properties
 # (kraft-rs and Java, written by setup_controllers or start_quorum java),
-# e.g. snapshot thresholds; empty by default.
+# e.g. snapshot thresholds; empty by default; and snapshot_timeout and
+# max_snapshots for compare_images (60 s, 100).
 # shellcheck shell=bash
 
 kq="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/kafka-quorum.sh"
@@ -33,7 +34,7 @@ declare -A bpid=() # broker id -> pid (children of this script)
 timings=()
 started=$EPOCHREALTIME
 fast="$root/fast-client.properties"
-: "${controller_props:=}"
+: "${controller_props:=}" "${snapshot_timeout:=60}" "${max_snapshots:=100}"
 printf 'default.api.timeout.ms=5000\nrequest.timeout.ms=3000\n' >"$fast"
 
 now() { echo "$EPOCHREALTIME"; }
@@ -422,4 +423,86 @@ $controller_props}" bash "$kq" start "$d" >/dev/null ||
         setup_controllers kraft kraft kraft
     fi
     effective_session
+}
+
+# ---------- the controllers' images ----------
+# compare_images: once every controller has a snapshot at or past the
+# leader's end offset, the newest $max_snapshots snapshots of each and their
+# metadata log segments (copies) are decoded by Kafka's DumpLogSegments
+# --cluster-metadata-decoder in one call, and metadata-images.py checks
+# that the logs agree record for record, that every snapshot of controller
+# 1 holds the same image as the other controllers' nearest snapshots with
+# only NoOp/LeaderChange records between them, and that the newest ones are
+# equal (newer snapshots are awaited while image-changing records lie
+# between them; $snapshot_timeout seconds in all). The controllers need a
+# short metadata.log.max.snapshot.interval.ms (controller_props). Sets
+# images_out to metadata-images.py's output (TERM, WRITES, PAIRS, FINAL,
+# IMAGE and LOGS lines); fails on a difference.
+images_py="${kq%/*}/metadata-images.py"
+images_out=
+compare_images() {
+    local t0 deadline attempt=0 target id name ok rc out cdir spec list f
+    t0=$(now)
+    deadline=$((SECONDS + snapshot_timeout))
+    while :; do
+        attempt=$((attempt + 1))
+        target=$(leader_end_offset)
+        if ! [[ $target =~ ^[0-9]+$ ]]; then
+            ((SECONDS < deadline)) || fail "$tag: no leader end offset (describe --replication: $(quorum --replication))"
+            sleep 1
+            continue
+        fi
+        # Every controller snapshots past the leader's end offset.
+        while :; do
+            ok=1
+            for id in "${controllers[@]}"; do
+                name=$(latest_snapshot "$id")
+                [[ -n $name ]] && (($(snapshot_offset "$name") >= target)) || ok=0
+            done
+            ((ok)) && break
+            ((SECONDS < deadline)) || fail "$tag: not every controller wrote a snapshot at or past offset $target within ${snapshot_timeout}s (newest: $(for id in "${controllers[@]}"; do printf '%s: %s ' "$id" "$(latest_snapshot "$id")"; done))"
+            sleep 0.5
+        done
+        # Copies (a segment keeps growing, a file name must stay <offset>-<epoch>.checkpoint).
+        cdir="$d/images$attempt"
+        spec="$cdir/files"
+        mkdir -p "$cdir"
+        : >"$spec"
+        list=
+        for id in "${controllers[@]}"; do
+            mkdir -p "$cdir/node$id"
+            while IFS= read -r f; do
+                cp "$(metadata_dir "$id")/$f" "$cdir/node$id/" || fail "cannot copy controller $id's $f"
+                echo "$id $(impl_of "$id") snapshot $cdir/node$id/$f" >>"$spec"
+                list+="${list:+,}$cdir/node$id/$f"
+            done < <(cd "$(metadata_dir "$id")" && ls -- *.checkpoint | sort | tail -n "$max_snapshots")
+            for f in "$(metadata_dir "$id")"/*.log; do
+                cp "$f" "$cdir/node$id/" || fail "cannot copy controller $id's $f"
+                echo "$id $(impl_of "$id") log $cdir/node$id/${f##*/}" >>"$spec"
+                list+="${list:+,}$cdir/node$id/${f##*/}"
+            done
+        done
+        tool org.apache.kafka.tools.DumpLogSegments --cluster-metadata-decoder --files "$list" >"$cdir/dump.txt" 2>&1 ||
+            fail "$tag: Kafka's DumpLogSegments failed on the controllers' snapshots and logs: $(tail -n 20 "$cdir/dump.txt")"
+        rc=0
+        out=$(python3 "$images_py" "$cdir/dump.txt" "$spec" 1) || rc=$?
+        case $rc in
+        0) break ;;
+        3)
+            ((SECONDS < deadline)) || fail "$tag: the newest snapshots never bracketed a quiet stretch of the log within ${snapshot_timeout}s: $(grep '^RETRY' <<<"$out")"
+            echo "  $(grep '^RETRY' <<<"$out"); newer snapshots"
+            sleep 1
+            ;;
+        *) fail "$tag: the controllers' snapshots or logs (decoded by Kafka's DumpLogSegments, $cdir/dump.txt):
+$out" ;;
+        esac
+    done
+    timing "$tag: images: snapshots past the end offset, DumpLogSegments, compared" "$(secs "$t0")"
+    images_out=$out
+    local nsnaps
+    nsnaps=$(awk '$3 == "snapshot" {n[$1]++} END {for (i in n) {printf "%s%s: %d", s, i, n[i]; s = ", "}}' "$spec")
+    grep '^TERM' <<<"$out" | sed 's/^/  /' || true
+    pass "Kafka's DumpLogSegments decoded every controller's snapshots (controller $nsnaps) and logs: $(grep '^LOGS' <<<"$out" | cut -c6-)"
+    pass "$(grep '^PAIRS' <<<"$out" | cut -c7-): the same images"
+    pass "$(grep '^FINAL' <<<"$out" | cut -c7-): $(grep '^IMAGE' <<<"$out" | cut -c7-)"
 }

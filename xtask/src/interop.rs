@@ -14,12 +14,23 @@ use crate::{golden, root, run, run_with_env, Result};
 /// running after `limit_secs`: every wait inside the scripts is bounded, and
 /// this bounds the whole, so CI fails instead of hanging.
 fn run_interop_script(script: &str, kraft: &Path, limit_secs: u32) -> Result<()> {
+    run_interop_script_with_env(script, kraft, limit_secs, &[])
+}
+
+/// [`run_interop_script`] with extra environment variables (`AZ_CONTROLLERS=mixed`, ...).
+fn run_interop_script_with_env(
+    script: &str,
+    kraft: &Path,
+    limit_secs: u32,
+    env: &[(&str, &str)],
+) -> Result<()> {
     let limit = limit_secs.to_string();
     let path = format!("tests/interop/{script}");
     let kraft = kraft.display().to_string();
-    run(
+    run_with_env(
         "timeout",
         &["--kill-after=60", &limit, "bash", &path, &kraft],
+        env,
     )
     .map_err(|e| {
         if e.contains("exit status: 124") || e.contains("exit status: 137") {
@@ -107,8 +118,15 @@ pub fn interop() -> Result<()> {
     // Authorization: Java brokers authenticating alice and admin with
     // SASL/PLAIN forward their admin requests; the kraft-rs controllers
     // refuse alice's until admin grants ACLs with kafka-acls, and take them
-    // back. `AZ_CONTROLLERS=java` runs the same checks on Java controllers.
+    // back; SCRAM credentials the controllers wrote let carol log in (until
+    // one is deleted) and a client quota they wrote throttles a producer.
+    // `AZ_CONTROLLERS=java` runs the same checks on Java controllers.
     run_interop_script("authz.sh", &kraft, 900)?;
+    // The same on a mixed quorum (kraft-rs 1, Java 2 and 3, about 90 s):
+    // the SCRAM and quota records are written and deleted under leaders of
+    // different implementations, and the controllers' snapshots must hold
+    // the same image.
+    run_interop_script_with_env("authz.sh", &kraft, 900, &[("AZ_CONTROLLERS", "mixed")])?;
     // Topics on three kraft-rs controllers, then on a mixed quorum
     // (kraft-rs 1, Java 2 and 3) with leadership moving between them:
     // kafka-topics --create through a broker, an idempotent producer through
