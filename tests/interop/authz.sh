@@ -76,8 +76,10 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(mktemp -d "${TMPDIR:-/tmp}/kraft-authz.XXXXXX")
 script=authz.sh
 authorizer=org.apache.kafka.metadata.authorizer.StandardAuthorizer
+token_secret=authz-token-secret
 controller_props="authorizer.class.name=$authorizer
-super.users=User:admin;User:ANONYMOUS"
+super.users=User:admin;User:ANONYMOUS
+delegation.token.secret.key=$token_secret"
 # java and mixed: frequent snapshots, for compare_images.
 [[ $mode == kraft ]] || controller_props+="
 metadata.log.max.snapshot.interval.ms=2000"
@@ -89,14 +91,15 @@ free_port() {
     python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-# client_props USER PASSWORD FILE [MECHANISM]: PLAIN, or SCRAM-SHA-256.
+# client_props USER PASSWORD FILE [MECHANISM [JAAS_EXTRA]]: PLAIN, or
+# SCRAM-SHA-256 (JAAS_EXTRA e.g. tokenauth="true").
 client_props() {
     local module=org.apache.kafka.common.security.plain.PlainLoginModule
     [[ ${4:-PLAIN} == PLAIN ]] || module=org.apache.kafka.common.security.scram.ScramLoginModule
     cat >"$3" <<EOF
 security.protocol=SASL_PLAINTEXT
 sasl.mechanism=${4:-PLAIN}
-sasl.jaas.config=$module required username="$1" password="$2";
+sasl.jaas.config=$module required username="$1" password="$2"${5:+ $5};
 default.api.timeout.ms=15000
 request.timeout.ms=10000
 EOF
@@ -119,6 +122,7 @@ listener.name.sasl.plain.sasl.jaas.config=org.apache.kafka.common.security.plain
 listener.name.sasl.scram-sha-256.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
 authorizer.class.name=$authorizer
 super.users=User:admin;User:ANONYMOUS
+delegation.token.secret.key=$token_secret
 EOF
     done
 }
@@ -400,6 +404,65 @@ done
 [[ -n $ok ]] || fail "the producer with client.id quota-client is still throttled after the quota's deletion (produce-throttle-time-max $thr)"
 pass "admin deletes producer_byte_rate (controller $cur, $(impl_of "$cur")): --describe shows $(grep -o "Quota configs for.*" <<<"$desc"); the same producer is not throttled (produce-throttle-time-max $thr ms)"
 timing "quota: set, throttled producer, delete, unthrottled producer" "$(secs "$t_quota")"
+
+# ---- a delegation token: created, used to log in, renewed, expired ----
+t_token=$(now)
+lead_by kraft-rs
+rc=0
+out=$(as admin org.apache.kafka.tools.DelegationTokenCommand --create --max-life-time-period -1 \
+    --renewer-principal User:admin) || rc=$?
+[[ $rc == 0 ]] || fail "kafka-delegation-tokens --create failed (status $rc): $(head -c 1500 <<<"$out")"
+token_line=$(awk '$1 == "TOKENID" {getline; getline; print; exit}' <<<"$out")
+token_id=$(awk '{print $1}' <<<"$token_line")
+token_hmac=$(awk '{print $2}' <<<"$token_line")
+[[ -n $token_id && -n $token_hmac ]] || fail "kafka-delegation-tokens --create printed no token: $out"
+pass "admin creates a delegation token (kafka-delegation-tokens --create, CreateDelegationToken forwarded; controller $cur, $(impl_of "$cur")): $(awk '{print $1, $3, $4, $5}' <<<"$token_line")"
+client_props "$token_id" "$token_hmac" "$root/token.properties" SCRAM-SHA-256 'tokenauth="true"'
+ok=
+for _ in $(seq 1 20); do
+    rc=0; out=$(as token org.apache.kafka.tools.TopicCommand --describe --topic admin-t) || rc=$?
+    if [[ $rc == 0 && $out == *"PartitionCount: 1"* ]]; then ok=1; break; fi
+    sleep 1
+done
+[[ -n $ok ]] || fail "a client cannot log in with the delegation token (SCRAM-SHA-256, tokenauth): $(head -c 1500 <<<"$out")"
+rc=0
+out=$(printf 'token-1\n' | as token org.apache.kafka.tools.ConsoleProducer --topic admin-t --command-property acks=all --sync) || rc=$?
+[[ $rc == 0 && $out != *Exception* ]] || fail "the token client's kafka-console-producer failed (status $rc): $(head -c 1500 <<<"$out")"
+rc=0
+out=$(as token org.apache.kafka.tools.DelegationTokenCommand --create --max-life-time-period -1) || rc=$?
+refused "a token client's kafka-delegation-tokens --create" "UnsupportedByAuthenticationException\|are not allowed" "$out" "$rc"
+desc=$(as admin org.apache.kafka.tools.DelegationTokenCommand --describe)
+grep -q "^$token_id " <<<"$desc" || fail "kafka-delegation-tokens --describe does not list $token_id: $desc"
+pass "a client logs in with the token (SCRAM-SHA-256, tokenauth=true) as its owner admin and produces to admin-t, but may not create a token; --describe lists it"
+rc=0
+out=$(as admin org.apache.kafka.tools.DelegationTokenCommand --renew --hmac "$token_hmac" --renew-time-period -1) || rc=$?
+[[ $rc == 0 && $out == *"Completed renew operation. New expiry date"* ]] ||
+    fail "kafka-delegation-tokens --renew failed (status $rc): $(head -c 1500 <<<"$out")"
+pass "admin renews it (RenewDelegationToken; controller $cur, $(impl_of "$cur")): $(grep -o "Completed renew operation.*" <<<"$out")"
+rc=0
+out=$(as alice org.apache.kafka.tools.DelegationTokenCommand --renew --hmac "$token_hmac" --renew-time-period -1) || rc=$?
+refused "alice's kafka-delegation-tokens --renew of admin's token" "DelegationTokenOwnerMismatchException" "$out" "$rc"
+lead_by Java
+rc=0
+out=$(as admin org.apache.kafka.tools.DelegationTokenCommand --renew --hmac "$token_hmac" --renew-time-period 600000) || rc=$?
+[[ $rc == 0 && $out == *"Completed renew operation. New expiry date"* ]] ||
+    fail "kafka-delegation-tokens --renew (10 min) failed (status $rc): $(head -c 1500 <<<"$out")"
+lead_by kraft-rs
+rc=0
+out=$(as admin org.apache.kafka.tools.DelegationTokenCommand --expire --hmac "$token_hmac" --expiry-time-period -1) || rc=$?
+[[ $rc == 0 && $out == *"Completed expire operation"* ]] ||
+    fail "kafka-delegation-tokens --expire failed (status $rc): $(head -c 1500 <<<"$out")"
+ok=
+for _ in $(seq 1 20); do
+    rc=0; out=$(as token org.apache.kafka.tools.TopicCommand --describe --topic admin-t) || rc=$?
+    if [[ $rc != 0 && $out == *"Authentication failed"* ]]; then ok=1; break; fi
+    sleep 1
+done
+[[ -n $ok ]] || fail "the token still authenticates after --expire (status $rc): $(head -c 1500 <<<"$out")"
+desc=$(as admin org.apache.kafka.tools.DelegationTokenCommand --describe)
+! grep -q "^$token_id " <<<"$desc" || fail "kafka-delegation-tokens --describe still lists $token_id: $desc"
+pass "admin expires it (ExpireDelegationToken; controller $cur, $(impl_of "$cur")): the next login with it fails; --describe lists no token"
+timing "delegation token: create, login, produce, renew, expire" "$(secs "$t_token")"
 
 # ---- the controllers' images ----
 if [[ $mode != kraft ]]; then

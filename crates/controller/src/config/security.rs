@@ -361,7 +361,7 @@ pub fn reference_markdown() -> String {
         (ALLOW_EVERYONE_IF_NO_ACL_FOUND.key, "served by the StandardAuthorizer; a warning when no authorizer is set"),
         (EARLY_START_LISTENERS.key, "served: the other listeners accept connections once the image (and so the committed ACLs) is loaded"),
         (PRINCIPAL_BUILDER_CLASS.key, "served: Kafka's default builder only; any other class refused"),
-        (DELEGATION_TOKEN_SECRET_KEY.key, "read (never logged); delegation tokens are disabled without it"),
+        (DELEGATION_TOKEN_SECRET_KEY.key, "served (never logged): the HMAC key of CreateDelegationToken, Renew and Expire; delegation tokens are disabled (DELEGATION_TOKEN_AUTH_DISABLED) without it"),
         ("`listeners` with SSL, SASL_PLAINTEXT or SASL_SSL", "refused at start (PLAINTEXT only so far): a connection is `User:ANONYMOUS`"),
     ];
     for (key, what) in served {

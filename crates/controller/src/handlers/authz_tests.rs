@@ -533,6 +533,25 @@ async fn envelopes_need_cluster_action_and_carry_the_clients_principal() {
     };
     assert_eq!(inner.topics.to_vec()[0].error_code, 29);
     assert!(c.image().read().topics().topic_id("forwarded").is_none());
+    // A garbled principal from a broker allowed to forward: Kafka's
+    // PRINCIPAL_DESERIALIZATION_FAILURE, nothing runs, and the next
+    // envelope is served.
+    for garbled in [&b"\0\0\x05Us"[..], &[0, 9, 1, 2][..], &[][..]] {
+        let ResponseBody::Envelope(r) = send(&c, "User:admin", 0, envelope(garbled)).await else {
+            panic!()
+        };
+        assert_eq!(
+            r.error_code,
+            ErrorCode::PrincipalDeserializationFailure.code(),
+            "{garbled:?}"
+        );
+        assert!(r.response_data.is_none());
+    }
+    assert!(c.image().read().topics().topic_id("forwarded").is_none());
+    let ResponseBody::Envelope(r) = send(&c, "User:admin", 0, envelope(&alice)).await else {
+        panic!()
+    };
+    assert_eq!(r.error_code, 0);
 }
 
 #[tokio::test]
