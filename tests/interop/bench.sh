@@ -16,12 +16,35 @@
 # from the start; one is measured at a time, the others idle. Every
 # repeated measurement takes turns ABBA over the implementations.
 #
+# With the authorizer (BENCH_AUTHZ_IMPLS, default "kraft-rs-authz
+# kafka-authz", in BENCH_QUICK "kraft-rs-authz"; "" for none): the same
+# quorum as kraft-rs / kafka with
+# authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer,
+# super.users=User:admin;User:ANONYMOUS at the start (the controllers talk
+# to each other over PLAINTEXT as User:ANONYMOUS, and before its ACLs are
+# loaded an authorizer allows super users only), BENCH_AUTHZ_ACLS (default
+# 1000) ACLs created by `broker_load --create-acls`, then every controller
+# restarted in turn with super.users=User:admin only, so that from then on
+# the bench's client (User:ANONYMOUS too) is no super user and every
+# request is decided by the ACLs, before anything is timed: ANONYMOUS's grants
+# (CLUSTER_ACTION, ALTER, DESCRIBE on the cluster; CREATE on the bench's
+# topic prefixes, not on the cluster) among unrelated ACLs of other
+# principals (crates/controller/benches/authz_workload.rs); every resource
+# the bench touches then has ACLs, so every decision is made by the ACLs,
+# never by the no-ACL default. A CreateTopics outside the granted prefixes
+# must then be refused (TOPIC_AUTHORIZATION_FAILED), checked at setup.
+# These run only in the commit section (latency and throughput), each right
+# after its plain implementation in the ABBA order, and a run of theirs
+# fails on any refused call.
+#
 # Sections (each line of OUT_FILE is `IMPL KIND key=value ...`):
 #  floor     BENCH_FLOOR on the work directory's disk, at the start and at
 #            the end: fsync of a 4 KiB append, the same on three files at
 #            once until two are durable, loopback round trip, spawn of
 #            /bin/true (samples pooled in OUT_FILE.d/floor.txt); again before
 #            each commit round (OUT_FILE.d/floor-commit.txt);
+#  authz     (setup of each BENCH_AUTHZ_IMPLS quorum) the ACLs created, the
+#            refusal checked;
 #  idle      VmRSS and threads of every controller, quorums idle;
 #  commit    BENCH_COMMITS one-topic CreateTopics (1 partition, RF 3, on 3
 #            fake brokers held by `broker_load --hold`) one at a time straight
@@ -72,7 +95,8 @@
 # samples go to OUT_FILE.d/ (`END_US LATENCY_US TASK ADDRESS`).
 #
 # Environment: BENCH_QUICK=1 (CI: small counts, one kafka run, asserts
-# only that every section produced its figures), BENCH_IMPLS, BENCH_ROUNDS,
+# only that every section produced its figures), BENCH_IMPLS,
+# BENCH_AUTHZ_IMPLS, BENCH_AUTHZ_ACLS, BENCH_ROUNDS,
 # BENCH_COMMITS (per round and implementation), BENCH_GAP_US, BENCH_TP_CONC,
 # BENCH_TP_SECS, BENCH_FAILOVERS, BENCH_TOOL_RUNS, BENCH_COLD_RUNS,
 # BENCH_BIG_TOPICS, BENCH_BIG_PARTITIONS, BENCH_CATCHUP_BYTES (e.g. 64MiB),
@@ -117,6 +141,23 @@ read -ra order <<<"$impls"
 for i in "${order[@]}"; do
     case $i in kraft-rs | kafka | kafka-eq) ;; *) echo "bench.sh: unknown implementation $i" >&2; exit 2 ;; esac
 done
+if [[ -n $quick ]]; then authz_impls=${BENCH_AUTHZ_IMPLS-kraft-rs-authz}; else authz_impls=${BENCH_AUTHZ_IMPLS-kraft-rs-authz kafka-authz}; fi
+authz_acls=${BENCH_AUTHZ_ACLS:-1000}
+read -ra authz_order <<<"$authz_impls"
+# commit_order: order with each implementation with the authorizer right
+# after its plain one (ABBA then alternates them); all_impls: every quorum.
+commit_order=()
+for i in "${order[@]}"; do
+    commit_order+=("$i")
+    for a in "${authz_order[@]}"; do [[ ${a%-authz} == "$i" ]] && commit_order+=("$a"); done
+done
+for a in "${authz_order[@]}"; do
+    case $a in kraft-rs-authz | kafka-authz) ;; *) echo "bench.sh: unknown implementation $a" >&2; exit 2 ;; esac
+    [[ " ${commit_order[*]} " == *" $a "* ]] || commit_order+=("$a")
+done
+all_impls=("${order[@]}")
+for a in "${authz_order[@]}"; do all_impls+=("$a"); done
+authorizer_class=org.apache.kafka.metadata.authorizer.StandardAuthorizer
 # kafka-server-start.sh's heap, kafka-run-class.sh's performance flags.
 kafka_server_jvm="-Xmx1G -Xms1G -server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35 -XX:+ExplicitGCInvokesConcurrent -XX:MaxInlineLevel=15 -Djava.awt.headless=true"
 # kafka-run-class.sh's heap for a tool.
@@ -166,18 +207,26 @@ use() {
     cbs=${cbs_of[$impl]:-}
     cluster_id=${cid_of[$impl]:-}
     controller_props=
+    if [[ $impl == *-authz ]]; then
+        controller_props="authorizer.class.name=$authorizer_class
+super.users=User:admin;User:ANONYMOUS"
+    fi
     if [[ $impl == kafka-eq ]]; then
         controller_props="controller.quorum.append.linger.ms=$ours_linger_ms
 controller.quorum.election.timeout.ms=$ours_election_ms
 controller.quorum.fetch.timeout.ms=$ours_fetch_ms"
     fi
 }
-kind_of() { [[ $1 == kraft-rs ]] && echo kraft || echo java; }
-# abba R: the implementations in order for round R (reversed every other round).
+kind_of() { [[ $1 == kraft-rs* ]] && echo kraft || echo java; }
+# abba R [IMPL...]: the implementations (default: order) for round R, in
+# their order, reversed every other round.
 abba() {
     local r=$1 k
-    if ((r % 2 == 1)); then echo "${order[@]}"; else
-        for ((k = ${#order[@]} - 1; k >= 0; k--)); do printf '%s ' "${order[k]}"; done
+    shift
+    local list=("$@")
+    ((${#list[@]})) || list=("${order[@]}")
+    if ((r % 2 == 1)); then echo "${list[@]}"; else
+        for ((k = ${#list[@]} - 1; k >= 0; k--)); do printf '%s ' "${list[k]}"; done
         echo
     fi
 }
@@ -220,21 +269,49 @@ setup() {
     mkdir -p "$d"
     local t0
     t0=$(now)
-    if [[ $impl == kraft-rs ]]; then setup_controllers kraft kraft kraft; else start_quorum java; fi
+    if [[ $impl == kraft-rs* ]]; then setup_controllers kraft kraft kraft; else start_quorum java; fi
     cbs_of[$impl]=$cbs
     cid_of[$impl]=$cluster_id
     emit "quorum start_s=$(secs "$t0") bootstrap=$cbs"
-    if [[ $impl != kraft-rs ]]; then
+    [[ $impl != *-authz ]] || authz_setup
+    if [[ $impl != kraft-rs* ]]; then
         local p
         p=$(pid_of 1)
         emit "jvm flags=$(tr '\0' '\n' <"/proc/$p/cmdline" | grep -E '^-X' | paste -sd, -) java=$(java -version 2>&1 | head -1 | sed 's/.*version "\([^"]*\)".*/\1/')"
         emit "settings $(grep -E '^controller\.quorum\.' "$d/node1/server.properties" | tr '\n' ' ')"
     fi
 }
+# authz_setup: the ACLs on the current quorum (authorizer on, ANONYMOUS a
+# super user), every controller restarted in turn without ANONYMOUS among
+# the super users, then a CreateTopics outside the granted prefixes, which
+# must be refused.
+authz_setup() {
+    local line err id t0
+    line=$(timeout 120 "$loadgen" --bootstrap "$cbs" --create-acls "$authz_acls" 2>"$d/acls.err") ||
+        fail "broker_load --create-acls failed: $(tail -n 3 "$d/acls.err")"
+    # The followers apply the ACLs soon after the leader commits them.
+    sleep 1
+    t0=$(now)
+    for id in "${controllers[@]}"; do
+        sed -i 's/^super\.users=.*/super.users=User:admin/' "$d/node$id/server.properties"
+        kill_node "$id" TERM
+        start_controller "$id"
+        wait_follower "$id" 180 || fail "$impl: controller $id did not rejoin after its restart without ANONYMOUS as a super user"
+    done
+    controller_props=${controller_props/User:admin;User:ANONYMOUS/User:admin}
+    line+=" restart_s=$(secs "$t0")"
+    if timeout 60 "$loadgen" --bootstrap "$cbs" --cluster-id "$cluster_id" \
+        --create-topics "refused-:1:1:1" >/dev/null 2>"$d/refused.err"; then
+        fail "$impl: a CreateTopics outside the granted prefixes was not refused"
+    fi
+    err=$(grep -o 'TOPIC_AUTHORIZATION_FAILED' "$d/refused.err" | head -n 1)
+    [[ -n $err ]] || fail "$impl: a CreateTopics outside the granted prefixes failed otherwise: $(tail -n 3 "$d/refused.err")"
+    emit "authz ${line#acls } refused=$err properties=$(paste -sd, <<<"$controller_props")"
+}
 sampler() {
     local n=0 f i id p line
     while ((n < 100000)); do
-        for i in "${order[@]}"; do
+        for i in "${all_impls[@]}"; do
             for f in "$root/$i"/node*/pid; do
                 [[ -f $f ]] || continue
                 p=$(cat "$f" 2>/dev/null) || continue
@@ -277,29 +354,36 @@ writer_run() {
     timeout 300 "$loadgen" --bootstrap "$cbs" --writer "$prefix" "$@" 2>>"$d/writer.err" ||
         fail "broker_load --writer $prefix failed: $(tail -n 5 "$d/writer.err")"
 }
+# no_refusals LINE: fails when a run with the authorizer had failed calls
+# (a refusal would make its figures those of an error path).
+no_refusals() {
+    [[ $impl != *-authz || $1 == *" errors=0 "* ]] || fail "$impl: calls failed with the authorizer on: $1 ($(tail -n 3 "$d/writer.err"))"
+}
 commit_section() {
     local r i line
-    for i in "${order[@]}"; do use "$i"; hold_brokers 100; done
+    for i in "${commit_order[@]}"; do use "$i"; hold_brokers 100; done
     for ((r = 1; r <= rounds; r++)); do
         # The floor again, next to the rounds it is compared with (the
         # disk's fsync latency drifts over a run).
         floor_section "commit-round-$r" "$([[ -n $quick ]] && echo 100 || echo 300)" floor-commit.txt
-        for i in $(abba "$r"); do
+        for i in $(abba "$r" "${commit_order[@]}"); do
             use "$i"
             echo "== $impl: commit latency, round $r"
             line=$(writer_run "lat$r-" --count "$commits" ${BENCH_GAP_US:+--gap-us "$BENCH_GAP_US"} --samples-out "$samples/commit-$impl-$r.txt")
+            no_refusals "$line"
             emit "commit round=$r ${line#writer } samples=commit-$impl-$r.txt"
         done
     done
     for ((r = 1; r <= rounds; r++)); do
-        for i in $(abba "$r"); do
+        for i in $(abba "$r" "${commit_order[@]}"); do
             use "$i"
             echo "== $impl: throughput, round $r"
             line=$(writer_run "tp$r-" --concurrency "$tp_conc" --for-secs "$tp_secs")
+            no_refusals "$line"
             emit "throughput round=$r records_per_topic=2 ${line#writer }"
         done
     done
-    for i in "${order[@]}"; do use "$i"; hold_release; done
+    for i in "${commit_order[@]}"; do use "$i"; hold_release; done
 }
 # timed_tool LABEL CMD...: one run under GNU time: wall seconds from the
 # shell's clock around it (GNU time's %e has 10 ms steps; its spawn is in
@@ -714,9 +798,9 @@ catchup_section() {
 echo "bench.sh: work directory $root"
 started_us=$(us_now)
 impl=machine
-emit "run quick=${quick:-0} impls=${impls// /,} rounds=$rounds commits=$commits tp_conc=$tp_conc tp_secs=$tp_secs failovers=$failovers tool_runs=$tool_runs cold_runs=$cold_runs big_topics=$big_topics big_partitions=$big_partitions dir=$root"
+emit "run quick=${quick:-0} impls=${impls// /,} authz_impls=$(IFS=,; echo "${authz_order[*]}") authz_acls=$authz_acls rounds=$rounds commits=$commits tp_conc=$tp_conc tp_secs=$tp_secs failovers=$failovers tool_runs=$tool_runs cold_runs=$cold_runs big_topics=$big_topics big_partitions=$big_partitions dir=$root"
 floor_section start
-for i in "${order[@]}"; do setup "$i"; done
+for i in "${all_impls[@]}"; do setup "$i"; done
 sampler &
 echo $! >"$root/sampler.pid"
 sleep 3
@@ -729,7 +813,7 @@ sections=" ${BENCH_SECTIONS:-$default_sections} "
 for s in idle commit tools cold voter failover big catchup raft; do
     [[ $sections == *" $s "* ]] && "${s}_section"
 done
-for i in "${order[@]}"; do use "$i"; stop_scenario "$d"; done
+for i in "${all_impls[@]}"; do use "$i"; stop_scenario "$d"; done
 kill "$(cat "$root/sampler.pid")" 2>/dev/null || true
 rm -f "$root/sampler.pid"
 floor_section end

@@ -14,9 +14,12 @@
 //!
 //! This file runs the measurements; [`report`] writes the document and
 //! [`chart`] its pictures. The other two benchmarks have modules of their
-//! own: `bench-image` in [`image`], `bench-brokers` in [`brokers`]; [`line`]
+//! own: `bench-image` in [`image`], `bench-brokers` in [`brokers`],
+//! `bench-authz` in [`authz`] (which also writes this document's section on
+//! the authorizer); [`line`]
 //! reads the lines all their scripts print.
 
+pub(crate) mod authz;
 pub(crate) mod brokers;
 mod chart;
 pub(crate) mod image;

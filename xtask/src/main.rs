@@ -18,6 +18,10 @@
 //!   4.4 one serving brokers: Java brokers' start to unfenced, heartbeat
 //!   round trips, controller RSS (not in `ci`); writes
 //!   `docs/benchmarks-brokers.md`.
+//! * `bench-authz [--quick]` — the cost of authorization: commit latency and
+//!   throughput with the StandardAuthorizer and 1,000 ACLs on and off, on
+//!   kraft-rs and Kafka 4.4, and one `authorize` check against Kafka's
+//!   (not in `ci`); writes `docs/benchmarks-authz.md`.
 //! * `interop` — `golden-verify`; `image-interop`; our CLI against a real
 //!   Kafka 4.4 quorum; real Kafka 4.4 clients and tools against ours; a
 //!   kraft-rs controller in a Java quorum; Java brokers on kraft-rs
@@ -82,6 +86,7 @@ fn main() -> ExitCode {
         Some("topic-configs") => interop::topic_configs(),
         Some("bench-image") => bench::image::bench_image(),
         Some("bench-brokers") => bench::brokers::bench_brokers(),
+        Some("bench-authz") => bench::authz::bench_authz(args.iter().any(|a| a == "--quick")),
         Some("interop") => interop::interop(),
         Some("topics-long") => interop::topics_long(args.get(1).map(String::as_str)),
         Some("soak") => soak::soak(&args[1..]),
@@ -93,7 +98,7 @@ fn main() -> ExitCode {
         Some("dist") => dist::dist().map(|_| ()),
         Some("release") => release::release(&args[1..]),
         _ => Err(
-            "usage: cargo xtask <codegen [--check] | ci | golden | golden-verify | image-interop | topic-configs | bench-image | bench-brokers | interop | topics-long [RECORDS] | soak --seeds N | soak-restarts [SECONDS] | mutants [SEEDS] | modelcheck | bench [--quick] | readme | dist | release [--dry-run]>"
+            "usage: cargo xtask <codegen [--check] | ci | golden | golden-verify | image-interop | topic-configs | bench-image | bench-brokers | bench-authz [--quick] | interop | topics-long [RECORDS] | soak --seeds N | soak-restarts [SECONDS] | mutants [SEEDS] | modelcheck | bench [--quick] | readme | dist | release [--dry-run]>"
                 .to_string(),
         ),
     };

@@ -636,6 +636,15 @@ impl Report<'_> {
             target(ok, what);
         }
 
+        // ---- the authorizer on and off (the commit section's `-authz` runs)
+        if let Some(section) = super::authz::live_section(f, self.samples, "##") {
+            doc.push_str(&section);
+            doc.push_str(
+                "One `authorize` check against Kafka's, ns: [benchmarks-authz.md](benchmarks-authz.md) \
+                 (`cargo xtask bench-authz`).\n\n",
+            );
+        }
+
         // ---- failover
         let _ = writeln!(doc, "## Failover\n");
         doc.push_str(

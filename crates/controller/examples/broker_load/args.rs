@@ -25,6 +25,10 @@ pub(crate) struct Args {
     pub(crate) wait_leader: Option<Duration>,
     /// `--since-us`: the epoch microsecond `--wait-leader` counts from.
     pub(crate) since_us: Option<u64>,
+    /// `--create-acls COUNT`: the authorization benchmarks' ACLs.
+    pub(crate) create_acls: Option<usize>,
+    /// `--acl-principal`: whom `--create-acls` grants the bench's needs.
+    pub(crate) acl_principal: String,
 }
 
 /// `--writer PREFIX [--concurrency C] [--count N] [--for-secs S] [--samples-out FILE] [--gap-us N]`.
@@ -107,6 +111,8 @@ pub(crate) fn parse_args() -> Result<Args> {
         writer: None,
         wait_leader: None,
         since_us: None,
+        create_acls: None,
+        acl_principal: "User:ANONYMOUS".to_string(),
     };
     let mut writer = WriterJob {
         prefix: String::new(),
@@ -191,6 +197,11 @@ pub(crate) fn parse_args() -> Result<Args> {
             "--gap-us" => writer.gap = Duration::from_micros(number(&flag, &value)?),
             "--wait-leader" => args.wait_leader = Some(Duration::from_secs(number(&flag, &value)?)),
             "--since-us" => args.since_us = Some(number(&flag, &value)?),
+            "--create-acls" => {
+                args.create_acls =
+                    Some(usize::try_from(number(&flag, &value)?).map_err(|e| e.to_string())?)
+            }
+            "--acl-principal" => args.acl_principal = value,
             other => return Err(format!("unknown flag {other}")),
         }
     }
@@ -198,7 +209,10 @@ pub(crate) fn parse_args() -> Result<Args> {
         args.writer = Some(writer);
     }
     if args.bootstrap.is_empty()
-        || (args.cluster_id.is_empty() && args.wait_leader.is_none() && args.writer.is_none())
+        || (args.cluster_id.is_empty()
+            && args.wait_leader.is_none()
+            && args.writer.is_none()
+            && args.create_acls.is_none())
     {
         return Err("--bootstrap and --cluster-id are required".into());
     }

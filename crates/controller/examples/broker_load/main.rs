@@ -52,6 +52,12 @@
 //! leader is named and prints the time since `--since-us`. Neither needs
 //! `--cluster-id`.
 //!
+//! `--create-acls COUNT` (for `bench.sh`'s runs with the authorizer on)
+//! creates the authorization benchmarks' ACLs (`benches/authz_workload.rs`:
+//! what `--acl-principal`, default `User:ANONYMOUS`, needs for the
+//! modes above, among unrelated ACLs up to COUNT) in one CreateAcls call to
+//! the active controller; no `--cluster-id` needed.
+//!
 //! ```text
 //! broker_load --bootstrap 127.0.0.1:9093,127.0.0.1:9094 --cluster-id ID
 //!     [--phases 3,50] [--seconds 30,20] [--warmup-secs 5] [--interval-ms 100]
@@ -62,6 +68,7 @@
 //! broker_load --bootstrap ... --cluster-id ID --delete-topics big-:10000:100
 //! broker_load --bootstrap ... --writer lat- [--concurrency 1] [--count N] [--for-secs 60] [--samples-out FILE] [--gap-us N]
 //! broker_load --bootstrap ... --wait-leader 120 [--since-us EPOCH_MICROS]
+//! broker_load --bootstrap ... --create-acls 1000 [--acl-principal User:ANONYMOUS]
 //! ```
 //!
 //! Prints `key=value` lines: `leader ...`, one `phase ...` per phase (round
@@ -69,7 +76,10 @@
 //! and `unregistered ...` (with `--hold`: `leader ...`, `ready ...` and
 //! `unregistered ...`). Exits non-zero when a setup step fails.
 
+mod acls;
 mod args;
+#[path = "../../benches/authz_workload.rs"]
+mod authz_workload;
 mod broker;
 mod conn;
 mod fleet;
@@ -105,6 +115,9 @@ fn epoch_us() -> u64 {
 async fn run(args: Args) -> Result<()> {
     if let Some(limit) = args.wait_leader {
         return leader::wait_leader(&args, limit).await;
+    }
+    if let Some(count) = args.create_acls {
+        return acls::create_acls(&args, count).await;
     }
     if let Some(job) = &args.writer {
         return writer::writer(&args, job).await;
