@@ -441,13 +441,23 @@ rc=0
 out=$(as alice org.apache.kafka.tools.DelegationTokenCommand --renew --hmac "$token_hmac" --renew-time-period -1) || rc=$?
 refused "alice's kafka-delegation-tokens --renew of admin's token" "DelegationTokenOwnerMismatchException" "$out" "$rc"
 lead_by Java
-rc=0
-out=$(as admin org.apache.kafka.tools.DelegationTokenCommand --renew --hmac "$token_hmac" --renew-time-period 600000) || rc=$?
+# Just after a move the new leader may not have taken up its duties yet
+# (NOT_CONTROLLER, which the admin client does not retry for this call).
+for _ in $(seq 1 10); do
+    rc=0
+    out=$(as admin org.apache.kafka.tools.DelegationTokenCommand --renew --hmac "$token_hmac" --renew-time-period 600000) || rc=$?
+    [[ $rc != 0 && $out == *NotControllerException* ]] || break
+    sleep 1
+done
 [[ $rc == 0 && $out == *"Completed renew operation. New expiry date"* ]] ||
     fail "kafka-delegation-tokens --renew (10 min) failed (status $rc): $(head -c 1500 <<<"$out")"
 lead_by kraft-rs
-rc=0
-out=$(as admin org.apache.kafka.tools.DelegationTokenCommand --expire --hmac "$token_hmac" --expiry-time-period -1) || rc=$?
+for _ in $(seq 1 10); do
+    rc=0
+    out=$(as admin org.apache.kafka.tools.DelegationTokenCommand --expire --hmac "$token_hmac" --expiry-time-period -1) || rc=$?
+    [[ $rc != 0 && $out == *NotControllerException* ]] || break
+    sleep 1
+done
 [[ $rc == 0 && $out == *"Completed expire operation"* ]] ||
     fail "kafka-delegation-tokens --expire failed (status $rc): $(head -c 1500 <<<"$out")"
 ok=
