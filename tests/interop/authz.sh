@@ -477,12 +477,13 @@ if [[ $mode != kraft ]]; then
     if [[ $mode == mixed ]]; then
         # Who wrote the SCRAM and quota records: kraft-rs and Java leaders each.
         for w in "kraft-rs USER_SCRAM_CREDENTIAL_RECORD" "Java REMOVE_USER_SCRAM_CREDENTIAL_RECORD" \
-            "Java CLIENT_QUOTA_RECORD" "kraft-rs CLIENT_QUOTA_RECORD"; do
+            "Java CLIENT_QUOTA_RECORD" "kraft-rs CLIENT_QUOTA_RECORD" "kraft-rs DELEGATION_TOKEN_RECORD" \
+            "Java DELEGATION_TOKEN_RECORD" "kraft-rs REMOVE_DELEGATION_TOKEN_RECORD"; do
             grep -q "^WRITES $w [1-9]" <<<"$images_out" ||
                 fail "the metadata log holds no ${w#* } written by a ${w%% *} leader:
 $(grep -E '^(TERM|WRITES)' <<<"$images_out")"
         done
-        pass "the metadata log: kraft-rs leaders wrote $(awk '$1 == "WRITES" && $2 == "kraft-rs" && $3 ~ /SCRAM|QUOTA|ACCESS_CONTROL/ {printf "%s%sx%s", s, $3, $4; s = ", "}' <<<"$images_out"); Java leaders wrote $(awk '$1 == "WRITES" && $2 == "Java" && $3 ~ /SCRAM|QUOTA|ACCESS_CONTROL/ {printf "%s%sx%s", s, $3, $4; s = ", "}' <<<"$images_out")"
+        pass "the metadata log: kraft-rs leaders wrote $(awk '$1 == "WRITES" && $2 == "kraft-rs" && $3 ~ /SCRAM|QUOTA|ACCESS_CONTROL|TOKEN/ {printf "%s%sx%s", s, $3, $4; s = ", "}' <<<"$images_out"); Java leaders wrote $(awk '$1 == "WRITES" && $2 == "Java" && $3 ~ /SCRAM|QUOTA|ACCESS_CONTROL|TOKEN/ {printf "%s%sx%s", s, $3, $4; s = ", "}' <<<"$images_out")"
     fi
 fi
 
