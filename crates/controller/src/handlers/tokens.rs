@@ -333,9 +333,25 @@ fn owner_of(
     }
 }
 
-/// A whole-request failure of a token API (Kafka's `getErrorResponse`).
-fn failed(request: RequestBody, version: i16, e: &ApiError) -> Option<ResponseBody> {
+/// A whole-request failure of a token API (Kafka's `getErrorResponse`),
+/// as the response type `extract` takes out.
+fn whole_failure<R: Default>(
+    request: RequestBody,
+    version: i16,
+    e: &ApiError,
+    extract: impl FnOnce(ResponseBody) -> Option<R>,
+) -> R {
+    tracing::debug!(api = request.api_key().kafka_name(), error = %e, "token request failed");
     error_response(&request, version, e.code, e.message.as_deref())
+        .and_then(extract)
+        .unwrap_or_default()
+}
+
+fn create_response(r: ResponseBody) -> Option<CreateDelegationTokenResponse> {
+    match r {
+        ResponseBody::CreateDelegationToken(r) => Some(r),
+        _ => None,
+    }
 }
 
 impl Controller {
@@ -354,10 +370,12 @@ impl Controller {
                 code: ErrorCode::UnknownServerError,
                 message: None,
             };
-            return match failed(RequestBody::CreateDelegationToken(request.clone()), v, &e) {
-                Some(ResponseBody::CreateDelegationToken(r)) => r,
-                _ => CreateDelegationTokenResponse::default(),
-            };
+            return whole_failure(
+                RequestBody::CreateDelegationToken(request.clone()),
+                v,
+                &e,
+                create_response,
+            );
         };
         let refused = |code: ErrorCode| {
             let mut r = CreateDelegationTokenResponse {
@@ -391,11 +409,12 @@ impl Controller {
                         code: ErrorCode::UnknownServerError,
                         message: None,
                     };
-                    return match failed(RequestBody::CreateDelegationToken(request.clone()), v, &e)
-                    {
-                        Some(ResponseBody::CreateDelegationToken(r)) => r,
-                        _ => CreateDelegationTokenResponse::default(),
-                    };
+                    return whole_failure(
+                        RequestBody::CreateDelegationToken(request.clone()),
+                        v,
+                        &e,
+                        create_response,
+                    );
                 }
             }
         }
@@ -421,13 +440,12 @@ impl Controller {
                 }
                 r
             }
-            Err(e) => {
-                tracing::debug!(error = %e, "CreateDelegationToken failed");
-                match failed(RequestBody::CreateDelegationToken(request.clone()), v, &e) {
-                    Some(ResponseBody::CreateDelegationToken(r)) => r,
-                    _ => CreateDelegationTokenResponse::default(),
-                }
-            }
+            Err(e) => whole_failure(
+                RequestBody::CreateDelegationToken(request.clone()),
+                v,
+                &e,
+                create_response,
+            ),
         }
     }
 
@@ -437,36 +455,28 @@ impl Controller {
         ctx: &RequestContext,
         request: &RenewDelegationTokenRequest,
     ) -> RenewDelegationTokenResponse {
-        if !allow_token_requests(ctx) {
-            return RenewDelegationTokenResponse {
+        let outcome = self
+            .token_write(ctx, |settings, image, now| {
+                renew_token(settings, image, &ctx.principal, request, now)
+            })
+            .await;
+        match outcome {
+            Some(Ok(r)) => r,
+            None => RenewDelegationTokenResponse {
                 error_code: ErrorCode::DelegationTokenRequestNotAllowed.code(),
                 expiry_timestamp_ms: ERROR_TIMESTAMP,
                 ..Default::default()
-            };
-        }
-        let settings = &self.settings.delegation_tokens;
-        let outcome = self
-            .write(None, |state| {
-                Ok(renew_token(
-                    settings,
-                    &state.image,
-                    &ctx.principal,
-                    request,
-                    now_ms(),
-                ))
-            })
-            .await;
-        outcome.unwrap_or_else(|e| {
-            tracing::debug!(error = %e, "RenewDelegationToken failed");
-            match failed(
+            },
+            Some(Err(e)) => whole_failure(
                 RequestBody::RenewDelegationToken(request.clone()),
                 ctx.api_version,
                 &e,
-            ) {
-                Some(ResponseBody::RenewDelegationToken(r)) => r,
-                _ => RenewDelegationTokenResponse::default(),
-            }
-        })
+                |r| match r {
+                    ResponseBody::RenewDelegationToken(r) => Some(r),
+                    _ => None,
+                },
+            ),
+        }
     }
 
     /// ExpireDelegationToken (v1-2): see the module docs.
@@ -475,36 +485,46 @@ impl Controller {
         ctx: &RequestContext,
         request: &ExpireDelegationTokenRequest,
     ) -> ExpireDelegationTokenResponse {
-        if !allow_token_requests(ctx) {
-            return ExpireDelegationTokenResponse {
+        let outcome = self
+            .token_write(ctx, |settings, image, now| {
+                expire_token(settings, image, &ctx.principal, request, now)
+            })
+            .await;
+        match outcome {
+            Some(Ok(r)) => r,
+            None => ExpireDelegationTokenResponse {
                 error_code: ErrorCode::DelegationTokenRequestNotAllowed.code(),
                 expiry_timestamp_ms: ERROR_TIMESTAMP,
                 ..Default::default()
-            };
-        }
-        let settings = &self.settings.delegation_tokens;
-        let outcome = self
-            .write(None, |state| {
-                Ok(expire_token(
-                    settings,
-                    &state.image,
-                    &ctx.principal,
-                    request,
-                    now_ms(),
-                ))
-            })
-            .await;
-        outcome.unwrap_or_else(|e| {
-            tracing::debug!(error = %e, "ExpireDelegationToken failed");
-            match failed(
+            },
+            Some(Err(e)) => whole_failure(
                 RequestBody::ExpireDelegationToken(request.clone()),
                 ctx.api_version,
                 &e,
-            ) {
-                Some(ResponseBody::ExpireDelegationToken(r)) => r,
-                _ => ExpireDelegationTokenResponse::default(),
-            }
-        })
+                |r| match r {
+                    ResponseBody::ExpireDelegationToken(r) => Some(r),
+                    _ => None,
+                },
+            ),
+        }
+    }
+
+    /// One token write for a Renew or Expire request: `None` when
+    /// `allowTokenRequests` refuses it, else the outcome of `op` against
+    /// the writer's image at the current time.
+    async fn token_write<R: Send>(
+        &self,
+        ctx: &RequestContext,
+        op: impl Fn(&DelegationTokenSettings, &MetadataImage, i64) -> Generated<R> + Send + Sync,
+    ) -> Option<Result<R, ApiError>> {
+        if !allow_token_requests(ctx) {
+            return None;
+        }
+        let settings = &self.settings.delegation_tokens;
+        Some(
+            self.write(None, |state| Ok(op(settings, &state.image, now_ms())))
+                .await,
+        )
     }
 
     /// The `expireDelegationTokens` periodic task: one write removing up to
