@@ -125,10 +125,9 @@ fn first_line(program: &str, args: &[&str]) -> String {
         .unwrap_or_else(|e| format!("({program}: {e})"))
 }
 
-/// Runs `cargo xtask bench [--quick]`.
-pub fn bench(quick: bool) -> Result<()> {
-    let root = root();
-    let started = std::time::Instant::now();
+/// Builds what the commit benchmarks run: `kraft` and the `broker_load`
+/// and `bench_floor` examples, release profile.
+pub(crate) fn build_binaries() -> Result<()> {
     run(
         "cargo",
         &["build", "--release", "-p", "kraft-cli", "--bin", "kraft"],
@@ -146,6 +145,14 @@ pub fn bench(quick: bool) -> Result<()> {
             "bench_floor",
         ],
     )?;
+    Ok(())
+}
+
+/// Runs `cargo xtask bench [--quick]`.
+pub fn bench(quick: bool) -> Result<()> {
+    let root = root();
+    let started = std::time::Instant::now();
+    build_binaries()?;
     if !quick {
         // The `raft` section (full run only): kraft-rs's TestRaftServer.
         run(

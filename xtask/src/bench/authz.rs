@@ -315,23 +315,7 @@ fn per_check(dir: &Path, quick: bool) -> Result<(String, String)> {
 pub fn bench_authz(quick: bool) -> Result<()> {
     let root = root();
     let started = std::time::Instant::now();
-    run(
-        "cargo",
-        &["build", "--release", "-p", "kraft-cli", "--bin", "kraft"],
-    )?;
-    run(
-        "cargo",
-        &[
-            "build",
-            "--release",
-            "-p",
-            "kraft-controller",
-            "--example",
-            "broker_load",
-            "--example",
-            "bench_floor",
-        ],
-    )?;
+    super::build_binaries()?;
     let dir = root.join(if quick {
         "target/authz-bench-quick"
     } else {
