@@ -634,3 +634,45 @@ async fn expired_tokens_are_refused_and_removed_by_the_periodic_task() {
     assert!(!c.expire_delegation_tokens().await);
     assert_eq!(token_ids(&c), vec![keep.token_id.to_string()]);
 }
+
+#[tokio::test]
+async fn a_forwarded_token_request_to_a_non_leader_fails_the_envelope_not_controller() {
+    // Kafka answers NOT_CONTROLLER on the envelope itself when the inner
+    // response carries it, so the broker finds the new controller and sends
+    // again instead of handing the error to its client.
+    let (c, q) = controller(enabled(), None);
+    let t = create_as(&c, "User:alice", 3, renewers(&[])).await;
+    assert_eq!(t.error_code, 0);
+    q.refuse_appends(true);
+    for body in [
+        RequestBody::CreateDelegationToken(renewers(&[])),
+        RequestBody::RenewDelegationToken(RenewDelegationTokenRequest {
+            hmac: t.hmac.clone(),
+            renew_period_ms: 1000,
+            ..Default::default()
+        }),
+        RequestBody::ExpireDelegationToken(ExpireDelegationTokenRequest {
+            hmac: t.hmac.clone(),
+            expiry_time_period_ms: -1,
+            ..Default::default()
+        }),
+    ] {
+        let r = send(
+            &c,
+            server_context(),
+            RequestBody::Envelope(envelope(&body, 2, principal_data("alice", false))),
+        )
+        .await;
+        let ResponseBody::Envelope(r) = r else {
+            panic!("{r:?}")
+        };
+        assert_eq!(
+            r.error_code,
+            ErrorCode::NotController.code(),
+            "{:?}",
+            body.api_key()
+        );
+        assert!(r.response_data.is_none());
+    }
+    assert_eq!(token_ids(&c), vec![t.token_id.to_string()]);
+}
