@@ -21,6 +21,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use super::report::commit_samples;
 use super::{fmt, quantile, ratio, Fact, Facts};
 use crate::{root, run, run_with_env, Result};
 
@@ -43,22 +44,6 @@ const CHECKS: [&str; 5] = [
     "DESCRIBE_CONFIGS on topic `lat1-0-17`: denied",
     "READ on topic `orders-16` by `User:app-16` (literal ACL): allowed",
 ];
-
-/// Every commit latency sample (µs) of `implementation`, sorted.
-fn pooled(facts: &Facts, samples: &Path, implementation: &str) -> Vec<f64> {
-    let mut all = Vec::new();
-    for f in facts.of(implementation, "commit") {
-        if let Ok(text) = std::fs::read_to_string(samples.join(f.text("samples"))) {
-            all.extend(
-                text.lines()
-                    .filter_map(|l| l.split_whitespace().nth(1))
-                    .filter_map(|v| v.parse::<f64>().ok()),
-            );
-        }
-    }
-    all.sort_by(f64::total_cmp);
-    all
-}
 
 /// The median over rounds of `on`'s `key` over `off`'s in the same round
 /// (the two ran back to back, ABBA).
@@ -128,7 +113,10 @@ pub(super) fn live_section(facts: &Facts, samples: &Path, heading: &str) -> Opti
     );
     let mut verdict = None;
     for (off, on, label) in &pairs {
-        let (a, b) = (pooled(facts, samples, off), pooled(facts, samples, on));
+        let (a, b) = (
+            commit_samples(facts, samples, off),
+            commit_samples(facts, samples, on),
+        );
         let q = |s: &[f64], p: f64| (!s.is_empty()).then(|| quantile(s, p) / 1000.0);
         let (p50a, p50b, p99a, p99b) = (q(&a, 0.5), q(&b, 0.5), q(&a, 0.99), q(&b, 0.99));
         let _ = writeln!(

@@ -8,6 +8,23 @@ use super::chart::{cdf, chart, Chart};
 use super::{first_line, fmt, quantile, ratio, Fact, Facts, COLORS, IMPLS};
 use crate::Result;
 
+/// Every commit latency sample (µs) of `implementation` in the sample
+/// files under `samples` that `facts` name, sorted.
+pub(super) fn commit_samples(facts: &Facts, samples: &Path, implementation: &str) -> Vec<f64> {
+    let mut all = Vec::new();
+    for f in facts.of(implementation, "commit") {
+        if let Ok(text) = std::fs::read_to_string(samples.join(f.text("samples"))) {
+            all.extend(
+                text.lines()
+                    .filter_map(|l| l.split_whitespace().nth(1))
+                    .filter_map(|v| v.parse::<f64>().ok()),
+            );
+        }
+    }
+    all.sort_by(f64::total_cmp);
+    all
+}
+
 /// One run's facts, sample files and figures, as the document reads them.
 pub(super) struct Report<'a> {
     pub(super) facts: &'a Facts,
@@ -29,19 +46,7 @@ impl Report<'_> {
 
     /// Every commit latency sample (µs) of one implementation, sorted.
     fn commit_samples(&self, implementation: &str) -> Vec<f64> {
-        let mut all = Vec::new();
-        for f in self.facts.of(implementation, "commit") {
-            let path = self.samples.join(f.text("samples"));
-            if let Ok(text) = std::fs::read_to_string(&path) {
-                all.extend(
-                    text.lines()
-                        .filter_map(|l| l.split_whitespace().nth(1))
-                        .filter_map(|v| v.parse::<f64>().ok()),
-                );
-            }
-        }
-        all.sort_by(f64::total_cmp);
-        all
+        commit_samples(self.facts, self.samples, implementation)
     }
 
     /// fsync + round trip (µs) per floor sample, sorted.

@@ -445,9 +445,20 @@ pub(super) fn envelope_of(
     principal: Option<Vec<u8>>,
     addr: &[u8],
 ) -> EnvelopeRequest {
+    envelope_at(api, 0, body, principal, addr)
+}
+
+/// [`envelope_of`] with the forwarded request at `version`.
+pub(super) fn envelope_at(
+    api: ApiKey,
+    version: i16,
+    body: &RequestBody,
+    principal: Option<Vec<u8>>,
+    addr: &[u8],
+) -> EnvelopeRequest {
     let header = kraft_protocol::messages::request_header::RequestHeader {
         request_api_key: api.id(),
-        request_api_version: 0,
+        request_api_version: version,
         correlation_id: 42,
         client_id: Some("adminclient-1".into()),
         ..Default::default()

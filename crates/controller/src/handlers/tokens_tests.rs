@@ -26,7 +26,7 @@ use kraft_protocol::messages::renew_delegation_token_request::RenewDelegationTok
 use kraft_protocol::messages::renew_delegation_token_response::RenewDelegationTokenResponse;
 use kraft_protocol::{ApiKey, ErrorCode, RequestBody, ResponseBody, Uuid};
 
-use super::broker_tests::{server_context, setup_with, GatedQuorum};
+use super::broker_tests::{envelope_at, server_context, setup_with, GatedQuorum};
 use super::tokens::token_hmac;
 use super::Controller;
 use crate::authorizer::AuthorizerConfig;
@@ -238,21 +238,13 @@ fn principal_data(name: &str, token_authenticated: bool) -> Vec<u8> {
 }
 
 fn envelope(body: &RequestBody, version: i16, principal: Vec<u8>) -> EnvelopeRequest {
-    let header = kraft_protocol::messages::request_header::RequestHeader {
-        request_api_key: body.api_key().id(),
-        request_api_version: version,
-        correlation_id: 7,
-        client_id: Some("adminclient-1".into()),
-        ..Default::default()
-    };
-    let mut frame = Vec::new();
-    kraft_protocol::header::encode_request_frame(&mut frame, &header, body).unwrap();
-    EnvelopeRequest {
-        request_data: Bytes::from(frame).slice(4..),
-        request_principal: Some(Bytes::from(principal)),
-        client_host_address: Bytes::from_static(&[10, 0, 0, 9]),
-        ..Default::default()
-    }
+    envelope_at(
+        body.api_key(),
+        version,
+        body,
+        Some(principal),
+        &[10, 0, 0, 9],
+    )
 }
 
 async fn through_envelope(
