@@ -401,7 +401,8 @@ pub fn random_uuid_text() -> String {
     uuid_to_text(&random_uuid())
 }
 
-fn now_ms() -> i64 {
+/// Milliseconds since the epoch (0 before it).
+pub(crate) fn now_ms() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))

@@ -53,8 +53,8 @@ use sha2::Sha512;
 use super::writer::Generated;
 use super::{error_response, Access, ApiError, Controller};
 use crate::config::security::{DelegationTokenSettings, Password};
+use crate::format::{now_ms, random_uuid_text};
 use crate::image::{DelegationTokenData, MetadataImage, MetadataRecord};
-use crate::java::{random_uuid, uuid_to_text};
 use crate::server::RequestContext;
 
 /// The most RemoveDelegationTokenRecords one expiry pass writes (Kafka's
@@ -63,13 +63,6 @@ pub const MAX_RECORDS_PER_EXPIRATION: usize = 1000;
 
 /// Kafka's `DelegationTokenManager.ERROR_TIMESTAMP`.
 const ERROR_TIMESTAMP: i64 = -1;
-
-/// Milliseconds since the epoch.
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-}
 
 /// `now + duration`, saturating at `i64::MAX` (Kafka's `sum`).
 fn saturating_sum(now: i64, duration: i64) -> i64 {
@@ -177,7 +170,7 @@ fn create_token(
         }
         renewers.push(format!("User:{}", renewer.principal_name.as_str()));
     }
-    let token_id = uuid_to_text(&random_uuid());
+    let token_id = random_uuid_text();
     let token = DelegationTokenData {
         token_id: token_id.clone(),
         owner: principal_text(owner),
