@@ -104,11 +104,8 @@ pub fn parse_mechanism_argument(input: &str) -> Result<(ScramMechanism, &str), F
         )));
     };
     let (name, config) = (&input[..eq], &input[eq + 1..]);
-    let mechanism = mechanism_for_name(name).ok_or_else(|| {
-        invalid(format!(
-            "The add-scram mechanism {name} is not supported."
-        ))
-    })?;
+    let mechanism = mechanism_for_name(name)
+        .ok_or_else(|| invalid(format!("The add-scram mechanism {name} is not supported.")))?;
     let Some(config) = config.strip_prefix('[') else {
         return Err(invalid("Expected configuration string to start with ["));
     };
@@ -251,9 +248,10 @@ impl ScramArgument {
         };
         let iterations = match take("iterations") {
             None => None,
-            Some(s) => Some(s.parse::<i32>().map_err(|_| {
-                invalid(format!("Failed to parse iterations count: {s}"))
-            })?),
+            Some(s) => Some(
+                s.parse::<i32>()
+                    .map_err(|_| invalid(format!("Failed to parse iterations count: {s}")))?,
+            ),
         };
         let password = take("password");
         let salted = take("saltedpassword");

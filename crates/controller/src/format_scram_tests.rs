@@ -177,11 +177,15 @@ fn parse_mechanism_argument_with_unsupported_scram_method() {
     );
     // Case-sensitive, no trimming inside.
     assert_eq!(
-        err(parse_mechanism_argument("scram-sha-256=[name=a,password=b]")),
+        err(parse_mechanism_argument(
+            "scram-sha-256=[name=a,password=b]"
+        )),
         "The add-scram mechanism scram-sha-256 is not supported."
     );
     assert_eq!(
-        err(parse_mechanism_argument("SCRAM-SHA-256 =[name=a,password=b]")),
+        err(parse_mechanism_argument(
+            "SCRAM-SHA-256 =[name=a,password=b]"
+        )),
         "The add-scram mechanism SCRAM-SHA-256  is not supported."
     );
 }
@@ -455,7 +459,9 @@ fn base64_is_javas_basic_decoder() {
     assert_eq!(ok("YQ"), Some(b"a".to_vec()));
     assert_eq!(ok("YR=="), Some(b"a".to_vec()), "trailing bits ignored");
     assert_eq!(ok(""), Some(Vec::new()));
-    for bad in ["YQ=", "Y", "Y===", "=", "N3E=x", "N3E==", "YQ==YQ==", "N3 E", "N3E\n", "_-8="] {
+    for bad in [
+        "YQ=", "Y", "Y===", "=", "N3E=x", "N3E==", "YQ==YQ==", "N3 E", "N3E\n", "_-8=",
+    ] {
         assert_eq!(ok(bad), None, "{bad:?}");
     }
 }
@@ -484,10 +490,7 @@ fn components_split_like_javas_string_split() {
         "You must supply 'name' to add-scram"
     );
     // A key given twice keeps its last value; the name may be empty.
-    assert_eq!(
-        parse(Sha256, "name=a,password=p,name=b").unwrap().name,
-        "b"
-    );
+    assert_eq!(parse(Sha256, "name=a,password=p,name=b").unwrap().name, "b");
     assert_eq!(parse(Sha256, "name=,password=p").unwrap().name, "");
 }
 
@@ -563,8 +566,11 @@ fn passwords_never_reach_errors_or_debug_output() {
     let debug = format!("{data:?}");
     assert!(!debug.contains(secret), "{debug}");
     assert!(debug.contains("password: Some([hidden])"), "{debug}");
-    let salted = parse(Sha256, &format!("name=a,salt=N3E=,saltedpassword={TEST_SALTED_PASSWORD_B64}"))
-        .unwrap();
+    let salted = parse(
+        Sha256,
+        &format!("name=a,salt=N3E=,saltedpassword={TEST_SALTED_PASSWORD_B64}"),
+    )
+    .unwrap();
     assert!(!format!("{salted:?}").contains("153"), "{salted:?}");
     for bad in [
         format!("SCRAM-SHA-256=[name=a,password={secret},iterations=1]"),

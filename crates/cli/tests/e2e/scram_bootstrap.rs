@@ -53,7 +53,12 @@ fn latest_snapshot(log_dir: &Path) -> Option<std::path::PathBuf> {
         .flatten()
         .filter_map(|e| {
             let name = e.file_name().to_str()?.to_string();
-            let offset: i64 = name.strip_suffix(".checkpoint")?.split_once('-')?.0.parse().ok()?;
+            let offset: i64 = name
+                .strip_suffix(".checkpoint")?
+                .split_once('-')?
+                .0
+                .parse()
+                .ok()?;
             (offset > 0).then_some((offset, e.path()))
         })
         .max()
@@ -80,7 +85,11 @@ fn a_controller_formatted_with_scram_credentials_serves_them_from_its_image() {
         d = data.display()
     ));
     let cluster_id = kraft(&["storage", "random-uuid"]).1.trim().to_string();
-    let config = server.config_path().to_str().unwrap_or_default().to_string();
+    let config = server
+        .config_path()
+        .to_str()
+        .unwrap_or_default()
+        .to_string();
     let (code, out, err) = kraft(&[
         "storage",
         "format",
