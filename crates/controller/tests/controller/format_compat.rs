@@ -243,6 +243,16 @@ fn standalone() {
     run_scenario("standalone");
 }
 
+#[test]
+fn scram_credentials_of_both_mechanisms() {
+    run_scenario("scram");
+}
+
+#[test]
+fn scram_at_the_first_metadata_version_with_scram() {
+    run_scenario("scram-min-release");
+}
+
 const DYNAMIC: &str = "process.roles=controller\nnode.id=1\ncontroller.listener.names=CONTROLLER\n\
                        listeners=CONTROLLER://:9093\ncontroller.quorum.bootstrap.servers=localhost:9093\n\
                        log.dirs=@DIR@/d1\n";
@@ -551,7 +561,11 @@ const TEST_SALTED_PASSWORD: &str = "mT0yyUUxnlJaC99HXgRTSYlbuqa4FSGtJCJfTMvjYCE=
 fn test_scram_arguments() -> Vec<String> {
     ["SCRAM-SHA-256", "SCRAM-SHA-512"]
         .iter()
-        .map(|m| format!("{m}=[name=alice,salt=\"{TEST_SALT}\",saltedpassword=\"{TEST_SALTED_PASSWORD}\"]"))
+        .map(|m| {
+            format!(
+                "{m}=[name=alice,salt=\"{TEST_SALT}\",saltedpassword=\"{TEST_SALTED_PASSWORD}\"]"
+            )
+        })
         .collect()
 }
 
@@ -638,10 +652,16 @@ fn scram_records_follow_the_feature_levels() {
          serverKey=[101, -82, 119, 71, 108, -124, 52, -124, -115, -19, -15, -53, -19, 101, 49, -82, 33, 100, 87, -73, 31, 110, -77, -73, -8, 43, 68, -90, -45, 27, 76, -15], \
          iterations=4096) at version 0), ApiMessageAndVersion(UserScramCredentialRecord(name='alice', mechanism=2, "
     ), "{line}");
-    assert!(line.ends_with(" at version 0)], metadataVersionLevel=20, source=format command)"), "{line}");
+    assert!(
+        line.ends_with(" at version 0)], metadataVersionLevel=20, source=format command)"),
+        "{line}"
+    );
     assert_eq!(
         report.output[1],
-        format!("Formatting metadata directory {} with metadata.version 3.8-IV0.", dir.display())
+        format!(
+            "Formatting metadata directory {} with metadata.version 3.8-IV0.",
+            dir.display()
+        )
     );
 }
 
@@ -652,7 +672,13 @@ fn scram_passwords_with_a_standalone_quorum() {
     let tmp = TempDir::new("scram-standalone");
     let mut opts = options(
         config_for(DYNAMIC, tmp.path()),
-        &["--cluster-id", "abc", "--release-version", "3.9-IV0", "--standalone"],
+        &[
+            "--cluster-id",
+            "abc",
+            "--release-version",
+            "3.9-IV0",
+            "--standalone",
+        ],
     );
     opts.add_scram = vec![
         "SCRAM-SHA-512=[name=alice,password=changeit]".to_string(),
@@ -666,14 +692,17 @@ fn scram_passwords_with_a_standalone_quorum() {
     assert_ne!(creds[0].2, creds[1].2);
     assert_ne!(creds[0].3, creds[1].3);
     for c in &creds {
-        assert!(c.2.iter().all(|b| b.is_ascii_digit() || b.is_ascii_lowercase()));
+        assert!(c
+            .2
+            .iter()
+            .all(|b| b.is_ascii_digit() || b.is_ascii_lowercase()));
         assert_eq!((c.3.len(), c.4.len()), (64, 64));
     }
 }
 
 /// `--add-scram` errors as Kafka 4.4.0's kafka-storage printed them for the
-/// same arguments (static quorum, default release); the first bad argument
-/// wins and nothing is written.
+/// same arguments (static quorum, default release, each argument after
+/// `--add-scram`); the first bad argument wins and nothing is written.
 #[test]
 fn scram_errors_match_kafka() {
     for (args, expected) in scram_error_cases() {
@@ -740,5 +769,28 @@ fn scram_error_cases() -> Vec<(Vec<&'static str>, &'static str)> {
             ],
             "The 'iterations' value must be >= 4096 for add-scram using SCRAM_SHA_512",
         ),
+        (
+            vec!["SCRAM-SHA-256=[zeta=1,name=bob, name=x,password=p,Alpha=2]"],
+            "Unknown SCRAM configurations:  name, Alpha, zeta",
+        ),
+        (
+            vec!["SCRAM-SHA-256=[name=a,,password=p]"],
+            "No equals sign found in SCRAM component: ",
+        ),
+        (vec!["SCRAM-SHA-256=[,]"], "You must supply 'name' to add-scram"),
+        (vec!["SCRAM-SHA-256=["], "Expected configuration string to end with ]"),
+        (
+            vec!["SCRAM-SHA-256 =[name=a,password=b]"],
+            "The add-scram mechanism SCRAM-SHA-256  is not supported.",
+        ),
+        (
+            vec!["SCRAM-SHA-256=[name=a,password=p,iterations= 8192]"],
+            "Failed to parse iterations count:  8192",
+        ),
+        (vec!["SCRAM-SHA-256=[name=a,password=p,salt=YQ=YQ]"], "Failed to decode given salt: YQ=YQ"),
+        // Kafka's tool dies of an uncaught IllegalArgumentException with
+        // this message (Java's SecretKeySpec refuses an empty key).
+        (vec!["SCRAM-SHA-256=[name=a,password=]"], "Empty key"),
+        (vec!["SCRAM-SHA-256=[name=a,salt=N3E=,saltedpassword=\"\"]"], "Empty key"),
     ]
 }
