@@ -32,7 +32,9 @@ pub enum StorageCommand {
   kraft storage format --config controller.properties --cluster-id $(kraft storage random-uuid) --standalone
   kraft storage format -c controller.properties -t MkU3OEVBNTcwNTJENDM2Qk \\
       --initial-controllers 1@ctl-1:9093:J8aAPcfLQt2bqs1JT_rMgQ,2@ctl-2:9093:pYbzmJ3ETiKhj2N2kVeeWw
-  kraft storage format -c controller4.properties -t MkU3OEVBNTcwNTJENDM2Qk --no-initial-controllers")]
+  kraft storage format -c controller4.properties -t MkU3OEVBNTcwNTJENDM2Qk --no-initial-controllers
+  kraft storage format -c controller.properties -t MkU3OEVBNTcwNTJENDM2Qk --standalone \\
+      --add-scram 'SCRAM-SHA-256=[name=alice,password=alice-secret]'")]
     Format(FormatArgs),
     /// Describe the log directories of a controller.
     #[command(after_help = "Example:\n  kraft storage info --config controller.properties")]
@@ -45,8 +47,9 @@ pub enum StorageCommand {
     RandomUuid,
 }
 
-/// `kraft storage format` flags (kafka-storage format).
-#[derive(Debug, Args)]
+/// `kraft storage format` flags (kafka-storage format). Its `Debug` output
+/// hides the `--add-scram` arguments (they hold passwords).
+#[derive(Args)]
 pub struct FormatArgs {
     /// The controller's properties file.
     #[arg(short = 'c', long = "config")]
@@ -76,6 +79,30 @@ pub struct FormatArgs {
     /// Format without initial voters (to join an existing dynamic quorum).
     #[arg(short = 'N', long = "no-initial-controllers")]
     pub no_initial_controllers: bool,
+    /// A SCRAM credential to add to the bootstrap metadata (repeatable), e.g.
+    /// 'SCRAM-SHA-256=[name=alice,password=alice-secret]' or
+    /// 'SCRAM-SHA-512=[name=alice,iterations=8192,salt="N3E=",saltedpassword="YCE="]'
+    #[arg(short = 'S', long = "add-scram", value_name = "SCRAM_CREDENTIAL")]
+    pub add_scram: Vec<String>,
+}
+
+impl std::fmt::Debug for FormatArgs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FormatArgs")
+            .field("config", &self.config)
+            .field("cluster_id", &self.cluster_id)
+            .field("release_version", &self.release_version)
+            .field("feature", &self.feature)
+            .field("ignore_formatted", &self.ignore_formatted)
+            .field("standalone", &self.standalone)
+            .field("initial_controllers", &self.initial_controllers)
+            .field("no_initial_controllers", &self.no_initial_controllers)
+            .field(
+                "add_scram",
+                &format_args!("[{} hidden]", self.add_scram.len()),
+            )
+            .finish()
+    }
 }
 
 /// `kraft storage info` flags.
@@ -163,6 +190,7 @@ pub fn storage(args: StorageArgs, out: &mut dyn Write) -> Result<(), CliError> {
                 features: a.feature,
                 ignore_formatted: a.ignore_formatted,
                 initial_quorum,
+                add_scram: a.add_scram,
                 now_ms: None,
             })
             .map_err(|e| CliError::new(e.to_string()))?;

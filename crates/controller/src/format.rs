@@ -12,7 +12,8 @@
 //!    `--no-initial-controllers` — a VotersRecord of the initial controllers;
 //! 2. one data batch with the bootstrap records: a FeatureLevelRecord for
 //!    metadata.version, then one per other feature with a level above 0, by
-//!    name;
+//!    name, then a UserScramCredentialRecord per `--add-scram`, in order
+//!    ([`crate::format_scram`]; metadata.version 3.5-IV2 or later);
 //! 3. a control batch with a SnapshotFooterRecord.
 //!
 //! Kafka 4.4 no longer writes the legacy `bootstrap.checkpoint` file (it
@@ -40,6 +41,7 @@ use crate::features::{
     validate_feature_dependencies, FeatureSpec, MetadataVersion, KRAFT_VERSION, METADATA_VERSION,
     PRODUCTION_FEATURES,
 };
+use crate::format_scram;
 use crate::image::MetadataRecord;
 use crate::java::{
     is_reserved_directory_id, java_date_string_utc, random_directory_id, random_uuid,
@@ -91,7 +93,8 @@ pub enum InitialQuorum {
 }
 
 /// The options of `kraft storage format` (the CLI maps its flags onto these).
-#[derive(Debug, Clone)]
+/// Its `Debug` output hides the `--add-scram` arguments (they hold passwords).
+#[derive(Clone)]
 pub struct FormatOptions {
     /// The parsed `--config` file.
     pub config: ControllerConfig,
@@ -105,8 +108,29 @@ pub struct FormatOptions {
     pub ignore_formatted: bool,
     /// `--standalone` / `--initial-controllers` / `--no-initial-controllers`.
     pub initial_quorum: InitialQuorum,
+    /// `--add-scram MECHANISM=[name=...,...]`, as given, in order (see
+    /// [`crate::format_scram`]).
+    pub add_scram: Vec<String>,
     /// Clock used for timestamps (ms since the epoch); `None` = now.
     pub now_ms: Option<i64>,
+}
+
+impl fmt::Debug for FormatOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FormatOptions")
+            .field("config", &self.config)
+            .field("cluster_id", &self.cluster_id)
+            .field("release_version", &self.release_version)
+            .field("features", &self.features)
+            .field("ignore_formatted", &self.ignore_formatted)
+            .field("initial_quorum", &self.initial_quorum)
+            .field(
+                "add_scram",
+                &format_args!("[{} hidden]", self.add_scram.len()),
+            )
+            .field("now_ms", &self.now_ms)
+            .finish()
+    }
 }
 
 /// One voter of `--initial-controllers` (Kafka's `DynamicVoter`).
@@ -431,8 +455,13 @@ fn bootstrap_metadata_text(records: &[MetadataRecord], mv: MetadataVersion) -> S
         .iter()
         .filter_map(|r| match &r.body {
             MetadataRecordBody::FeatureLevel(f) => Some(format!(
-                "ApiMessageAndVersion(FeatureLevelRecord(name='{}', featureLevel={}) at version 0)",
-                f.name, f.feature_level
+                "ApiMessageAndVersion(FeatureLevelRecord(name='{}', featureLevel={}) at version {})",
+                f.name, f.feature_level, r.version
+            )),
+            MetadataRecordBody::UserScramCredential(c) => Some(format!(
+                "ApiMessageAndVersion({} at version {})",
+                format_scram::record_text(c),
+                r.version
             )),
             _ => None,
         })
@@ -564,6 +593,17 @@ fn plan(opts: &FormatOptions) -> Result<Plan, FormatError> {
         if name != METADATA_VERSION && name != KRAFT_VERSION && *level > 0 {
             records.push(MetadataRecord::feature_level(name, *level));
         }
+    }
+    // Formatter.calculateBootstrapMetadata: the SCRAM credentials follow
+    // the feature levels.
+    if !opts.add_scram.is_empty() {
+        if !mv.is_scram_supported() {
+            return Err(invalid(format!(
+                "SCRAM is only supported in {METADATA_VERSION} {} or later.",
+                MetadataVersion::IBP_3_5_IV2
+            )));
+        }
+        records.extend(format_scram::scram_records(&opts.add_scram)?);
     }
     Ok(Plan {
         mv,

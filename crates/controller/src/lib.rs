@@ -10,6 +10,8 @@
 //! * [`mod@format`]: `kraft storage format` / `random-uuid` / `info`, writing
 //!   `meta.properties` and the bootstrap checkpoint exactly as Kafka 4.4's
 //!   `kafka-storage` does.
+//! * [`format_scram`]: the `--add-scram` credentials of `kraft storage
+//!   format` (Kafka's `ScramParser`).
 //! * [`image`]: the metadata state machine fed with committed metadata
 //!   records.
 //! * [`authorizer`]: Kafka's `StandardAuthorizer` over the image's ACLs,
@@ -47,6 +49,7 @@ mod bridge;
 pub mod config;
 mod features;
 pub mod format;
+pub mod format_scram;
 pub mod handlers;
 pub mod image;
 pub mod java;

@@ -84,6 +84,7 @@ async fn a_refused_generated_record_is_not_appended_and_another_node_leads() {
             features: Vec::new(),
             ignore_formatted: false,
             initial_quorum: InitialQuorum::InitialControllers(initial.clone()),
+            add_scram: Vec::new(),
             now_ms: None,
         })
         .unwrap();
@@ -157,6 +158,88 @@ async fn a_refused_generated_record_is_not_appended_and_another_node_leads() {
             i + 1
         );
     }
+    for n in nodes {
+        n.shutdown().await;
+    }
+}
+
+/// `kraft storage format --add-scram` with passwords, then a real node:
+/// once active it has put the bootstrap credentials in its image, and the
+/// SCRAM-SHA-256 one answers RFC 7677's example exchange (user `user`,
+/// password `pencil`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_formatted_with_scram_credentials_has_them_in_its_image() {
+    use base64::engine::general_purpose::STANDARD as BASE64;
+    use base64::Engine;
+    use hmac::digest::KeyInit;
+    use hmac::{Hmac, Mac};
+    use sha2::{Digest, Sha256};
+
+    let tmp = TempDir::new("node-scram");
+    let ports = [free_port()];
+    let dir = tmp.join("data-1");
+    let report = format(&FormatOptions {
+        config: config(1, &dir, &ports),
+        cluster_id: "MkU3OEVBNTcwNTJENDM2Qk".to_string(),
+        release_version: None,
+        features: Vec::new(),
+        ignore_formatted: false,
+        initial_quorum: InitialQuorum::Standalone,
+        add_scram: vec![
+            "SCRAM-SHA-256=[name=user,password=pencil,salt=\"W22ZaJ0SNY7soEsUEjb6gQ==\"]"
+                .to_string(),
+            "SCRAM-SHA-512=[name=alice,password=alice-secret,iterations=8192]".to_string(),
+        ],
+        now_ms: None,
+    })
+    .unwrap();
+    assert!(!report.output.iter().any(|l| l.contains("pencil")));
+    let nodes = vec![ControllerNode::start(config(1, &dir, &ports))
+        .await
+        .unwrap()];
+    active(&nodes).await;
+    until("the image holds the bootstrap credentials", || {
+        let image = nodes[0].image().read();
+        image.scram().credential(1, "user").is_some()
+            && image.scram().credential(2, "alice").is_some()
+    })
+    .await;
+    let (user, alice) = {
+        let image = nodes[0].image().read();
+        (
+            image.scram().credential(1, "user").cloned().unwrap(),
+            image.scram().credential(2, "alice").cloned().unwrap(),
+        )
+    };
+    assert_eq!((user.iterations, alice.iterations), (4096, 8192));
+    assert_eq!(BASE64.encode(&user.salt), "W22ZaJ0SNY7soEsUEjb6gQ==");
+    assert!(!alice.salt.is_empty() && alice.salt.iter().all(u8::is_ascii_alphanumeric));
+    assert_eq!((alice.stored_key.len(), alice.server_key.len()), (64, 64));
+
+    // RFC 7677 section 3: the server signature (v=) from the server key,
+    // and the client proof (p=) checked against the stored key.
+    let auth_message = "n=user,r=rOprNGfwEbeRWgbNEkqO,\
+        r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096,\
+        c=biws,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0";
+    let hmac = |key: &[u8]| {
+        let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(key).unwrap();
+        mac.update(auth_message.as_bytes());
+        mac.finalize().into_bytes().to_vec()
+    };
+    assert_eq!(
+        BASE64.encode(hmac(&user.server_key)),
+        "6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4="
+    );
+    let proof = BASE64
+        .decode("dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ=")
+        .unwrap();
+    let client_key: Vec<u8> = proof
+        .iter()
+        .zip(hmac(&user.stored_key))
+        .map(|(p, s)| p ^ s)
+        .collect();
+    assert_eq!(Sha256::digest(&client_key).as_slice(), &user.stored_key[..]);
+
     for n in nodes {
         n.shutdown().await;
     }

@@ -82,7 +82,7 @@ mod producer_ids;
 mod quorum;
 mod quotas;
 mod registration;
-mod scram;
+pub(crate) mod scram;
 mod tokens;
 mod topic_admin;
 mod topics;

@@ -16,11 +16,12 @@ use kraft_controller::format::{
     format, info, DirectoryKind, FormatError, FormatOptions, InitialQuorum, MetaProperties,
     BOOTSTRAP_CHECKPOINT, CLUSTER_METADATA_DIR, META_PROPERTIES,
 };
+use kraft_controller::image::MetadataRecord;
 use kraft_protocol::messages::snapshot_header_record::SnapshotHeaderRecord;
 use kraft_protocol::messages::voters_record::VotersRecord;
 use kraft_protocol::records::{batches, ControlRecordType, NewRecord, RecordBatchBuilder};
 use kraft_protocol::text::Properties;
-use kraft_protocol::{Message, Uuid};
+use kraft_protocol::{Message, MetadataRecordBody, Uuid};
 
 use crate::common::{data_dir, files_below, TempDir};
 
@@ -39,6 +40,7 @@ fn options(config: ControllerConfig, args: &[&str]) -> FormatOptions {
         features: Vec::new(),
         ignore_formatted: false,
         initial_quorum: InitialQuorum::Unspecified,
+        add_scram: Vec::new(),
         now_ms: Some(1_700_000_000_000),
     };
     let mut it = args.iter();
@@ -54,6 +56,7 @@ fn options(config: ControllerConfig, args: &[&str]) -> FormatOptions {
             "--standalone" => opts.initial_quorum = InitialQuorum::Standalone,
             "--no-initial-controllers" => opts.initial_quorum = InitialQuorum::NoInitialControllers,
             "--ignore-formatted" => opts.ignore_formatted = true,
+            "--add-scram" | "-S" => opts.add_scram.push(value()),
             other => panic!("unexpected argument {other}"),
         }
     }
@@ -238,6 +241,16 @@ fn no_initial_controllers_with_unstable_versions() {
 #[test]
 fn standalone() {
     run_scenario("standalone");
+}
+
+#[test]
+fn scram_credentials_of_both_mechanisms() {
+    run_scenario("scram");
+}
+
+#[test]
+fn scram_at_the_first_metadata_version_with_scram() {
+    run_scenario("scram-min-release");
 }
 
 const DYNAMIC: &str = "process.roles=controller\nnode.id=1\ncontroller.listener.names=CONTROLLER\n\
@@ -490,4 +503,294 @@ fn info_reports_problems() {
             String::new(),
         ]
     );
+}
+
+/// The bootstrap records (data batches) of the checkpoint in `metadata_dir`.
+fn checkpoint_records(metadata_dir: &Path) -> Vec<MetadataRecord> {
+    let path = metadata_dir
+        .join(CLUSTER_METADATA_DIR)
+        .join(BOOTSTRAP_CHECKPOINT);
+    let mut out = Vec::new();
+    for batch in batches(Bytes::from(std::fs::read(path).unwrap())) {
+        let batch = batch.unwrap();
+        if batch.is_control() {
+            continue;
+        }
+        for r in batch.records().unwrap() {
+            out.push(MetadataRecord::decode(r.unwrap().value.unwrap()).unwrap());
+        }
+    }
+    out
+}
+
+/// `(name, mechanism, salt, stored key, server key, iterations)` of the
+/// UserScramCredentialRecords among `records`.
+type Credential = (String, i8, Vec<u8>, Vec<u8>, Vec<u8>, i32);
+
+fn credentials(records: &[MetadataRecord]) -> Vec<Credential> {
+    records
+        .iter()
+        .filter_map(|r| match &r.body {
+            MetadataRecordBody::UserScramCredential(c) => {
+                assert_eq!(r.version, 0);
+                Some((
+                    c.name.to_string(),
+                    c.mechanism,
+                    c.salt.to_vec(),
+                    c.stored_key.to_vec(),
+                    c.server_key.to_vec(),
+                    c.iterations,
+                ))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+fn b64(text: &str) -> Vec<u8> {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD
+        .decode(text)
+        .unwrap()
+}
+
+/// ScramParserTest's TEST_SALT and TEST_SALTED_PASSWORD.
+const TEST_SALT: &str = "MWx2NHBkbnc0ZndxN25vdGN4bTB5eTFrN3E=";
+const TEST_SALTED_PASSWORD: &str = "mT0yyUUxnlJaC99HXgRTSYlbuqa4FSGtJCJfTMvjYCE=";
+
+fn test_scram_arguments() -> Vec<String> {
+    ["SCRAM-SHA-256", "SCRAM-SHA-512"]
+        .iter()
+        .map(|m| {
+            format!(
+                "{m}=[name=alice,salt=\"{TEST_SALT}\",saltedpassword=\"{TEST_SALTED_PASSWORD}\"]"
+            )
+        })
+        .collect()
+}
+
+/// Kafka's FormatterTest.testFormatWithScramFailsOnUnsupportedReleaseVersions
+/// and StorageToolTest.testScramRecordsOldReleaseVersion: nothing is written.
+#[test]
+fn scram_below_3_5_iv2_is_refused_and_nothing_is_written() {
+    for release in ["3.4-IV0", "3.4", "3.5-IV1"] {
+        let tmp = TempDir::new("scram-old");
+        let mut opts = options(
+            config_for(STATIC, tmp.path()),
+            &["--cluster-id", "abc", "--release-version", release],
+        );
+        opts.add_scram = test_scram_arguments();
+        assert_eq!(
+            format(&opts).unwrap_err(),
+            FormatError::Invalid(
+                "SCRAM is only supported in metadata.version 3.5-IV2 or later.".to_string()
+            ),
+            "{release}"
+        );
+        assert!(files_below(tmp.path()).is_empty(), "{release}");
+    }
+}
+
+/// Kafka's FormatterTest.testFormatWithScram: the records after the feature
+/// levels, keys from the salted password, and the tool's output.
+#[test]
+fn scram_records_follow_the_feature_levels() {
+    let tmp = TempDir::new("scram-format");
+    let mut opts = options(
+        config_for(STATIC, tmp.path()),
+        &["--cluster-id", "abc", "--release-version", "3.8-IV0"],
+    );
+    opts.add_scram = test_scram_arguments();
+    let report = format(&opts).unwrap();
+    let dir = tmp.path().join("s1");
+    let records = checkpoint_records(&dir);
+    assert_eq!(records, report.bootstrap_records);
+    assert!(matches!(
+        &records[0].body,
+        MetadataRecordBody::FeatureLevel(f) if &*f.name == "metadata.version" && f.feature_level == 20
+    ));
+    let first_scram = records
+        .iter()
+        .position(|r| matches!(r.body, MetadataRecordBody::UserScramCredential(_)))
+        .unwrap();
+    assert!(records[..first_scram]
+        .iter()
+        .all(|r| matches!(r.body, MetadataRecordBody::FeatureLevel(_))));
+    assert_eq!(records.len(), first_scram + 2);
+    // H(HMAC(salted, "Client Key")) and HMAC(salted, "Server Key"), computed
+    // independently (Python hashlib/hmac).
+    assert_eq!(
+        credentials(&records),
+        [
+            (
+                "alice".to_string(),
+                1,
+                b64(TEST_SALT),
+                b64("XTIqoHHo3sscdYxycL07uh8utmHn9fXtjqyDF67CjSU="),
+                b64("Za53R2yENISN7fHL7WUxriFkV7cfbrO3+CtEptMbTPE="),
+                4096
+            ),
+            (
+                "alice".to_string(),
+                2,
+                b64(TEST_SALT),
+                b64("OTJaI0xrVVArw2MNM35eGNVvo7ZObfdmB6j25TPoky/3TryBqVyDO+xwZ9ayp2b8vlAyTuh3zIGiJpXG5PlNBQ=="),
+                b64("SAFtavLze+JBSMhVmVxQOuH5mRkdsrE4CjtIl/LA+59pwoSC4fkJx8n+JnF+LKedPZWTai2bvkCoctFtn9zZxw=="),
+                4096
+            ),
+        ]
+    );
+    assert_eq!(report.output.len(), 2);
+    let line = &report.output[0];
+    assert!(line.starts_with(
+        "Bootstrap metadata: BootstrapMetadata(records=[ApiMessageAndVersion(FeatureLevelRecord(name='metadata.version', featureLevel=20) at version 0), "
+    ), "{line}");
+    assert!(line.contains(
+        ", ApiMessageAndVersion(UserScramCredentialRecord(name='alice', mechanism=1, \
+         salt=[49, 108, 118, 52, 112, 100, 110, 119, 52, 102, 119, 113, 55, 110, 111, 116, 99, 120, 109, 48, 121, 121, 49, 107, 55, 113], \
+         storedKey=[93, 50, 42, -96, 113, -24, -34, -53, 28, 117, -116, 114, 112, -67, 59, -70, 31, 46, -74, 97, -25, -11, -11, -19, -114, -84, -125, 23, -82, -62, -115, 37], \
+         serverKey=[101, -82, 119, 71, 108, -124, 52, -124, -115, -19, -15, -53, -19, 101, 49, -82, 33, 100, 87, -73, 31, 110, -77, -73, -8, 43, 68, -90, -45, 27, 76, -15], \
+         iterations=4096) at version 0), ApiMessageAndVersion(UserScramCredentialRecord(name='alice', mechanism=2, "
+    ), "{line}");
+    assert!(
+        line.ends_with(" at version 0)], metadataVersionLevel=20, source=format command)"),
+        "{line}"
+    );
+    assert_eq!(
+        report.output[1],
+        format!(
+            "Formatting metadata directory {} with metadata.version 3.8-IV0.",
+            dir.display()
+        )
+    );
+}
+
+/// Kafka's StorageToolTest.testBootstrapScramRecords: password form, a
+/// dynamic quorum, the records in argument order.
+#[test]
+fn scram_passwords_with_a_standalone_quorum() {
+    let tmp = TempDir::new("scram-standalone");
+    let mut opts = options(
+        config_for(DYNAMIC, tmp.path()),
+        &[
+            "--cluster-id",
+            "abc",
+            "--release-version",
+            "3.9-IV0",
+            "--standalone",
+        ],
+    );
+    opts.add_scram = vec![
+        "SCRAM-SHA-512=[name=alice,password=changeit]".to_string(),
+        "SCRAM-SHA-512=[name=bob,password=changeit]".to_string(),
+    ];
+    format(&opts).unwrap();
+    let creds = credentials(&checkpoint_records(&tmp.path().join("d1")));
+    let names: Vec<(&str, i8, i32)> = creds.iter().map(|c| (c.0.as_str(), c.1, c.5)).collect();
+    assert_eq!(names, [("alice", 2, 4096), ("bob", 2, 4096)]);
+    // Kafka's random salts: base-36 text, different for each credential.
+    assert_ne!(creds[0].2, creds[1].2);
+    assert_ne!(creds[0].3, creds[1].3);
+    for c in &creds {
+        assert!(c
+            .2
+            .iter()
+            .all(|b| b.is_ascii_digit() || b.is_ascii_lowercase()));
+        assert_eq!((c.3.len(), c.4.len()), (64, 64));
+    }
+}
+
+/// `--add-scram` errors as Kafka 4.4.0's kafka-storage printed them for the
+/// same arguments (static quorum, default release, each argument after
+/// `--add-scram`); the first bad argument wins and nothing is written.
+#[test]
+fn scram_errors_match_kafka() {
+    for (args, expected) in scram_error_cases() {
+        let tmp = TempDir::new("scram-err");
+        let mut opts = options(config_for(STATIC, tmp.path()), &["--cluster-id", "abc"]);
+        opts.add_scram = args.iter().map(|a| a.to_string()).collect();
+        assert_eq!(format(&opts).unwrap_err().to_string(), expected, "{args:?}");
+        assert!(files_below(tmp.path()).is_empty(), "{args:?}");
+    }
+}
+
+fn scram_error_cases() -> Vec<(Vec<&'static str>, &'static str)> {
+    vec![
+        (vec!["SCRAM-SHA-512"], "Failed to find equals sign in SCRAM argument 'SCRAM-SHA-512'"),
+        (
+            vec!["SCRAM-SHA-UNSUPPORTED=[name=scram-admin,password=scram-user-secret]"],
+            "The add-scram mechanism SCRAM-SHA-UNSUPPORTED is not supported.",
+        ),
+        (
+            vec!["SCRAM-SHA-256=name=scram-admin,password=scram-user-secret"],
+            "Expected configuration string to start with [",
+        ),
+        (
+            vec!["SCRAM-SHA-256=[name=scram-admin,password=scram-user-secret"],
+            "Expected configuration string to end with ]",
+        ),
+        (vec!["SCRAM-SHA-256=[password=mypass]"], "You must supply 'name' to add-scram"),
+        (
+            vec!["SCRAM-SHA-256=[name=bar]"],
+            "You must supply one of 'password' or 'saltedpassword' to add-scram",
+        ),
+        (
+            vec!["SCRAM-SHA-256=[name=bob,password=mypass,unknown=something,unknown2=somethingelse]"],
+            "Unknown SCRAM configurations: unknown, unknown2",
+        ),
+        (
+            vec!["SCRAM-SHA-256=[name=alice,saltedpassword=\"mT0yyUUxnlJaC99HXgRTSYlbuqa4FSGtJCJfTMvjYCE=\"]"],
+            "You must supply 'salt' with 'saltedpassword' to add-scram",
+        ),
+        (vec!["SCRAM-SHA-256=[name]"], "No equals sign found in SCRAM component: name"),
+        (vec!["SCRAM-SHA-256=[]"], "No equals sign found in SCRAM component: "),
+        (
+            vec!["SCRAM-SHA-256=[name=a,password=p,iterations=4095]"],
+            "The 'iterations' value must be >= 4096 for add-scram using SCRAM_SHA_256",
+        ),
+        (
+            vec!["SCRAM-SHA-512=[name=a,password=p,iterations=16385]"],
+            "The 'iterations' value must be <= 16384 for add-scram using SCRAM_SHA_512",
+        ),
+        (
+            vec!["SCRAM-SHA-256=[name=a,password=p,iterations=lots]"],
+            "Failed to parse iterations count: lots",
+        ),
+        (vec!["SCRAM-SHA-256=[name=a,password=p,salt=YQ=]"], "Failed to decode given salt: YQ="),
+        (
+            vec!["SCRAM-SHA-256=[name=a,salt=YQ==,saltedpassword=%%]"],
+            "Failed to decode given saltedPassword: %%",
+        ),
+        (
+            vec![
+                "SCRAM-SHA-256=[name=a,password=p]",
+                "SCRAM-SHA-512=[name=b,password=p,iterations=1]",
+                "SCRAM-SHA-256",
+            ],
+            "The 'iterations' value must be >= 4096 for add-scram using SCRAM_SHA_512",
+        ),
+        (
+            vec!["SCRAM-SHA-256=[zeta=1,name=bob, name=x,password=p,Alpha=2]"],
+            "Unknown SCRAM configurations:  name, Alpha, zeta",
+        ),
+        (
+            vec!["SCRAM-SHA-256=[name=a,,password=p]"],
+            "No equals sign found in SCRAM component: ",
+        ),
+        (vec!["SCRAM-SHA-256=[,]"], "You must supply 'name' to add-scram"),
+        (vec!["SCRAM-SHA-256=["], "Expected configuration string to end with ]"),
+        (
+            vec!["SCRAM-SHA-256 =[name=a,password=b]"],
+            "The add-scram mechanism SCRAM-SHA-256  is not supported.",
+        ),
+        (
+            vec!["SCRAM-SHA-256=[name=a,password=p,iterations= 8192]"],
+            "Failed to parse iterations count:  8192",
+        ),
+        (vec!["SCRAM-SHA-256=[name=a,password=p,salt=YQ=YQ]"], "Failed to decode given salt: YQ=YQ"),
+        // Kafka's tool dies of an uncaught IllegalArgumentException with
+        // this message (Java's SecretKeySpec refuses an empty key).
+        (vec!["SCRAM-SHA-256=[name=a,password=]"], "Empty key"),
+        (vec!["SCRAM-SHA-256=[name=a,salt=N3E=,saltedpassword=\"\"]"], "Empty key"),
+    ]
 }

@@ -98,6 +98,7 @@ async fn controller_snapshots_its_image_and_deletes_old_segments() {
         features: Vec::new(),
         ignore_formatted: false,
         initial_quorum: InitialQuorum::Standalone,
+        add_scram: Vec::new(),
         now_ms: None,
     });
     report.unwrap();

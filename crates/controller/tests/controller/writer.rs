@@ -52,6 +52,7 @@ async fn start(tmp: &TempDir, idle_ms: u64) -> (ControllerNode, SocketAddr) {
         features: Vec::new(),
         ignore_formatted: false,
         initial_quorum: InitialQuorum::Standalone,
+        add_scram: Vec::new(),
         now_ms: None,
     })
     .unwrap();
