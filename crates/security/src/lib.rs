@@ -11,9 +11,14 @@
 //! * [`client`]: opening a secured connection to a Kafka node.
 
 pub mod client;
+pub mod error;
 pub mod jaas;
 pub mod keystore;
 pub mod principal;
 pub mod sasl;
+pub mod secret;
 pub mod stream;
 pub mod tls;
+
+pub use error::SecurityError;
+pub use secret::Secret;
