@@ -145,8 +145,10 @@ async fn start(max_frame_size: usize) -> Running {
                 host: "127.0.0.1".to_string(),
                 port: 0,
                 early_start: true,
+                security: None,
             }],
             max_frame_size,
+            credentials: None,
         },
         Arc::new(controller),
     )
@@ -535,11 +537,13 @@ async fn a_late_listener_accepts_once_the_image_is_loaded() {
         host: "127.0.0.1".to_string(),
         port: 0,
         early_start,
+        security: None,
     };
     let server = ControllerServer::start(
         ServerConfig {
             listeners: vec![listener("CONTROLLER", true), listener("LATE", false)],
             max_frame_size: 1 << 20,
+            credentials: None,
         },
         Arc::new(controller),
     )
