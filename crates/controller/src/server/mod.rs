@@ -51,7 +51,7 @@ use crate::config::{ControllerConfig, SecurityProtocol};
 use crate::handlers::Caller;
 use kraft_protocol::acl::KafkaPrincipal;
 use kraft_security::principal::tls_principal_name;
-use kraft_security::sasl::{CredentialSource, SaslServerConfig};
+use kraft_security::sasl::{CredentialSource, NoCredentials, SaslServerConfig};
 use kraft_security::stream::KafkaStream;
 use kraft_security::tls::ServerTls;
 
@@ -182,23 +182,6 @@ impl std::fmt::Debug for ServerConfig {
             .field("max_frame_size", &self.max_frame_size)
             .field("credentials", &self.credentials.is_some())
             .finish()
-    }
-}
-
-/// No SCRAM credential and no delegation token.
-struct NoCredentials;
-
-impl CredentialSource for NoCredentials {
-    fn scram(
-        &self,
-        _mechanism: kraft_security::sasl::ScramMechanism,
-        _user: &str,
-    ) -> Option<kraft_security::sasl::ScramCredential> {
-        None
-    }
-
-    fn token(&self, _token_id: &str) -> Option<kraft_security::sasl::TokenCredential> {
-        None
     }
 }
 

@@ -344,8 +344,17 @@ impl SaslSession {
                     .get(mechanism.name())
                     .copied()
                     .unwrap_or(0);
-                let lifetime_ms = max_reauth.max(0);
-                self.expires_at = (lifetime_ms > 0).then(|| {
+                // Kafka's rule: the smaller of connections.max.reauth.ms (when
+                // set) and the time left on the credential (a token's expiry).
+                let now_ms = (self.listener.server_config.now_ms)();
+                let credential_left = server.credential_expiry_ms().map(|t| t.saturating_sub(now_ms));
+                let lifetime_ms = match (credential_left, max_reauth > 0) {
+                    (None, false) => 0,
+                    (None, true) => max_reauth,
+                    (Some(left), false) => left.max(0),
+                    (Some(left), true) => left.min(max_reauth).max(0),
+                };
+                self.expires_at = (credential_left.is_some() || max_reauth > 0).then(|| {
                     Instant::now() + Duration::from_millis(u64::try_from(lifetime_ms).unwrap_or(0))
                 });
                 tracing::debug!(
@@ -361,6 +370,11 @@ impl SaslSession {
                 Ok((final_message, lifetime_ms))
             }
             Err(failure) => {
+                let failure = if self.previous.is_some() {
+                    failure.for_reauthentication()
+                } else {
+                    failure
+                };
                 tracing::info!(
                     mechanism = mechanism.name(),
                     reason = %failure.log_detail,
