@@ -1,5 +1,11 @@
 //! SASL mechanisms as Kafka runs them: PLAIN and SCRAM-SHA-256/512 (with
-//! delegation token authentication), server and client side.
+//! delegation token authentication), server and client side, and
+//! OAUTHBEARER with Kafka's unsecured (development) tokens ([`oauthbearer`]).
+//!
+//! * [`new_server`] / [`new_client`]: a mechanism's server or client.
+//! * [`scram_credential`]: the credential Kafka stores for a SCRAM password.
+//! * [`scram`] and [`scram_messages`]: the SCRAM formulas and messages, for
+//!   tools and tests.
 //!
 //! The server side returns failures that carry the exact text Kafka's
 //! `SaslServerAuthenticator` sends in `SaslAuthenticateResponse.errorMessage`
