@@ -414,6 +414,47 @@ fn authorization_id_not_equals_authentication_id() {
     );
 }
 
+/// A client that sends an authorization id (Kafka's client never does) must
+/// bind its gs2 header `n,a=<authzid>,` in `c=`; then it authenticates.
+#[test]
+fn authorization_id_in_a_whole_exchange() {
+    let m = ScramMechanism::Sha256;
+    for (c, ok) in [("n,a=userA,", true), ("n,,", false)] {
+        let mut server = server_a();
+        let first = "n,a=userA,n=userA,r=fixedNonce";
+        let s1 = challenge(server.evaluate(first.as_bytes()).unwrap());
+        let s1 = ServerFirstMessage::parse(&s1).unwrap();
+        let salted = salted_password(m, b"passwordA", &s1.salt, s1.iterations);
+        let without_proof = format!("c={},r={}", STANDARD.encode(c), s1.nonce);
+        let auth = scram::auth_message("n=userA,r=fixedNonce", s1.to_message(), &without_proof);
+        let proof = STANDARD.encode(client_proof(m, &salted, &auth));
+        let result = server.evaluate(format!("{without_proof},p={proof}").as_bytes());
+        match result {
+            Ok(ServerStep::Complete {
+                authorization_id,
+                final_message,
+                ..
+            }) => {
+                assert!(ok);
+                assert_eq!(authorization_id, "userA");
+                let expected = server_signature(m, &server_key(m, &salted), &auth);
+                assert_eq!(
+                    final_message,
+                    format!("v={}", STANDARD.encode(expected)).into_bytes()
+                );
+            }
+            Ok(other) => panic!("{other:?}"),
+            Err(failure) => {
+                assert!(!ok);
+                assert_eq!(
+                    failure.log_detail,
+                    "Invalid channel binding in the final client message."
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn nonce_exchange() {
     // The server's nonce starts with the client's; a final message with any

@@ -1,5 +1,11 @@
 //! SASL mechanisms as Kafka runs them: PLAIN and SCRAM-SHA-256/512 (with
-//! delegation token authentication), server and client side.
+//! delegation token authentication), server and client side, and
+//! OAUTHBEARER with Kafka's unsecured (development) tokens ([`oauthbearer`]).
+//!
+//! * [`new_server`] / [`new_client`]: a mechanism's server or client.
+//! * [`scram_credential`]: the credential Kafka stores for a SCRAM password.
+//! * [`scram`] and [`scram_messages`]: the SCRAM formulas and messages, for
+//!   tools and tests.
 //!
 //! The server side returns failures that carry the exact text Kafka's
 //! `SaslServerAuthenticator` sends in `SaslAuthenticateResponse.errorMessage`
@@ -14,6 +20,7 @@ use std::sync::Arc;
 use crate::jaas::JaasEntry;
 use crate::{Secret, SecurityError};
 
+pub mod oauthbearer;
 mod plain;
 pub mod scram;
 pub mod scram_messages;
@@ -29,7 +36,7 @@ pub enum Mechanism {
     ScramSha256,
     /// `SCRAM-SHA-512`.
     ScramSha512,
-    /// `OAUTHBEARER` (RFC 7628); no server or client here yet.
+    /// `OAUTHBEARER` (RFC 7628); unsecured tokens only, see [`oauthbearer`].
     OAuthBearer,
     /// `GSSAPI` (Kerberos); no server or client here.
     Gssapi,
@@ -399,6 +406,10 @@ pub trait SaslServer: Send {
 }
 
 /// A server for `mechanism` (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512; others: `None`).
+///
+/// OAUTHBEARER's server needs the listener's JAAS options, which
+/// [`SaslServerConfig`] does not carry: make it with
+/// [`oauthbearer::OAuthBearerServer::unsecured`].
 pub fn new_server(mechanism: Mechanism, config: &SaslServerConfig) -> Option<Box<dyn SaslServer>> {
     match mechanism {
         Mechanism::Plain => Some(Box::new(plain::PlainServer::new(
@@ -428,7 +439,9 @@ pub trait SaslClient: Send {
 
 /// A client for `mechanism` with the login module options of `jaas`
 /// (`PlainLoginModule` / `ScramLoginModule`: `username`, `password`,
-/// `tokenauth="true"`).
+/// `tokenauth="true"`; `OAuthBearerLoginModule`: an unsecured token made
+/// from its `unsecuredLogin*` options, as Kafka's default login does, see
+/// [`oauthbearer::unsecured_token`]).
 ///
 /// Errors ([`SecurityError::Config`] for `sasl.jaas.config`) when the
 /// mechanism has no client here or an option is missing.
@@ -438,7 +451,13 @@ pub fn new_client(
 ) -> Result<Box<dyn SaslClient>, SecurityError> {
     let config_error =
         |reason: String| SecurityError::config(crate::jaas::SASL_JAAS_CONFIG, reason);
-    if matches!(mechanism, Mechanism::OAuthBearer | Mechanism::Gssapi) {
+    if mechanism == Mechanism::OAuthBearer {
+        let now = SaslServerConfig::system_now_ms();
+        return Ok(Box::new(oauthbearer::OAuthBearerClient::unsecured(
+            jaas, now,
+        )?));
+    }
+    if mechanism == Mechanism::Gssapi {
         return Err(SecurityError::config(
             "sasl.mechanism",
             format!("SASL mechanism {mechanism} is not supported by this client"),

@@ -228,9 +228,13 @@ impl ClientFirstMessage {
         })
     }
 
-    /// The gs2 header, `n,<authzid>,`.
+    /// The gs2 header: `n,,`, or `n,a=<authzid>,` with an authorization id.
     pub fn gs2_header(&self) -> String {
-        format!("n,{},", self.authorization_id)
+        if self.authorization_id.is_empty() {
+            "n,,".to_owned()
+        } else {
+            format!("n,a={},", self.authorization_id)
+        }
     }
 
     /// `client-first-message-bare`, as sent.

@@ -18,8 +18,9 @@ import javax.security.auth.login.Configuration;
  * Prints test vectors computed by Kafka's own classes (compiled from the
  * Kafka 4.4 sources by run-kafka-vectors.sh): SCRAM credentials from
  * ScramFormatter, whole SCRAM exchanges with fixed nonces built with
- * ScramMessages and ScramFormatter, and the results of Kafka's JaasConfig
- * parser for the cases in jaas_cases.txt.
+ * ScramMessages and ScramFormatter, the results of Kafka's JaasConfig
+ * parser for the cases in jaas_cases.txt, and what ScramMessages and
+ * OAuthBearerClientInitialResponse make of the messages in message_cases.txt.
  *
  * Output: one "key = value" per line, read by the kraft-security tests.
  */
@@ -74,6 +75,63 @@ public class KafkaSaslVectors {
             }
             print("jaas." + i, result);
         }
+        List<String> messages = Files.readAllLines(Paths.get(args[1]), StandardCharsets.UTF_8);
+        for (int i = 0; i < messages.size(); i++) {
+            String line = messages.get(i);
+            int space = line.indexOf(' ');
+            String kind = line.substring(0, space);
+            String text = unescape(line.substring(space + 1));
+            byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+            String result;
+            try {
+                result = "OK " + describeMessage(kind, bytes);
+            } catch (javax.security.sasl.SaslException e) {
+                String message = e.getMessage();
+                if (message.endsWith(": " + text))
+                    message = message.substring(0, message.length() - text.length() - 2);
+                result = "ERR SaslException: " + escape(message);
+            } catch (RuntimeException e) {
+                result = "ERR " + e.getClass().getSimpleName() + ": " + escape(String.valueOf(e.getMessage()));
+            }
+            print("msg." + i, result);
+        }
+    }
+
+    /** The fields Kafka's parsers extract from one message, '|'-separated; maps sorted. */
+    static String describeMessage(String kind, byte[] bytes) throws javax.security.sasl.SaslException {
+        switch (kind) {
+            case "cf": {
+                ScramMessages.ClientFirstMessage m = new ScramMessages.ClientFirstMessage(bytes);
+                return escape(m.saslName()) + "|" + escape(m.nonce()) + "|" + escape(m.authorizationId()) + "|"
+                    + m.extensions().tokenAuthenticated() + "|" + sorted(m.extensions().map());
+            }
+            case "sf": {
+                ScramMessages.ServerFirstMessage m = new ScramMessages.ServerFirstMessage(bytes);
+                return escape(m.nonce()) + "|" + B64.encodeToString(m.salt()) + "|" + m.iterations();
+            }
+            case "cfin": {
+                ScramMessages.ClientFinalMessage m = new ScramMessages.ClientFinalMessage(bytes);
+                return B64.encodeToString(m.channelBinding()) + "|" + escape(m.nonce()) + "|" + B64.encodeToString(m.proof());
+            }
+            case "sfin": {
+                ScramMessages.ServerFinalMessage m = new ScramMessages.ServerFinalMessage(bytes);
+                return m.error() != null ? "e=" + escape(m.error()) : "v=" + B64.encodeToString(m.serverSignature());
+            }
+            case "oauth": {
+                org.apache.kafka.common.security.oauthbearer.internals.OAuthBearerClientInitialResponse m =
+                    new org.apache.kafka.common.security.oauthbearer.internals.OAuthBearerClientInitialResponse(bytes);
+                return escape(m.tokenValue()) + "|" + escape(m.authorizationId()) + "|" + sorted(m.extensions().map());
+            }
+            default:
+                throw new IllegalArgumentException("unknown kind " + kind);
+        }
+    }
+
+    static String sorted(Map<String, String> map) {
+        StringBuilder out = new StringBuilder();
+        for (Map.Entry<String, String> e : new TreeMap<>(map).entrySet())
+            out.append(out.length() == 0 ? "" : ";").append(escape(e.getKey())).append('=').append(escape(e.getValue()));
+        return out.toString();
     }
 
     static void exchange(ScramFormatter f, ScramMechanism mechanism, String name, String user, String password,
