@@ -196,7 +196,10 @@ fn pem_certificates(text: &str) -> Result<Vec<CertificateDer<'static>>, String> 
 
 /// The private key of PEM text: one PKCS#8 key, encrypted exactly when a key
 /// password is given (as Kafka reads it).
-fn pem_private_key(text: &str, key_password: Option<&Secret>) -> Result<PrivateKeyDer<'static>, String> {
+fn pem_private_key(
+    text: &str,
+    key_password: Option<&Secret>,
+) -> Result<PrivateKeyDer<'static>, String> {
     let mut keys: Vec<PemSection> = pem_sections(text)?
         .into_iter()
         .filter(|s| s.label.ends_with("PRIVATE KEY"))
@@ -205,7 +208,10 @@ fn pem_private_key(text: &str, key_password: Option<&Secret>) -> Result<PrivateK
         return Err("No matching PRIVATE KEY entries in PEM file".to_string());
     }
     if keys.len() != 1 {
-        return Err(format!("Expected one private key, but found {}", keys.len()));
+        return Err(format!(
+            "Expected one private key, but found {}",
+            keys.len()
+        ));
     }
     let section = keys.remove(0);
     let pkcs8 = match (section.label.as_str(), key_password) {
@@ -258,7 +264,12 @@ fn read_file(path: &Path, what: &str) -> Result<Vec<u8>, SecurityError> {
     })
 }
 
-fn store_error(what: &str, path: &Path, store_type: StoreType, reason: impl Into<String>) -> SecurityError {
+fn store_error(
+    what: &str,
+    path: &Path,
+    store_type: StoreType,
+    reason: impl Into<String>,
+) -> SecurityError {
     SecurityError::Store {
         what: format!("{what} {} of type {store_type}", path.display()),
         reason: reason.into(),
@@ -296,7 +307,9 @@ fn require_password<'a>(
             what,
             path,
             store_type,
-            format!("{key} is not set; kraft-rs reads {store_type} stores only with their password"),
+            format!(
+                "{key} is not set; kraft-rs reads {store_type} stores only with their password"
+            ),
         )
     })
 }
@@ -320,8 +333,9 @@ impl KeyStoreConfig {
                 key_password,
             } => {
                 let invalid = |reason: String| SecurityError::Store {
-                    what: "the PEM key store of ssl.keystore.certificate.chain and ssl.keystore.key"
-                        .to_string(),
+                    what:
+                        "the PEM key store of ssl.keystore.certificate.chain and ssl.keystore.key"
+                            .to_string(),
                     reason,
                 };
                 let key = pem_private_key(key.expose(), key_password.as_ref()).map_err(invalid)?;
@@ -338,14 +352,20 @@ impl KeyStoreConfig {
                 let fail = |reason: String| store_error(WHAT, path, *store_type, reason);
                 match store_type {
                     StoreType::Pem => {
-                        let text = String::from_utf8(bytes).map_err(|_| fail("not PEM text".to_string()))?;
+                        let text = String::from_utf8(bytes)
+                            .map_err(|_| fail("not PEM text".to_string()))?;
                         let key = pem_private_key(&text, key_password.as_ref()).map_err(fail)?;
                         let chain = pem_certificates(&text).map_err(fail)?;
                         Ok(KeyMaterial { chain, key })
                     }
                     StoreType::Pkcs12 => {
-                        let password =
-                            require_password(password.as_ref(), "ssl.keystore.password", WHAT, path, *store_type)?;
+                        let password = require_password(
+                            password.as_ref(),
+                            "ssl.keystore.password",
+                            WHAT,
+                            path,
+                            *store_type,
+                        )?;
                         let store = p12_keystore::KeyStore::from_pkcs12(
                             &bytes,
                             password.expose(),
@@ -356,9 +376,13 @@ impl KeyStoreConfig {
                             .private_key_chain()
                             .ok_or_else(|| fail("no private key entry".to_string()))?;
                         if chain.certs().is_empty() {
-                            return Err(fail("the private key entry has no certificate".to_string()));
+                            return Err(fail(
+                                "the private key entry has no certificate".to_string(),
+                            ));
                         }
-                        let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(chain.key().as_der().to_vec()));
+                        let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(
+                            chain.key().as_der().to_vec(),
+                        ));
                         rustls::crypto::ring::sign::any_supported_type(&key)
                             .map_err(|e| fail(format!("Private key could not be loaded: {e}")))?;
                         let chain = chain
@@ -369,8 +393,13 @@ impl KeyStoreConfig {
                         Ok(KeyMaterial { chain, key })
                     }
                     StoreType::Jks => {
-                        let password =
-                            require_password(password.as_ref(), "ssl.keystore.password", WHAT, path, *store_type)?;
+                        let password = require_password(
+                            password.as_ref(),
+                            "ssl.keystore.password",
+                            WHAT,
+                            path,
+                            *store_type,
+                        )?;
                         let mut store = jks::KeyStore::new();
                         store
                             .load(bytes.as_slice(), password.expose().as_bytes())
@@ -391,9 +420,13 @@ impl KeyStoreConfig {
                                 ))
                             })?;
                         if entry.certificate_chain.is_empty() {
-                            return Err(fail("the private key entry has no certificate".to_string()));
+                            return Err(fail(
+                                "the private key entry has no certificate".to_string(),
+                            ));
                         }
-                        let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(entry.private_key.clone()));
+                        let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(
+                            entry.private_key.clone(),
+                        ));
                         rustls::crypto::ring::sign::any_supported_type(&key)
                             .map_err(|e| fail(format!("Private key could not be loaded: {e}")))?;
                         let chain = entry
@@ -422,12 +455,11 @@ impl TrustStoreConfig {
     pub fn load(&self) -> Result<Vec<CertificateDer<'static>>, SecurityError> {
         const WHAT: &str = "SSL truststore";
         match self {
-            TrustStoreConfig::Pem { certificates } => {
-                pem_certificates(certificates.expose()).map_err(|reason| SecurityError::Store {
+            TrustStoreConfig::Pem { certificates } => pem_certificates(certificates.expose())
+                .map_err(|reason| SecurityError::Store {
                     what: "the PEM trust store of ssl.truststore.certificates".to_string(),
                     reason,
-                })
-            }
+                }),
             TrustStoreConfig::File {
                 store_type,
                 path,
@@ -437,7 +469,8 @@ impl TrustStoreConfig {
                 let fail = |reason: String| store_error(WHAT, path, *store_type, reason);
                 let certs: Vec<CertificateDer<'static>> = match store_type {
                     StoreType::Pem => {
-                        let text = String::from_utf8(bytes).map_err(|_| fail("not PEM text".to_string()))?;
+                        let text = String::from_utf8(bytes)
+                            .map_err(|_| fail("not PEM text".to_string()))?;
                         pem_certificates(&text).map_err(fail)?
                     }
                     StoreType::Pkcs12 => {
@@ -521,7 +554,10 @@ mod tests {
 
     #[test]
     fn store_types_any_case() {
-        assert_eq!(StoreType::from_config("k", "pkcs12").unwrap(), StoreType::Pkcs12);
+        assert_eq!(
+            StoreType::from_config("k", "pkcs12").unwrap(),
+            StoreType::Pkcs12
+        );
         assert_eq!(StoreType::from_config("k", "Pem").unwrap(), StoreType::Pem);
         assert!(StoreType::from_config("k", "BKS").is_err());
     }

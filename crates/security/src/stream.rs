@@ -92,7 +92,11 @@ impl From<tokio_rustls::client::TlsStream<TcpStream>> for KafkaStream {
 }
 
 impl AsyncRead for KafkaStream {
-    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
         match self.get_mut() {
             KafkaStream::Plain(s) => Pin::new(s).poll_read(cx, buf),
             KafkaStream::ServerTls(s) => Pin::new(s.as_mut()).poll_read(cx, buf),
@@ -102,7 +106,11 @@ impl AsyncRead for KafkaStream {
 }
 
 impl AsyncWrite for KafkaStream {
-    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
         match self.get_mut() {
             KafkaStream::Plain(s) => Pin::new(s).poll_write(cx, buf),
             KafkaStream::ServerTls(s) => Pin::new(s.as_mut()).poll_write(cx, buf),

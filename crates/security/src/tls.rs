@@ -17,7 +17,10 @@ use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, Server
 use rustls::client::WebPkiServerVerifier;
 use rustls::crypto::CryptoProvider;
 use rustls::server::WebPkiClientVerifier;
-use rustls::{CertificateError, DigitallySignedStruct, RootCertStore, SignatureScheme, SupportedProtocolVersion};
+use rustls::{
+    CertificateError, DigitallySignedStruct, RootCertStore, SignatureScheme,
+    SupportedProtocolVersion,
+};
 use rustls_pki_types::{CertificateDer, ServerName, UnixTime};
 use sha2::{Digest, Sha256};
 
@@ -114,7 +117,8 @@ pub const DEFAULT_SSL_KEYMANAGER_ALGORITHM: &str = "SunX509";
 /// The JVM's default `ssl.trustmanager.algorithm`, the only one kraft-rs accepts.
 pub const DEFAULT_SSL_TRUSTMANAGER_ALGORITHM: &str = "PKIX";
 /// The one `ssl.engine.factory.class` kraft-rs accepts (Kafka's default).
-pub const DEFAULT_SSL_ENGINE_FACTORY_CLASS: &str = "org.apache.kafka.common.security.ssl.DefaultSslEngineFactory";
+pub const DEFAULT_SSL_ENGINE_FACTORY_CLASS: &str =
+    "org.apache.kafka.common.security.ssl.DefaultSslEngineFactory";
 
 /// TLS protocol versions Kafka names ("TLSv1.2", "TLSv1.3").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -238,7 +242,10 @@ fn kafka_bool(key: &str, value: Option<String>) -> Result<bool, SecurityError> {
         None => Ok(false),
         Some(v) if v.eq_ignore_ascii_case("true") => Ok(true),
         Some(v) if v.eq_ignore_ascii_case("false") => Ok(false),
-        Some(_) => Err(SecurityError::config(key, "Expected value to be either true or false")),
+        Some(_) => Err(SecurityError::config(
+            key,
+            "Expected value to be either true or false",
+        )),
     }
 }
 
@@ -295,7 +302,10 @@ impl SslSettings {
         }
         for (key, default) in [
             (SSL_KEYMANAGER_ALGORITHM, DEFAULT_SSL_KEYMANAGER_ALGORITHM),
-            (SSL_TRUSTMANAGER_ALGORITHM, DEFAULT_SSL_TRUSTMANAGER_ALGORITHM),
+            (
+                SSL_TRUSTMANAGER_ALGORITHM,
+                DEFAULT_SSL_TRUSTMANAGER_ALGORITHM,
+            ),
         ] {
             if let Some(value) = non_blank(get, key) {
                 if !value.trim().eq_ignore_ascii_case(default) {
@@ -319,7 +329,8 @@ impl SslSettings {
             "TLS" => None,
             other => Some(TlsVersion::parse(SSL_PROTOCOL, other)?),
         };
-        let enabled_value = get(SSL_ENABLED_PROTOCOLS).unwrap_or_else(|| DEFAULT_SSL_ENABLED_PROTOCOLS.to_string());
+        let enabled_value =
+            get(SSL_ENABLED_PROTOCOLS).unwrap_or_else(|| DEFAULT_SSL_ENABLED_PROTOCOLS.to_string());
         let mut enabled_protocols = Vec::new();
         for name in kafka_list(SSL_ENABLED_PROTOCOLS, &enabled_value)? {
             enabled_protocols.push(TlsVersion::parse(SSL_ENABLED_PROTOCOLS, &name)?);
@@ -330,7 +341,10 @@ impl SslSettings {
         enabled_protocols.sort();
 
         // Cipher suites.
-        let cipher_suites = kafka_list(SSL_CIPHER_SUITES, &get(SSL_CIPHER_SUITES).unwrap_or_default())?;
+        let cipher_suites = kafka_list(
+            SSL_CIPHER_SUITES,
+            &get(SSL_CIPHER_SUITES).unwrap_or_default(),
+        )?;
         let supported = supported_cipher_suites();
         for suite in &cipher_suites {
             if !supported.iter().any(|s| s == suite) {
@@ -354,7 +368,9 @@ impl SslSettings {
                 _ => {
                     return Err(SecurityError::config(
                         SSL_CLIENT_AUTH,
-                        format!("Invalid value {value} : String must be one of: required, requested, none"),
+                        format!(
+                        "Invalid value {value} : String must be one of: required, requested, none"
+                    ),
                     ))
                 }
             },
@@ -419,16 +435,20 @@ impl SslSettings {
                 .retain(|s| self.cipher_suites.iter().any(|name| *name == iana_name(s)));
         }
         for version in &self.enabled_protocols {
-            let usable = provider.cipher_suites.iter().any(|s| s.version() == version.rustls());
+            let usable = provider
+                .cipher_suites
+                .iter()
+                .any(|s| s.version() == version.rustls());
             if !usable && !self.cipher_suites.is_empty() {
                 tracing::debug!("no cipher suite of {SSL_CIPHER_SUITES} is usable with {version}");
             }
         }
-        if !self
-            .enabled_protocols
-            .iter()
-            .any(|v| provider.cipher_suites.iter().any(|s| s.version() == v.rustls()))
-        {
+        if !self.enabled_protocols.iter().any(|v| {
+            provider
+                .cipher_suites
+                .iter()
+                .any(|s| s.version() == v.rustls())
+        }) {
             return Err(SecurityError::config(
                 SSL_CIPHER_SUITES,
                 "none of these cipher suites can be used with the enabled protocols",
@@ -470,13 +490,16 @@ fn store_type(get: &dyn Fn(&str) -> Option<String>, key: &str) -> Result<StoreTy
 }
 
 /// Kafka's `createKeystore` checks, in Kafka's order and with its messages.
-fn key_store_config(get: &dyn Fn(&str) -> Option<String>) -> Result<Option<KeyStoreConfig>, SecurityError> {
+fn key_store_config(
+    get: &dyn Fn(&str) -> Option<String>,
+) -> Result<Option<KeyStoreConfig>, SecurityError> {
     let store_type = store_type(get, SSL_KEYSTORE_TYPE)?;
     let path = non_blank(get, SSL_KEYSTORE_LOCATION);
     let password = secret(get, SSL_KEYSTORE_PASSWORD);
     let key_password = secret(get, SSL_KEY_PASSWORD);
     let key = secret(get, SSL_KEYSTORE_KEY).filter(|s| !s.expose().trim().is_empty());
-    let chain = secret(get, SSL_KEYSTORE_CERTIFICATE_CHAIN).filter(|s| !s.expose().trim().is_empty());
+    let chain =
+        secret(get, SSL_KEYSTORE_CERTIFICATE_CHAIN).filter(|s| !s.expose().trim().is_empty());
     if let Some(key) = key {
         if store_type != StoreType::Pem {
             return Err(SecurityError::config(
@@ -548,11 +571,14 @@ fn key_store_config(get: &dyn Fn(&str) -> Option<String>) -> Result<Option<KeySt
 }
 
 /// Kafka's `createTruststore` checks, in Kafka's order and with its messages.
-fn trust_store_config(get: &dyn Fn(&str) -> Option<String>) -> Result<Option<TrustStoreConfig>, SecurityError> {
+fn trust_store_config(
+    get: &dyn Fn(&str) -> Option<String>,
+) -> Result<Option<TrustStoreConfig>, SecurityError> {
     let store_type = store_type(get, SSL_TRUSTSTORE_TYPE)?;
     let path = non_blank(get, SSL_TRUSTSTORE_LOCATION);
     let password = secret(get, SSL_TRUSTSTORE_PASSWORD);
-    let certificates = secret(get, SSL_TRUSTSTORE_CERTIFICATES).filter(|s| !s.expose().trim().is_empty());
+    let certificates =
+        secret(get, SSL_TRUSTSTORE_CERTIFICATES).filter(|s| !s.expose().trim().is_empty());
     if let Some(certificates) = certificates {
         if store_type != StoreType::Pem {
             return Err(SecurityError::config(
@@ -608,9 +634,12 @@ fn tls_error(context: &str, e: impl fmt::Display) -> SecurityError {
 fn root_store(certs: &[CertificateDer<'static>]) -> Result<RootCertStore, SecurityError> {
     let mut roots = RootCertStore::empty();
     for cert in certs {
-        roots
-            .add(cert.clone())
-            .map_err(|e| tls_error("a trust store certificate cannot be used as a trust anchor", e))?;
+        roots.add(cert.clone()).map_err(|e| {
+            tls_error(
+                "a trust store certificate cannot be used as a trust anchor",
+                e,
+            )
+        })?;
     }
     Ok(roots)
 }
@@ -619,10 +648,18 @@ fn root_store(certs: &[CertificateDer<'static>]) -> Result<RootCertStore, Securi
 fn fingerprints(settings: &SslSettings) -> Result<Vec<(PathBuf, [u8; 32])>, SecurityError> {
     let mut files: Vec<(&str, &str, PathBuf)> = Vec::new();
     if let Some(k) = &settings.key_store {
-        files.extend(k.files().into_iter().map(|p| ("SSL keystore", SSL_KEYSTORE_LOCATION, p.to_path_buf())));
+        files.extend(
+            k.files()
+                .into_iter()
+                .map(|p| ("SSL keystore", SSL_KEYSTORE_LOCATION, p.to_path_buf())),
+        );
     }
     if let Some(t) = &settings.trust_store {
-        files.extend(t.files().into_iter().map(|p| ("SSL truststore", SSL_TRUSTSTORE_LOCATION, p.to_path_buf())));
+        files.extend(
+            t.files()
+                .into_iter()
+                .map(|p| ("SSL truststore", SSL_TRUSTSTORE_LOCATION, p.to_path_buf())),
+        );
     }
     files
         .into_iter()
@@ -703,9 +740,18 @@ fn subject_alt_names(cert: &CertificateDer<'_>) -> Result<Vec<String>, SecurityE
     let (_, parsed) = X509Certificate::from_der(cert.as_ref())
         .map_err(|e| SecurityError::Tls(format!("Invalid certificate: {e}")))?;
     let names = match parsed.subject_alternative_name() {
-        Ok(Some(ext)) => ext.value.general_names.iter().map(|n| format!("{n}")).collect(),
+        Ok(Some(ext)) => ext
+            .value
+            .general_names
+            .iter()
+            .map(|n| format!("{n}"))
+            .collect(),
         Ok(None) => Vec::new(),
-        Err(e) => return Err(SecurityError::Tls(format!("Invalid subject alternative names: {e}"))),
+        Err(e) => {
+            return Err(SecurityError::Tls(format!(
+                "Invalid subject alternative names: {e}"
+            )))
+        }
     };
     Ok(names)
 }
@@ -713,7 +759,11 @@ fn subject_alt_names(cert: &CertificateDer<'_>) -> Result<Vec<String>, SecurityE
 /// Kafka's check of a reloaded key store: the same subject and (at least)
 /// the same subject alternative names, unless `ssl.allow.dn.changes` /
 /// `ssl.allow.san.changes` allow otherwise.
-fn ensure_compatible(old: &KeyMaterial, new: &KeyMaterial, settings: &SslSettings) -> Result<(), SecurityError> {
+fn ensure_compatible(
+    old: &KeyMaterial,
+    new: &KeyMaterial,
+    settings: &SslSettings,
+) -> Result<(), SecurityError> {
     let (Some(old_cert), Some(new_cert)) = (old.chain.first(), new.chain.first()) else {
         return Ok(());
     };
@@ -842,10 +892,13 @@ impl ServerCertVerifier for ChainOnlyVerifier {
         ocsp_response: &[u8],
         now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
-        match self
-            .inner
-            .verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now)
-        {
+        match self.inner.verify_server_cert(
+            end_entity,
+            intermediates,
+            server_name,
+            ocsp_response,
+            now,
+        ) {
             // webpki checks the name last, after the chain was found good.
             Err(rustls::Error::InvalidCertificate(
                 CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },

@@ -3,6 +3,8 @@
 //! `SubjectNames.java`), and the SSL cases of Kafka's
 //! `DefaultKafkaPrincipalBuilderTest`.
 
+#![allow(clippy::unwrap_used)] // a test fails by panicking
+
 use std::path::PathBuf;
 
 use kraft_security::principal::{subject_name, tls_principal_name, SslPrincipalMapper};
@@ -10,7 +12,9 @@ use rustls_pki_types::pem::PemObject;
 use rustls_pki_types::CertificateDer;
 
 fn data(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/tls").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/tls")
+        .join(name)
 }
 
 fn cert(name: &str) -> CertificateDer<'static> {
@@ -47,7 +51,10 @@ fn the_tricky_subjects_are_really_there() {
         "2.5.4.5=#13",
         "STREET=Main Street 1",
     ] {
-        assert!(expected.contains(needle), "{needle} missing from expected-subjects.txt");
+        assert!(
+            expected.contains(needle),
+            "{needle} missing from expected-subjects.txt"
+        );
     }
 }
 

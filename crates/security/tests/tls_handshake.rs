@@ -1,6 +1,8 @@
 //! TLS over real loopback TCP: `ServerTls::acceptor()` against
 //! `client_config`, both through `KafkaStream`, with data echoed.
 
+#![allow(clippy::unwrap_used)] // a test fails by panicking
+
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -33,14 +35,25 @@ fn cert(name: &str) -> CertificateDer<'static> {
 }
 
 fn settings(pairs: &[(&str, &str)]) -> SslSettings {
-    let map: HashMap<String, String> = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-    SslSettings::from_kafka(&|key| map.get(key).cloned()).unwrap_or_else(|e| panic!("{pairs:?}: {e}"))
+    let map: HashMap<String, String> = pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    SslSettings::from_kafka(&|key| map.get(key).cloned())
+        .unwrap_or_else(|e| panic!("{pairs:?}: {e}"))
 }
 
 /// A server of the PEM key store `keystore` (a fixture file name or a path).
 fn server(keystore: &str, extra: &[(&str, &str)]) -> Arc<ServerTls> {
-    let location = if keystore.starts_with('/') { keystore.to_string() } else { data(keystore) };
-    let mut pairs = vec![("ssl.keystore.type", "PEM"), ("ssl.keystore.location", location.as_str())];
+    let location = if keystore.starts_with('/') {
+        keystore.to_string()
+    } else {
+        data(keystore)
+    };
+    let mut pairs = vec![
+        ("ssl.keystore.type", "PEM"),
+        ("ssl.keystore.location", location.as_str()),
+    ];
     pairs.extend_from_slice(extra);
     Arc::new(ServerTls::new(&settings(&pairs)).unwrap())
 }
@@ -54,7 +67,12 @@ struct Accepted {
 
 /// Accepts connections until the test ends; each is echoed, and its
 /// principal (or the handshake error) reported.
-async fn serve(tls: Arc<ServerTls>) -> (SocketAddr, mpsc::UnboundedReceiver<Result<Accepted, String>>) {
+async fn serve(
+    tls: Arc<ServerTls>,
+) -> (
+    SocketAddr,
+    mpsc::UnboundedReceiver<Result<Accepted, String>>,
+) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let (tx, rx) = mpsc::unbounded_channel();
@@ -72,8 +90,9 @@ async fn serve(tls: Arc<ServerTls>) -> (SocketAddr, mpsc::UnboundedReceiver<Resu
                     }
                 };
                 assert!(stream.is_tls());
-                let principal = tls_principal_name(stream.peer_certificates(), tls.principal_mapper())
-                    .unwrap_or_else(|e| format!("error: {e}"));
+                let principal =
+                    tls_principal_name(stream.peer_certificates(), tls.principal_mapper())
+                        .unwrap_or_else(|e| format!("error: {e}"));
                 let _ = tx.send(Ok(Accepted {
                     principal,
                     version: stream.tls_version(),
@@ -99,13 +118,20 @@ async fn echo(mut stream: KafkaStream) {
     }
 }
 
-async fn connect(addr: SocketAddr, client: &SslSettings, name: &str) -> std::io::Result<KafkaStream> {
+async fn connect(
+    addr: SocketAddr,
+    client: &SslSettings,
+    name: &str,
+) -> std::io::Result<KafkaStream> {
     let config = client_config(client).map_err(std::io::Error::other)?;
     let tcp = TcpStream::connect(addr).await?;
     let name = ServerName::try_from(name.to_string()).map_err(std::io::Error::other)?;
-    let tls = timeout(LIMIT, tokio_rustls::TlsConnector::from(config).connect(name, tcp))
-        .await
-        .map_err(std::io::Error::other)??;
+    let tls = timeout(
+        LIMIT,
+        tokio_rustls::TlsConnector::from(config).connect(name, tcp),
+    )
+    .await
+    .map_err(std::io::Error::other)??;
     Ok(KafkaStream::from(tls))
 }
 
@@ -114,20 +140,30 @@ async fn round_trip(stream: &mut KafkaStream, message: &[u8]) -> std::io::Result
     stream.write_all(message).await?;
     stream.flush().await?;
     let mut back = vec![0u8; message.len()];
-    timeout(LIMIT, stream.read_exact(&mut back)).await.map_err(std::io::Error::other)??;
+    timeout(LIMIT, stream.read_exact(&mut back))
+        .await
+        .map_err(std::io::Error::other)??;
     assert_eq!(back, message);
     Ok(())
 }
 
 fn trusting_client(extra: &[(&str, &str)]) -> SslSettings {
     let ca = data("ca.pem");
-    let mut pairs = vec![("ssl.truststore.type", "PEM"), ("ssl.truststore.location", ca.as_str())];
+    let mut pairs = vec![
+        ("ssl.truststore.type", "PEM"),
+        ("ssl.truststore.location", ca.as_str()),
+    ];
     pairs.extend_from_slice(extra);
     settings(&pairs)
 }
 
-async fn next(rx: &mut mpsc::UnboundedReceiver<Result<Accepted, String>>) -> Result<Accepted, String> {
-    timeout(LIMIT, rx.recv()).await.expect("the server reported nothing").expect("server gone")
+async fn next(
+    rx: &mut mpsc::UnboundedReceiver<Result<Accepted, String>>,
+) -> Result<Accepted, String> {
+    timeout(LIMIT, rx.recv())
+        .await
+        .expect("the server reported nothing")
+        .expect("server gone")
 }
 
 #[tokio::test]
@@ -140,8 +176,12 @@ async fn tls13_handshake_and_echo() {
     assert_eq!(stream.peer_addr().unwrap(), addr);
     let chain = stream.peer_certificates().unwrap();
     assert_eq!(chain[0], cert("server.pem"));
-    round_trip(&mut stream, b"hello over TLS 1.3").await.unwrap();
-    round_trip(&mut stream, &[7u8; 100_000][..1000]).await.unwrap();
+    round_trip(&mut stream, b"hello over TLS 1.3")
+        .await
+        .unwrap();
+    round_trip(&mut stream, &[7u8; 100_000][..1000])
+        .await
+        .unwrap();
     let accepted = next(&mut rx).await.unwrap();
     assert_eq!(accepted.principal, "ANONYMOUS");
     assert_eq!(accepted.version, Some(TlsVersion::Tls13));
@@ -159,17 +199,29 @@ async fn tls12_handshake_and_echo() {
     assert_eq!(stream.tls_version(), Some(TlsVersion::Tls12));
     if let KafkaStream::ClientTls(s) = &stream {
         let suite = s.get_ref().1.negotiated_cipher_suite().unwrap();
-        assert_eq!(suite.suite(), rustls::CipherSuite::TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384);
+        assert_eq!(
+            suite.suite(),
+            rustls::CipherSuite::TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384
+        );
     } else {
         panic!("not a client TLS stream");
     }
-    round_trip(&mut stream, b"hello over TLS 1.2").await.unwrap();
-    assert_eq!(next(&mut rx).await.unwrap().version, Some(TlsVersion::Tls12));
+    round_trip(&mut stream, b"hello over TLS 1.2")
+        .await
+        .unwrap();
+    assert_eq!(
+        next(&mut rx).await.unwrap().version,
+        Some(TlsVersion::Tls12)
+    );
 }
 
 #[tokio::test]
 async fn a_server_of_tls13_only_refuses_a_tls12_client() {
-    let (addr, mut rx) = serve(server("server-keystore.pem", &[("ssl.enabled.protocols", "TLSv1.3")])).await;
+    let (addr, mut rx) = serve(server(
+        "server-keystore.pem",
+        &[("ssl.enabled.protocols", "TLSv1.3")],
+    ))
+    .await;
     let client = trusting_client(&[("ssl.protocol", "TLSv1.2")]);
     assert!(connect(addr, &client, "localhost").await.is_err());
     assert!(next(&mut rx).await.is_err());
@@ -212,7 +264,10 @@ fn server_with_client_auth(auth: &str) -> Arc<ServerTls> {
             ("ssl.client.auth", auth),
             ("ssl.truststore.location", truststore.as_str()),
             ("ssl.truststore.password", STORE_PASS),
-            ("ssl.principal.mapping.rules", "RULE:^CN=(.*?),OU=(.*?),.*$/$1@$2/U, DEFAULT"),
+            (
+                "ssl.principal.mapping.rules",
+                "RULE:^CN=(.*?),OU=(.*?),.*$/$1@$2/U, DEFAULT",
+            ),
         ],
     )
 }
@@ -232,17 +287,26 @@ async fn mutual_tls_required() {
     assert!(e.to_lowercase().contains("certificate"), "{e}");
 
     // With one: accepted, and named by the mapping rules.
-    let mut stream = connect(addr, &client_with_cert(&[]), "localhost").await.unwrap();
+    let mut stream = connect(addr, &client_with_cert(&[]), "localhost")
+        .await
+        .unwrap();
     round_trip(&mut stream, b"mutual").await.unwrap();
     assert_eq!(next(&mut rx).await.unwrap().principal, "CLIENT1@CLIENTS");
 
     // The same over TLS 1.2.
-    let mut stream = connect(addr, &client_with_cert(&[("ssl.protocol", "TLSv1.2")]), "localhost")
-        .await
-        .unwrap();
+    let mut stream = connect(
+        addr,
+        &client_with_cert(&[("ssl.protocol", "TLSv1.2")]),
+        "localhost",
+    )
+    .await
+    .unwrap();
     round_trip(&mut stream, b"mutual 1.2").await.unwrap();
     let accepted = next(&mut rx).await.unwrap();
-    assert_eq!((accepted.principal.as_str(), accepted.version), ("CLIENT1@CLIENTS", Some(TlsVersion::Tls12)));
+    assert_eq!(
+        (accepted.principal.as_str(), accepted.version),
+        ("CLIENT1@CLIENTS", Some(TlsVersion::Tls12))
+    );
 }
 
 #[tokio::test]
@@ -267,10 +331,14 @@ async fn mutual_tls_required_refuses_an_untrusted_client_certificate() {
 #[tokio::test]
 async fn mutual_tls_requested() {
     let (addr, mut rx) = serve(server_with_client_auth("requested")).await;
-    let mut stream = connect(addr, &trusting_client(&[]), "localhost").await.unwrap();
+    let mut stream = connect(addr, &trusting_client(&[]), "localhost")
+        .await
+        .unwrap();
     round_trip(&mut stream, b"anonymous").await.unwrap();
     assert_eq!(next(&mut rx).await.unwrap().principal, "ANONYMOUS");
-    let mut stream = connect(addr, &client_with_cert(&[]), "localhost").await.unwrap();
+    let mut stream = connect(addr, &client_with_cert(&[]), "localhost")
+        .await
+        .unwrap();
     round_trip(&mut stream, b"named").await.unwrap();
     assert_eq!(next(&mut rx).await.unwrap().principal, "CLIENT1@CLIENTS");
 }
@@ -305,7 +373,12 @@ async fn an_expired_server_certificate_is_refused() {
 
 #[tokio::test]
 async fn a_wrong_host_is_refused_unless_endpoint_identification_is_off() {
-    let e = client_refuses("other-host-keystore.pem", &trusting_client(&[]), "localhost").await;
+    let e = client_refuses(
+        "other-host-keystore.pem",
+        &trusting_client(&[]),
+        "localhost",
+    )
+    .await;
     assert!(e.contains("not valid for name \"localhost\""), "{e}");
     let (addr, mut rx) = serve(server("other-host-keystore.pem", &[])).await;
     let lax = trusting_client(&[("ssl.endpoint.identification.algorithm", "")]);
@@ -314,7 +387,9 @@ async fn a_wrong_host_is_refused_unless_endpoint_identification_is_off() {
     round_trip(&mut stream, b"any host").await.unwrap();
     assert!(next(&mut rx).await.is_ok());
     // The server's own name still works with the check on.
-    let mut stream = connect(addr, &trusting_client(&[]), "other.example.com").await.unwrap();
+    let mut stream = connect(addr, &trusting_client(&[]), "other.example.com")
+        .await
+        .unwrap();
     round_trip(&mut stream, b"right host").await.unwrap();
 }
 
@@ -351,8 +426,12 @@ impl Drop for Scratch {
 }
 
 async fn served_certificate(addr: SocketAddr) -> CertificateDer<'static> {
-    let mut stream = connect(addr, &trusting_client(&[]), "localhost").await.unwrap();
-    round_trip(&mut stream, b"which certificate?").await.unwrap();
+    let mut stream = connect(addr, &trusting_client(&[]), "localhost")
+        .await
+        .unwrap();
+    round_trip(&mut stream, b"which certificate?")
+        .await
+        .unwrap();
     stream.peer_certificates().unwrap()[0].clone()
 }
 
@@ -362,7 +441,9 @@ async fn reload_serves_the_new_certificate_and_keeps_old_connections() {
     let tls = server(&scratch.path(), &[]);
     let (addr, _rx) = serve(tls.clone()).await;
 
-    let mut before = connect(addr, &trusting_client(&[]), "localhost").await.unwrap();
+    let mut before = connect(addr, &trusting_client(&[]), "localhost")
+        .await
+        .unwrap();
     round_trip(&mut before, b"before").await.unwrap();
     assert_eq!(before.peer_certificates().unwrap()[0], cert("server.pem"));
     assert!(!tls.reload_if_changed().unwrap(), "nothing changed yet");
@@ -398,14 +479,20 @@ async fn reload_keeps_kafkas_distinguished_name_check() {
     let tls = server(&scratch.path(), &[]);
     scratch.replace("other-host-keystore.pem");
     let e = tls.reload_if_changed().unwrap_err().to_string();
-    assert!(e.contains("Keystore DistinguishedName does not match"), "{e}");
+    assert!(
+        e.contains("Keystore DistinguishedName does not match"),
+        "{e}"
+    );
     assert_eq!(tls.certificate_chain()[0], cert("server.pem"));
 
     // With ssl.allow.dn.changes and ssl.allow.san.changes the change is taken.
     // (`allowing` starts from the other-host store now in the file.)
     let allowing = server(
         &scratch.path(),
-        &[("ssl.allow.dn.changes", "true"), ("ssl.allow.san.changes", "true")],
+        &[
+            ("ssl.allow.dn.changes", "true"),
+            ("ssl.allow.san.changes", "true"),
+        ],
     );
     assert_eq!(allowing.certificate_chain()[0], cert("other-host.pem"));
     scratch.replace("server-keystore.pem");
