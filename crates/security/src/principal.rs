@@ -559,7 +559,16 @@ pub fn tls_principal_name(
         None => Ok(ANONYMOUS.to_string()),
         Some(cert) => {
             let dn = subject_name(cert.as_ref())?;
-            mapper.get_name(&dn)
+            mapper.get_name(&dn).map_err(|e| {
+                let reason = match e {
+                    SecurityError::Config { reason, .. } => reason,
+                    other => other.to_string(),
+                };
+                SecurityError::config(
+                    SSL_PRINCIPAL_MAPPING_RULES,
+                    format!("Failed to map name for '{dn}' based on SSL principal mapping rules: {reason}"),
+                )
+            })
         }
     }
 }

@@ -698,10 +698,16 @@ fn build_server_state(settings: &SslSettings) -> Result<ServerState, SecurityErr
     let builder = rustls::ServerConfig::builder_with_provider(provider.clone())
         .with_protocol_versions(&settings.server_versions()?)
         .map_err(|e| tls_error("the enabled protocols and cipher suites do not fit", e))?;
+    // Kafka loads a configured trust store even when it will not ask for
+    // client certificates, so a broken one fails at start-up there too.
+    let roots = match &settings.trust_store {
+        Some(trust) => Some(Arc::new(root_store(&trust.load()?)?)),
+        None => None,
+    };
     let verifier = match settings.client_auth {
         ClientAuth::None => WebPkiClientVerifier::no_client_auth(),
         auth => {
-            let trust = settings.trust_store.as_ref().ok_or_else(|| {
+            let roots = roots.ok_or_else(|| {
                 SecurityError::config(
                     SSL_CLIENT_AUTH,
                     format!(
@@ -711,7 +717,6 @@ fn build_server_state(settings: &SslSettings) -> Result<ServerState, SecurityErr
                     ),
                 )
             })?;
-            let roots = Arc::new(root_store(&trust.load()?)?);
             let builder = WebPkiClientVerifier::builder_with_provider(roots, provider);
             let builder = if auth == ClientAuth::Requested {
                 builder.allow_unauthenticated()
@@ -876,14 +881,73 @@ impl ServerTls {
     }
 }
 
-/// A server certificate verifier that checks the chain (trust, validity,
-/// usage) but not the host name: `ssl.endpoint.identification.algorithm=`.
+/// The server certificate verifier of a Kafka client: webpki checks the
+/// chain (trust, validity, usage) and the host name; like Java's `https`
+/// endpoint identification, a certificate without any DNS subject
+/// alternative name is also accepted for a DNS host name its most specific
+/// common name matches; with `ssl.endpoint.identification.algorithm=` the
+/// host name is not checked at all (the chain still is).
 #[derive(Debug)]
-struct ChainOnlyVerifier {
+struct KafkaServerVerifier {
     inner: Arc<WebPkiServerVerifier>,
+    check_host: bool,
 }
 
-impl ServerCertVerifier for ChainOnlyVerifier {
+/// Java's `HostnameChecker` fallback: a DNS name against the most specific
+/// CN of a certificate that has no DNS subject alternative name.
+fn common_name_matches(cert: &CertificateDer<'_>, server_name: &ServerName<'_>) -> bool {
+    use x509_parser::extensions::GeneralName;
+    use x509_parser::prelude::{FromDer, X509Certificate};
+    let ServerName::DnsName(name) = server_name else {
+        // IP addresses are only ever matched against IP subject alternative names.
+        return false;
+    };
+    let Ok((_, parsed)) = X509Certificate::from_der(cert.as_ref()) else {
+        return false;
+    };
+    match parsed.subject_alternative_name() {
+        Ok(Some(san)) => {
+            if san
+                .value
+                .general_names
+                .iter()
+                .any(|n| matches!(n, GeneralName::DNSName(_)))
+            {
+                return false;
+            }
+        }
+        Ok(None) => {}
+        Err(_) => return false,
+    }
+    let Some(cn) = parsed
+        .subject()
+        .iter_common_name()
+        .last()
+        .and_then(|cn| cn.as_str().ok())
+    else {
+        return false;
+    };
+    host_matches(name.as_ref(), cn)
+}
+
+/// A host name against a name of a certificate: equal ignoring ASCII case,
+/// or a `*.` wildcard standing for exactly one leftmost label.
+fn host_matches(host: &str, pattern: &str) -> bool {
+    let host = host.trim_end_matches('.');
+    let pattern = pattern.trim_end_matches('.');
+    if let Some(suffix) = pattern.strip_prefix("*.") {
+        match host.split_once('.') {
+            Some((label, rest)) => {
+                !label.is_empty() && suffix.contains('.') && rest.eq_ignore_ascii_case(suffix)
+            }
+            None => false,
+        }
+    } else {
+        host.eq_ignore_ascii_case(pattern)
+    }
+}
+
+impl ServerCertVerifier for KafkaServerVerifier {
     fn verify_server_cert(
         &self,
         end_entity: &CertificateDer<'_>,
@@ -902,7 +966,9 @@ impl ServerCertVerifier for ChainOnlyVerifier {
             // webpki checks the name last, after the chain was found good.
             Err(rustls::Error::InvalidCertificate(
                 CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
-            )) => Ok(ServerCertVerified::assertion()),
+            )) if !self.check_host || common_name_matches(end_entity, server_name) => {
+                Ok(ServerCertVerified::assertion())
+            }
             other => other,
         }
     }
@@ -945,16 +1011,15 @@ pub fn client_config(settings: &SslSettings) -> Result<Arc<rustls::ClientConfig>
     let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
         .with_protocol_versions(&settings.client_versions()?)
         .map_err(|e| tls_error("the enabled protocols and cipher suites do not fit", e))?;
-    let builder = if settings.endpoint_identification() {
-        builder.with_root_certificates(roots)
-    } else {
-        let inner = WebPkiServerVerifier::builder_with_provider(roots, provider)
-            .build()
-            .map_err(|e| tls_error("cannot verify server certificates", e))?;
-        builder
-            .dangerous()
-            .with_custom_certificate_verifier(Arc::new(ChainOnlyVerifier { inner }))
-    };
+    let inner = WebPkiServerVerifier::builder_with_provider(roots, provider)
+        .build()
+        .map_err(|e| tls_error("cannot verify server certificates", e))?;
+    let builder = builder
+        .dangerous()
+        .with_custom_certificate_verifier(Arc::new(KafkaServerVerifier {
+            inner,
+            check_host: settings.endpoint_identification(),
+        }));
     let config = match &settings.key_store {
         Some(store) => {
             let key = store.load()?;
@@ -965,4 +1030,19 @@ pub fn client_config(settings: &SslSettings) -> Result<Arc<rustls::ClientConfig>
         None => builder.with_no_client_auth(),
     };
     Ok(Arc::new(config))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::host_matches;
+
+    #[test]
+    fn host_names_as_java_matches_them() {
+        assert!(host_matches("localhost", "LOCALHOST"));
+        assert!(host_matches("kafka-1.example.com", "*.example.com"));
+        assert!(!host_matches("a.b.example.com", "*.example.com"));
+        assert!(!host_matches("example.com", "*.example.com"));
+        assert!(!host_matches("x.com", "*.com"));
+        assert!(!host_matches("other", "localhost"));
+    }
 }

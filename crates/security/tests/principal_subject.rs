@@ -32,7 +32,7 @@ fn subjects_match_java() {
         checked += 1;
     }
     // Every fixture listed by make-fixtures.sh was checked.
-    assert_eq!(checked, 16);
+    assert_eq!(checked, 18);
 }
 
 #[test]
@@ -102,5 +102,12 @@ fn principal_with_ssl_principal_mapper() {
 #[test]
 fn no_matching_rule_is_an_error() {
     let mapper = SslPrincipalMapper::from_rules("RULE:^CN=nobody$/x/").unwrap();
-    assert!(tls_principal_name(Some(&[cert("client.pem")]), &mapper).is_err());
+    let e = tls_principal_name(Some(&[cert("client.pem")]), &mapper)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("Failed to map name for 'CN=client1,OU=clients,O=kraft-rs' based on SSL principal mapping rules")
+            && e.contains("No rules apply to CN=client1,OU=clients,O=kraft-rs"),
+        "{e}"
+    );
 }

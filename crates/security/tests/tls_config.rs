@@ -749,3 +749,14 @@ fn no_password_in_debug_output() {
     ]);
     assert!(!format!("{inline:?}").contains("PRIVATE KEY"));
 }
+
+#[test]
+fn a_servers_trust_store_is_read_even_without_client_auth() {
+    // As in Kafka, a broken trust store stops the listener even when
+    // ssl.client.auth=none would never use it.
+    let mut pairs = pem_server();
+    pairs.push(("ssl.truststore.location", data("truststore.jks")));
+    pairs.push(("ssl.truststore.password", s("wrong-password-77")));
+    let e = load_error(&pairs, "truststore.jks");
+    assert!(e.contains("SSL truststore"), "{e}");
+}

@@ -506,3 +506,34 @@ fn server_tls_is_send_and_sync() {
     check::<ServerTls>();
     check::<KafkaStream>();
 }
+
+#[tokio::test]
+async fn a_certificate_without_alternative_names_matches_its_common_name_as_in_java() {
+    let (addr, _rx) = serve(server("cn-only-keystore.pem", &[])).await;
+    let mut stream = connect(addr, &trusting_client(&[]), "localhost")
+        .await
+        .unwrap();
+    round_trip(&mut stream, b"cn").await.unwrap();
+    // Java never matches an IP address against the CN, nor another name.
+    let e = connect(addr, &trusting_client(&[]), "127.0.0.1")
+        .await
+        .unwrap_err();
+    assert!(e.to_string().contains("not valid for name"), "{e}");
+    assert!(connect(addr, &trusting_client(&[]), "localhost.example")
+        .await
+        .is_err());
+}
+
+#[tokio::test]
+async fn a_certificate_with_alternative_names_does_not_fall_back_to_its_common_name() {
+    // cn-and-san.pem: CN=localhost, DNS SAN other.example.com only.
+    let (addr, _rx) = serve(server("cn-and-san-keystore.pem", &[])).await;
+    let e = connect(addr, &trusting_client(&[]), "localhost")
+        .await
+        .unwrap_err();
+    assert!(e.to_string().contains("not valid for name"), "{e}");
+    let mut stream = connect(addr, &trusting_client(&[]), "other.example.com")
+        .await
+        .unwrap();
+    round_trip(&mut stream, b"san").await.unwrap();
+}
