@@ -257,6 +257,25 @@ fn decrypt_pkcs8(der: &[u8], password: &Secret) -> Result<Vec<u8>, String> {
     Ok(document.as_bytes().to_vec())
 }
 
+/// The format of a binary store's content. Java reads a PKCS12 file
+/// declared JKS and a JKS file declared PKCS12 alike (`keystore.type.compat`),
+/// and keytool has written PKCS12 by default since Java 9, whatever the
+/// file's name: so the content decides, as in Java.
+fn binary_format(declared: StoreType, bytes: &[u8]) -> StoreType {
+    match declared {
+        StoreType::Pem => StoreType::Pem,
+        StoreType::Jks | StoreType::Pkcs12 => {
+            if bytes.starts_with(&[0xFE, 0xED, 0xFE, 0xED]) {
+                StoreType::Jks
+            } else if bytes.first() == Some(&0x30) {
+                StoreType::Pkcs12
+            } else {
+                declared
+            }
+        }
+    }
+}
+
 fn read_file(path: &Path, what: &str) -> Result<Vec<u8>, SecurityError> {
     std::fs::read(path).map_err(|e| SecurityError::Store {
         what: format!("{what} {}", path.display()),
@@ -350,7 +369,7 @@ impl KeyStoreConfig {
             } => {
                 let bytes = read_file(path, WHAT)?;
                 let fail = |reason: String| store_error(WHAT, path, *store_type, reason);
-                match store_type {
+                match binary_format(*store_type, &bytes) {
                     StoreType::Pem => {
                         let text = String::from_utf8(bytes)
                             .map_err(|_| fail("not PEM text".to_string()))?;
@@ -467,7 +486,7 @@ impl TrustStoreConfig {
             } => {
                 let bytes = read_file(path, WHAT)?;
                 let fail = |reason: String| store_error(WHAT, path, *store_type, reason);
-                let certs: Vec<CertificateDer<'static>> = match store_type {
+                let certs: Vec<CertificateDer<'static>> = match binary_format(*store_type, &bytes) {
                     StoreType::Pem => {
                         let text = String::from_utf8(bytes)
                             .map_err(|_| fail("not PEM text".to_string()))?;
@@ -498,17 +517,27 @@ impl TrustStoreConfig {
                             .collect()
                     }
                     StoreType::Jks => {
-                        let password = require_password(
-                            password.as_ref(),
-                            "ssl.truststore.password",
-                            WHAT,
-                            path,
-                            *store_type,
-                        )?;
                         let mut store = jks::KeyStore::new();
-                        store
-                            .load(bytes.as_slice(), password.expose().as_bytes())
-                            .map_err(|e| fail(jks_error(e, "ssl.truststore.password")))?;
+                        match password {
+                            Some(password) => store
+                                .load(bytes.as_slice(), password.expose().as_bytes())
+                                .map_err(|e| fail(jks_error(e, "ssl.truststore.password")))?,
+                            // Kafka: "If a password is not set, trust store file configured
+                            // will still be used, but integrity checking is disabled." The
+                            // entries are all read before the (keyed) digest is checked.
+                            None => match store.load(bytes.as_slice(), b"") {
+                                Ok(()) | Err(jks::KeyStoreError::InvalidDigest) => {
+                                    tracing::warn!(
+                                        "{WHAT} {} is used without ssl.truststore.password: its \
+                                         integrity is not checked",
+                                        path.display()
+                                    );
+                                }
+                                Err(e) => {
+                                    return Err(fail(jks_error(e, "ssl.truststore.password")))
+                                }
+                            },
+                        }
                         let mut aliases = store.aliases();
                         aliases.sort();
                         aliases

@@ -760,3 +760,39 @@ fn a_servers_trust_store_is_read_even_without_client_auth() {
     let e = load_error(&pairs, "truststore.jks");
     assert!(e.contains("SSL truststore"), "{e}");
 }
+
+#[test]
+fn the_content_decides_between_jks_and_pkcs12_as_in_java() {
+    // keytool writes PKCS12 by default whatever the file is called, and
+    // Java reads either format under either type.
+    serves_server_pem(&[
+        ("ssl.keystore.type", s("JKS")),
+        ("ssl.keystore.location", data("server.p12")),
+        ("ssl.keystore.password", s(STORE_PASS)),
+    ]);
+    serves_server_pem(&[
+        ("ssl.keystore.type", s("PKCS12")),
+        ("ssl.keystore.location", data("server.jks")),
+        ("ssl.keystore.password", s(STORE_PASS)),
+        ("ssl.key.password", s(KEY_PASS)),
+    ]);
+    trusts_ca(&[
+        ("ssl.truststore.location", data("truststore.p12")),
+        ("ssl.truststore.password", s(STORE_PASS)),
+    ]);
+}
+
+#[test]
+fn a_jks_trust_store_without_password_is_read_without_integrity_check() {
+    trusts_ca(&[
+        ("ssl.truststore.type", s("JKS")),
+        ("ssl.truststore.location", data("truststore.jks")),
+    ]);
+    // A PKCS12 trust store needs its password (its certificates are encrypted).
+    let settings = ok(&[
+        ("ssl.truststore.type", s("PKCS12")),
+        ("ssl.truststore.location", data("truststore.p12")),
+    ]);
+    let e = client_config(&settings).unwrap_err().to_string();
+    assert!(e.contains("ssl.truststore.password is not set"), "{e}");
+}
