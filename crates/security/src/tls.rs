@@ -7,6 +7,24 @@
 //!
 //! rustls with its `ring` provider does all the cryptography; the provider
 //! is passed explicitly, never taken from a process-wide default.
+//!
+//! # Where kraft-rs differs from a JVM
+//!
+//! * Protocols: TLSv1.2 and TLSv1.3 only; cipher suites: those of rustls
+//!   (see [`supported_cipher_suites`]). Anything else is refused by name.
+//! * `ssl.provider`, a custom `ssl.engine.factory.class` and non-default
+//!   `ssl.keymanager.algorithm` / `ssl.trustmanager.algorithm` are refused;
+//!   `ssl.secure.random.implementation` is ignored (with a warning).
+//! * There is no default trust store (the JVM's `cacerts`): a client and a
+//!   server asking for client certificates need `ssl.truststore.*`.
+//! * Encrypted PEM keys must use PBES2 (openssl's default for
+//!   `openssl pkcs8 -topk8`); legacy PKCS#12-PBE/PBES1 keys are refused.
+//! * A PKCS12 key store's key is decrypted with the store password (keytool
+//!   and openssl give both the same); a PKCS12 trust store needs its password.
+//! * The first private key entry (by alias) of a JKS or PKCS12 key store is used.
+//! * Reloading ([`ServerTls::reload_if_changed`]) compares file contents,
+//!   where Kafka compares modification times on a dynamic config update; the
+//!   subject and subject alternative name checks are Kafka's.
 
 use std::collections::HashSet;
 use std::fmt;
