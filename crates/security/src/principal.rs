@@ -39,7 +39,8 @@ fn rule_pattern() -> String {
 
 /// Compiles one of this module's own fixed patterns.
 fn fixed_regex(pattern: &str) -> Result<Regex, SecurityError> {
-    Regex::new(pattern).map_err(|e| SecurityError::config(SSL_PRINCIPAL_MAPPING_RULES, e.to_string()))
+    Regex::new(pattern)
+        .map_err(|e| SecurityError::config(SSL_PRINCIPAL_MAPPING_RULES, e.to_string()))
 }
 
 /// One mapping rule.
@@ -164,7 +165,11 @@ fn escape_literal_back_references(unescaped: &str, groups: usize) -> String {
 /// Java's `Matcher.replaceAll`: every match replaced, an empty match allowed
 /// right after a non-empty one, the replacement in Java's syntax (`$n`,
 /// `${name}`, `\x` for a literal x).
-fn java_replace_all(pattern: &Regex, input: &str, replacement: &str) -> Result<String, SecurityError> {
+fn java_replace_all(
+    pattern: &Regex,
+    input: &str,
+    replacement: &str,
+) -> Result<String, SecurityError> {
     let mut out = String::with_capacity(input.len());
     let mut last = 0;
     let mut from = 0;
@@ -227,15 +232,21 @@ fn expand_java_replacement(
                             i += 1;
                         }
                         if i == start {
-                            return Err(replacement_error("named capturing group has 0 length name"));
+                            return Err(replacement_error(
+                                "named capturing group has 0 length name",
+                            ));
                         }
                         if chars.get(i) != Some(&'}') {
-                            return Err(replacement_error("named capturing group is missing trailing '}'"));
+                            return Err(replacement_error(
+                                "named capturing group is missing trailing '}'",
+                            ));
                         }
                         let name: String = chars[start..i].iter().collect();
                         i += 1;
                         if !pattern.capture_names().any(|n| n == Some(name.as_str())) {
-                            return Err(replacement_error(&format!("No group with name {{{name}}}")));
+                            return Err(replacement_error(&format!(
+                                "No group with name {{{name}}}"
+                            )));
                         }
                         if let Some(m) = caps.name(&name) {
                             out.push_str(m.as_str());
@@ -430,17 +441,19 @@ pub fn subject_name(cert_der: &[u8]) -> Result<String, SecurityError> {
     Ok(rdns.join(","))
 }
 
-fn ava_rfc2253(ava: &x509_parser::x509::AttributeTypeAndValue<'_>) -> Result<String, SecurityError> {
+fn ava_rfc2253(
+    ava: &x509_parser::x509::AttributeTypeAndValue<'_>,
+) -> Result<String, SecurityError> {
     let oid = ava.attr_type().to_id_string();
     let keyword = KEYWORDS.iter().find(|(o, _)| *o == oid).map(|(_, k)| *k);
     let value = ava.attr_value();
     let tag = value.header.tag().0;
     let text = match (keyword, value.header.class(), tag) {
-        (Some(_), asn1_class, TAG_UTF8 | TAG_PRINTABLE | TAG_T61 | TAG_IA5 | TAG_GENERAL | TAG_BMP)
-            if asn1_class == x509_parser::der_parser::asn1_rs::Class::Universal =>
-        {
-            Some(decode_string(tag, value.data)?)
-        }
+        (
+            Some(_),
+            x509_parser::der_parser::asn1_rs::Class::Universal,
+            TAG_UTF8 | TAG_PRINTABLE | TAG_T61 | TAG_IA5 | TAG_GENERAL | TAG_BMP,
+        ) => Some(decode_string(tag, value.data)?),
         _ => None,
     };
     let mut out = String::new();
@@ -454,7 +467,11 @@ fn ava_rfc2253(ava: &x509_parser::x509::AttributeTypeAndValue<'_>) -> Result<Str
                 .header
                 .raw_tag()
                 .ok_or_else(|| subject_error("attribute value without a tag"))?;
-            for b in tag_bytes.iter().chain(&der_length(value.data.len())).chain(value.data) {
+            for b in tag_bytes
+                .iter()
+                .chain(&der_length(value.data.len()))
+                .chain(value.data)
+            {
                 out.push_str(&format!("{b:02x}"));
             }
         }
@@ -479,15 +496,15 @@ fn der_length(len: usize) -> Vec<u8> {
 
 fn decode_string(tag: u32, data: &[u8]) -> Result<String, SecurityError> {
     match tag {
-        TAG_UTF8 => String::from_utf8(data.to_vec()).map_err(|_| subject_error("invalid UTF8String")),
+        TAG_UTF8 => {
+            String::from_utf8(data.to_vec()).map_err(|_| subject_error("invalid UTF8String"))
+        }
         TAG_BMP => {
-            if data.len() % 2 != 0 {
+            let pairs = data.chunks_exact(2);
+            if !pairs.remainder().is_empty() {
                 return Err(subject_error("invalid BMPString"));
             }
-            let units: Vec<u16> = data
-                .chunks_exact(2)
-                .map(|c| u16::from_be_bytes([c[0], c[1]]))
-                .collect();
+            let units: Vec<u16> = pairs.map(|c| u16::from_be_bytes([c[0], c[1]])).collect();
             String::from_utf16(&units).map_err(|_| subject_error("invalid BMPString"))
         }
         // Java reads the other string types byte by byte (ISO 8859-1).
@@ -542,7 +559,16 @@ pub fn tls_principal_name(
         None => Ok(ANONYMOUS.to_string()),
         Some(cert) => {
             let dn = subject_name(cert.as_ref())?;
-            mapper.get_name(&dn)
+            mapper.get_name(&dn).map_err(|e| {
+                let reason = match e {
+                    SecurityError::Config { reason, .. } => reason,
+                    other => other.to_string(),
+                };
+                SecurityError::config(
+                    SSL_PRINCIPAL_MAPPING_RULES,
+                    format!("Failed to map name for '{dn}' based on SSL principal mapping rules: {reason}"),
+                )
+            })
         }
     }
 }

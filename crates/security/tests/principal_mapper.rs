@@ -1,6 +1,8 @@
 //! `ssl.principal.mapping.rules`: every case of Kafka's
 //! `SslPrincipalMapperTest`, plus Kafka's replacement and error details.
 
+#![allow(clippy::unwrap_used)] // a test fails by panicking
+
 use kraft_security::principal::SslPrincipalMapper;
 use kraft_security::SecurityError;
 
@@ -66,7 +68,9 @@ fn invalid_rule_messages_are_kafkas() {
         invalid("DEFAULT/L")
     );
     assert!(invalid("default").contains("Invalid rule: `default`, unmatched substring: `default`"));
-    assert!(invalid("RULE:^CN=(.*?),OU=ServiceUsers.*$/$1/L/U").contains("unmatched substring: `/U`"));
+    assert!(
+        invalid("RULE:^CN=(.*?),OU=ServiceUsers.*$/$1/L/U").contains("unmatched substring: `/U`")
+    );
 }
 
 #[test]
@@ -87,7 +91,10 @@ fn ssl_principal_mapper() {
     let m = mapper(&rules);
     let name = |dn: &str| m.get_name(dn).unwrap_or_else(|e| panic!("{dn}: {e}"));
     assert_eq!(name("CN=Duke,OU=ServiceUsers,O=Org,C=US"), "duke");
-    assert_eq!(name("CN=Duke,OU=SME,O=mycp,L=Fulton,ST=MD,C=US"), "duke@sme");
+    assert_eq!(
+        name("CN=Duke,OU=SME,O=mycp,L=Fulton,ST=MD,C=US"),
+        "duke@sme"
+    );
     assert_eq!(name("cn=duke,ou=sme,dc=mycp,dc=com"), "DUKE@SME");
     assert_eq!(name("cN=duke,OU=JavaSoft,O=Sun Microsystems"), "DUKE");
     assert_eq!(
@@ -114,8 +121,14 @@ fn rules_splitting() {
     splits_to("[RULE:/.*/L]", "RULE:/.*/L");
     splits_to("[RULE:/, DEFAULT]", "RULE://,DEFAULT");
     splits_to("[RULE:/, DEFAULT]", "  RULE:// ,  DEFAULT  ");
-    splits_to("[RULE:   /     , DEFAULT]", "  RULE:   /     / ,  DEFAULT  ");
-    splits_to("[RULE:  /     /U, DEFAULT]", "  RULE:  /     /U   ,DEFAULT  ");
+    splits_to(
+        "[RULE:   /     , DEFAULT]",
+        "  RULE:   /     / ,  DEFAULT  ",
+    );
+    splits_to(
+        "[RULE:  /     /U, DEFAULT]",
+        "  RULE:  /     /U   ,DEFAULT  ",
+    );
     splits_to(
         "[RULE:([A-Z]*)/$1/U, RULE:([a-z]+)/$1, DEFAULT]",
         "  RULE:([A-Z]*)/$1/U   ,RULE:([a-z]+)/$1/,   DEFAULT  ",
@@ -124,12 +137,21 @@ fn rules_splitting() {
     // empty rules are ignored
     splits_to("[]", ",   , , ,      , , ,   ");
     splits_to("[RULE:/, DEFAULT]", ",,RULE://,,,DEFAULT,,");
-    splits_to("[RULE: /   , DEFAULT]", ",  , RULE: /   /    ,,,   DEFAULT, ,   ");
-    splits_to("[RULE:   /  /U, DEFAULT]", "     ,  , RULE:   /  /U    ,,  ,DEFAULT, ,");
+    splits_to(
+        "[RULE: /   , DEFAULT]",
+        ",  , RULE: /   /    ,,,   DEFAULT, ,   ",
+    );
+    splits_to(
+        "[RULE:   /  /U, DEFAULT]",
+        "     ,  , RULE:   /  /U    ,,  ,DEFAULT, ,",
+    );
 
     // escape sequences
     splits_to(r"[RULE:\/\\\(\)\n\t/\/\/]", r"RULE:\/\\\(\)\n\t/\/\//");
-    splits_to(r"[RULE:\**\/+/*/L, RULE:\/*\**/**]", r"RULE:\**\/+/*/L,RULE:\/*\**/**/");
+    splits_to(
+        r"[RULE:\**\/+/*/L, RULE:\/*\**/**]",
+        r"RULE:\**\/+/*/L,RULE:\/*\**/**/",
+    );
 
     // rules rule
     splits_to(
@@ -142,7 +164,8 @@ fn rules_splitting() {
 fn comma_with_whitespace() {
     let m = mapper(r"RULE:^CN=((\\, *|\w)+)(,.*|$)/$1/,DEFAULT");
     assert_eq!(
-        m.get_name(r"CN=Tkac\, Adam,OU=ITZ,DC=geodis,DC=cz").unwrap(),
+        m.get_name(r"CN=Tkac\, Adam,OU=ITZ,DC=geodis,DC=cz")
+            .unwrap(),
         r"Tkac\, Adam"
     );
 }
@@ -152,7 +175,9 @@ fn no_matching_rule_is_an_error_naming_the_dn_and_rules() {
     let m = mapper("RULE:^CN=(.*?),OU=ServiceUsers.*$/$1/L");
     let e = m.get_name("CN=x,OU=Other").unwrap_err().to_string();
     assert!(
-        e.contains("No rules apply to CN=x,OU=Other, rules [RULE:^CN=(.*?),OU=ServiceUsers.*$/$1/L]"),
+        e.contains(
+            "No rules apply to CN=x,OU=Other, rules [RULE:^CN=(.*?),OU=ServiceUsers.*$/$1/L]"
+        ),
         "{e}"
     );
 }
@@ -164,8 +189,14 @@ fn empty_rules_match_nothing() {
 
 #[test]
 fn default_mapper_is_identity() {
-    assert_eq!(SslPrincipalMapper::default().get_name("CN=a,O=b").unwrap(), "CN=a,O=b");
-    assert_eq!(SslPrincipalMapper::default().to_string(), "SslPrincipalMapper(rules = [DEFAULT])");
+    assert_eq!(
+        SslPrincipalMapper::default().get_name("CN=a,O=b").unwrap(),
+        "CN=a,O=b"
+    );
+    assert_eq!(
+        SslPrincipalMapper::default().to_string(),
+        "SslPrincipalMapper(rules = [DEFAULT])"
+    );
 }
 
 #[test]

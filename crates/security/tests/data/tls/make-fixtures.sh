@@ -100,6 +100,14 @@ stores client ca
 make_leaf other-host "/O=kraft-rs/CN=other.example.com" ca "DNS:other.example.com"
 pem_keystore other-host ca
 
+# A server certificate naming its host only in the CN, without subject
+# alternative names (older Kafka set-ups; Java's host name check accepts it).
+make_leaf cn-only "/O=kraft-rs/CN=localhost" ca ""
+pem_keystore cn-only ca
+# CN=localhost, but a DNS alternative name for another host: no CN fallback.
+make_leaf cn-and-san "/O=kraft-rs/CN=localhost" ca "DNS:other.example.com"
+pem_keystore cn-and-san ca
+
 # A server certificate from a CA nobody trusts.
 make_leaf untrusted "/O=Elsewhere/CN=localhost" untrusted-ca "DNS:localhost,IP:127.0.0.1"
 pem_keystore untrusted untrusted-ca
@@ -145,7 +153,7 @@ make_leaf duke4 "/C=US/O=Sun Microsystems/OU=JavaSoft" ca ""
 rm -f ./*.srl
 
 # What Java prints for each certificate's subject (X500Principal.getName()).
-for f in ca untrusted-ca server server2 client other-host untrusted expired \
+for f in ca untrusted-ca server server2 client other-host cn-only cn-and-san untrusted expired \
          subject-many subject-escapes subject-multi subject-utf8 duke1 duke2 duke3 duke4; do
     echo "$f.pem"
 done > "$WORK/list"
