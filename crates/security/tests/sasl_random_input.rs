@@ -63,7 +63,8 @@ fn mutate(rng: &mut Rng, seed: &[u8]) -> Vec<u8> {
             }
             _ => {
                 let other = SEEDS[rng.below(SEEDS.len())];
-                v.extend_from_slice(&other[..rng.below(other.len() + 1)]);
+                let n = rng.below(other.len() + 1);
+                v.extend_from_slice(&other[..n]);
             }
         }
     }
@@ -93,7 +94,8 @@ fn random_and_mutated_sasl_input_never_panics_and_reparses() {
                 .map(|_| u8::try_from(rng.next() & 0xff).unwrap_or(0))
                 .collect()
         } else {
-            mutate(&mut rng, SEEDS[rng.below(SEEDS.len())])
+            let seed = SEEDS[rng.below(SEEDS.len())];
+            mutate(&mut rng, seed)
         };
         if let Ok(m) = ClientFirstMessage::parse(&input) {
             parsed += 1;
