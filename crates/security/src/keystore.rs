@@ -251,7 +251,7 @@ fn decrypt_pkcs8(der: &[u8], password: &Secret) -> Result<Vec<u8>, String> {
     })?;
     let document = info.decrypt(password.expose().as_bytes()).map_err(|_| {
         "the private key could not be decrypted: wrong ssl.key.password, or an unsupported \
-         encryption scheme (kraft-rs reads PBES2 with PBKDF2 or scrypt and AES)"
+         encryption scheme (kraft-rs reads PBES2: PBKDF2 or scrypt with AES or 3DES)"
             .to_string()
     })?;
     Ok(document.as_bytes().to_vec())

@@ -796,3 +796,14 @@ fn a_jks_trust_store_without_password_is_read_without_integrity_check() {
     let e = client_config(&settings).unwrap_err().to_string();
     assert!(e.contains("ssl.truststore.password is not set"), "{e}");
 }
+
+#[test]
+fn older_pbes2_keys_with_3des_and_sha1_are_read() {
+    let chain = format!("{}{}", text("server.pem"), text("ca.pem"));
+    serves_server_pem(&[
+        ("ssl.keystore.type", s("PEM")),
+        ("ssl.keystore.key", text("server.key.des3-sha1.pem")),
+        ("ssl.keystore.certificate.chain", chain),
+        ("ssl.key.password", s(KEY_PASS)),
+    ]);
+}
