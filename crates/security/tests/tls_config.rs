@@ -551,13 +551,19 @@ fn missing_file() {
         ],
         "no-such-keystore.pem",
     );
-    assert!(e.contains("SSL keystore"), "{e}");
+    assert!(
+        e.contains("SSL keystore") && e.contains("ssl.keystore.location"),
+        "{e}"
+    );
     let settings = ok(&[
         ("ssl.truststore.type", s("PEM")),
         ("ssl.truststore.location", data("no-such-ca.pem")),
     ]);
     let e = client_config(&settings).unwrap_err().to_string();
-    assert!(e.contains("no-such-ca.pem"), "{e}");
+    assert!(
+        e.contains("no-such-ca.pem") && e.contains("ssl.truststore.location"),
+        "{e}"
+    );
 }
 
 #[test]
