@@ -251,7 +251,7 @@ fn decrypt_pkcs8(der: &[u8], password: &Secret) -> Result<Vec<u8>, String> {
     })?;
     let document = info.decrypt(password.expose().as_bytes()).map_err(|_| {
         "the private key could not be decrypted: wrong ssl.key.password, or an unsupported \
-         encryption scheme (kraft-rs reads PBES2 with PBKDF2 or scrypt and AES)"
+         encryption scheme (kraft-rs reads PBES2: PBKDF2 or scrypt with AES or 3DES)"
             .to_string()
     })?;
     Ok(document.as_bytes().to_vec())
@@ -276,10 +276,10 @@ fn binary_format(declared: StoreType, bytes: &[u8]) -> StoreType {
     }
 }
 
-fn read_file(path: &Path, what: &str) -> Result<Vec<u8>, SecurityError> {
+fn read_file(path: &Path, what: &str, key: &str) -> Result<Vec<u8>, SecurityError> {
     std::fs::read(path).map_err(|e| SecurityError::Store {
         what: format!("{what} {}", path.display()),
-        reason: e.to_string(),
+        reason: format!("{e} ({key})"),
     })
 }
 
@@ -345,6 +345,7 @@ impl KeyStoreConfig {
     /// Reads the key and its certificate chain.
     pub fn load(&self) -> Result<KeyMaterial, SecurityError> {
         const WHAT: &str = "SSL keystore";
+        const LOCATION: &str = "ssl.keystore.location";
         match self {
             KeyStoreConfig::Pem {
                 certificate_chain,
@@ -367,7 +368,7 @@ impl KeyStoreConfig {
                 password,
                 key_password,
             } => {
-                let bytes = read_file(path, WHAT)?;
+                let bytes = read_file(path, WHAT, LOCATION)?;
                 let fail = |reason: String| store_error(WHAT, path, *store_type, reason);
                 match binary_format(*store_type, &bytes) {
                     StoreType::Pem => {
@@ -473,6 +474,7 @@ impl TrustStoreConfig {
     /// Reads the trusted certificates (at least one).
     pub fn load(&self) -> Result<Vec<CertificateDer<'static>>, SecurityError> {
         const WHAT: &str = "SSL truststore";
+        const LOCATION: &str = "ssl.truststore.location";
         match self {
             TrustStoreConfig::Pem { certificates } => pem_certificates(certificates.expose())
                 .map_err(|reason| SecurityError::Store {
@@ -484,7 +486,7 @@ impl TrustStoreConfig {
                 path,
                 password,
             } => {
-                let bytes = read_file(path, WHAT)?;
+                let bytes = read_file(path, WHAT, LOCATION)?;
                 let fail = |reason: String| store_error(WHAT, path, *store_type, reason);
                 let certs: Vec<CertificateDer<'static>> = match binary_format(*store_type, &bytes) {
                     StoreType::Pem => {

@@ -8,7 +8,11 @@
 //!
 //! Rule patterns are Java regular expressions in Kafka; kraft-rs compiles them
 //! with the `regex` crate, which accepts the same syntax for everything but
-//! look-around and back-references (a rule using those is refused when parsed).
+//! look-around, back-references and possessive quantifiers (a rule using
+//! those is refused when parsed). Its `\w`, `\d`, `\s` and case-insensitive
+//! matching are Unicode-aware where Java's are ASCII-only by default; the
+//! rule grammar itself, `Matcher.matches`, `replaceAll` and the replacement
+//! syntax (`$n`, `${name}`, `\x`) follow Java exactly.
 
 use std::fmt;
 

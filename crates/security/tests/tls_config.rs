@@ -551,13 +551,19 @@ fn missing_file() {
         ],
         "no-such-keystore.pem",
     );
-    assert!(e.contains("SSL keystore"), "{e}");
+    assert!(
+        e.contains("SSL keystore") && e.contains("ssl.keystore.location"),
+        "{e}"
+    );
     let settings = ok(&[
         ("ssl.truststore.type", s("PEM")),
         ("ssl.truststore.location", data("no-such-ca.pem")),
     ]);
     let e = client_config(&settings).unwrap_err().to_string();
-    assert!(e.contains("no-such-ca.pem"), "{e}");
+    assert!(
+        e.contains("no-such-ca.pem") && e.contains("ssl.truststore.location"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -795,4 +801,85 @@ fn a_jks_trust_store_without_password_is_read_without_integrity_check() {
     ]);
     let e = client_config(&settings).unwrap_err().to_string();
     assert!(e.contains("ssl.truststore.password is not set"), "{e}");
+}
+
+#[test]
+fn older_pbes2_keys_with_3des_and_sha1_are_read() {
+    let chain = format!("{}{}", text("server.pem"), text("ca.pem"));
+    serves_server_pem(&[
+        ("ssl.keystore.type", s("PEM")),
+        ("ssl.keystore.key", text("server.key.des3-sha1.pem")),
+        ("ssl.keystore.certificate.chain", chain),
+        ("ssl.key.password", s(KEY_PASS)),
+    ]);
+}
+
+/// The PEM cases of Kafka's DefaultSslEngineFactoryTest, with our fixtures.
+#[test]
+fn kafkas_pem_cases() {
+    // A trust store of one and of two certificates.
+    let one = ok(&[
+        ("ssl.truststore.type", s("PEM")),
+        ("ssl.truststore.certificates", text("ca.pem")),
+    ]);
+    assert_eq!(one.trust_store.unwrap().load().unwrap().len(), 1);
+    let two = ok(&[
+        ("ssl.truststore.type", s("PEM")),
+        (
+            "ssl.truststore.certificates",
+            format!(
+                "{}\n{}",
+                text("ca.pem").trim(),
+                text("untrusted-ca.pem").trim()
+            ),
+        ),
+    ]);
+    assert_eq!(
+        two.trust_store.unwrap().load().unwrap(),
+        vec![cert("ca.pem"), cert("untrusted-ca.pem")]
+    );
+    // Keys with leading and trailing new lines, and a chain with openssl's
+    // "Bag Attributes" around its certificates.
+    let chain = format!(
+        "Bag Attributes\n    friendlyName: server\nsubject=/CN=localhost\nissuer=/CN=kraft-rs Test CA\n{}\
+         Bag Attributes\n    friendlyName: CN=kraft-rs Test CA\n{}",
+        text("server.pem"),
+        text("ca.pem")
+    );
+    for key in [
+        format!("\n\n{}", text("server.key.enc.pem")),
+        format!("{}\n\n", text("server.key.enc.pem")),
+        text("server.key.enc.pem").replace('\n', "\r\n"),
+    ] {
+        serves_server_pem(&[
+            ("ssl.keystore.type", s("PEM")),
+            ("ssl.keystore.key", key),
+            ("ssl.keystore.certificate.chain", chain.clone()),
+            ("ssl.key.password", s(KEY_PASS)),
+        ]);
+    }
+    // Two keys where one is expected.
+    let e = ServerTls::new(&ok(&[
+        ("ssl.keystore.type", s("PEM")),
+        (
+            "ssl.keystore.key",
+            format!("{}{}", text("server.key"), text("client.key")),
+        ),
+        ("ssl.keystore.certificate.chain", chain),
+    ]))
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("Expected one private key, but found 2"), "{e}");
+}
+
+#[test]
+fn a_key_that_does_not_belong_to_the_certificate_is_refused() {
+    let e = ServerTls::new(&ok(&[
+        ("ssl.keystore.type", s("PEM")),
+        ("ssl.keystore.key", text("client.key")),
+        ("ssl.keystore.certificate.chain", text("server.pem")),
+    ]))
+    .unwrap_err();
+    assert!(matches!(e, SecurityError::Tls(_)), "{e:?}");
+    assert!(e.to_string().contains("key store"), "{e}");
 }

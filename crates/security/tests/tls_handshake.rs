@@ -537,3 +537,56 @@ async fn a_certificate_with_alternative_names_does_not_fall_back_to_its_common_n
         .unwrap();
     round_trip(&mut stream, b"san").await.unwrap();
 }
+
+#[tokio::test]
+async fn reload_keeps_kafkas_subject_alternative_names_check() {
+    let scratch = Scratch::new("reload-san", "server-keystore.pem");
+    let tls = server(&scratch.path(), &[("ssl.allow.dn.changes", "true")]);
+    scratch.replace("other-host-keystore.pem");
+    let e = tls.reload_if_changed().unwrap_err().to_string();
+    assert!(e.contains("Keystore SubjectAltNames do not match"), "{e}");
+    assert_eq!(tls.certificate_chain()[0], cert("server.pem"));
+}
+
+#[tokio::test]
+async fn reload_rereads_the_trust_store() {
+    // Client certificates are checked against a trust store file; replacing
+    // it with another CA and reloading makes the same client untrusted.
+    let dir = std::env::temp_dir().join(format!(
+        "kraft-security-reload-trust-{}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let trust = dir.join("truststore.pem");
+    std::fs::copy(data("ca.pem"), &trust).unwrap();
+    let trust_path = trust.to_string_lossy().into_owned();
+    let tls = server(
+        "server-keystore.pem",
+        &[
+            ("ssl.client.auth", "required"),
+            ("ssl.truststore.type", "PEM"),
+            ("ssl.truststore.location", trust_path.as_str()),
+        ],
+    );
+    let (addr, mut rx) = serve(tls.clone()).await;
+    let mut stream = connect(addr, &client_with_cert(&[]), "localhost")
+        .await
+        .unwrap();
+    round_trip(&mut stream, b"trusted").await.unwrap();
+    assert!(next(&mut rx).await.is_ok());
+
+    std::fs::copy(data("untrusted-ca.pem"), &trust).unwrap();
+    assert!(tls.reload_if_changed().unwrap());
+    let refused = match connect(addr, &client_with_cert(&[]), "localhost").await {
+        Err(_) => true,
+        Ok(mut stream) => round_trip(&mut stream, b"now?").await.is_err(),
+    };
+    assert!(
+        refused,
+        "the client is still trusted after the trust store changed"
+    );
+    assert!(next(&mut rx).await.is_err());
+    // The connection made before is untouched.
+    round_trip(&mut stream, b"still trusted").await.unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -82,6 +82,8 @@ stores server ca
 # The same key encrypted (PKCS#8, PBES2 with AES-256-CBC), alone and as a key store.
 openssl pkcs8 -topk8 -v2 aes-256-cbc -in server.key -passout "pass:$KEY_PASS" -out server.key.enc.pem
 cat server.key.enc.pem server.pem ca.pem > server-keystore-encrypted.pem
+# The same key encrypted as older openssl did (PBES2, 3DES, PBKDF2 with HMAC-SHA1).
+openssl pkcs8 -topk8 -v2 des3 -v2prf hmacWithSHA1 -in server.key -passout "pass:$KEY_PASS" -out server.key.des3-sha1.pem
 # The same key encrypted the legacy way (PKCS#12 PBE with 3DES), as Kafka's own tests do.
 openssl pkcs8 -topk8 -v1 PBE-SHA1-3DES -in server.key -passout "pass:$KEY_PASS" -out server.key.legacy-enc.pem
 
