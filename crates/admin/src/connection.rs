@@ -86,6 +86,13 @@ impl Connection {
                     reason: io_reason(&e),
                 })
             }
+            // Kafka's SslAuthenticationException is not retried either.
+            Ok(Err(e @ client::ConnectError::Tls(_))) => {
+                return Err(AdminError::Authentication {
+                    addr: addr_text,
+                    message: e.to_string(),
+                })
+            }
             Ok(Err(client::ConnectError::Authentication(message))) => {
                 return Err(AdminError::Authentication {
                     addr: addr_text,
@@ -331,6 +338,10 @@ impl Connection {
         match tokio::time::timeout(timeout, io).await {
             Ok(Ok(frame)) => Ok((correlation_id, frame)),
             Ok(Err(reason)) if reason == TLS_ANSWER => Err(self.protocol(reason)),
+            // TLS 1.3 reports a refused client certificate at the first read.
+            Ok(Err(reason)) if reason.contains("received fatal alert") => {
+                Err(self.protocol(format!("SSL handshake failed: {reason}")))
+            }
             Ok(Err(reason)) => {
                 self.broken.store(true, Ordering::Relaxed);
                 Err(AdminError::Disconnected {

@@ -79,7 +79,8 @@ pub enum AdminError {
         reason: String,
     },
 
-    /// The server refused this client's SASL authentication (wrong
+    /// The server refused this client's authentication (TLS handshake:
+    /// an untrusted certificate, a missing client certificate; SASL: wrong
     /// credentials, a mechanism it does not enable). Not retried.
     #[error("authentication with {addr} failed: {message}")]
     Authentication {

@@ -879,11 +879,13 @@ impl ServerTls {
         }
         let new_state = build_server_state(&self.settings)?;
         ensure_compatible(&current.key, &new_state.key, &self.settings)?;
-        let mut guard = match self.state.write() {
-            Ok(guard) => guard,
-            Err(poisoned) => poisoned.into_inner(),
-        };
-        *guard = Arc::new(new_state);
+        {
+            let mut guard = match self.state.write() {
+                Ok(guard) => guard,
+                Err(poisoned) => poisoned.into_inner(),
+            };
+            *guard = Arc::new(new_state);
+        }
         tracing::info!("reloaded the TLS key and trust stores");
         Ok(true)
     }
