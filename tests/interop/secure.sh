@@ -149,6 +149,12 @@ metadata.log.max.snapshot.interval.ms=2000"
 source "$here/cluster-lib.sh"
 timing "certs.sh: CA, 7 certificates, PKCS12 stores" "$(secs "$started_certs" "$started")"
 trap cleanup EXIT
+# Kafka's classpath (Maven, the first time) and TopicWorkload compiled
+# once, before the parallel formats would each try.
+t0=$(now)
+bash "$kq" java "$root" org.kraftrs.interop.TopicWorkload >/dev/null 2>&1 || true
+[[ -s $here/kafka-quorum/target/classpath.txt ]] || fail "kafka-quorum.sh could not resolve Kafka 4.4.0 (Maven)"
+timing "Kafka's classpath and TopicWorkload (kafka-quorum.sh java)" "$(secs "$t0")"
 
 # node_keystore ID: controller ID's own key store keys.
 node_keystore() {
@@ -534,7 +540,13 @@ refused_kafka() {
         --command-config "$2" describe --status 2>&1) || rc=$?
     if [[ $rc == 0 ]] || grep -qE '^LeaderId: +[0-9]' <<<"$out"; then fail "$1: Kafka's kafka-metadata-quorum succeeded: $out"; fi
     [[ -z ${3:-} ]] || grep -q -- "$3" <<<"$out" || fail "$1: Kafka's kafka-metadata-quorum failed (status $rc) without '$3': $(tail -c 1500 <<<"$out")"
-    refused_line=$( (grep -m1 -oE "[A-Za-z.]*(Exception|Error)[^\"]*" <<<"$out" || [[ $rc != 124 ]] || echo "no answer within 30 s") | cut -c1-160)
+    # The tool's own error line rather than a client log line ("[date] WARN ...").
+    refused_line=$(awk 'match($0, /[A-Za-z.]*(Exception|Error)[^"]*/) {
+            m = substr($0, RSTART, RLENGTH)
+            if ($0 !~ /^\[/) { print m; found = 1; exit }
+            if (first == "") first = m
+        } END { if (!found && first != "") print first }' <<<"$out" | cut -c1-160)
+    [[ -n $refused_line || $rc != 124 ]] || refused_line="no answer within 30 s"
     refused_line="status $rc${refused_line:+: $refused_line}"
 }
 # refused_kraft WHAT CONFIG [PATTERN]: kraft metadata-quorum exits non-zero
@@ -621,8 +633,6 @@ topic=t
 t0=$(now)
 create_topic "$topic" 3
 pass "kafka-topics --create --topic $topic (3 partitions, RF 3, min.insync.replicas=2) through a broker: every partition has a leader and 3 in Isr ($(secs "$t0")s)"
-# Compile TopicWorkload first (kafka-quorum.sh java compiles when a source is newer).
-bash "$kq" java "$d" "$workload" >/dev/null 2>&1 || true
 t_prod=$(now)
 bash "$kq" java "$d" "$workload" produce "$(bs)" "$topic" "$records" 30 "$rate" \
     "$w/acked.txt" "$w/finish" >"$w/producer.log" 2>&1 &
