@@ -32,8 +32,9 @@
 # (listener.name.controller.scram-sha-512.sasl.jaas.config, the key a
 # broker's controller connections read), whose credentials the controllers
 # were formatted with (`storage format --add-scram
-# 'SCRAM-SHA-512=[name=broker,password=...]'`, Kafka's StorageTool and kraft
-# alike).
+# 'SCRAM-SHA-512=[name=broker,password=...,salt=...,iterations=8192]'`,
+# Kafka's StorageTool and kraft alike; one salt for all three, so that their
+# bootstrap snapshots are equal).
 #
 # Checks, each printing PASS (a failure prints the tail of every node's log):
 #  1. the controllers elect a leader with three voters and replicate to each
@@ -177,9 +178,15 @@ eval "cl_$(declare -f write_java_controller_config)"
 write_kraft_config() { cl_write_kraft_config "$@"; node_keystore "$1" >>"$d/node$1/server.properties"; }
 write_java_controller_config() { cl_write_java_controller_config "$@"; node_keystore "$1" >>"$d/node$1/server.properties"; }
 
-# cluster-lib's format_controller with the broker's SCRAM credentials (sasl_ssl).
+# cluster-lib's format_controller with the broker's SCRAM credentials
+# (sasl_ssl). A fixed salt and iteration count: without them each
+# controller's format draws its own salt, so the three bootstrap snapshots
+# (00000000000000000000-0000000000.checkpoint) hold different
+# UserScramCredentialRecords and compare_images rightly finds them unequal.
+scram_salt=c2VjdXJlLXNoLWJyb2tlci1zYWx0 # base64 of "secure-sh-broker-salt"
 add_scram=()
-[[ $sec == sasl_ssl ]] && add_scram=(--add-scram "SCRAM-SHA-512=[name=broker,password=$broker_password]")
+[[ $sec == sasl_ssl ]] &&
+    add_scram=(--add-scram "SCRAM-SHA-512=[name=broker,password=$broker_password,salt=$scram_salt,iterations=8192]")
 format_controller() {
     local id=$1 nd="$d/node$1"
     if [[ $(impl_of "$id") == kraft-rs ]]; then
@@ -471,7 +478,7 @@ if [[ $rc != 0 ]] || ! grep -qE '^LeaderId: +[0-9]' <<<"$st_kafka"; then
 fi
 [[ $(grep '^CurrentVoters:' <<<"$st_kafka" | grep -o '"id": *[0-9]*' | wc -l) == 3 ]] || fail "describe --status: not three voters: $st_kafka"
 grep -q "CONTROLLER://127.0.0.1:$(port 1)" <<<"$st_kafka" || fail "describe --status does not show controller 1's endpoint: $st_kafka"
-pass "kafka-metadata-quorum --bootstrap-controller --command-config describe --status: $(grep -E '^(LeaderId|LeaderEpoch):' <<<"$st_kafka" | tr -s ' ' | tr '\n' ' ')"
+pass "kafka-metadata-quorum --bootstrap-controller --command-config describe --status: $(grep -E '^(LeaderId|LeaderEpoch):' <<<"$st_kafka" | tr -s ' ' | paste -sd ' ')"
 rc=0
 rep_kafka=$(kafka_quorum "$ccfg" describe --replication 2>"$root/tool.err") || rc=$?
 [[ $rc == 0 ]] || fail "kafka-metadata-quorum describe --replication failed (status $rc): $(tail -c 1500 "$root/tool.err")"
@@ -548,7 +555,7 @@ refused_kafka() {
             m = substr($0, RSTART, RLENGTH)
             if ($0 !~ /^\[/) { print m; found = 1; exit }
             if (first == "") first = m
-        } END { if (!found && first != "") print first }' <<<"$out" | cut -c1-160)
+        } END { if (!found && first != "") print first }' <<<"$out" | cut -c1-200)
     [[ -n $refused_line || $rc != 124 ]] || refused_line="no answer within 30 s"
     refused_line="status $rc${refused_line:+: $refused_line}"
 }
