@@ -59,8 +59,8 @@
 #  5. mtls, controller 1 kraft-rs: its PEM key store file is replaced by a
 #     certificate from the same CA with subject CN=controller-1-rotated;
 #     within 30 s a new TLS connection to it sees the new certificate,
-#     kafka-metadata-quorum succeeded during the rotation, and the leader
-#     epoch did not change (Java controller 1: skipped, Kafka reloads a key
+#     kafka-metadata-quorum succeeded during the rotation and, bootstrapped
+#     from controller 1 alone, after it, and the leader epoch did not change (Java controller 1: skipped, Kafka reloads a key
 #     store only on a dynamic config change);
 #  6. topic t (3 partitions, RF 3, min.insync.replicas=2) created through a
 #     broker; TopicWorkload (topics.sh's idempotent acks=all producer) sends
@@ -628,13 +628,20 @@ else
         sleep 1
     done
     t_seen=$(secs "$t_swap")
+    # Kafka's client accepts the new certificate (same CA, same SANs).
+    rc=0
+    out=$(tool org.apache.kafka.tools.MetadataQuorumCommand --bootstrap-controller "127.0.0.1:$(port 1)" \
+        --command-config "$ccfg" describe --status 2>&1) || rc=$?
+    if [[ $rc != 0 ]] || ! grep -qE '^LeaderId: +[0-9]' <<<"$out"; then
+        fail "rotation: kafka-metadata-quorum --bootstrap-controller 127.0.0.1:$(port 1) (controller 1 alone, new certificate) failed (status $rc): $(tail -c 1500 <<<"$out")"
+    fi
     epoch1=$(leader_epoch)
     [[ $epoch1 == "$epoch0" && $(leader_id) == "$leader0" ]] ||
         fail "rotation: the leader changed (epoch $epoch0 leader $leader0 -> epoch $epoch1 leader $(leader_id))"
     check_brokers "after the rotation"
     timing "rotation: key store file replaced -> new certificate served" "$t_seen"
     timing "rotation: all of it (epoch, certificates, tool, brokers)" "$(secs "$t_rot")"
-    pass "certificate rotation: controller 1 serves CN=controller-1-rotated ${t_seen}s after its PEM key store file was replaced; kafka-metadata-quorum succeeded meanwhile; leader $leader0, epoch $epoch0 unchanged; brokers unfenced"
+    pass "certificate rotation: controller 1 serves CN=controller-1-rotated ${t_seen}s after its PEM key store file was replaced; kafka-metadata-quorum succeeded meanwhile and, bootstrapped from controller 1 alone, after; leader $leader0, epoch $epoch0 unchanged; brokers unfenced"
 fi
 
 # ---- 6. records through a SIGKILL of the raft leader ----
