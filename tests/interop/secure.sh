@@ -57,7 +57,8 @@
 #     sasl_ssl: a wrong password ("Authentication failed", both tools),
 #     mtls: no client certificate, and a certificate from another CA;
 #  5. mtls, controller 1 kraft-rs: its PEM key store file is replaced by a
-#     certificate from the same CA with subject CN=controller-1-rotated;
+#     renewed certificate (new key, same subject, same CA; a changed
+#     subject is refused as Kafka refuses it without ssl.allow.dn.changes);
 #     within 30 s a new TLS connection to it sees the new certificate,
 #     kafka-metadata-quorum succeeded during the rotation and, bootstrapped
 #     from controller 1 alone, after it, and the leader epoch did not change (Java controller 1: skipped, Kafka reloads a key
@@ -269,6 +270,15 @@ mask_replication() {
 # subject_of PORT: the subject (RFC 2253) of the certificate a TLS
 # connection to 127.0.0.1:PORT sees, verified against the CA for
 # 127.0.0.1 (empty when the handshake or the verification fails).
+# fingerprint_of PORT: the SHA-256 fingerprint of the certificate a TLS
+# listener presents now (verified against the CA), or nothing.
+fingerprint_of() {
+    local out
+    out=$(timeout 10 openssl s_client -connect "127.0.0.1:$1" -CAfile "$certs/ca.crt" -verify_ip 127.0.0.1 \
+        -verify_return_error -cert "$certs/admin.crt" -key "$certs/admin.key" </dev/null 2>/dev/null) || true
+    grep -q "Verify return code: 0 (ok)" <<<"$out" || return 0
+    openssl x509 -noout -fingerprint -sha256 <<<"$out" 2>/dev/null | sed 's/^.*=//' || true
+}
 subject_of() {
     local out
     out=$(timeout 10 openssl s_client -connect "127.0.0.1:$1" -CAfile "$certs/ca.crt" -verify_ip 127.0.0.1 \
@@ -611,8 +621,16 @@ else
     [[ $epoch0 =~ ^[0-9]+$ ]] || fail "rotation: no leader epoch before the rotation"
     s=$(subject_of "$(port 1)")
     [[ $s == "CN=controller-1,OU=interop,O=kraft-rs" ]] || fail "rotation: controller 1 presents '$s' before the rotation"
-    bash "$here/certs.sh" "$certs" controller-1-rotated || fail "certs.sh could not make controller-1-rotated"
-    cp "$certs/controller-1-rotated.pem" "$d/node1/keystore.pem.new"
+    # A renewed certificate: a new key and certificate for the same subject
+    # from the same CA (a changed subject is refused, as Kafka refuses it
+    # unless ssl.allow.dn.changes=true).
+    mkdir -p "$certs/renewed"
+    cp "$certs/ca.key" "$certs/ca.crt" "$certs/store-password" "$certs/renewed/"
+    bash "$here/certs.sh" "$certs/renewed" controller-1 || fail "certs.sh could not renew controller-1"
+    fp_old=$(fingerprint_of "$(port 1)")
+    fp_new=$(openssl x509 -noout -fingerprint -sha256 -in "$certs/renewed/controller-1.crt" | sed 's/^.*=//')
+    [[ -n $fp_old && $fp_old != "$fp_new" ]] || fail "rotation: cannot tell the old certificate ($fp_old) from the renewed one ($fp_new)"
+    cp "$certs/renewed/controller-1.pem" "$d/node1/keystore.pem.new"
     mv "$d/node1/keystore.pem.new" "$d/node1/keystore.pem"
     t_swap=$(now)
     rc=0
@@ -622,11 +640,13 @@ else
     fi
     deadline=$((SECONDS + 30))
     while :; do
-        s=$(subject_of "$(port 1)")
-        [[ $s == "CN=controller-1-rotated,OU=interop,O=kraft-rs" ]] && break
-        ((SECONDS < deadline)) || fail "rotation: 30s after its key store file was replaced, controller 1 still presents '$s'"
+        fp=$(fingerprint_of "$(port 1)")
+        [[ $fp == "$fp_new" ]] && break
+        ((SECONDS < deadline)) || fail "rotation: 30s after its key store file was replaced, controller 1 still presents $fp (renewed: $fp_new)"
         sleep 1
     done
+    s=$(subject_of "$(port 1)")
+    [[ $s == "CN=controller-1,OU=interop,O=kraft-rs" ]] || fail "rotation: controller 1 presents '$s' after the rotation"
     t_seen=$(secs "$t_swap")
     # Kafka's client accepts the new certificate (same CA, same SANs).
     rc=0
@@ -641,7 +661,7 @@ else
     check_brokers "after the rotation"
     timing "rotation: key store file replaced -> new certificate served" "$t_seen"
     timing "rotation: all of it (epoch, certificates, tool, brokers)" "$(secs "$t_rot")"
-    pass "certificate rotation: controller 1 serves CN=controller-1-rotated ${t_seen}s after its PEM key store file was replaced; kafka-metadata-quorum succeeded meanwhile and, bootstrapped from controller 1 alone, after; leader $leader0, epoch $epoch0 unchanged; brokers unfenced"
+    pass "certificate rotation: controller 1 serves its renewed certificate (SHA-256 $fp_new) ${t_seen}s after its PEM key store file was replaced; kafka-metadata-quorum succeeded meanwhile and, bootstrapped from controller 1 alone, after; leader $leader0, epoch $epoch0 unchanged; brokers unfenced"
 fi
 
 # ---- 6. records through a SIGKILL of the raft leader ----
