@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use crate::error::{AdminError, Result};
 pub use kraft_protocol::text::HostPort;
+use kraft_security::client::ClientSecurity;
 use kraft_protocol::text::Properties;
 
 /// How the client finds the cluster (`bootstrap.servers` or `bootstrap.controllers`).
@@ -48,8 +49,61 @@ pub struct AdminConfig {
     pub retry_backoff: Duration,
     /// `retry.backoff.max.ms`: backoff cap; the backoff doubles per retry up to it (default 1 s).
     pub retry_backoff_max: Duration,
-    /// `socket.connection.setup.timeout.ms`: TCP connect timeout (default 10 s).
+    /// `socket.connection.setup.timeout.ms`: connection setup timeout, TLS
+    /// handshake and SASL authentication included (default 10 s).
     pub connect_timeout: Duration,
+    /// `security.protocol`, `ssl.*`, `sasl.mechanism`, `sasl.jaas.config`.
+    pub security: Security,
+}
+
+/// How the client secures its connections, and the keys that said so.
+#[derive(Clone)]
+pub struct Security {
+    keys: std::collections::BTreeMap<String, String>,
+    client: ClientSecurity,
+}
+
+impl Security {
+    /// Plain TCP (Kafka's default `security.protocol=PLAINTEXT`).
+    pub fn plaintext() -> Security {
+        Security {
+            keys: Default::default(),
+            client: ClientSecurity::plaintext(),
+        }
+    }
+
+    /// The settings connections use.
+    pub fn client(&self) -> &ClientSecurity {
+        &self.client
+    }
+
+    /// Reads the security keys of a Kafka client configuration.
+    pub fn from_properties(props: &Properties) -> Result<Security> {
+        let keys: std::collections::BTreeMap<String, String> = props
+            .iter()
+            .filter(|(k, _)| {
+                k.starts_with("ssl.") || k.starts_with("sasl.") || *k == "security.protocol"
+            })
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let get = |k: &str| props.get(k).map(str::to_string);
+        let client = ClientSecurity::from_kafka(&get).map_err(|e| AdminError::Config(e.to_string()))?;
+        Ok(Security { keys, client })
+    }
+}
+
+impl PartialEq for Security {
+    fn eq(&self, other: &Self) -> bool {
+        self.keys == other.keys
+    }
+}
+
+impl Eq for Security {}
+
+impl std::fmt::Debug for Security {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.client.fmt(f)
+    }
 }
 
 impl AdminConfig {
@@ -62,6 +116,7 @@ impl AdminConfig {
             retry_backoff: Duration::from_millis(100),
             retry_backoff_max: Duration::from_millis(1_000),
             connect_timeout: Duration::from_millis(10_000),
+            security: Security::plaintext(),
         }
     }
 
@@ -84,9 +139,11 @@ impl AdminConfig {
     /// Exactly one of `bootstrap.servers` and `bootstrap.controllers` must be
     /// set. Understood keys: `client.id`, `request.timeout.ms`,
     /// `default.api.timeout.ms`, `retry.backoff.ms`, `retry.backoff.max.ms`,
-    /// `socket.connection.setup.timeout.ms`. A `security.protocol` other than
-    /// `PLAINTEXT` is rejected (only plaintext is implemented); other keys are
-    /// ignored, as Kafka ignores unknown configs.
+    /// `socket.connection.setup.timeout.ms`, and the security keys
+    /// `security.protocol` (PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL),
+    /// `ssl.*`, `sasl.mechanism` (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512) and
+    /// `sasl.jaas.config`; other keys are ignored, as Kafka ignores unknown
+    /// configs.
     pub fn from_properties(props: &Properties) -> Result<Self> {
         let servers = props
             .get("bootstrap.servers")
@@ -108,13 +165,7 @@ impl AdminConfig {
                 ))
             }
         };
-        if let Some(p) = props.get("security.protocol") {
-            if !p.trim().eq_ignore_ascii_case("PLAINTEXT") {
-                return Err(AdminError::Config(format!(
-                    "security.protocol {p} is not supported by kraft-admin (only PLAINTEXT)"
-                )));
-            }
-        }
+        config.security = Security::from_properties(props)?;
         if let Some(id) = props.get("client.id") {
             config.client_id = id.to_owned();
         }

@@ -13,7 +13,8 @@ use kraft_protocol::messages::api_versions_response::ApiVersionsResponse;
 use kraft_protocol::messages::request_header::RequestHeader;
 use kraft_protocol::{ApiKey, ErrorCode, Message, Request, StrBytes};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
+use kraft_security::client::{self, ClientSecurity};
+use kraft_security::stream::KafkaStream;
 use tokio::sync::Mutex;
 
 use crate::config::HostPort;
@@ -25,7 +26,7 @@ const CLIENT_SOFTWARE_NAME: &str = "kraft-admin";
 const CLIENT_SOFTWARE_VERSION: &str = env!("CARGO_PKG_VERSION");
 
 struct State {
-    stream: TcpStream,
+    stream: KafkaStream,
     buf: BytesMut,
     decoder: FrameDecoder,
     next_correlation_id: i32,
@@ -42,6 +43,20 @@ pub(crate) struct Connection {
     /// The ApiVersions response of the handshake.
     pub(crate) api_versions: ApiVersionsResponse,
     broken: AtomicBool,
+    /// When the server ends the SASL session (KIP-368), if it does.
+    session_expires: Option<std::time::Instant>,
+    /// Whether the connection is plain TCP (no TLS): a TLS record from the
+    /// server then means the listener is SSL or SASL_SSL.
+    plaintext: bool,
+}
+
+/// What a plaintext client is told when the node answers with TLS.
+const TLS_ANSWER: &str = "the node answered with a TLS record: its listener uses SSL or SASL_SSL; \
+     set security.protocol (and the ssl.* keys) in the client configuration";
+
+/// Whether `buf` starts with a TLS record header (an alert or a handshake).
+fn looks_like_tls(buf: &[u8]) -> bool {
+    buf.len() >= 3 && (buf[0] == 0x15 || buf[0] == 0x16) && buf[1] == 0x03 && buf[2] <= 0x04
 }
 
 impl std::fmt::Debug for Connection {
@@ -57,17 +72,37 @@ impl Connection {
     pub(crate) async fn open(
         addr: &HostPort,
         client_id: &str,
+        security: &ClientSecurity,
         connect_timeout: Duration,
         request_timeout: Duration,
     ) -> Result<Connection> {
         let addr_text = addr.to_string();
-        let connect = TcpStream::connect((addr.host.as_str(), addr.port));
-        let stream = match tokio::time::timeout(connect_timeout, connect).await {
-            Ok(Ok(s)) => s,
-            Ok(Err(e)) => {
+        let connect = client::connect(addr.host.as_str(), addr.port, security, client_id);
+        let (stream, session_expires) = match tokio::time::timeout(connect_timeout, connect).await {
+            Ok(Ok(c)) => (c.stream, c.session_expires),
+            Ok(Err(client::ConnectError::Io(e))) => {
                 return Err(AdminError::Connect {
                     addr: addr_text,
                     reason: io_reason(&e),
+                })
+            }
+            // Kafka's SslAuthenticationException is not retried either.
+            Ok(Err(e @ client::ConnectError::Tls(_))) => {
+                return Err(AdminError::Authentication {
+                    addr: addr_text,
+                    message: e.to_string(),
+                })
+            }
+            Ok(Err(client::ConnectError::Authentication(message))) => {
+                return Err(AdminError::Authentication {
+                    addr: addr_text,
+                    message,
+                })
+            }
+            Ok(Err(e)) => {
+                return Err(AdminError::Connect {
+                    addr: addr_text,
+                    reason: e.to_string(),
                 })
             }
             Err(_) => {
@@ -80,7 +115,6 @@ impl Connection {
                 })
             }
         };
-        let _ = stream.set_nodelay(true);
         let mut conn = Connection {
             addr: addr.clone(),
             addr_text,
@@ -94,6 +128,8 @@ impl Connection {
             server_versions: HashMap::new(),
             api_versions: ApiVersionsResponse::default(),
             broken: AtomicBool::new(false),
+            session_expires,
+            plaintext: !security.protocol.uses_tls(),
         };
         let response = conn.negotiate(request_timeout).await?;
         conn.server_versions = response
@@ -170,6 +206,9 @@ impl Connection {
     /// unusable (the connection must be dropped).
     pub(crate) fn is_broken(&self) -> bool {
         self.broken.load(Ordering::Relaxed)
+            || self
+                .session_expires
+                .is_some_and(|t| t <= std::time::Instant::now())
     }
 
     /// The server's highest version of `api`, if it advertises the API.
@@ -270,6 +309,7 @@ impl Connection {
             detail: format!("cannot encode {} v{version}: {e}", M::NAME),
         })?;
         tracing::trace!(addr = %self.addr_text, api = api.kafka_name(), version, correlation_id, "send");
+        let plaintext = self.plaintext;
         let io = async {
             state
                 .stream
@@ -277,6 +317,9 @@ impl Connection {
                 .await
                 .map_err(|e| io_reason(&e))?;
             loop {
+                if plaintext && looks_like_tls(&state.buf) {
+                    return Err(TLS_ANSWER.to_owned());
+                }
                 match state.decoder.decode(&mut state.buf) {
                     Ok(Some(frame)) => return Ok(frame),
                     Ok(None) => {}
@@ -294,6 +337,11 @@ impl Connection {
         };
         match tokio::time::timeout(timeout, io).await {
             Ok(Ok(frame)) => Ok((correlation_id, frame)),
+            Ok(Err(reason)) if reason == TLS_ANSWER => Err(self.protocol(reason)),
+            // TLS 1.3 reports a refused client certificate at the first read.
+            Ok(Err(reason)) if reason.contains("received fatal alert") => {
+                Err(self.protocol(format!("SSL handshake failed: {reason}")))
+            }
             Ok(Err(reason)) => {
                 self.broken.store(true, Ordering::Relaxed);
                 Err(AdminError::Disconnected {

@@ -79,6 +79,17 @@ pub enum AdminError {
         reason: String,
     },
 
+    /// The server refused this client's authentication (TLS handshake:
+    /// an untrusted certificate, a missing client certificate; SASL: wrong
+    /// credentials, a mechanism it does not enable). Not retried.
+    #[error("authentication with {addr} failed: {message}")]
+    Authentication {
+        /// `host:port` that was dialled.
+        addr: String,
+        /// The server's message (Kafka's SaslAuthenticate error message).
+        message: String,
+    },
+
     /// An open connection broke while a request was in flight.
     #[error("connection to {addr} lost: {reason}")]
     Disconnected {

@@ -14,8 +14,13 @@ fn main() -> ExitCode {
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .init();
-    let stdout = std::io::stdout();
-    let stderr = std::io::stderr();
-    let code = kraft_cli::run_main(std::env::args_os(), &mut stdout.lock(), &mut stderr.lock());
+    // Unlocked handles: a lock held for the whole run would block every
+    // log line written from another thread (a blocking task, the raft I/O
+    // thread) until the process ends.
+    let code = kraft_cli::run_main(
+        std::env::args_os(),
+        &mut std::io::stdout(),
+        &mut std::io::stderr(),
+    );
     ExitCode::from(u8::try_from(code).unwrap_or(1))
 }

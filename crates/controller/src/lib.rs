@@ -47,6 +47,7 @@ mod activation;
 pub mod authorizer;
 mod bridge;
 pub mod config;
+pub mod credentials;
 mod features;
 pub mod format;
 pub mod format_scram;

@@ -172,7 +172,12 @@ impl ControllerNode {
         let handoff_wait =
             Duration::from_millis(u64::try_from(cfg.election_timeout_ms).unwrap_or(0))
                 .saturating_mul(2);
-        let options = DriverOptions::new(format!("raft-client-{node_id}"));
+        let client_security = config
+            .transport
+            .client_security()
+            .map_err(|e| NodeError::Server(e.to_string()))?;
+        let options =
+            DriverOptions::new(format!("raft-client-{node_id}")).with_security(client_security.clone());
         let (raft, events) = start_driver(cfg, log, persisted, store, options)
             .map_err(|e| NodeError::Raft(e.to_string()))?;
         // Not loaded until the committed snapshot and log are replayed.
@@ -239,8 +244,12 @@ impl ControllerNode {
                 interval,
             ));
         }
+        let credentials = Arc::new(crate::credentials::ImageCredentials::new(
+            image.clone(),
+            config.security.delegation_tokens.secret_key.clone(),
+        ));
         let server = ControllerServer::start(
-            ServerConfig::from_controller_config(&config),
+            ServerConfig::from_controller_config(&config).with_credentials(credentials),
             controller.clone(),
         )
         .await
@@ -291,6 +300,7 @@ impl ControllerNode {
             node_id,
             listener,
             endpoints,
+            client_security,
         ));
         Ok(ControllerNode {
             server,

@@ -23,9 +23,11 @@ pub(crate) fn spawn_registration(
     node_id: i32,
     listener: String,
     endpoints: Vec<(String, String, u16, crate::config::SecurityProtocol)>,
+    security: kraft_security::client::ClientSecurity,
 ) -> tokio::task::JoinHandle<()> {
     let incarnation = Uuid::new_v4();
-    let transport = Transport::new("controller-registration".into(), Duration::from_secs(5));
+    let transport = Transport::new("controller-registration".into(), Duration::from_secs(5))
+        .with_security(security);
     tokio::spawn(async move {
         let mut backoff = Duration::from_millis(200);
         loop {

@@ -69,6 +69,8 @@ pub struct DriverOptions {
     pub client_id: String,
     /// Where log fsyncs run.
     pub flush_mode: FlushMode,
+    /// TLS and SASL of outbound connections (the controller listener's).
+    pub security: kraft_security::client::ClientSecurity,
 }
 
 impl DriverOptions {
@@ -77,7 +79,15 @@ impl DriverOptions {
         DriverOptions {
             client_id: client_id.into(),
             flush_mode: FlushMode::default(),
+            security: kraft_security::client::ClientSecurity::plaintext(),
         }
+    }
+
+    /// The same options with outbound connections secured as `security`
+    /// says.
+    pub fn with_security(mut self, security: kraft_security::client::ClientSecurity) -> Self {
+        self.security = security;
+        self
     }
 
     /// The same options with another flush mode.
@@ -561,7 +571,8 @@ pub fn start_driver<L: DurableLog, S: ElectionStore>(
     let driver = Driver {
         core,
         store,
-        transport: Transport::new(options.client_id, request_timeout + fetch_wait),
+        transport: Transport::new(options.client_id, request_timeout + fetch_wait)
+            .with_security(options.security),
         cluster_id,
         inbound_next: 1,
         inbound: HashMap::new(),

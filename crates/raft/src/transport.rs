@@ -4,6 +4,10 @@
 //! ApiVersions, and every request is sent at the highest version both sides
 //! know (so a peer running real Kafka 4.4 is spoken to in its own versions).
 //! One request is in flight per connection, as Kafka servers process them.
+//! Connections are secured as the controller listener is (TLS, SASL; see
+//! [`kraft_security::client`]); one whose SASL session ends within the next
+//! request timeout is not reused, so the server never closes it under a
+//! request.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI32, Ordering};
@@ -18,7 +22,8 @@ use kraft_protocol::messages::api_versions_response::ApiVersionsResponse;
 use kraft_protocol::messages::request_header::RequestHeader;
 use kraft_protocol::{ApiKey, Decodable, RequestBody, ResponseBody, StrBytes};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
+use kraft_security::client::{self, ClientSecurity};
+use kraft_security::stream::KafkaStream;
 
 use crate::core::error::ErrorCode;
 use crate::core::message as m;
@@ -53,10 +58,13 @@ enum ConnError {
     NoCommonVersion(ApiKey),
     #[error("api versions: error {0}")]
     ApiVersions(i16),
+    #[error("{0}")]
+    Connect(#[from] client::ConnectError),
 }
 
 struct Conn {
-    stream: TcpStream,
+    stream: KafkaStream,
+    session_expires: Option<std::time::Instant>,
     decoder: FrameDecoder,
     read_buf: BytesMut,
     versions: HashMap<i16, (i16, i16)>,
@@ -68,6 +76,7 @@ struct Inner {
     timeout: Duration,
     correlation: AtomicI32,
     pool: Mutex<HashMap<(String, u16), Vec<Conn>>>,
+    security: ClientSecurity,
 }
 
 /// A pool of connections to KRaft peers.
@@ -85,7 +94,23 @@ impl Transport {
                 timeout,
                 correlation: AtomicI32::new(1),
                 pool: Mutex::new(HashMap::new()),
+                security: ClientSecurity::plaintext(),
             }),
+        }
+    }
+
+    /// The same transport with connections secured as `security` says
+    /// (before any request is sent).
+    pub fn with_security(self, security: ClientSecurity) -> Self {
+        let inner = Inner {
+            client_id: self.inner.client_id.clone(),
+            timeout: self.inner.timeout,
+            correlation: AtomicI32::new(1),
+            pool: Mutex::new(HashMap::new()),
+            security,
+        };
+        Transport {
+            inner: Arc::new(inner),
         }
     }
 
@@ -150,7 +175,8 @@ impl Transport {
             .pool
             .lock()
             .ok()
-            .and_then(|mut p| p.get_mut(&key).and_then(Vec::pop));
+            .and_then(|mut p| p.get_mut(&key).and_then(Vec::pop))
+            .filter(|c| !self.session_ending(c));
         let mut conn = match pooled {
             Some(c) => c,
             None => self.connect(address).await?,
@@ -178,7 +204,18 @@ impl Transport {
         Ok(response)
     }
 
+    /// Whether the connection's SASL session ends before a request sent
+    /// now could be answered.
+    fn session_ending(&self, conn: &Conn) -> bool {
+        conn.session_expires
+            .is_some_and(|t| t <= std::time::Instant::now() + self.inner.timeout)
+    }
+
     fn release(&self, key: (String, u16), conn: Conn) {
+        if self.session_ending(&conn) {
+            // The server would close it mid-request; open a new one next time.
+            return;
+        }
         if let Ok(mut pool) = self.inner.pool.lock() {
             let list = pool.entry(key).or_default();
             if list.len() < 4 {
@@ -188,10 +225,16 @@ impl Transport {
     }
 
     async fn connect(&self, address: &Address) -> Result<Conn, ConnError> {
-        let stream = TcpStream::connect((address.host.as_str(), address.port)).await?;
-        stream.set_nodelay(true)?;
+        let connection = client::connect(
+            address.host.as_str(),
+            address.port,
+            &self.inner.security,
+            &self.inner.client_id,
+        )
+        .await?;
         let mut conn = Conn {
-            stream,
+            stream: connection.stream,
+            session_expires: connection.session_expires,
             decoder: FrameDecoder::new(DEFAULT_MAX_FRAME_SIZE),
             read_buf: BytesMut::with_capacity(64 * 1024),
             versions: HashMap::new(),

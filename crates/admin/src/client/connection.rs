@@ -31,6 +31,7 @@ impl Admin {
             Connection::open(
                 addr,
                 &cfg.client_id,
+                cfg.security.client(),
                 cfg.connect_timeout.min(remaining),
                 cfg.request_timeout.min(remaining),
             )

@@ -90,56 +90,6 @@ fn a_plugin_kraft_rs_cannot_load_stops_the_start() {
     }
 }
 
-/// One connection to `addr` for several requests in turn (Kafka framing).
-struct Connection {
-    stream: std::net::TcpStream,
-    correlation_id: i32,
-}
-
-impl Connection {
-    fn open(addr: &str) -> Connection {
-        let stream = std::net::TcpStream::connect(addr).expect("connect");
-        stream
-            .set_read_timeout(Some(Duration::from_secs(30)))
-            .expect("timeout");
-        Connection {
-            stream,
-            correlation_id: 0,
-        }
-    }
-
-    /// Sends `body` at `version`; the answer, or `None` when the server
-    /// closed the connection.
-    fn send(
-        &mut self,
-        version: i16,
-        body: &kraft_protocol::RequestBody,
-    ) -> Option<kraft_protocol::ResponseBody> {
-        use std::io::{Read, Write};
-        self.correlation_id += 1;
-        let api = body.api_key();
-        let header = kraft_protocol::messages::request_header::RequestHeader {
-            request_api_key: api.id(),
-            request_api_version: version,
-            correlation_id: self.correlation_id,
-            client_id: Some("bad-input".into()),
-            ..Default::default()
-        };
-        let mut frame = Vec::new();
-        kraft_protocol::header::encode_request_frame(&mut frame, &header, body).expect("encode");
-        self.stream.write_all(&frame).ok()?;
-        let mut size = [0u8; 4];
-        self.stream.read_exact(&mut size).ok()?;
-        let mut response = vec![0u8; usize::try_from(i32::from_be_bytes(size)).ok()?];
-        self.stream.read_exact(&mut response).ok()?;
-        let (correlation, body) =
-            kraft_protocol::header::decode_response(bytes::Bytes::from(response), api, version)
-                .expect("a well-formed answer");
-        assert_eq!(correlation, self.correlation_id);
-        Some(body)
-    }
-}
-
 #[test]
 fn bad_input_gets_kafkas_answers_and_the_connection_stays_usable() {
     use kraft_protocol::messages::alter_user_scram_credentials_request as scram;

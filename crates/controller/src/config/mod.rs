@@ -18,6 +18,7 @@ pub mod security;
 #[cfg(test)]
 mod security_tests;
 pub mod settings;
+pub mod transport;
 #[cfg(test)]
 mod tests;
 
@@ -32,6 +33,7 @@ use listeners::{
 };
 pub use listeners::{HostPort, ListenerEndpoint, SecurityProtocol, StaticVoter};
 pub use security::SecurityConfig;
+pub use transport::TransportSecurity;
 use settings::*;
 
 /// Why a configuration could not be loaded.
@@ -234,6 +236,9 @@ pub struct ControllerConfig {
     pub metrics_listener: Option<HostPort>,
     /// The authorizer, early-start listeners and delegation tokens.
     pub security: SecurityConfig,
+    /// TLS and SASL of the controller listeners and of this node's own
+    /// connections to other controllers.
+    pub transport: TransportSecurity,
 }
 
 impl ControllerConfig {
@@ -407,6 +412,11 @@ impl ControllerConfig {
         let mut listener_names: Vec<String> = listeners.iter().map(|l| l.name.clone()).collect();
         listener_names.extend(controller_listener_names.iter().cloned());
         let security = SecurityConfig::parse(props, &listener_names)?;
+        let controller_endpoints: Vec<ListenerEndpoint> = controller_listener_names
+            .iter()
+            .filter_map(|n| listeners.iter().find(|l| &l.name == n).cloned())
+            .collect();
+        let transport = TransportSecurity::parse(props, &controller_endpoints)?;
         let metadata_log = MetadataLogConfig {
             segment_bytes: METADATA_LOG_SEGMENT_BYTES.read(props)?,
             internal_segment_bytes: INTERNAL_METADATA_LOG_SEGMENT_BYTES.read(props)?,
@@ -441,6 +451,7 @@ impl ControllerConfig {
             broker_heartbeat_interval_ms: BROKER_HEARTBEAT_INTERVAL_MS.read(props)?,
             metrics_listener,
             security,
+            transport,
         })
     }
 
@@ -504,20 +515,6 @@ impl ControllerConfig {
             return Err(ConfigError::Inconsistent(format!(
                 "{advertised_listeners} cannot use the nonroutable meta-address 0.0.0.0. Use a routable IP address."
             )));
-        }
-        if let Some(l) = self
-            .listeners
-            .iter()
-            .find(|l| l.security_protocol != SecurityProtocol::Plaintext)
-        {
-            return Err(invalid(
-                listeners,
-                &l.to_string(),
-                &format!(
-                    "listener {} uses security protocol {}; kraft-rs supports only PLAINTEXT listeners",
-                    l.name, l.security_protocol
-                ),
-            ));
         }
         Ok(())
     }
@@ -616,7 +613,7 @@ impl ControllerConfig {
 fn collect_warnings(props: &Properties) -> Vec<ConfigWarning> {
     let mut out = Vec::new();
     for (key, _) in props.iter() {
-        if SETTINGS.iter().any(|s| s.key() == key) {
+        if SETTINGS.iter().any(|s| s.key() == key) || transport::is_transport_key(key) {
             continue;
         }
         let message = if KAFKA_KEYS_NOT_USED.contains(&key) {

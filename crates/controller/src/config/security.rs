@@ -362,7 +362,7 @@ pub fn reference_markdown() -> String {
         (EARLY_START_LISTENERS.key, "served: the other listeners accept connections once the image (and so the committed ACLs) is loaded"),
         (PRINCIPAL_BUILDER_CLASS.key, "served: Kafka's default builder only; any other class refused"),
         (DELEGATION_TOKEN_SECRET_KEY.key, "served (never logged): the HMAC key of CreateDelegationToken, Renew and Expire; delegation tokens are disabled (DELEGATION_TOKEN_AUTH_DISABLED) without it"),
-        ("`listeners` with SSL, SASL_PLAINTEXT or SASL_SSL", "refused at start (PLAINTEXT only so far): a connection is `User:ANONYMOUS`"),
+        ("`listeners` with SSL, SASL_PLAINTEXT or SASL_SSL", "served: TLS and SASL as the next section says; the principal is the SASL user, else the mapped subject of the client certificate, else `User:ANONYMOUS`"),
     ];
     for (key, what) in served {
         let key = if key.starts_with('`') {

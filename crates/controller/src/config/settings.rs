@@ -599,7 +599,6 @@ pub const KAFKA_KEYS_NOT_USED: &[&str] = &[
     "log.retention.check.interval.ms",
     "group.initial.rebalance.delay.ms",
     "inter.broker.listener.name",
-    "sasl.mechanism.controller.protocol",
 ];
 
 /// The settings table as a Markdown reference (`docs/configuration.md`).
@@ -637,6 +636,7 @@ pub fn reference_markdown() -> String {
         ));
     }
     out.push_str(&security::reference_markdown());
+    out.push_str(&super::transport::reference_markdown());
     out
 }
 

@@ -244,8 +244,36 @@ fn cross_key_checks_in_kafkas_order() {
     );
     let wildcard = format!("{MINIMAL}advertised.listeners=CONTROLLER://0.0.0.0:9093");
     assert!(err(&wildcard).contains("nonroutable meta-address 0.0.0.0"));
+    // TLS and SASL listeners: what cannot work is refused at start.
     let ssl = format!("{MINIMAL}listener.security.protocol.map=CONTROLLER:SSL");
-    assert!(err(&ssl).contains("supports only PLAINTEXT"));
+    assert!(err(&ssl).contains("needs a key store"), "{}", err(&ssl));
+    let sasl = format!("{MINIMAL}listener.security.protocol.map=CONTROLLER:SASL_PLAINTEXT");
+    assert!(err(&sasl).contains("includes GSSAPI (Kerberos)"), "{}", err(&sasl));
+    let no_jaas = format!("{sasl}\nsasl.enabled.mechanisms=PLAIN");
+    assert!(
+        err(&no_jaas).contains("listener.name.controller.plain.sasl.jaas.config is not set"),
+        "{}",
+        err(&no_jaas)
+    );
+    let plain = format!(
+        "{no_jaas}\nlistener.name.controller.plain.sasl.jaas.config=\
+         org.apache.kafka.common.security.plain.PlainLoginModule required \
+         username=\"c\" password=\"secret-1\" user_c=\"secret-1\";"
+    );
+    let wrong_mechanism = format!("{plain}\nsasl.mechanism.controller.protocol=SCRAM-SHA-256");
+    let message = err(&wrong_mechanism);
+    assert!(
+        message.contains("sasl.mechanism.controller.protocol must be included in sasl.enabled.mechanisms"),
+        "{message}"
+    );
+    let oauth = format!("{plain}\nsasl.enabled.mechanisms=PLAIN,OAUTHBEARER");
+    assert!(err(&oauth).contains("OAUTHBEARER"), "{}", err(&oauth));
+    // A served setup parses, and no secret is in any error above.
+    let served = format!("{plain}\nsasl.mechanism.controller.protocol=PLAIN");
+    assert!(ControllerConfig::parse(&Properties::parse(&served).expect("props")).is_ok());
+    for text in [&no_jaas, &wrong_mechanism, &oauth] {
+        assert!(!err(text).contains("secret-1"), "{}", err(text));
+    }
     let dup = MINIMAL.replace(
         "CONTROLLER://:9093",
         "CONTROLLER://:9093,CONTROLLER://:9094",

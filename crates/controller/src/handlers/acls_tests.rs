@@ -29,6 +29,7 @@ fn context(api: ApiKey, principal: &str) -> RequestContext {
         principal: KafkaPrincipal::parse(principal).unwrap(),
         forwarded: false,
         token_authenticated: false,
+        security_protocol: crate::config::SecurityProtocol::Plaintext,
     }
 }
 

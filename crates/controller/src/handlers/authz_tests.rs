@@ -96,6 +96,7 @@ fn context(api: ApiKey, version: i16, principal: &str) -> RequestContext {
         principal: KafkaPrincipal::parse(principal).unwrap(),
         forwarded: false,
         token_authenticated: false,
+        security_protocol: crate::config::SecurityProtocol::Plaintext,
     }
 }
 

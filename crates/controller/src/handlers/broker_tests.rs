@@ -493,6 +493,7 @@ pub(super) fn server_context() -> crate::server::RequestContext {
         principal: kraft_protocol::acl::KafkaPrincipal::ANONYMOUS,
         forwarded: false,
         token_authenticated: false,
+        security_protocol: crate::config::SecurityProtocol::Plaintext,
     }
 }
 

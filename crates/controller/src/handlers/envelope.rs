@@ -228,6 +228,7 @@ impl Controller {
             // directories (Kafka checks whether the request was forwarded).
             forwarded: true,
             token_authenticated: principal.token_authenticated,
+            security_protocol: ctx.security_protocol,
         };
         let handled = self.handle(inner, body).await;
         let response = match handled {

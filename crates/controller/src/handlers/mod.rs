@@ -83,7 +83,7 @@ mod quorum;
 mod quotas;
 mod registration;
 pub(crate) mod scram;
-mod tokens;
+pub(crate) mod tokens;
 mod topic_admin;
 mod topics;
 pub(crate) mod writer;
@@ -220,6 +220,8 @@ pub const CONTROLLER_APIS: &[ApiKey] = &[
     ApiKey::CreateDelegationToken,
     ApiKey::RenewDelegationToken,
     ApiKey::ExpireDelegationToken,
+    ApiKey::SaslHandshake,
+    ApiKey::SaslAuthenticate,
 ];
 /// The controller: request handlers over the shared image and the quorum.
 pub struct Controller {
@@ -499,6 +501,18 @@ impl RequestHandler for Controller {
             }
             RequestBody::ExpireDelegationToken(r) => {
                 ResponseBody::ExpireDelegationToken(self.expire_delegation_token(&ctx, &r).await)
+            }
+            // Authentication happens in the server before any request gets
+            // here: on an authenticated (or PLAINTEXT/SSL) connection these
+            // are out of place, as `ControllerApis` answers them.
+            sasl @ (RequestBody::SaslHandshake(_) | RequestBody::SaslAuthenticate(_)) => {
+                return error_response(
+                    &sasl,
+                    v,
+                    ErrorCode::IllegalSaslState,
+                    Some("SaslAuthenticate request received after successful authentication"),
+                )
+                .ok_or_else(|| CloseConnection("unexpected SASL request".to_string()));
             }
             other => return self.quorum.handle_raft_request(&ctx, other).await,
         })

@@ -650,12 +650,14 @@ fn api_versions_lists_served_apis_and_omits_min_zero_features_below_v4() {
         keys,
         // Kafka 4.4's controller advertises these ranges (spec, Appendix B).
         [
+            (17, 0, 1),
             (18, 0, 5),
             (19, 2, 7),
             (20, 1, 6),
             (29, 1, 3),
             (30, 1, 3),
             (31, 1, 3),
+            (36, 0, 2),
             (37, 0, 3),
             (38, 1, 3),
             (39, 1, 2),

@@ -6,8 +6,8 @@
 //! Before anything else, a token request is refused with
 //! `DELEGATION_TOKEN_REQUEST_NOT_ALLOWED` (timestamps -1) when its principal
 //! authenticated with a delegation token, or when it came straight (not in
-//! an Envelope) over a PLAINTEXT listener: every listener kraft-rs serves
-//! today. Java brokers forward these requests from their SASL and TLS
+//! an Envelope) over a PLAINTEXT listener or over one-way TLS (no client
+//! certificate). Java brokers forward these requests from their SASL and TLS
 //! listeners, and the principal the Envelope carries is the one checked.
 //!
 //! CreateDelegationToken: a requester may create a token for itself; one
@@ -112,10 +112,22 @@ fn is_expired(token: &DelegationTokenData, now: i64) -> bool {
 }
 
 /// Kafka's `ControllerApis.allowTokenRequests`: never for a principal that
-/// authenticated with a token; never straight over PLAINTEXT (every
-/// listener kraft-rs serves); forwarded requests are allowed.
+/// authenticated with a token; not straight over PLAINTEXT, nor straight
+/// over SSL without a client certificate (one-way TLS: `User:ANONYMOUS`);
+/// forwarded requests and SASL connections are allowed.
 fn allow_token_requests(ctx: &RequestContext) -> bool {
-    !ctx.token_authenticated && ctx.forwarded
+    use crate::config::SecurityProtocol;
+    if ctx.token_authenticated {
+        return false;
+    }
+    if ctx.forwarded {
+        return true;
+    }
+    match ctx.security_protocol {
+        SecurityProtocol::Plaintext => false,
+        SecurityProtocol::Ssl => ctx.principal != KafkaPrincipal::ANONYMOUS,
+        SecurityProtocol::SaslPlaintext | SecurityProtocol::SaslSsl => true,
+    }
 }
 
 /// What the token writes need from the settings, or the error that

@@ -77,6 +77,7 @@ fn context(api: ApiKey, version: i16, principal: &str, forwarded: bool) -> Reque
         principal: KafkaPrincipal::parse(principal).unwrap(),
         forwarded,
         token_authenticated: false,
+        security_protocol: crate::config::SecurityProtocol::Plaintext,
     }
 }
 

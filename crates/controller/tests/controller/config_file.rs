@@ -42,15 +42,21 @@ fn loads_an_operator_file() {
     assert_eq!(adv[0].host.as_deref(), Some("ctl-3.example.com"));
 
     let server = ServerConfig::from_controller_config(&config);
+    let [ListenerSpec {
+        name,
+        host,
+        port,
+        early_start,
+        security,
+    }] = server.listeners.as_slice()
+    else {
+        panic!("one listener expected: {:?}", server.listeners)
+    };
     assert_eq!(
-        server.listeners,
-        [ListenerSpec {
-            name: "CONTROLLER".to_string(),
-            host: "0.0.0.0".to_string(),
-            port: 9093,
-            early_start: true
-        }]
+        (name.as_str(), host.as_str(), *port, *early_start),
+        ("CONTROLLER", "0.0.0.0", 9093, true)
     );
+    assert!(security.is_none(), "a PLAINTEXT listener has no TLS or SASL");
     assert_eq!(server.max_frame_size, 1_048_576);
 }
 

@@ -145,8 +145,10 @@ async fn start(max_frame_size: usize) -> Running {
                 host: "127.0.0.1".to_string(),
                 port: 0,
                 early_start: true,
+                security: None,
             }],
             max_frame_size,
+            credentials: None,
         },
         Arc::new(controller),
     )
@@ -231,8 +233,8 @@ async fn api_versions_every_version() {
         assert_eq!(
             keys,
             [
-                18, 19, 20, 29, 30, 31, 37, 38, 39, 40, 43, 44, 49, 51, 56, 57, 58, 60, 62, 63, 64,
-                67, 70, 94
+                17, 18, 19, 20, 29, 30, 31, 36, 37, 38, 39, 40, 43, 44, 49, 51, 56, 57, 58, 60, 62,
+                63, 64, 67, 70, 94
             ],
             "v{version}"
         );
@@ -535,11 +537,13 @@ async fn a_late_listener_accepts_once_the_image_is_loaded() {
         host: "127.0.0.1".to_string(),
         port: 0,
         early_start,
+        security: None,
     };
     let server = ControllerServer::start(
         ServerConfig {
             listeners: vec![listener("CONTROLLER", true), listener("LATE", false)],
             max_frame_size: 1 << 20,
+            credentials: None,
         },
         Arc::new(controller),
     )

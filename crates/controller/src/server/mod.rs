@@ -15,6 +15,15 @@
 //!   response header v0 and a v0 body with `UNSUPPORTED_VERSION` and a single
 //!   `ApiKeys` entry for ApiVersions (KIP-511).
 //!
+//! Security, per listener (see [`crate::config::transport`]): TLS first
+//! (SSL, SASL_SSL; a handshake not done within [`AUTHENTICATION_TIMEOUT`]
+//! closes the connection), then SASL (SASL_PLAINTEXT, SASL_SSL; see
+//! [`sasl`]). The principal is the SASL user, else the mapped subject of the
+//! client certificate, else `User:ANONYMOUS`; it is logged per connection at
+//! debug level and is what the authorizer sees. Key and trust store files
+//! are read again every [`CERTIFICATE_RELOAD_INTERVAL`]: a changed
+//! certificate is used for new connections, existing ones keep theirs.
+//!
 //! [`ControllerServer::shutdown`] stops accepting, lets every connection
 //! finish the request it is processing (its response is still written) and
 //! closes them.
@@ -37,9 +46,25 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
-use crate::config::ControllerConfig;
+use crate::config::transport::ListenerSecurity;
+use crate::config::{ControllerConfig, SecurityProtocol};
 use crate::handlers::Caller;
 use kraft_protocol::acl::KafkaPrincipal;
+use kraft_security::principal::tls_principal_name;
+use kraft_security::sasl::{CredentialSource, NoCredentials, SaslServerConfig};
+use kraft_security::stream::KafkaStream;
+use kraft_security::tls::ServerTls;
+
+pub mod sasl;
+
+use sasl::{SaslListener, SaslSession, Step};
+
+/// How long a new connection may take to finish its TLS handshake and SASL
+/// authentication before it is closed.
+pub const AUTHENTICATION_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// How often key and trust store files are checked for changes.
+pub const CERTIFICATE_RELOAD_INTERVAL: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// Who sent a request and how.
 #[derive(Debug, Clone, PartialEq)]
@@ -66,6 +91,9 @@ pub struct RequestContext {
     /// (Kafka's `KafkaPrincipal.tokenAuthenticated`; for a forwarded
     /// request, as the envelope's principal says).
     pub token_authenticated: bool,
+    /// The listener's security protocol (for a forwarded request, the
+    /// envelope's).
+    pub security_protocol: SecurityProtocol,
 }
 
 impl RequestContext {
@@ -119,7 +147,7 @@ pub trait RequestHandler: Send + Sync + 'static {
 }
 
 /// One listener to bind.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct ListenerSpec {
     /// Listener name (as in `controller.listener.names`).
     pub name: String,
@@ -131,20 +159,86 @@ pub struct ListenerSpec {
     /// (`early.start.listeners`); otherwise it is bound at once and accepts
     /// once [`RequestHandler::wait_until_ready`] resolves.
     pub early_start: bool,
+    /// TLS and SASL of the listener; `None` for PLAINTEXT.
+    pub security: Option<ListenerSecurity>,
 }
 
 /// Server settings.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone)]
 pub struct ServerConfig {
     /// Listeners to bind.
     pub listeners: Vec<ListenerSpec>,
     /// The largest request frame accepted (`socket.request.max.bytes`).
     pub max_frame_size: usize,
+    /// Where SCRAM logins find credentials and delegation tokens (the
+    /// metadata image); `None`: no SCRAM credential exists.
+    pub credentials: Option<Arc<dyn CredentialSource>>,
+}
+
+impl std::fmt::Debug for ServerConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerConfig")
+            .field("listeners", &self.listeners)
+            .field("max_frame_size", &self.max_frame_size)
+            .field("credentials", &self.credentials.is_some())
+            .finish()
+    }
+}
+
+/// A listener's TLS and SASL state while the server runs.
+#[derive(Debug)]
+struct ListenerRuntime {
+    protocol: SecurityProtocol,
+    tls: Option<Arc<ServerTls>>,
+    sasl: Option<Arc<SaslListener>>,
+}
+
+impl ListenerRuntime {
+    fn build(
+        spec: &ListenerSpec,
+        credentials: &Option<Arc<dyn CredentialSource>>,
+    ) -> io::Result<ListenerRuntime> {
+        let Some(security) = &spec.security else {
+            return Ok(ListenerRuntime {
+                protocol: SecurityProtocol::Plaintext,
+                tls: None,
+                sasl: None,
+            });
+        };
+        let tls = match &security.ssl {
+            None => None,
+            Some(ssl) => Some(Arc::new(ServerTls::new(ssl).map_err(|e| {
+                io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!("listener {}: {e}", spec.name),
+                )
+            })?)),
+        };
+        let sasl = security.sasl.as_ref().map(|settings| {
+            Arc::new(SaslListener {
+                settings: settings.clone(),
+                server_config: SaslServerConfig {
+                    plain_users: settings.plain_users.clone(),
+                    credentials: credentials
+                        .clone()
+                        .unwrap_or_else(|| Arc::new(NoCredentials)),
+                    now_ms: crate::format::now_ms,
+                },
+            })
+        });
+        Ok(ListenerRuntime {
+            protocol: security.protocol,
+            tls,
+            sasl,
+        })
+    }
 }
 
 impl ServerConfig {
     /// The controller listeners of `config` (`listeners` entries named in
-    /// `controller.listener.names`), with `socket.request.max.bytes`.
+    /// `controller.listener.names`) with their TLS and SASL settings, and
+    /// `socket.request.max.bytes`. No SCRAM credentials: see
+    /// [`ServerConfig::with_credentials`].
     pub fn from_controller_config(config: &ControllerConfig) -> ServerConfig {
         ServerConfig {
             listeners: config
@@ -157,10 +251,22 @@ impl ServerConfig {
                     early_start: config
                         .security
                         .is_early_start(&l.name, &config.controller_listener_names),
+                    security: config
+                        .transport
+                        .listener(&l.name)
+                        .filter(|s| s.ssl.is_some() || s.sasl.is_some())
+                        .cloned(),
                 })
                 .collect(),
             max_frame_size: usize::try_from(config.socket_request_max_bytes).unwrap_or(usize::MAX),
+            credentials: None,
         }
+    }
+
+    /// The same settings with SCRAM logins checked against `credentials`.
+    pub fn with_credentials(mut self, credentials: Arc<dyn CredentialSource>) -> ServerConfig {
+        self.credentials = Some(credentials);
+        self
     }
 }
 
@@ -194,6 +300,7 @@ impl ControllerServer {
         let mut accept_tasks = JoinSet::new();
         let max_frame = config.max_frame_size;
         for spec in &config.listeners {
+            let runtime = Arc::new(ListenerRuntime::build(spec, &config.credentials)?);
             let host = if spec.host.is_empty() {
                 "0.0.0.0"
             } else {
@@ -215,6 +322,13 @@ impl ControllerServer {
             let name = spec.name.clone();
             let shutdown = tx.subscribe();
             let early_start = spec.early_start;
+            if let Some(tls) = runtime.tls.clone() {
+                accept_tasks.spawn(reload_certificates(
+                    tls,
+                    spec.name.clone(),
+                    tx.subscribe(),
+                ));
+            }
             accept_tasks.spawn(async move {
                 let mut gate = shutdown.clone();
                 if !early_start {
@@ -224,7 +338,7 @@ impl ControllerServer {
                     }
                     tracing::info!(listener = %name, "listener accepting: the handler is ready");
                 }
-                accept_loop(listener, name, handler, max_frame, shutdown).await;
+                accept_loop(listener, name, runtime, handler, max_frame, shutdown).await;
             });
         }
         Ok(ControllerServer {
@@ -270,9 +384,36 @@ async fn until_shutdown(rx: &mut watch::Receiver<bool>) {
     let _ = rx.wait_for(|s| *s).await;
 }
 
+/// Checks the listener's key and trust store files every
+/// [`CERTIFICATE_RELOAD_INTERVAL`] until shutdown.
+async fn reload_certificates(tls: Arc<ServerTls>, listener: String, mut shutdown: watch::Receiver<bool>) {
+    let mut tick = tokio::time::interval(CERTIFICATE_RELOAD_INTERVAL);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            _ = until_shutdown(&mut shutdown) => return,
+            _ = tick.tick() => {}
+        }
+        let tls = tls.clone();
+        match tokio::task::spawn_blocking(move || tls.reload_if_changed()).await {
+            Ok(Ok(true)) => {
+                tracing::info!(listener = %listener, "reloaded the listener's key and trust stores: new connections use them");
+            }
+            Ok(Ok(false)) => {}
+            Ok(Err(e)) => {
+                tracing::error!(listener = %listener, error = %e, "cannot reload the listener's key or trust store; keeping the current ones");
+            }
+            Err(e) => {
+                tracing::error!(listener = %listener, error = %e, "certificate reload task failed");
+            }
+        }
+    }
+}
+
 async fn accept_loop(
     listener: TcpListener,
     name: String,
+    runtime: Arc<ListenerRuntime>,
     handler: Arc<dyn RequestHandler>,
     max_frame: usize,
     mut shutdown: watch::Receiver<bool>,
@@ -289,6 +430,7 @@ async fn accept_loop(
                         stream,
                         peer,
                         name.clone(),
+                        runtime.clone(),
                         handler.clone(),
                         max_frame,
                         for_connections.clone(),
@@ -311,15 +453,85 @@ enum Outcome {
     Close(String),
 }
 
+/// Who is on the other end of a connection.
+#[derive(Debug, Clone)]
+struct Identity {
+    principal: KafkaPrincipal,
+    token_authenticated: bool,
+}
+
+/// The TLS handshake, when the listener has TLS, and the principal of the
+/// client certificate.
+async fn establish(
+    tcp: TcpStream,
+    peer: SocketAddr,
+    listener: &str,
+    runtime: &ListenerRuntime,
+) -> Option<(KafkaStream, Identity)> {
+    let Some(tls) = &runtime.tls else {
+        return Some((
+            KafkaStream::Plain(tcp),
+            Identity {
+                principal: KafkaPrincipal::ANONYMOUS,
+                token_authenticated: false,
+            },
+        ));
+    };
+    let stream = match tokio::time::timeout(AUTHENTICATION_TIMEOUT, tls.acceptor().accept(tcp)).await
+    {
+        Ok(Ok(s)) => KafkaStream::ServerTls(Box::new(s)),
+        Ok(Err(e)) => {
+            tracing::info!(%peer, listener = %listener, "Failed authentication with {peer} (SSL handshake failed): {e}");
+            return None;
+        }
+        Err(_) => {
+            tracing::info!(%peer, listener = %listener, "Failed authentication with {peer}: the SSL handshake did not complete within {} s", AUTHENTICATION_TIMEOUT.as_secs());
+            return None;
+        }
+    };
+    let name = match tls_principal_name(stream.peer_certificates(), tls.principal_mapper()) {
+        Ok(n) => n,
+        Err(e) => {
+            tracing::info!(%peer, listener = %listener, "Failed authentication with {peer}: cannot map the client certificate to a principal: {e}");
+            return None;
+        }
+    };
+    let principal = if name == "ANONYMOUS" {
+        KafkaPrincipal::ANONYMOUS
+    } else {
+        KafkaPrincipal::user(name)
+    };
+    Some((
+        stream,
+        Identity {
+            principal,
+            token_authenticated: false,
+        },
+    ))
+}
+
 async fn serve_connection(
-    mut stream: TcpStream,
+    tcp: TcpStream,
     peer: SocketAddr,
     listener: String,
+    runtime: Arc<ListenerRuntime>,
     handler: Arc<dyn RequestHandler>,
     max_frame: usize,
     mut shutdown: watch::Receiver<bool>,
 ) {
-    let mut decoder = FrameDecoder::new(max_frame);
+    let Some((mut stream, mut identity)) = establish(tcp, peer, &listener, &runtime).await else {
+        return;
+    };
+    let mut session = runtime.sasl.clone().map(SaslSession::new);
+    let auth_deadline = tokio::time::Instant::now() + AUTHENTICATION_TIMEOUT;
+    if session.is_none() {
+        tracing::debug!(%peer, listener = %listener, principal = %identity.principal, "connection authenticated");
+    }
+    let frame_limit = |session: &Option<SaslSession>| match session {
+        Some(s) if !s.is_complete() => s.max_receive_size(),
+        _ => max_frame,
+    };
+    let mut decoder = FrameDecoder::new(frame_limit(&session));
     let mut buf = BytesMut::with_capacity(4096);
     let apis: HashMap<ApiKey, ApiRange> = handler
         .supported_apis()
@@ -327,8 +539,78 @@ async fn serve_connection(
         .map(|a| (a.api_key, a))
         .collect();
     loop {
-        match decoder.decode(&mut buf) {
-            Ok(Some(frame)) => match process(frame, peer, &listener, &apis, handler.as_ref()).await
+        let frame = match decoder.decode(&mut buf) {
+            Ok(f) => f,
+            Err(e) => {
+                let during_sasl = session.as_ref().is_some_and(|s| !s.is_complete());
+                if during_sasl {
+                    tracing::info!(%peer, listener = %listener, "closing connection: Failing SASL authentication due to invalid receive size ({e})");
+                } else {
+                    tracing::warn!(%peer, listener = %listener, "closing connection: {e}");
+                }
+                return;
+            }
+        };
+        if let Some(frame) = frame {
+            let mut request_identity = identity.clone();
+            if let Some(s) = session.as_mut() {
+                let was_complete = s.is_complete();
+                if was_complete && s.is_expired(std::time::Instant::now()) && !sasl::is_sasl_handshake(&frame)
+                {
+                    tracing::debug!(%peer, listener = %listener, "closing connection: the SASL session expired and the client did not re-authenticate");
+                    return;
+                }
+                match s.on_frame(&frame) {
+                    Step::Request => {}
+                    Step::ApiVersions => {
+                        request_identity = Identity {
+                            principal: KafkaPrincipal::ANONYMOUS,
+                            token_authenticated: false,
+                        };
+                    }
+                    Step::Respond(bytes) => {
+                        if let Err(e) = stream.write_all(&bytes).await {
+                            tracing::debug!(%peer, error = %e, "write failed; closing connection");
+                            return;
+                        }
+                        if !was_complete && s.is_complete() {
+                            if let Some(who) = s.authenticated() {
+                                identity = Identity {
+                                    principal: who.principal.clone(),
+                                    token_authenticated: who.token_authenticated,
+                                };
+                                tracing::debug!(%peer, listener = %listener, principal = %identity.principal, "connection authenticated");
+                            }
+                            decoder = FrameDecoder::new(max_frame);
+                        }
+                        if was_complete && !s.is_complete() {
+                            // Re-authentication: frames are SASL frames again.
+                            decoder = FrameDecoder::new(s.max_receive_size());
+                        }
+                        continue;
+                    }
+                    Step::RespondAndClose(bytes, reason) => {
+                        let _ = stream.write_all(&bytes).await;
+                        let _ = stream.flush().await;
+                        tracing::info!(%peer, listener = %listener, "Failed authentication with {peer} ({reason})");
+                        return;
+                    }
+                    Step::Close(reason) => {
+                        tracing::info!(%peer, listener = %listener, "Failed authentication with {peer} ({reason})");
+                        return;
+                    }
+                }
+            }
+            match process(
+                frame,
+                peer,
+                &listener,
+                &request_identity,
+                runtime.protocol,
+                &apis,
+                handler.as_ref(),
+            )
+            .await
             {
                 Outcome::Respond(bytes) => {
                     if let Err(e) = stream.write_all(&bytes).await {
@@ -341,16 +623,17 @@ async fn serve_connection(
                     tracing::warn!(%peer, listener = %listener, "closing connection: {reason}");
                     return;
                 }
-            },
-            Ok(None) => {}
-            Err(e) => {
-                tracing::warn!(%peer, listener = %listener, "closing connection: {e}");
-                return;
             }
         }
         if *shutdown.borrow() {
             return;
         }
+        let authenticating = session.as_ref().is_some_and(|s| !s.is_complete());
+        let deadline = if authenticating {
+            auth_deadline
+        } else {
+            tokio::time::Instant::now() + std::time::Duration::from_secs(365 * 24 * 3600)
+        };
         tokio::select! {
             read = stream.read_buf(&mut buf) => match read {
                 Ok(0) => {
@@ -365,9 +648,29 @@ async fn serve_connection(
                     return;
                 }
             },
+            () = tokio::time::sleep_until(deadline), if authenticating => {
+                tracing::info!(%peer, listener = %listener, "Failed authentication with {peer}: SASL authentication did not complete within {} s", AUTHENTICATION_TIMEOUT.as_secs());
+                return;
+            }
             _ = until_shutdown(&mut shutdown) => return,
         }
     }
+}
+
+/// A complete response frame: header (at the API's response header
+/// version) and body.
+pub(crate) fn encode_response(
+    correlation_id: i32,
+    api_key: ApiKey,
+    version: i16,
+    body: &ResponseBody,
+) -> Result<Vec<u8>, String> {
+    response_frame(
+        correlation_id,
+        api_key.response_header_version(version),
+        |b| body.encode(b, version),
+    )
+    .map_err(|e| format!("cannot encode {} v{version} response: {e}", api_key.kafka_name()))
 }
 
 /// The answer to ApiVersions at a version this server does not know.
@@ -409,6 +712,8 @@ async fn process(
     frame: Bytes,
     peer: SocketAddr,
     listener: &str,
+    identity: &Identity,
+    security_protocol: SecurityProtocol,
     apis: &HashMap<ApiKey, ApiRange>,
     handler: &dyn RequestHandler,
 ) -> Outcome {
@@ -458,9 +763,10 @@ async fn process(
         api_version: version,
         listener_name: listener.to_string(),
         peer_addr: Some(peer),
-        principal: KafkaPrincipal::ANONYMOUS,
+        principal: identity.principal.clone(),
         forwarded: false,
-        token_authenticated: false,
+        token_authenticated: identity.token_authenticated,
+        security_protocol,
     };
     let response = match handler.handle(ctx, body).await {
         Ok(r) => r,
