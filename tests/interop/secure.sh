@@ -262,7 +262,11 @@ kraft_quorum() {
 }
 # The lines of describe --status that move on every call masked; the
 # replication table as NodeId DirectoryId Status.
-mask_status() { sed -E 's/^(HighWatermark|MaxFollowerLag|MaxFollowerLagTimeMs):.*/\1: <varies>/'; }
+# CommittedVoters is DescribeQuorum v3 (a kraft-rs extension): the kraft CLI
+# prints it when a kraft-rs leader answers; Kafka's tool knows only v2.
+mask_status() {
+    sed -E -e 's/^(HighWatermark|MaxFollowerLag|MaxFollowerLagTimeMs):.*/\1: <varies>/' -e '/^CommittedVoters:/d'
+}
 mask_replication() {
     awk -F'\t' '{ for (i = 1; i <= NF; i++) { gsub(/^ +| +$/, "", $i) } print $1, $2, $7 }'
 }
