@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use crate::error::{AdminError, Result};
 pub use kraft_protocol::text::HostPort;
-use kraft_security::client::ClientSecurity;
 use kraft_protocol::text::Properties;
+use kraft_security::client::ClientSecurity;
 
 /// How the client finds the cluster (`bootstrap.servers` or `bootstrap.controllers`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -87,7 +87,8 @@ impl Security {
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
         let get = |k: &str| props.get(k).map(str::to_string);
-        let client = ClientSecurity::from_kafka(&get).map_err(|e| AdminError::Config(e.to_string()))?;
+        let client =
+            ClientSecurity::from_kafka(&get).map_err(|e| AdminError::Config(e.to_string()))?;
         Ok(Security { keys, client })
     }
 }

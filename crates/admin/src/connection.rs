@@ -12,9 +12,9 @@ use kraft_protocol::messages::api_versions_request::ApiVersionsRequest;
 use kraft_protocol::messages::api_versions_response::ApiVersionsResponse;
 use kraft_protocol::messages::request_header::RequestHeader;
 use kraft_protocol::{ApiKey, ErrorCode, Message, Request, StrBytes};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use kraft_security::client::{self, ClientSecurity};
 use kraft_security::stream::KafkaStream;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::Mutex;
 
 use crate::config::HostPort;

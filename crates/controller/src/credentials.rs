@@ -32,15 +32,12 @@ impl CredentialSource for ImageCredentials {
             ScramMechanism::Sha512 => ScramImage::SCRAM_SHA_512,
         };
         let image = self.image.read();
-        image
-            .scram()
-            .credential(id, user)
-            .map(|c| ScramCredential {
-                salt: c.salt.to_vec(),
-                stored_key: c.stored_key.to_vec(),
-                server_key: c.server_key.to_vec(),
-                iterations: c.iterations,
-            })
+        image.scram().credential(id, user).map(|c| ScramCredential {
+            salt: c.salt.to_vec(),
+            stored_key: c.stored_key.to_vec(),
+            server_key: c.server_key.to_vec(),
+            iterations: c.iterations,
+        })
     }
 
     fn token(&self, token_id: &str) -> Option<TokenCredential> {

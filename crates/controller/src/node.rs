@@ -176,8 +176,8 @@ impl ControllerNode {
             .transport
             .client_security()
             .map_err(|e| NodeError::Server(e.to_string()))?;
-        let options =
-            DriverOptions::new(format!("raft-client-{node_id}")).with_security(client_security.clone());
+        let options = DriverOptions::new(format!("raft-client-{node_id}"))
+            .with_security(client_security.clone());
         let (raft, events) = start_driver(cfg, log, persisted, store, options)
             .map_err(|e| NodeError::Raft(e.to_string()))?;
         // Not loaded until the committed snapshot and log are replayed.

@@ -21,9 +21,9 @@ use kraft_protocol::messages::api_versions_request::ApiVersionsRequest;
 use kraft_protocol::messages::api_versions_response::ApiVersionsResponse;
 use kraft_protocol::messages::request_header::RequestHeader;
 use kraft_protocol::{ApiKey, Decodable, RequestBody, ResponseBody, StrBytes};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use kraft_security::client::{self, ClientSecurity};
 use kraft_security::stream::KafkaStream;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::core::error::ErrorCode;
 use crate::core::message as m;

@@ -144,13 +144,19 @@ impl ClientSecurity {
         } else {
             None
         };
-        Ok(ClientSecurity { protocol, tls, sasl })
+        Ok(ClientSecurity {
+            protocol,
+            tls,
+            sasl,
+        })
     }
 
     /// Reads Kafka's client keys through `get`: `security.protocol`
     /// (default PLAINTEXT), the `ssl.*` keys, `sasl.mechanism` (default
     /// GSSAPI, which is refused) and `sasl.jaas.config`.
-    pub fn from_kafka(get: &dyn Fn(&str) -> Option<String>) -> Result<ClientSecurity, SecurityError> {
+    pub fn from_kafka(
+        get: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<ClientSecurity, SecurityError> {
         let raw = get("security.protocol").unwrap_or_else(|| "PLAINTEXT".to_string());
         let protocol = Protocol::parse(&raw).ok_or_else(|| {
             SecurityError::config(
@@ -320,7 +326,10 @@ async fn roundtrip(
         }
     };
     let (correlation, response) = decode_response(frame, api, version).map_err(|e| {
-        ConnectError::Protocol(format!("cannot decode the {} response: {e}", api.kafka_name()))
+        ConnectError::Protocol(format!(
+            "cannot decode the {} response: {e}",
+            api.kafka_name()
+        ))
     })?;
     if correlation != correlation_id {
         return Err(ConnectError::Protocol(format!(
@@ -343,20 +352,22 @@ async fn authenticate(
     });
     let response = roundtrip(stream, ApiKey::SaslHandshake, 1, 0, client_id, &handshake).await?;
     let ResponseBody::SaslHandshake(r) = response else {
-        return Err(ConnectError::Protocol("SaslHandshake answered with another API".into()));
+        return Err(ConnectError::Protocol(
+            "SaslHandshake answered with another API".into(),
+        ));
     };
     if r.error_code != ErrorCode::None.code() {
         let enabled: Vec<String> = r.mechanisms.iter().map(|m| m.to_string()).collect();
-        return Err(ConnectError::Authentication(if r.error_code
-            == ErrorCode::UnsupportedSaslMechanism.code()
-        {
-            format!(
+        return Err(ConnectError::Authentication(
+            if r.error_code == ErrorCode::UnsupportedSaslMechanism.code() {
+                format!(
                 "Client SASL mechanism '{}' not enabled in the server, enabled mechanisms are {enabled:?}",
                 mechanism.name()
             )
-        } else {
-            format!("SaslHandshake failed with error code {}", r.error_code)
-        }));
+            } else {
+                format!("SaslHandshake failed with error code {}", r.error_code)
+            },
+        ));
     }
     let mut token = client
         .initial_response()
@@ -368,9 +379,15 @@ async fn authenticate(
             ..Default::default()
         });
         let started = Instant::now();
-        let response =
-            roundtrip(stream, ApiKey::SaslAuthenticate, 1, correlation, client_id, &request)
-                .await?;
+        let response = roundtrip(
+            stream,
+            ApiKey::SaslAuthenticate,
+            1,
+            correlation,
+            client_id,
+            &request,
+        )
+        .await?;
         correlation += 1;
         let ResponseBody::SaslAuthenticate(r) = response else {
             return Err(ConnectError::Protocol(
@@ -379,9 +396,9 @@ async fn authenticate(
         };
         if r.error_code != ErrorCode::None.code() {
             return Err(ConnectError::Authentication(
-                r.error_message
-                    .map(|m| m.to_string())
-                    .unwrap_or_else(|| format!("SaslAuthenticate failed with error code {}", r.error_code)),
+                r.error_message.map(|m| m.to_string()).unwrap_or_else(|| {
+                    format!("SaslAuthenticate failed with error code {}", r.error_code)
+                }),
             ));
         }
         let next = client
@@ -389,8 +406,7 @@ async fn authenticate(
             .map_err(|f| ConnectError::Authentication(f.message))?;
         if client.is_complete() {
             let expires = (r.session_lifetime_ms > 0).then(|| {
-                started
-                    + Duration::from_millis(u64::try_from(r.session_lifetime_ms).unwrap_or(0))
+                started + Duration::from_millis(u64::try_from(r.session_lifetime_ms).unwrap_or(0))
             });
             return Ok(expires);
         }

@@ -126,7 +126,10 @@ fn random_and_mutated_sasl_input_never_panics_and_reparses() {
                     }
                 }
                 Err(f) => {
-                    assert!(!f.message.is_empty(), "a failure without a message: {input:?}");
+                    assert!(
+                        !f.message.is_empty(),
+                        "a failure without a message: {input:?}"
+                    );
                     assert!(!f.message.contains("pencil") && !f.log_detail.contains("pencil"));
                 }
             }

@@ -139,7 +139,10 @@ fn a_sasl_ssl_quorum_serves_the_cli_and_refuses_what_kafka_refuses() {
     let mut c = Cluster::new("secure-sasl-ssl", 3);
     let pki = Pki::new(c.dir.join("pki"));
     let stores: Vec<PathBuf> = (1..=3)
-        .map(|id| pki.issue(&format!("controller-{id}"), &format!("controller-{id}")).0)
+        .map(|id| {
+            pki.issue(&format!("controller-{id}"), &format!("controller-{id}"))
+                .0
+        })
         .collect();
     // A second controller listener, SASL_PLAINTEXT, for raw protocol checks.
     let raw_ports: Vec<u16> = (0..3).map(|_| free_port()).collect();
@@ -172,7 +175,12 @@ fn a_sasl_ssl_quorum_serves_the_cli_and_refuses_what_kafka_refuses() {
             &c,
             id,
             &cluster_id,
-            &["--initial-controllers", &initial, "--release-version", "4.4-IV2"],
+            &[
+                "--initial-controllers",
+                &initial,
+                "--release-version",
+                "4.4-IV2",
+            ],
         );
         c.server(id).start();
     }
@@ -194,7 +202,10 @@ fn a_sasl_ssl_quorum_serves_the_cli_and_refuses_what_kafka_refuses() {
     let (code, out, err) = describe_with(&c, 1, &sasl_ssl_client(&pki, "PLAIN", "admin", "wrong"));
     assert_ne!(code, 0, "{out}");
     assert!(err.contains("Authentication failed"), "{err}");
-    assert!(!err.contains("wrong"), "the password must not be echoed: {err}");
+    assert!(
+        !err.contains("wrong"),
+        "the password must not be echoed: {err}"
+    );
 
     // A plaintext client on the TLS port: a clear message, not a hang.
     let (code, out, err) = describe_with(&c, 1, "");
@@ -221,8 +232,12 @@ fn a_sasl_ssl_quorum_serves_the_cli_and_refuses_what_kafka_refuses() {
     // A request before authentication closes the connection.
     let mut conn = Connection::open(&raw_addr);
     assert!(
-        send(&mut conn, 0, RequestBody::DescribeCluster(DescribeClusterRequest::default()))
-            .is_none(),
+        send(
+            &mut conn,
+            0,
+            RequestBody::DescribeCluster(DescribeClusterRequest::default())
+        )
+        .is_none(),
         "DescribeCluster before SASL must close the connection"
     );
     // SaslAuthenticate before SaslHandshake: closed.
@@ -244,12 +259,14 @@ fn a_sasl_ssl_quorum_serves_the_cli_and_refuses_what_kafka_refuses() {
         client_software_version: "1".into(),
         ..Default::default()
     };
-    let Some(ResponseBody::ApiVersions(v)) =
-        send(&mut conn, 3, RequestBody::ApiVersions(versions))
+    let Some(ResponseBody::ApiVersions(v)) = send(&mut conn, 3, RequestBody::ApiVersions(versions))
     else {
         panic!("no ApiVersions answer before authentication")
     };
-    assert!(v.api_keys.iter().any(|k| k.api_key == 36 && k.max_version == 2));
+    assert!(v
+        .api_keys
+        .iter()
+        .any(|k| k.api_key == 36 && k.max_version == 2));
     let Some(ResponseBody::SaslHandshake(r)) = send(&mut conn, 1, handshake("PLAIN")) else {
         panic!("no answer to SaslHandshake PLAIN")
     };
@@ -263,11 +280,17 @@ fn a_sasl_ssl_quorum_serves_the_cli_and_refuses_what_kafka_refuses() {
     let message = r.error_message.map(|m| m.to_string()).unwrap_or_default();
     assert!(message.contains("Authentication failed"), "{message}");
     assert!(!message.contains("not-it"), "{message}");
-    assert!(send(&mut conn, 0, RequestBody::DescribeCluster(DescribeClusterRequest::default())).is_none());
+    assert!(send(
+        &mut conn,
+        0,
+        RequestBody::DescribeCluster(DescribeClusterRequest::default())
+    )
+    .is_none());
     // A truncated PLAIN token: refused, closed.
     let mut conn = Connection::open(&raw_addr);
     send(&mut conn, 1, handshake("PLAIN")).expect("handshake");
-    let Some(ResponseBody::SaslAuthenticate(r)) = send(&mut conn, 2, authenticate(b"\0admin")) else {
+    let Some(ResponseBody::SaslAuthenticate(r)) = send(&mut conn, 2, authenticate(b"\0admin"))
+    else {
         panic!("no answer to a truncated token")
     };
     assert_eq!(r.error_code, 58);
@@ -288,7 +311,10 @@ fn a_sasl_ssl_quorum_serves_the_cli_and_refuses_what_kafka_refuses() {
     let Some(ResponseBody::DescribeCluster(d)) =
         send(&mut conn, 1, RequestBody::DescribeCluster(describe))
     else {
-        panic!("an authenticated request must be served:\n{}", c.server_log(1))
+        panic!(
+            "an authenticated request must be served:\n{}",
+            c.server_log(1)
+        )
     };
     assert_eq!(d.error_code, 0);
     let Some(ResponseBody::SaslAuthenticate(r)) =
@@ -301,10 +327,16 @@ fn a_sasl_ssl_quorum_serves_the_cli_and_refuses_what_kafka_refuses() {
     {
         use std::io::{Read, Write};
         let mut s = std::net::TcpStream::connect(&raw_addr).expect("connect");
-        s.set_read_timeout(Some(Duration::from_secs(10))).expect("timeout");
-        s.write_all(&(64 * 1024 * 1024i32).to_be_bytes()).expect("write");
+        s.set_read_timeout(Some(Duration::from_secs(10)))
+            .expect("timeout");
+        s.write_all(&(64 * 1024 * 1024i32).to_be_bytes())
+            .expect("write");
         let mut buf = [0u8; 16];
-        assert_eq!(s.read(&mut buf).unwrap_or(0), 0, "the server must close the connection");
+        assert_eq!(
+            s.read(&mut buf).unwrap_or(0),
+            0,
+            "the server must close the connection"
+        );
     }
 
     // SCRAM: a credential written through AlterUserScramCredentials is used
@@ -333,7 +365,10 @@ fn a_sasl_ssl_quorum_serves_the_cli_and_refuses_what_kafka_refuses() {
     send(&mut conn, 1, handshake("PLAIN")).expect("handshake");
     send(&mut conn, 2, authenticate(b"\0admin\0admin-secret")).expect("auth");
     let Some(ResponseBody::AlterUserScramCredentials(r)) = send(&mut conn, 0, upsert) else {
-        panic!("no answer to AlterUserScramCredentials:\n{}", c.server_log(leader))
+        panic!(
+            "no answer to AlterUserScramCredentials:\n{}",
+            c.server_log(leader)
+        )
     };
     assert!(r.results.iter().all(|x| x.error_code == 0), "{r:?}");
     let carol = sasl_ssl_client(&pki, "SCRAM-SHA-256", "carol", "carol-secret");
@@ -344,7 +379,11 @@ fn a_sasl_ssl_quorum_serves_the_cli_and_refuses_what_kafka_refuses() {
             || (describe_with(&c, via, &carol).0 == 0).then_some(()),
         );
     }
-    let (code, _, err) = describe_with(&c, 1, &sasl_ssl_client(&pki, "SCRAM-SHA-256", "carol", "nope"));
+    let (code, _, err) = describe_with(
+        &c,
+        1,
+        &sasl_ssl_client(&pki, "SCRAM-SHA-256", "carol", "nope"),
+    );
     assert_ne!(code, 0);
     assert!(
         err.contains("Authentication failed during authentication due to invalid credentials with SASL mechanism SCRAM-SHA-256"),
@@ -376,16 +415,20 @@ fn a_sasl_ssl_quorum_serves_the_cli_and_refuses_what_kafka_refuses() {
     // A leader killed: the others elect a new one over TLS and SASL.
     c.server(leader).kill();
     let other = if leader == 1 { 2 } else { 1 };
-    wait_for("a new leader over SASL_SSL", Duration::from_secs(60), || {
-        let (code, out, _) = describe_with(&c, other, &admin);
-        (code == 0
-            && out
-                .lines()
-                .find_map(|l| l.strip_prefix("LeaderId:"))
-                .and_then(|v| v.trim().parse::<usize>().ok())
-                .is_some_and(|l| l != leader))
-        .then_some(())
-    });
+    wait_for(
+        "a new leader over SASL_SSL",
+        Duration::from_secs(60),
+        || {
+            let (code, out, _) = describe_with(&c, other, &admin);
+            (code == 0
+                && out
+                    .lines()
+                    .find_map(|l| l.strip_prefix("LeaderId:"))
+                    .and_then(|v| v.trim().parse::<usize>().ok())
+                    .is_some_and(|l| l != leader))
+            .then_some(())
+        },
+    );
     c.server(leader).start();
 }
 
@@ -489,11 +532,16 @@ fn mutual_tls_maps_the_client_certificate_for_the_authorizer_and_reloads_its_own
     wait_for(
         "the reload of another subject is refused",
         Duration::from_secs(30),
-        || c.server_log(1).contains("Keystore DistinguishedName does not match").then_some(()),
+        || {
+            c.server_log(1)
+                .contains("Keystore DistinguishedName does not match")
+                .then_some(())
+        },
     );
     assert_eq!(presented(), Some(renewed_der.clone()));
     assert!(
-        c.server_log(1).contains("reloaded the listener's key and trust stores"),
+        c.server_log(1)
+            .contains("reloaded the listener's key and trust stores"),
         "{}",
         c.server_log(1)
     );

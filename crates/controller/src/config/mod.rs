@@ -18,9 +18,9 @@ pub mod security;
 #[cfg(test)]
 mod security_tests;
 pub mod settings;
-pub mod transport;
 #[cfg(test)]
 mod tests;
+pub mod transport;
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -33,8 +33,8 @@ use listeners::{
 };
 pub use listeners::{HostPort, ListenerEndpoint, SecurityProtocol, StaticVoter};
 pub use security::SecurityConfig;
-pub use transport::TransportSecurity;
 use settings::*;
+pub use transport::TransportSecurity;
 
 /// Why a configuration could not be loaded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -248,7 +248,11 @@ fn cross_key_checks_in_kafkas_order() {
     let ssl = format!("{MINIMAL}listener.security.protocol.map=CONTROLLER:SSL");
     assert!(err(&ssl).contains("needs a key store"), "{}", err(&ssl));
     let sasl = format!("{MINIMAL}listener.security.protocol.map=CONTROLLER:SASL_PLAINTEXT");
-    assert!(err(&sasl).contains("includes GSSAPI (Kerberos)"), "{}", err(&sasl));
+    assert!(
+        err(&sasl).contains("includes GSSAPI (Kerberos)"),
+        "{}",
+        err(&sasl)
+    );
     let no_jaas = format!("{sasl}\nsasl.enabled.mechanisms=PLAIN");
     assert!(
         err(&no_jaas).contains("listener.name.controller.plain.sasl.jaas.config is not set"),
@@ -263,7 +267,9 @@ fn cross_key_checks_in_kafkas_order() {
     let wrong_mechanism = format!("{plain}\nsasl.mechanism.controller.protocol=SCRAM-SHA-256");
     let message = err(&wrong_mechanism);
     assert!(
-        message.contains("sasl.mechanism.controller.protocol must be included in sasl.enabled.mechanisms"),
+        message.contains(
+            "sasl.mechanism.controller.protocol must be included in sasl.enabled.mechanisms"
+        ),
         "{message}"
     );
     let oauth = format!("{plain}\nsasl.enabled.mechanisms=PLAIN,OAUTHBEARER");

@@ -336,9 +336,8 @@ fn jaas_entry(
             login_module(mechanism)
         )));
     };
-    let entry = jaas::parse_single(value).map_err(|e| {
-        ConfigError::Inconsistent(format!("{key}: {e}"))
-    })?;
+    let entry =
+        jaas::parse_single(value).map_err(|e| ConfigError::Inconsistent(format!("{key}: {e}")))?;
     if entry.login_module != login_module(mechanism) {
         return Err(ConfigError::Inconsistent(format!(
             "{key} names login module {}; SASL mechanism {} on kraft-rs needs {}",

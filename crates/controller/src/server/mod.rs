@@ -323,11 +323,7 @@ impl ControllerServer {
             let shutdown = tx.subscribe();
             let early_start = spec.early_start;
             if let Some(tls) = runtime.tls.clone() {
-                accept_tasks.spawn(reload_certificates(
-                    tls,
-                    spec.name.clone(),
-                    tx.subscribe(),
-                ));
+                accept_tasks.spawn(reload_certificates(tls, spec.name.clone(), tx.subscribe()));
             }
             accept_tasks.spawn(async move {
                 let mut gate = shutdown.clone();
@@ -386,7 +382,11 @@ async fn until_shutdown(rx: &mut watch::Receiver<bool>) {
 
 /// Checks the listener's key and trust store files every
 /// [`CERTIFICATE_RELOAD_INTERVAL`] until shutdown.
-async fn reload_certificates(tls: Arc<ServerTls>, listener: String, mut shutdown: watch::Receiver<bool>) {
+async fn reload_certificates(
+    tls: Arc<ServerTls>,
+    listener: String,
+    mut shutdown: watch::Receiver<bool>,
+) {
     let mut tick = tokio::time::interval(CERTIFICATE_RELOAD_INTERVAL);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
@@ -477,7 +477,8 @@ async fn establish(
             },
         ));
     };
-    let stream = match tokio::time::timeout(AUTHENTICATION_TIMEOUT, tls.acceptor().accept(tcp)).await
+    let stream = match tokio::time::timeout(AUTHENTICATION_TIMEOUT, tls.acceptor().accept(tcp))
+        .await
     {
         Ok(Ok(s)) => KafkaStream::ServerTls(Box::new(s)),
         Ok(Err(e)) => {
@@ -555,7 +556,9 @@ async fn serve_connection(
             let mut request_identity = identity.clone();
             if let Some(s) = session.as_mut() {
                 let was_complete = s.is_complete();
-                if was_complete && s.is_expired(std::time::Instant::now()) && !sasl::is_sasl_handshake(&frame)
+                if was_complete
+                    && s.is_expired(std::time::Instant::now())
+                    && !sasl::is_sasl_handshake(&frame)
                 {
                     tracing::debug!(%peer, listener = %listener, "closing connection: the SASL session expired and the client did not re-authenticate");
                     return;
@@ -670,7 +673,12 @@ pub(crate) fn encode_response(
         api_key.response_header_version(version),
         |b| body.encode(b, version),
     )
-    .map_err(|e| format!("cannot encode {} v{version} response: {e}", api_key.kafka_name()))
+    .map_err(|e| {
+        format!(
+            "cannot encode {} v{version} response: {e}",
+            api_key.kafka_name()
+        )
+    })
 }
 
 /// The answer to ApiVersions at a version this server does not know.

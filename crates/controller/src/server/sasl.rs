@@ -252,8 +252,12 @@ impl SaslSession {
                 error_code: ErrorCode::UnsupportedSaslMechanism.code(),
                 mechanisms: enabled,
             });
-            return match super::encode_response(correlation_id, ApiKey::SaslHandshake, version, &body)
-            {
+            return match super::encode_response(
+                correlation_id,
+                ApiKey::SaslHandshake,
+                version,
+                &body,
+            ) {
                 Ok(bytes) => {
                     Step::RespondAndClose(bytes, format!("Unsupported SASL mechanism {wanted}"))
                 }
@@ -264,11 +268,11 @@ impl SaslSession {
             error_code: ErrorCode::None.code(),
             mechanisms: enabled,
         });
-        let bytes = match super::encode_response(correlation_id, ApiKey::SaslHandshake, version, &body)
-        {
-            Ok(b) => b,
-            Err(e) => return Step::Close(e),
-        };
+        let bytes =
+            match super::encode_response(correlation_id, ApiKey::SaslHandshake, version, &body) {
+                Ok(b) => b,
+                Err(e) => return Step::Close(e),
+            };
         if let Some(previous) = self.mechanism.filter(|_| self.previous.is_some()) {
             if previous != mechanism {
                 self.state = State::ReauthBadMechanism(format!(
@@ -287,7 +291,10 @@ impl SaslSession {
                 mechanism.name()
             ));
         };
-        tracing::debug!(mechanism = mechanism.name(), "Using SASL mechanism provided by client");
+        tracing::debug!(
+            mechanism = mechanism.name(),
+            "Using SASL mechanism provided by client"
+        );
         self.state = State::Authenticate {
             server,
             mechanism,
@@ -347,7 +354,9 @@ impl SaslSession {
                 // Kafka's rule: the smaller of connections.max.reauth.ms (when
                 // set) and the time left on the credential (a token's expiry).
                 let now_ms = (self.listener.server_config.now_ms)();
-                let credential_left = server.credential_expiry_ms().map(|t| t.saturating_sub(now_ms));
+                let credential_left = server
+                    .credential_expiry_ms()
+                    .map(|t| t.saturating_sub(now_ms));
                 let lifetime_ms = match (credential_left, max_reauth > 0) {
                     (None, false) => 0,
                     (None, true) => max_reauth,
@@ -448,11 +457,9 @@ impl SaslSession {
         let token = match RequestBody::decode(ApiKey::SaslAuthenticate, version, &mut rest) {
             Ok(RequestBody::SaslAuthenticate(r)) => r.auth_bytes,
             Ok(_) => return Step::Close("SaslAuthenticate did not decode as one".to_string()),
-            Err(e) => {
-                return Step::Close(format!(
-                    "error getting request for apiKey: SASL_AUTHENTICATE, apiVersion: {version}: {e}"
-                ))
-            }
+            Err(e) => return Step::Close(format!(
+                "error getting request for apiKey: SASL_AUTHENTICATE, apiVersion: {version}: {e}"
+            )),
         };
         if version > 0 {
             self.supports_reauth = true;

@@ -56,7 +56,10 @@ fn loads_an_operator_file() {
         (name.as_str(), host.as_str(), *port, *early_start),
         ("CONTROLLER", "0.0.0.0", 9093, true)
     );
-    assert!(security.is_none(), "a PLAINTEXT listener has no TLS or SASL");
+    assert!(
+        security.is_none(),
+        "a PLAINTEXT listener has no TLS or SASL"
+    );
     assert_eq!(server.max_frame_size, 1_048_576);
 }
 
