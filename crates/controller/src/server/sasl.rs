@@ -226,11 +226,7 @@ impl SaslSession {
         let request = match RequestBody::decode(ApiKey::SaslHandshake, version, &mut rest) {
             Ok(RequestBody::SaslHandshake(r)) => r,
             Ok(_) => return Step::Close("SaslHandshake did not decode as one".to_string()),
-            Err(e) => {
-                return Step::Close(format!(
-                    "error getting request for apiKey: SASL_HANDSHAKE, apiVersion: {version}: {e}"
-                ))
-            }
+            Err(e) => return Step::Close(decode_failure("SASL_HANDSHAKE", version, &e)),
         };
         let enabled: Vec<kraft_protocol::StrBytes> = self
             .listener
@@ -457,9 +453,7 @@ impl SaslSession {
         let token = match RequestBody::decode(ApiKey::SaslAuthenticate, version, &mut rest) {
             Ok(RequestBody::SaslAuthenticate(r)) => r.auth_bytes,
             Ok(_) => return Step::Close("SaslAuthenticate did not decode as one".to_string()),
-            Err(e) => return Step::Close(format!(
-                "error getting request for apiKey: SASL_AUTHENTICATE, apiVersion: {version}: {e}"
-            )),
+            Err(e) => return Step::Close(decode_failure("SASL_AUTHENTICATE", version, &e)),
         };
         if version > 0 {
             self.supports_reauth = true;
@@ -493,6 +487,11 @@ impl SaslSession {
             Err(e) => Step::Close(e),
         }
     }
+}
+
+/// Kafka's text for a request body that does not decode.
+fn decode_failure(api: &str, version: i16, e: &kraft_protocol::DecodeError) -> String {
+    format!("error getting request for apiKey: {api}, apiVersion: {version}: {e}")
 }
 
 /// Whether `frame` is a SaslHandshake request (by its API key alone).
