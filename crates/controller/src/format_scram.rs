@@ -372,35 +372,11 @@ fn empty_key() -> FormatError {
 
 /// Kafka's `ScramFormatter.secureRandomBytes`: the UTF-8 text of a random
 /// 130-bit number in base 36 (lower-case digits, no leading zeros, at most
-/// 26 characters).
+/// 26 characters), as SCRAM nonces are made.
 pub fn random_salt() -> Result<Vec<u8>, FormatError> {
-    let mut bytes = [0u8; 17];
-    getrandom::fill(&mut bytes)
-        .map_err(|e| FormatError::Io(format!("cannot draw a random salt: {e}")))?;
-    bytes[0] &= 0x03; // 136 bits drawn, 130 kept
-    Ok(base36(&bytes).into_bytes())
-}
-
-/// The base-36 text (Java's `BigInteger.toString(36)`) of a big-endian
-/// unsigned number.
-fn base36(big_endian: &[u8]) -> String {
-    const DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
-    let mut n: Vec<u8> = big_endian.to_vec();
-    let mut digits = Vec::new();
-    while n.iter().any(|b| *b != 0) {
-        let mut rem: u32 = 0;
-        for b in n.iter_mut() {
-            let cur = (rem << 8) | u32::from(*b);
-            *b = u8::try_from(cur / 36).unwrap_or_default();
-            rem = cur % 36;
-        }
-        digits.push(DIGITS[rem as usize]);
-    }
-    if digits.is_empty() {
-        digits.push(b'0');
-    }
-    digits.reverse();
-    String::from_utf8(digits).unwrap_or_default()
+    kraft_security::sasl::scram::secure_random_string()
+        .map(String::into_bytes)
+        .map_err(|e| FormatError::Io(format!("cannot draw a random salt: {e}")))
 }
 
 /// Kafka's `ScramParser.parse`: one `UserScramCredentialRecord` (v0) per

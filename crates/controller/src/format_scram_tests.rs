@@ -112,18 +112,6 @@ fn random_salt_differs_each_time_and_is_javas_base36_text() {
 }
 
 #[test]
-fn base36_is_javas_biginteger_text() {
-    assert_eq!(base36(&[0]), "0");
-    assert_eq!(base36(&[35]), "z");
-    assert_eq!(base36(&[36]), "10");
-    assert_eq!(base36(&[0x01, 0x00]), "74");
-    // 2^130 - 1, the largest 130-bit value: 26 digits.
-    let mut max = [0xffu8; 17];
-    max[0] = 0x03;
-    assert_eq!(base36(&max), "1omfro7zwmumr3umxudzyj6scf");
-}
-
-#[test]
 fn configured_salt() {
     let data = ScramArgument::with_password(Sha256, "bob", Some(salt()), None, "my pass");
     assert_eq!(data.salt().unwrap(), salt());

@@ -665,3 +665,20 @@ impl From<ScramMechanism> for Mechanism {
         m.mechanism()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::to_base36;
+
+    #[test]
+    fn base36_is_javas_biginteger_text() {
+        assert_eq!(to_base36(&[0]), "0");
+        assert_eq!(to_base36(&[35]), "z");
+        assert_eq!(to_base36(&[36]), "10");
+        assert_eq!(to_base36(&[0x01, 0x00]), "74");
+        // 2^130 - 1, the largest 130-bit value: 26 digits.
+        let mut max = [0xffu8; 17];
+        max[0] = 0x03;
+        assert_eq!(to_base36(&max), "1omfro7zwmumr3umxudzyj6scf");
+    }
+}
