@@ -37,6 +37,23 @@
 # after its plain implementation in the ABBA order, and a run of theirs
 # fails on any refused call.
 #
+# Over TLS and SASL (BENCH_TLS_IMPLS, default "kraft-rs-tls
+# kraft-rs-sasl kafka-tls kafka-sasl", in BENCH_QUICK "kraft-rs-sasl"; ""
+# for none): the same quorum as kraft-rs / kafka with its controller
+# listener secured with Kafka's keys (certs.sh: one CA, one controller
+# certificate shared by the three controllers, PKCS12 stores): `-tls` is
+# mutual TLS (CONTROLLER:SSL, ssl.client.auth=required; the bench's client
+# presents certificate admin), `-sasl` is SASL_SSL with PLAIN (the
+# controllers among themselves and the bench's client log in as user
+# controller). Both are started by cluster-lib's setup_controllers (Kafka's
+# own with the keys kafka-quorum.sh writes), and every `broker_load` and
+# `kraft` call on them reads the matching --command-config. They run in
+# the commit section right after their plain implementation (ABBA
+# alternates them), in the idle section, and in the tools section: `kraft
+# metadata-quorum describe --status` and Kafka's tool over mutual TLS
+# against the kafka-tls quorum (what=status-mtls; each run opens one TLS
+# connection, so the handshake is in its time).
+#
 # Sections (each line of OUT_FILE is `IMPL KIND key=value ...`):
 #  floor     BENCH_FLOOR on the work directory's disk, at the start and at
 #            the end: fsync of a 4 KiB append, the same on three files at
@@ -56,6 +73,7 @@
 #            describe --status|--replication` and of Kafka's
 #            MetadataQuorumCommand (kafka-metadata-quorum.sh's class, with
 #            kafka-run-class.sh's default JVM flags) against the `kafka` quorum;
+#            describe --status over mutual TLS against kafka-tls (what=status-mtls);
 #  cold      a standalone controller formatted and spawned: spawn to the first
 #            DescribeQuorum that names a leader (`broker_load --wait-leader`,
 #            no pause between polls), and first log line to the log's
@@ -96,7 +114,7 @@
 #
 # Environment: BENCH_QUICK=1 (CI: small counts, one kafka run, asserts
 # only that every section produced its figures), BENCH_IMPLS,
-# BENCH_AUTHZ_IMPLS, BENCH_AUTHZ_ACLS, BENCH_ROUNDS,
+# BENCH_AUTHZ_IMPLS, BENCH_AUTHZ_ACLS, BENCH_TLS_IMPLS, BENCH_ROUNDS,
 # BENCH_COMMITS (per round and implementation), BENCH_GAP_US, BENCH_TP_CONC,
 # BENCH_TP_SECS, BENCH_FAILOVERS, BENCH_TOOL_RUNS, BENCH_COLD_RUNS,
 # BENCH_BIG_TOPICS, BENCH_BIG_PARTITIONS, BENCH_CATCHUP_BYTES (e.g. 64MiB),
@@ -144,19 +162,25 @@ done
 if [[ -n $quick ]]; then authz_impls=${BENCH_AUTHZ_IMPLS-kraft-rs-authz}; else authz_impls=${BENCH_AUTHZ_IMPLS-kraft-rs-authz kafka-authz}; fi
 authz_acls=${BENCH_AUTHZ_ACLS:-1000}
 read -ra authz_order <<<"$authz_impls"
-# commit_order: order with each implementation with the authorizer right
-# after its plain one (ABBA then alternates them); all_impls: every quorum.
+if [[ -n $quick ]]; then tls_impls=${BENCH_TLS_IMPLS-kraft-rs-sasl}; else tls_impls=${BENCH_TLS_IMPLS-kraft-rs-tls kraft-rs-sasl kafka-tls kafka-sasl}; fi
+read -ra tls_order <<<"$tls_impls"
+variants=(${authz_order[@]+"${authz_order[@]}"} ${tls_order[@]+"${tls_order[@]}"})
+# base_of VARIANT: the plain implementation a variant runs.
+base_of() { local b=${1%-authz}; b=${b%-tls}; echo "${b%-sasl}"; }
+# commit_order: order with each implementation's variants (authorizer,
+# TLS, SASL_SSL) right after its plain one (ABBA then alternates them);
+# all_impls: every quorum.
 commit_order=()
 for i in "${order[@]}"; do
     commit_order+=("$i")
-    for a in "${authz_order[@]}"; do [[ ${a%-authz} == "$i" ]] && commit_order+=("$a"); done
+    for a in ${variants[@]+"${variants[@]}"}; do [[ $(base_of "$a") == "$i" ]] && commit_order+=("$a"); done
 done
-for a in "${authz_order[@]}"; do
-    case $a in kraft-rs-authz | kafka-authz) ;; *) echo "bench.sh: unknown implementation $a" >&2; exit 2 ;; esac
+for a in ${variants[@]+"${variants[@]}"}; do
+    case $a in kraft-rs-authz | kafka-authz | kraft-rs-tls | kafka-tls | kraft-rs-sasl | kafka-sasl) ;; *) echo "bench.sh: unknown implementation $a" >&2; exit 2 ;; esac
     [[ " ${commit_order[*]} " == *" $a "* ]] || commit_order+=("$a")
 done
 all_impls=("${order[@]}")
-for a in "${authz_order[@]}"; do all_impls+=("$a"); done
+for a in ${variants[@]+"${variants[@]}"}; do all_impls+=("$a"); done
 authorizer_class=org.apache.kafka.metadata.authorizer.StandardAuthorizer
 # kafka-server-start.sh's heap, kafka-run-class.sh's performance flags.
 kafka_server_jvm="-Xmx1G -Xms1G -server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35 -XX:+ExplicitGCInvokesConcurrent -XX:MaxInlineLevel=15 -Djava.awt.headless=true"
@@ -199,14 +223,73 @@ cleanup_hook() {
 }
 trap cleanup EXIT
 
+# The secured quorums' certificates and client configurations.
+certs="$root/certs"
+lc=listener.name.controller
+plain_fast=$fast
+sec_password=controller-secret
+if ((${#tls_order[@]})); then
+    bash "$(dirname "${BASH_SOURCE[0]}")/certs.sh" "$certs" controller admin ||
+        fail "certs.sh failed"
+    store_pw=$(cat "$certs/store-password")
+    {
+        echo "security.protocol=SSL"
+        echo "ssl.keystore.type=PKCS12"
+        echo "ssl.keystore.location=$certs/admin.p12"
+        echo "ssl.keystore.password=$store_pw"
+        echo "ssl.truststore.type=PKCS12"
+        echo "ssl.truststore.location=$certs/truststore.p12"
+        echo "ssl.truststore.password=$store_pw"
+        cat "$plain_fast"
+    } >"$root/client-tls.properties"
+    {
+        echo "security.protocol=SASL_SSL"
+        echo "sasl.mechanism=PLAIN"
+        echo "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username=\"controller\" password=\"$sec_password\";"
+        echo "ssl.truststore.type=PKCS12"
+        echo "ssl.truststore.location=$certs/truststore.p12"
+        echo "ssl.truststore.password=$store_pw"
+        cat "$plain_fast"
+    } >"$root/client-sasl.properties"
+fi
+# secured_props KIND: the controller keys of a -tls or -sasl quorum.
+secured_props() {
+    local stores="$lc.ssl.keystore.type=PKCS12
+$lc.ssl.keystore.location=$certs/controller.p12
+$lc.ssl.keystore.password=$store_pw
+$lc.ssl.truststore.type=PKCS12
+$lc.ssl.truststore.location=$certs/truststore.p12
+$lc.ssl.truststore.password=$store_pw"
+    if [[ $1 == tls ]]; then
+        printf '%s\n' "listener.security.protocol.map=CONTROLLER:SSL" "$lc.ssl.client.auth=required" "$stores"
+    else
+        printf '%s\n' "listener.security.protocol.map=CONTROLLER:SASL_SSL" \
+            "sasl.mechanism.controller.protocol=PLAIN" \
+            "$lc.sasl.enabled.mechanisms=PLAIN" \
+            "$lc.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username=\"controller\" password=\"$sec_password\" user_controller=\"$sec_password\";" \
+            "$stores"
+    fi
+}
+
 declare -A cbs_of=() cid_of=()
-# use IMPL: IMPL's quorum becomes the current one (cluster-lib's d, cbs, cluster_id).
+# use IMPL: IMPL's quorum becomes the current one (cluster-lib's d, cbs,
+# cluster_id; fast, the --command-config of cluster-lib's `kraft` calls;
+# lg_sec, broker_load's).
 use() {
     impl=$1
     d="$root/$impl"
     cbs=${cbs_of[$impl]:-}
     cluster_id=${cid_of[$impl]:-}
     controller_props=
+    fast=$plain_fast
+    lg_sec=()
+    case $impl in
+    *-tls | *-sasl)
+        fast="$root/client-${impl##*-}.properties"
+        lg_sec=(--command-config "$fast")
+        controller_props=$(secured_props "${impl##*-}")
+        ;;
+    esac
     if [[ $impl == *-authz ]]; then
         controller_props="authorizer.class.name=$authorizer_class
 super.users=User:admin;User:ANONYMOUS"
@@ -240,7 +323,7 @@ hold_brokers() {
     # previous hold's `ready` must not be read as this one's.
     rm -f "$fifo" "$d/hold.out"
     mkfifo "$fifo"
-    "$loadgen" --bootstrap "$cbs" --cluster-id "$cluster_id" --hold 3 --first-id "$1" \
+    "$loadgen" --bootstrap "$cbs" --cluster-id "$cluster_id" --hold 3 --first-id "$1" ${lg_sec[@]+"${lg_sec[@]}"} \
         --interval-ms 2000 <"$fifo" >"$d/hold.out" 2>"$d/hold.err" &
     echo $! >"$d/hold.pid"
     local fd
@@ -269,7 +352,15 @@ setup() {
     mkdir -p "$d"
     local t0
     t0=$(now)
-    if [[ $impl == kraft-rs* ]]; then setup_controllers kraft kraft kraft; else start_quorum java; fi
+    # The secured quorums: setup_controllers, whose `kraft` calls read the
+    # client configuration (kafka-quorum.sh start waits with plain tools).
+    if [[ $impl == kraft-rs* ]]; then
+        setup_controllers kraft kraft kraft
+    elif [[ $impl == *-tls || $impl == *-sasl ]]; then
+        setup_controllers java java java
+    else
+        start_quorum java
+    fi
     cbs_of[$impl]=$cbs
     cid_of[$impl]=$cluster_id
     emit "quorum start_s=$(secs "$t0") bootstrap=$cbs"
@@ -279,6 +370,9 @@ setup() {
         p=$(pid_of 1)
         emit "jvm flags=$(tr '\0' '\n' <"/proc/$p/cmdline" | grep -E '^-X' | paste -sd, -) java=$(java -version 2>&1 | head -1 | sed 's/.*version "\([^"]*\)".*/\1/')"
         emit "settings $(grep -E '^controller\.quorum\.' "$d/node1/server.properties" | tr '\n' ' ')"
+    fi
+    if [[ $impl == *-tls || $impl == *-sasl ]]; then
+        emit "secured protocol=$(sed -n 's/^listener.security.protocol.map=CONTROLLER://p' "$d/node1/server.properties" | tail -n 1) client_auth=$(sed -n "s/^$lc.ssl.client.auth=//p" "$d/node1/server.properties" | tail -n 1) mechanism=$(sed -n 's/^sasl.mechanism.controller.protocol=//p' "$d/node1/server.properties" | tail -n 1) store=PKCS12"
     fi
 }
 # authz_setup: the ACLs on the current quorum (authorizer on, ANONYMOUS a
@@ -340,7 +434,7 @@ floor_section() {
 }
 idle_section() {
     local i id
-    for i in "${order[@]}"; do
+    for i in "${order[@]}" ${tls_order[@]+"${tls_order[@]}"}; do
         use "$i"
         for id in "${controllers[@]}"; do
             emit "idle name=$id $(awk '/^VmRSS:/ {r = $2} /^Threads:/ {t = $2} END {printf "rss_kb=%s threads=%s", r, t}' "/proc/$(pid_of "$id")/status")"
@@ -351,7 +445,7 @@ idle_section() {
 writer_run() {
     local prefix=$1
     shift
-    timeout 300 "$loadgen" --bootstrap "$cbs" --writer "$prefix" "$@" 2>>"$d/writer.err" ||
+    timeout 300 "$loadgen" --bootstrap "$cbs" --writer "$prefix" ${lg_sec[@]+"${lg_sec[@]}"} "$@" 2>>"$d/writer.err" ||
         fail "broker_load --writer $prefix failed: $(tail -n 5 "$d/writer.err")"
 }
 # no_refusals LINE: fails when a run with the authorizer had failed calls
@@ -420,6 +514,34 @@ tools_section() {
                         bash "$kq" tool "$d" org.apache.kafka.tools.MetadataQuorumCommand --bootstrap-controller "$cbs" describe --"$what")"
                 fi
             done
+        done
+    done
+    tls_tools
+}
+# tls_tools: describe --status over mutual TLS, both tools with the same
+# --command-config (a client certificate, PKCS12 stores), against the
+# kafka-tls quorum (else kraft-rs-tls); what=status-mtls.
+tls_tools() {
+    local target= r t
+    for t in kafka-tls kraft-rs-tls; do
+        [[ " ${tls_order[*]-} " == *" $t "* ]] && { target=$t; break; }
+    done
+    [[ -n $target ]] || return 0
+    use "$target"
+    local cfg=$fast
+    for ((r = 1; r <= tool_runs; r++)); do
+        local pair=(ours theirs)
+        ((r % 2 == 0)) && pair=(theirs ours)
+        for t in "${pair[@]}"; do
+            if [[ $t == ours ]]; then
+                impl=kraft-rs
+                emit "tool what=status-mtls run=$r against=$target $(timed_tool "kraft describe --status over mTLS" \
+                    "$kraft" metadata-quorum --bootstrap-controller "$cbs" --command-config "$cfg" describe --status)"
+            else
+                impl=kafka
+                emit "tool what=status-mtls run=$r against=$target $(KQ_JVM_FLAGS=$kafka_tool_jvm timed_tool "kafka-metadata-quorum describe --status over mTLS" \
+                    bash "$kq" tool "$d" org.apache.kafka.tools.MetadataQuorumCommand --bootstrap-controller "$cbs" --command-config "$cfg" describe --status)"
+            fi
         done
     done
 }
@@ -798,7 +920,7 @@ catchup_section() {
 echo "bench.sh: work directory $root"
 started_us=$(us_now)
 impl=machine
-emit "run quick=${quick:-0} impls=${impls// /,} authz_impls=$(IFS=,; echo "${authz_order[*]}") authz_acls=$authz_acls rounds=$rounds commits=$commits tp_conc=$tp_conc tp_secs=$tp_secs failovers=$failovers tool_runs=$tool_runs cold_runs=$cold_runs big_topics=$big_topics big_partitions=$big_partitions dir=$root"
+emit "run quick=${quick:-0} impls=${impls// /,} authz_impls=$(IFS=,; echo "${authz_order[*]}") tls_impls=$(IFS=,; echo "${tls_order[*]}") authz_acls=$authz_acls rounds=$rounds commits=$commits tp_conc=$tp_conc tp_secs=$tp_secs failovers=$failovers tool_runs=$tool_runs cold_runs=$cold_runs big_topics=$big_topics big_partitions=$big_partitions dir=$root"
 floor_section start
 for i in "${all_impls[@]}"; do setup "$i"; done
 sampler &

@@ -16,7 +16,7 @@
 //! [`chart`] its pictures. The other two benchmarks have modules of their
 //! own: `bench-image` in [`image`], `bench-brokers` in [`brokers`],
 //! `bench-authz` in [`authz`] (which also writes this document's section on
-//! the authorizer); [`line`]
+//! the authorizer), `bench-tls` in [`tls`] (likewise for TLS and SASL); [`line`]
 //! reads the lines all their scripts print.
 
 pub(crate) mod authz;
@@ -25,6 +25,7 @@ mod chart;
 pub(crate) mod image;
 mod line;
 mod report;
+pub(crate) mod tls;
 
 use std::path::PathBuf;
 use std::process::Command;

@@ -22,6 +22,10 @@
 //!   throughput with the StandardAuthorizer and 1,000 ACLs on and off, on
 //!   kraft-rs and Kafka 4.4, and one `authorize` check against Kafka's
 //!   (not in `ci`); writes `docs/benchmarks-authz.md`.
+//! * `bench-tls [--quick]` — the cost of TLS and SASL: commit latency,
+//!   throughput and idle RSS over PLAINTEXT, mutual TLS and SASL_SSL on
+//!   kraft-rs and Kafka 4.4, and `describe --status` over mutual TLS
+//!   against Kafka's tool (not in `ci`); writes `docs/benchmarks-tls.md`.
 //! * `interop` — `golden-verify`; `image-interop`; our CLI against a real
 //!   Kafka 4.4 quorum; real Kafka 4.4 clients and tools against ours; a
 //!   kraft-rs controller in a Java quorum; Java brokers on kraft-rs
@@ -87,6 +91,7 @@ fn main() -> ExitCode {
         Some("bench-image") => bench::image::bench_image(),
         Some("bench-brokers") => bench::brokers::bench_brokers(),
         Some("bench-authz") => bench::authz::bench_authz(args.iter().any(|a| a == "--quick")),
+        Some("bench-tls") => bench::tls::bench_tls(args.iter().any(|a| a == "--quick")),
         Some("interop") => interop::interop(),
         Some("topics-long") => interop::topics_long(args.get(1).map(String::as_str)),
         Some("soak") => soak::soak(&args[1..]),
@@ -98,7 +103,7 @@ fn main() -> ExitCode {
         Some("dist") => dist::dist().map(|_| ()),
         Some("release") => release::release(&args[1..]),
         _ => Err(
-            "usage: cargo xtask <codegen [--check] | ci | golden | golden-verify | image-interop | topic-configs | bench-image | bench-brokers | bench-authz [--quick] | interop | topics-long [RECORDS] | soak --seeds N | soak-restarts [SECONDS] | mutants [SEEDS] | modelcheck | bench [--quick] | readme | dist | release [--dry-run]>"
+            "usage: cargo xtask <codegen [--check] | ci | golden | golden-verify | image-interop | topic-configs | bench-image | bench-brokers | bench-authz [--quick] | bench-tls [--quick] | interop | topics-long [RECORDS] | soak --seeds N | soak-restarts [SECONDS] | mutants [SEEDS] | modelcheck | bench [--quick] | readme | dist | release [--dry-run]>"
                 .to_string(),
         ),
     };

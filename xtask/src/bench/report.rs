@@ -121,6 +121,24 @@ impl Report<'_> {
                 missing.push(format!("tools ({i})"));
             }
         }
+        // The quorums over TLS and SASL_SSL the run line names.
+        let secured = f
+            .of("machine", "run")
+            .next()
+            .and_then(|r| r.get("tls_impls"))
+            .unwrap_or_default()
+            .to_string();
+        for i in secured.split(',').filter(|i| !i.is_empty()) {
+            for (kind, key) in [
+                ("idle", "rss_kb"),
+                ("commit", "p50_us"),
+                ("throughput", "topics_per_s"),
+            ] {
+                if f.median(i, kind, key).is_none() {
+                    missing.push(format!("{kind} ({i})"));
+                }
+            }
+        }
         if !self.quick {
             for (i, _) in self
                 .impls()
@@ -648,6 +666,11 @@ impl Report<'_> {
                 "One `authorize` check against Kafka's, ns: [benchmarks-authz.md](benchmarks-authz.md) \
                  (`cargo xtask bench-authz`).\n\n",
             );
+        }
+
+        // ---- TLS and SASL (the commit section's `-tls` and `-sasl` runs)
+        if let Some(section) = super::tls::live_section(f, self.samples, "##") {
+            doc.push_str(&section);
         }
 
         // ---- failover

@@ -29,6 +29,9 @@ pub(crate) struct Args {
     pub(crate) create_acls: Option<usize>,
     /// `--acl-principal`: whom `--create-acls` grants the bench's needs.
     pub(crate) acl_principal: String,
+    /// `--command-config FILE`: Kafka client keys (`security.protocol`,
+    /// `ssl.*`, `sasl.*`) for every connection.
+    pub(crate) command_config: Option<String>,
 }
 
 /// `--writer PREFIX [--concurrency C] [--count N] [--for-secs S] [--samples-out FILE] [--gap-us N]`.
@@ -113,6 +116,7 @@ pub(crate) fn parse_args() -> Result<Args> {
         since_us: None,
         create_acls: None,
         acl_principal: "User:ANONYMOUS".to_string(),
+        command_config: None,
     };
     let mut writer = WriterJob {
         prefix: String::new(),
@@ -202,6 +206,7 @@ pub(crate) fn parse_args() -> Result<Args> {
                     Some(usize::try_from(number(&flag, &value)?).map_err(|e| e.to_string())?)
             }
             "--acl-principal" => args.acl_principal = value,
+            "--command-config" => args.command_config = Some(value),
             other => return Err(format!("unknown flag {other}")),
         }
     }

@@ -1,7 +1,10 @@
 //! A Kafka wire client: one connection to a controller, ApiVersions first,
-//! one request in flight at a time.
+//! one request in flight at a time; over TLS and SASL when
+//! `--command-config` says so.
 
 use std::collections::HashMap;
+use std::path::Path;
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use bytes::BytesMut;
@@ -11,17 +14,34 @@ use kraft_protocol::messages::api_versions_request::ApiVersionsRequest;
 use kraft_protocol::messages::api_versions_response::ApiVersionsResponse;
 use kraft_protocol::messages::request_header::RequestHeader;
 use kraft_protocol::messages::response_header::ResponseHeader;
+use kraft_protocol::text::properties::Properties;
 use kraft_protocol::{ApiKey, Decodable, Encodable, ErrorCode, Message, StrBytes};
+use kraft_security::client::{connect, ClientSecurity};
+use kraft_security::stream::KafkaStream;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
 
 use crate::broker::{HEARTBEAT_VERSION, REGISTRATION_VERSION, UNREGISTER_VERSION};
 use crate::Result;
 
+/// How every connection is secured (`--command-config`); PLAINTEXT when
+/// never set.
+static SECURITY: OnceLock<ClientSecurity> = OnceLock::new();
+
+/// Reads the Kafka client configuration at `path` for every later
+/// connection.
+pub(crate) fn configure_security(path: &str) -> Result<()> {
+    let props = Properties::load(Path::new(path)).map_err(|e| e.to_string())?;
+    let get = |k: &str| props.get(k).map(str::to_string);
+    let security = ClientSecurity::from_kafka(&get).map_err(|e| format!("{path}: {e}"))?;
+    SECURITY
+        .set(security)
+        .map_err(|_| "the client security is set twice".to_string())
+}
+
 /// One connection to a controller, one request in flight at a time.
 pub(crate) struct Conn {
     pub(crate) address: String,
-    stream: TcpStream,
+    stream: KafkaStream,
     decoder: FrameDecoder,
     read_buf: BytesMut,
     correlation_id: i32,
@@ -49,12 +69,16 @@ impl Conn {
     }
 
     async fn open(address: &str, client_id: &str, broker_apis: bool) -> Result<Conn> {
-        let stream = TcpStream::connect(address)
+        let (host, port) = address
+            .rsplit_once(':')
+            .and_then(|(h, p)| Some((h, p.parse::<u16>().ok()?)))
+            .ok_or_else(|| format!("{address}: not HOST:PORT"))?;
+        let plaintext = ClientSecurity::plaintext();
+        let security = SECURITY.get().unwrap_or(&plaintext);
+        let stream = connect(host, port, security, client_id)
             .await
-            .map_err(|e| format!("connect {address}: {e}"))?;
-        stream
-            .set_nodelay(true)
-            .map_err(|e| format!("{address}: {e}"))?;
+            .map_err(|e| format!("connect {address}: {e}"))?
+            .stream;
         let mut conn = Conn {
             address: address.to_string(),
             stream,

@@ -58,6 +58,12 @@
 //! modes above, among unrelated ACLs up to COUNT) in one CreateAcls call to
 //! the active controller; no `--cluster-id` needed.
 //!
+//! `--command-config FILE` (any mode) reads a Kafka client configuration
+//! as Kafka's tools do (`security.protocol`, `ssl.*`, `sasl.mechanism`,
+//! `sasl.jaas.config`): every connection then opens over TLS and/or
+//! authenticates with SASL before its ApiVersions (`bench.sh`'s TLS and
+//! SASL_SSL quorums).
+//!
 //! ```text
 //! broker_load --bootstrap 127.0.0.1:9093,127.0.0.1:9094 --cluster-id ID
 //!     [--phases 3,50] [--seconds 30,20] [--warmup-secs 5] [--interval-ms 100]
@@ -69,6 +75,7 @@
 //! broker_load --bootstrap ... --writer lat- [--concurrency 1] [--count N] [--for-secs 60] [--samples-out FILE] [--gap-us N]
 //! broker_load --bootstrap ... --wait-leader 120 [--since-us EPOCH_MICROS]
 //! broker_load --bootstrap ... --create-acls 1000 [--acl-principal User:ANONYMOUS]
+//! broker_load ... --command-config client.properties
 //! ```
 //!
 //! Prints `key=value` lines: `leader ...`, one `phase ...` per phase (round
@@ -153,6 +160,12 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    if let Some(path) = &args.command_config {
+        if let Err(e) = conn::configure_security(path) {
+            eprintln!("broker_load: {e}");
+            return ExitCode::from(2);
+        }
+    }
     match runtime.block_on(run(args)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
