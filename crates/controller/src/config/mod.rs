@@ -225,6 +225,8 @@ pub struct ControllerConfig {
     pub default_replication_factor: i32,
     /// `auto.leader.rebalance.enable`
     pub auto_leader_rebalance_enable: bool,
+    /// `delete.topic.enable`
+    pub delete_topic_enable: bool,
     /// `leader.imbalance.check.interval.seconds`
     pub leader_imbalance_check_interval_seconds: i64,
     /// `broker.session.timeout.ms`
@@ -445,6 +447,7 @@ impl ControllerConfig {
             num_partitions: NUM_PARTITIONS.read(props)?,
             default_replication_factor: DEFAULT_REPLICATION_FACTOR.read(props)?,
             auto_leader_rebalance_enable: AUTO_LEADER_REBALANCE_ENABLE.read(props)?,
+            delete_topic_enable: DELETE_TOPIC_ENABLE.read(props)?,
             leader_imbalance_check_interval_seconds: LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS
                 .read(props)?,
             broker_session_timeout_ms: BROKER_SESSION_TIMEOUT_MS.read(props)?,

@@ -478,6 +478,12 @@ pub const AUTO_LEADER_REBALANCE_ENABLE: Bool = Bool {
     default: true,
     doc: "Whether the active controller periodically moves partition leadership back to the preferred replica.",
 };
+/// `delete.topic.enable`
+pub const DELETE_TOPIC_ENABLE: Bool = Bool {
+    key: "delete.topic.enable",
+    default: true,
+    doc: "Whether topics may be deleted: when false, every DeleteTopics is refused (TOPIC_DELETION_DISABLED; INVALID_REQUEST below version 3) and nothing is deleted, as on a Kafka controller.",
+};
 /// `leader.imbalance.check.interval.seconds`
 pub const LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS: Long = Long {
     key: "leader.imbalance.check.interval.seconds",
@@ -562,6 +568,7 @@ pub const SETTINGS: &[Setting] = &[
     Setting::Int(&NUM_PARTITIONS),
     Setting::Int(&DEFAULT_REPLICATION_FACTOR),
     Setting::Bool(&AUTO_LEADER_REBALANCE_ENABLE),
+    Setting::Bool(&DELETE_TOPIC_ENABLE),
     Setting::Long(&LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS),
     Setting::Int(&BROKER_SESSION_TIMEOUT_MS),
     Setting::Int(&BROKER_HEARTBEAT_INTERVAL_MS),

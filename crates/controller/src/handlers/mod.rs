@@ -137,6 +137,8 @@ pub struct TopicDefaults {
     /// `leader.imbalance.check.interval.seconds`, when
     /// `auto.leader.rebalance.enable` is set.
     pub leader_imbalance_check_interval: Option<Duration>,
+    /// `delete.topic.enable`: whether DeleteTopics may delete.
+    pub delete_enable: bool,
 }
 
 impl Default for TopicDefaults {
@@ -147,6 +149,7 @@ impl Default for TopicDefaults {
             replication_factor: 1,
             min_insync_replicas: 1,
             leader_imbalance_check_interval: Some(Duration::from_secs(300)),
+            delete_enable: true,
         }
     }
 }
@@ -172,6 +175,7 @@ impl ControllerSettings {
                         u64::try_from(config.leader_imbalance_check_interval_seconds).unwrap_or(1),
                     )
                 }),
+                delete_enable: config.delete_topic_enable,
             },
             authorizer: config.security.authorizer.as_ref().map(|a| {
                 crate::authorizer::AuthorizerConfig {

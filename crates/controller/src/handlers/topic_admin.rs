@@ -16,7 +16,10 @@
 //! order. Replaying it removes the topic's partitions and configs; no
 //! ConfigRecord is written. As Kafka does, the answers are shuffled so that
 //! their positions say nothing. No write happens when nothing is left to
-//! delete. `delete.topic.enable` is not modelled (Kafka's default, true).
+//! delete. With `delete.topic.enable=false` every DeleteTopics is refused
+//! before anything is resolved, as Kafka refuses it once the cluster
+//! permission is known: TOPIC_DELETION_DISABLED for every topic of the
+//! request, INVALID_REQUEST below version 3.
 //!
 //! **CreatePartitions.** A topic named twice is refused with
 //! INVALID_REQUEST ("Duplicate topic name.") and listed first; the others
@@ -236,6 +239,16 @@ impl Controller {
                 return delete_error_response(version, request, &Refusal::from(e).api_error())
             }
         };
+        if !self.settings.topics.delete_enable {
+            // Kafka: "This version does not support topic deletion." below
+            // v3; the error answer carries the code only.
+            let code = if version < 3 {
+                ErrorCode::InvalidRequest
+            } else {
+                ErrorCode::TopicDeletionDisabled
+            };
+            return delete_error_response(version, request, &bare(code));
+        }
         if !self.image.is_loaded() {
             let e = not_controller(self.quorum.facts().leader_id);
             return delete_error_response(version, request, &e);

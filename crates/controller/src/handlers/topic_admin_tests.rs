@@ -248,6 +248,52 @@ async fn delete_by_name_removes_the_topic_and_replays() {
     assert_eq!(q.records().len(), before + 1, "no write");
 }
 
+/// `delete.topic.enable=false`: Kafka's `ControllerApis.deleteTopics`
+/// refuses the whole request (TOPIC_DELETION_DISABLED from v3, an
+/// INVALID_REQUEST below), every topic carries the code, nothing is written.
+#[tokio::test]
+async fn deletion_disabled_refuses_every_topic_and_writes_nothing() {
+    let (c, q) = cluster(&[1, 2, 3], &[]).await;
+    let id = create_topic(&c, "orders", 1, 1, &[]).await;
+    let mut settings = c.settings().clone();
+    settings.topics.delete_enable = false;
+    let disabled = Controller::new(settings, c.image().clone(), q.clone());
+    let before = q.records().len();
+    let r = disabled
+        .delete_topics(6, &by_states(&[(None, id), (Some("nope"), Uuid::nil())]))
+        .await;
+    assert_eq!(
+        deleted(&r),
+        [
+            row(None, id, ErrorCode::TopicDeletionDisabled, None),
+            row(Some("nope"), Uuid::nil(), ErrorCode::TopicDeletionDisabled, None),
+        ]
+    );
+    encodes(&r, 6);
+    for version in [3, 5] {
+        let r = disabled.delete_topics(version, &by_names(&["orders"])).await;
+        assert_eq!(
+            deleted(&r),
+            [row(Some("orders"), Uuid::nil(), ErrorCode::TopicDeletionDisabled, None)],
+            "v{version}"
+        );
+    }
+    for version in [1, 2] {
+        let r = disabled.delete_topics(version, &by_names(&["orders"])).await;
+        assert_eq!(
+            deleted(&r),
+            [row(Some("orders"), Uuid::nil(), ErrorCode::InvalidRequest, None)],
+            "v{version}"
+        );
+        encodes(&r, version);
+    }
+    assert_eq!(q.records().len(), before, "no write");
+    assert!(c.image().read().topics().topic(&id).is_some(), "the topic stays");
+    // The same request on the default settings deletes it.
+    let r = c.delete_topics(6, &by_states(&[(None, id)])).await;
+    assert_eq!(deleted(&r), [row(Some("orders"), id, ErrorCode::None, None)]);
+}
+
 #[tokio::test]
 async fn delete_by_id_at_v6() {
     let (c, q) = cluster(&[1, 2, 3], &[]).await;
