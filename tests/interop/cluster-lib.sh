@@ -1,4 +1,5 @@
-# Shared by brokers.sh, topics.sh and authz.sh (sourced, not run): Java 4.4 brokers
+# Shared by brokers.sh, topics.sh, authz.sh, secure.sh and swap.sh (sourced,
+# not run): Java 4.4 brokers
 # (kafka-quorum.sh run-node) on three controllers, kraft-rs (`kraft server`)
 # or Java, each a child of the calling script so that it owns their pids and
 # exit statuses; Kafka's tools to look at them; timings, failure report with
@@ -13,8 +14,8 @@
 # its own processes' logs) and cleanup_hook (run by cleanup first), and set
 # controller_props: lines appended to every controller's server.properties
 # (kraft-rs and Java, written by setup_controllers or start_quorum java),
-# e.g. snapshot thresholds; empty by default; and snapshot_timeout and
-# max_snapshots for compare_images (60 s, 100).
+# e.g. snapshot thresholds; empty by default; snapshot_timeout and
+# max_snapshots for compare_images (60 s, 100); and max_moves for move (8).
 # shellcheck shell=bash
 
 kq="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/kafka-quorum.sh"
@@ -34,7 +35,7 @@ declare -A bpid=() # broker id -> pid (children of this script)
 timings=()
 started=$EPOCHREALTIME
 fast="$root/fast-client.properties"
-: "${controller_props:=}" "${snapshot_timeout:=60}" "${max_snapshots:=100}"
+: "${controller_props:=}" "${snapshot_timeout:=60}" "${max_snapshots:=100}" "${max_moves:=8}"
 printf 'default.api.timeout.ms=5000\nrequest.timeout.ms=3000\n' >"$fast"
 
 now() { echo "$EPOCHREALTIME"; }
@@ -505,4 +506,87 @@ $out" ;;
     pass "Kafka's DumpLogSegments decoded every controller's snapshots (controller $nsnaps) and logs: $(grep '^LOGS' <<<"$out" | cut -c6-)"
     pass "$(grep '^PAIRS' <<<"$out" | cut -c7-): the same images"
     pass "$(grep '^FINAL' <<<"$out" | cut -c7-): $(grep '^IMAGE' <<<"$out" | cut -c7-)"
+}
+
+# ---------- leadership moves (authz.sh, secure.sh, topics.sh) ----------
+# The caller sets cur once a leader is known; topics.sh has its own move.
+cur=        # the raft leader
+restarting= # the controller the last move restarted, not yet known to follow
+restart_t0=
+moves=0
+leaders=()
+# await_restarted: the controller the last move restarted follows the leader.
+await_restarted() {
+    [[ -n $restarting ]] || return 0
+    local id=$restarting
+    wait_follower "$id" 90 || fail "$tag: restarted controller $id does not follow leader $cur: $(quorum --replication)"
+    # Awaited only when needed (before the next move, at the end): the
+    # time is an upper bound.
+    timing "$tag: restart controller $id ($(impl_of "$id")) -> follows (checked when needed)" "$(secs "$restart_t0")"
+    pass "controller $id ($(impl_of "$id")) restarted and follows leader $cur (seen $(secs "$restart_t0")s after its start)"
+    restarting=
+}
+# wait_brokers_use ID LINES_VAR SECONDS WHAT: every broker logs, after the
+# lines counted in the associative array LINES_VAR, that it uses controller ID.
+wait_brokers_use() {
+    local nl=$1 deadline=$((SECONDS + $3)) id
+    local -n lines_=$2
+    for id in "${brokers[@]}"; do
+        until log_since "$d/node$id/server.log" "${lines_[$id]}" "Recorded new KRaft controller, from now on will use node .*\\(id: $nl " >/dev/null; do
+            ((SECONDS < deadline)) || fail "$4: broker $id did not log that it uses controller $nl within $3s"
+            sleep 0.3
+        done
+    done
+}
+# move: SIGTERM the leader (once a controller restarted before follows: two
+# stopped controllers would leave no majority); a new leader, which every
+# broker uses; the stopped controller restarts.
+move() {
+    await_restarted
+    local l=$cur t0 nl id t_new
+    # shellcheck disable=SC2034 # read by wait_brokers_use (a nameref)
+    local -A lines=()
+    moves=$((moves + 1))
+    ((moves <= max_moves)) || fail "$max_moves leadership moves (leaders ${leaders[*]}) did not reach the wanted implementation"
+    for id in "${brokers[@]}"; do lines[$id]=$(log_lines "$d/node$id/server.log"); done
+    t0=$(now)
+    kill_node "$l" TERM
+    [[ $exit_rc == 0 || ($(impl_of "$l") == Java && $exit_rc == 143) ]] ||
+        fail "move $moves: controller $l ($(impl_of "$l")) exited with status $exit_rc after SIGTERM"
+    nl=$(wait_leader "$l" 60) || fail "move $moves: no new leader within 60s of stopping leader $l"
+    t_new=$(secs "$t0")
+    wait_brokers_use "$nl" lines 30 "move $moves"
+    pass "move $moves: SIGTERM leader $l ($(impl_of "$l")): controller $nl ($(impl_of "$nl")) leads after ${t_new}s; every broker logs that it uses it"
+    timing "move $moves: SIGTERM leader $l ($(impl_of "$l")) -> leader $nl ($(impl_of "$nl"))" "$t_new"
+    cur=$nl
+    leaders+=("$nl")
+    restarting=$l
+    restart_t0=$(now)
+    start_controller "$l"
+}
+# lead_by IMPL: moves until an IMPL (kraft-rs or Java) controller leads;
+# nothing when no controller is one.
+lead_by() {
+    local id any=
+    for id in "${controllers[@]}"; do [[ $(impl_of "$id") == "$1" ]] && any=1; done
+    [[ -n $any ]] || return 0
+    while [[ $(impl_of "$cur") != "$1" ]]; do move; done
+    echo "  controller $cur ($1) leads"
+}
+
+# ---------- topics and the workload (secure.sh, swap.sh, topics.sh) ----------
+workload=org.kraftrs.interop.TopicWorkload
+bs() { alive_bs "${brokers[@]}"; }
+# kafka-topics --create (and the swap's add/remove-controller): the admin
+# client's own timeouts, under the tools' 60 s.
+create_config="$root/create-client.properties"
+printf 'default.api.timeout.ms=40000\nrequest.timeout.ms=15000\n' >"$create_config"
+# workload_brokers PARTITIONS: the brokers' KQ_BROKER_PROPS: topics only by
+# kafka-topics; a __consumer_offsets of PARTITIONS that survives a broker;
+# no 3 s wait before a group's first rebalance (TopicWorkload consume).
+workload_brokers() {
+    export KQ_BROKER_PROPS="auto.create.topics.enable=false
+offsets.topic.replication.factor=3
+offsets.topic.num.partitions=$1
+group.initial.rebalance.delay.ms=0"
 }

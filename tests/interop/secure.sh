@@ -318,69 +318,12 @@ EOF
         fi
     done
 }
-# The brokers: topics only by kafka-topics; __consumer_offsets that survives
-# a broker; no wait before a group's first rebalance (TopicWorkload consume).
-export KQ_BROKER_PROPS="auto.create.topics.enable=false
-offsets.topic.replication.factor=3
-offsets.topic.num.partitions=3
-group.initial.rebalance.delay.ms=0"
-
-# ---------- mixed: leadership moves (authz.sh's) ----------
-cur=        # the raft leader
-restarting= # the controller the last move restarted, not yet known to follow
-restart_t0=
-moves=0
-leaders=()
-await_restarted() {
-    [[ -n $restarting ]] || return 0
-    wait_follower "$restarting" 90 || fail "restarted controller $restarting does not follow leader $cur: $(quorum --replication)"
-    pass "controller $restarting ($(impl_of "$restarting")) restarted and follows leader $cur (seen $(secs "$restart_t0")s after its start)"
-    restarting=
-}
-# wait_brokers_use ID LINES_VAR SECONDS WHAT: every broker logs, after the
-# lines counted in the associative array LINES_VAR, that it uses controller ID.
-wait_brokers_use() {
-    local nl=$1 deadline=$((SECONDS + $3)) id
-    local -n lines_=$2
-    for id in "${brokers[@]}"; do
-        until log_since "$d/node$id/server.log" "${lines_[$id]}" "Recorded new KRaft controller, from now on will use node .*\\(id: $nl " >/dev/null; do
-            ((SECONDS < deadline)) || fail "$4: broker $id did not log that it uses controller $nl within $3s"
-            sleep 0.3
-        done
-    done
-}
-move() {
-    await_restarted
-    local l=$cur t0 nl id t_new
-    # shellcheck disable=SC2034 # read by wait_brokers_use (a nameref)
-    local -A lines=()
-    moves=$((moves + 1))
-    ((moves <= max_moves)) || fail "$max_moves leadership moves (leaders ${leaders[*]}) did not reach the wanted implementation"
-    for id in "${brokers[@]}"; do lines[$id]=$(log_lines "$d/node$id/server.log"); done
-    t0=$(now)
-    kill_node "$l" TERM
-    [[ $exit_rc == 0 || ($(impl_of "$l") == Java && $exit_rc == 143) ]] ||
-        fail "move $moves: controller $l ($(impl_of "$l")) exited with status $exit_rc after SIGTERM"
-    nl=$(wait_leader "$l" 60) || fail "move $moves: no new leader within 60s of stopping leader $l"
-    t_new=$(secs "$t0")
-    wait_brokers_use "$nl" lines 30 "move $moves"
-    pass "move $moves: SIGTERM leader $l ($(impl_of "$l")): controller $nl ($(impl_of "$nl")) leads after ${t_new}s; every broker logs that it uses it"
-    timing "move $moves: SIGTERM leader $l ($(impl_of "$l")) -> leader $nl ($(impl_of "$nl"))" "$t_new"
-    cur=$nl
-    leaders+=("$nl")
-    restarting=$l
-    restart_t0=$(now)
-    start_controller "$l"
-}
-lead_by() {
-    while [[ $(impl_of "$cur") != "$1" ]]; do move; done
-    echo "  controller $cur ($1) leads"
-}
+# The brokers' workload settings, and mixed mode's leadership moves (move,
+# lead_by): cluster-lib.sh's.
+workload_brokers 3
 
 # ---------- topics and the workload (topics.sh's TopicWorkload) ----------
-bs() { alive_bs "${brokers[@]}"; }
-create_config="$root/create-client.properties"
-printf 'default.api.timeout.ms=40000\nrequest.timeout.ms=15000\n' >"$create_config"
+# bs, create_config and workload: cluster-lib.sh's.
 topics() { tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$(bs)" "$@"; }
 # full_isr TOPIC PARTITIONS: --describe shows each partition with a leader and 3 in Isr.
 desc=
@@ -405,7 +348,6 @@ create_topic() {
     done
 }
 w="$root/workload"
-workload=org.kraftrs.interop.TopicWorkload
 ppid_=
 cleanup_hook() { stop_pids "$w"/*.pid; }
 fail_hook() {

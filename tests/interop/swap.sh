@@ -119,7 +119,6 @@ root=$(mktemp -d "${TMPDIR:-/tmp}/kraft-swap.XXXXXX")
 script=swap.sh
 # shellcheck source=tests/interop/cluster-lib.sh
 source "$here/cluster-lib.sh"
-workload=org.kraftrs.interop.TopicWorkload
 partitions=6
 java_ids=(1 2 3)
 kraft_ids=(7 8 9)
@@ -127,15 +126,11 @@ d="$root/c"
 tag=sw
 w="$root/workload"
 mkdir -p "$w"
-export KQ_BROKER_PROPS="auto.create.topics.enable=false
-offsets.topic.replication.factor=3
-offsets.topic.num.partitions=6
-group.initial.rebalance.delay.ms=0"
+# workload, bs and create_config: cluster-lib.sh's.
+workload_brokers "$partitions"
 # add-controller / remove-controller wait for a commit: more than $fast.
 admin_cfg="$root/admin.properties"
 printf 'default.api.timeout.ms=40000\nrequest.timeout.ms=15000\n' >"$admin_cfg"
-create_cfg="$root/create-client.properties"
-printf 'default.api.timeout.ms=40000\nrequest.timeout.ms=15000\n' >"$create_cfg"
 
 snap= # the last describe --replication
 desc= # the last kafka-topics --describe
@@ -158,7 +153,6 @@ trap cleanup EXIT
 # controller that may run: quorum() and cbs_now() bootstrap from the live ones.
 controllers=("${java_ids[@]}")
 cbs_now() { alive_bs "${controllers[@]}"; }
-bs() { alive_bs "${brokers[@]}"; }
 kraft_cli() { timeout 60 "$kraft" "$@"; }
 # describe --replication into snap; its rows: ID DIR LEO LAG LAST_FETCH LAST_CAUGHT_UP STATUS.
 refresh() { snap=$(quorum --replication); }
@@ -433,7 +427,7 @@ check_brokers "after the first start"
 pass "Java controllers 1, 2, 3 (dynamic quorum) and Java brokers 4, 5, 6 (pids ${bpid[*]}, controller.quorum.bootstrap.servers=$cbs) unfenced"
 
 t0=$(now)
-out=$(tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$(bs)" --command-config "$create_cfg" --create \
+out=$(tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$(bs)" --command-config "$create_config" --create \
     --topic t --partitions "$partitions" --replication-factor 3 --config min.insync.replicas=2 2>&1) ||
     fail "kafka-topics --create --topic t failed: $out"
 grep -qx "Created topic t." <<<"$out" || fail "kafka-topics --create printed: $out"
@@ -483,7 +477,7 @@ if ((reverse)); then
     echo "== 2. kraft-rs controllers 7, 8, 9 -> fresh Java controllers 1, 2, 3 while producing"
     tag=2
     t0=$(now)
-    out=$(tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$(bs)" --command-config "$create_cfg" --create \
+    out=$(tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$(bs)" --command-config "$create_config" --create \
         --topic t2 --partitions "$partitions" --replication-factor 3 --config min.insync.replicas=2 2>&1) ||
         fail "kafka-topics --create --topic t2 failed: $out"
     grep -qx "Created topic t2." <<<"$out" || fail "kafka-topics --create printed: $out"
