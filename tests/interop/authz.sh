@@ -151,56 +151,8 @@ configs() {
     printf '%s\n' "$out"
 }
 
-# ---------- mixed: leadership moves ----------
-cur=        # the raft leader
-restarting= # the controller the last move restarted, not yet known to follow
-restart_t0=
-moves=0
-leaders=()
-# await_restarted: the controller the last move restarted follows the leader.
-await_restarted() {
-    [[ -n $restarting ]] || return 0
-    wait_follower "$restarting" 90 || fail "restarted controller $restarting does not follow leader $cur: $(quorum --replication)"
-    pass "controller $restarting ($(impl_of "$restarting")) restarted and follows leader $cur (seen $(secs "$restart_t0")s after its start)"
-    restarting=
-}
-# move: SIGTERM the leader (once a controller restarted before follows: two
-# stopped controllers would leave no majority); a new leader, which every
-# broker uses; the stopped controller restarts.
-move() {
-    await_restarted
-    local l=$cur t0 nl id
-    local -A lines=()
-    moves=$((moves + 1))
-    ((moves <= max_moves)) || fail "$max_moves leadership moves (leaders ${leaders[*]}) did not reach the wanted implementation"
-    for id in "${brokers[@]}"; do lines[$id]=$(log_lines "$d/node$id/server.log"); done
-    t0=$(now)
-    kill_node "$l" TERM
-    [[ $exit_rc == 0 || ($(impl_of "$l") == Java && $exit_rc == 143) ]] ||
-        fail "move $moves: controller $l ($(impl_of "$l")) exited with status $exit_rc after SIGTERM"
-    nl=$(wait_leader "$l" 60) || fail "move $moves: no new leader within 60s of stopping leader $l"
-    local t_new deadline=$((SECONDS + 30))
-    t_new=$(secs "$t0")
-    for id in "${brokers[@]}"; do
-        until log_since "$d/node$id/server.log" "${lines[$id]}" "Recorded new KRaft controller, from now on will use node .*\\(id: $nl " >/dev/null; do
-            ((SECONDS < deadline)) || fail "move $moves: broker $id did not log that it uses controller $nl within 30s"
-            sleep 0.3
-        done
-    done
-    pass "move $moves: SIGTERM leader $l ($(impl_of "$l")): controller $nl ($(impl_of "$nl")) leads after ${t_new}s; every broker logs that it uses it"
-    timing "move $moves: SIGTERM leader $l ($(impl_of "$l")) -> leader $nl ($(impl_of "$nl"))" "$t_new"
-    cur=$nl
-    leaders+=("$nl")
-    restarting=$l
-    restart_t0=$(now)
-    start_controller "$l"
-}
-# lead_by IMPL: in mixed mode, moves until an IMPL controller leads.
-lead_by() {
-    [[ $mode == mixed ]] || return 0
-    while [[ $(impl_of "$cur") != "$1" ]]; do move; done
-    echo "  controller $cur ($1) leads"
-}
+# mixed: leadership moves by move and lead_by (cluster-lib.sh); lead_by does
+# nothing in kraft and java mode, where every controller is of one kind.
 
 d="$root/s1"
 tag=1

@@ -1,4 +1,5 @@
-# Shared by brokers.sh, topics.sh and authz.sh (sourced, not run): Java 4.4 brokers
+# Shared by brokers.sh, topics.sh, authz.sh, secure.sh and swap.sh (sourced,
+# not run): Java 4.4 brokers
 # (kafka-quorum.sh run-node) on three controllers, kraft-rs (`kraft server`)
 # or Java, each a child of the calling script so that it owns their pids and
 # exit statuses; Kafka's tools to look at them; timings, failure report with
@@ -13,8 +14,10 @@
 # its own processes' logs) and cleanup_hook (run by cleanup first), and set
 # controller_props: lines appended to every controller's server.properties
 # (kraft-rs and Java, written by setup_controllers or start_quorum java),
-# e.g. snapshot thresholds; empty by default; and snapshot_timeout and
-# max_snapshots for compare_images (60 s, 100).
+# e.g. snapshot thresholds; empty by default; snapshot_timeout and
+# max_snapshots for compare_images (60 s, 100); and max_moves for move (8).
+# A secured controller listener (secure.sh, swap.sh): security_init MODE,
+# see "a secured controller listener" below.
 # shellcheck shell=bash
 
 kq="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/kafka-quorum.sh"
@@ -34,7 +37,11 @@ declare -A bpid=() # broker id -> pid (children of this script)
 timings=()
 started=$EPOCHREALTIME
 fast="$root/fast-client.properties"
-: "${controller_props:=}" "${snapshot_timeout:=60}" "${max_snapshots:=100}"
+: "${controller_props:=}" "${snapshot_timeout:=60}" "${max_snapshots:=100}" "${max_moves:=8}"
+security=plaintext # the controller listener's (security_init)
+# The client settings of the controller listener for quorum() and the
+# tools: $fast, or security_init's controller-client.properties.
+ctl_cfg=$fast
 printf 'default.api.timeout.ms=5000\nrequest.timeout.ms=3000\n' >"$fast"
 
 now() { echo "$EPOCHREALTIME"; }
@@ -127,6 +134,7 @@ controller.quorum.bootstrap.servers=$cbs
 broker.session.timeout.ms=$session_ms
 EOF
     [[ -z $controller_props ]] || printf '%s\n' "$controller_props" >>"$nd/server.properties"
+    [[ $security == plaintext ]] || node_security "$id" >>"$nd/server.properties"
 }
 # The keys kafka-quorum.sh writes for its controllers.
 write_java_controller_config() {
@@ -146,11 +154,19 @@ metadata.log.dir=$nd/data
 broker.session.timeout.ms=$session_ms
 EOF
     [[ -z $controller_props ]] || printf '%s\n' "$controller_props" >>"$nd/server.properties"
+    [[ $security == plaintext ]] || node_security "$id" >>"$nd/server.properties"
 }
-# format_controller ID INITIAL_CONTROLLERS (run in the background: no fail)
+# format_controller ID INITIAL_CONTROLLERS (run in the background: no fail);
+# sasl_ssl: docs/operations.md's format command, with the brokers' SCRAM
+# credentials (kafka-storage.sh format for a Java controller).
 format_controller() {
     local id=$1 nd="$d/node$1"
-    if [[ $(impl_of "$id") == kraft-rs ]]; then
+    if [[ $security == sasl_ssl ]]; then
+        local java=()
+        [[ $(impl_of "$id") == kraft-rs ]] || java=("kraft storage format" "kafka-storage.sh format")
+        set_format_fills "$nd/server.properties" "$2"
+        doc_run sasl-ssl-format "${format_fills[@]}" ${java[@]+"${java[@]}"} >"$nd/format.log" 2>&1
+    elif [[ $(impl_of "$id") == kraft-rs ]]; then
         "$kraft" storage format --config "$nd/server.properties" --cluster-id "$cluster_id" \
             --release-version "$release_version" --initial-controllers "$2" >"$nd/format.log" 2>&1
     else
@@ -203,7 +219,7 @@ quorum() {
     local bs
     bs=$(alive_bs "${controllers[@]}")
     [[ -n $bs ]] || return 0
-    timeout 20 "$kraft" metadata-quorum --bootstrap-controller "$bs" --command-config "$fast" \
+    timeout 20 "$kraft" metadata-quorum --bootstrap-controller "$bs" --command-config "$ctl_cfg" \
         describe "$@" 2>/dev/null || true
 }
 leader_id() { quorum --status | awk '/^LeaderId:/ {print $2}'; }
@@ -257,7 +273,11 @@ format_brokers() {
     done
     for id in "${pids[@]}"; do wait "$id" || rc=1; done
     [[ $rc == 0 ]] || fail "formatting the brokers failed"
-    for id in "${brokers[@]}"; do echo "Java broker" >"$d/node$id/role"; done
+    for id in "${brokers[@]}"; do
+        echo "Java broker" >"$d/node$id/role"
+        # A later key overrides an earlier one.
+        [[ $security == plaintext ]] || broker_security "$id" >>"$d/node$id/server.properties"
+    done
 }
 # start_broker ID: kafka-quorum.sh run-node as a child (its pid is the JVM's).
 start_broker() {
@@ -505,4 +525,303 @@ $out" ;;
     pass "Kafka's DumpLogSegments decoded every controller's snapshots (controller $nsnaps) and logs: $(grep '^LOGS' <<<"$out" | cut -c6-)"
     pass "$(grep '^PAIRS' <<<"$out" | cut -c7-): the same images"
     pass "$(grep '^FINAL' <<<"$out" | cut -c7-): $(grep '^IMAGE' <<<"$out" | cut -c7-)"
+}
+
+# ---------- leadership moves (authz.sh, secure.sh, topics.sh) ----------
+# The caller sets cur once a leader is known; topics.sh has its own move.
+cur=        # the raft leader
+restarting= # the controller the last move restarted, not yet known to follow
+restart_t0=
+moves=0
+leaders=()
+# await_restarted: the controller the last move restarted follows the leader.
+await_restarted() {
+    [[ -n $restarting ]] || return 0
+    local id=$restarting
+    wait_follower "$id" 90 || fail "$tag: restarted controller $id does not follow leader $cur: $(quorum --replication)"
+    # Awaited only when needed (before the next move, at the end): the
+    # time is an upper bound.
+    timing "$tag: restart controller $id ($(impl_of "$id")) -> follows (checked when needed)" "$(secs "$restart_t0")"
+    pass "controller $id ($(impl_of "$id")) restarted and follows leader $cur (seen $(secs "$restart_t0")s after its start)"
+    restarting=
+}
+# wait_brokers_use ID LINES_VAR SECONDS WHAT: every broker logs, after the
+# lines counted in the associative array LINES_VAR, that it uses controller ID.
+wait_brokers_use() {
+    local nl=$1 deadline=$((SECONDS + $3)) id
+    local -n lines_=$2
+    for id in "${brokers[@]}"; do
+        until log_since "$d/node$id/server.log" "${lines_[$id]}" "Recorded new KRaft controller, from now on will use node .*\\(id: $nl " >/dev/null; do
+            ((SECONDS < deadline)) || fail "$4: broker $id did not log that it uses controller $nl within $3s"
+            sleep 0.3
+        done
+    done
+}
+# move: SIGTERM the leader (once a controller restarted before follows: two
+# stopped controllers would leave no majority); a new leader, which every
+# broker uses; the stopped controller restarts.
+move() {
+    await_restarted
+    local l=$cur t0 nl id t_new
+    # shellcheck disable=SC2034 # read by wait_brokers_use (a nameref)
+    local -A lines=()
+    moves=$((moves + 1))
+    ((moves <= max_moves)) || fail "$max_moves leadership moves (leaders ${leaders[*]}) did not reach the wanted implementation"
+    for id in "${brokers[@]}"; do lines[$id]=$(log_lines "$d/node$id/server.log"); done
+    t0=$(now)
+    kill_node "$l" TERM
+    [[ $exit_rc == 0 || ($(impl_of "$l") == Java && $exit_rc == 143) ]] ||
+        fail "move $moves: controller $l ($(impl_of "$l")) exited with status $exit_rc after SIGTERM"
+    nl=$(wait_leader "$l" 60) || fail "move $moves: no new leader within 60s of stopping leader $l"
+    t_new=$(secs "$t0")
+    wait_brokers_use "$nl" lines 30 "move $moves"
+    pass "move $moves: SIGTERM leader $l ($(impl_of "$l")): controller $nl ($(impl_of "$nl")) leads after ${t_new}s; every broker logs that it uses it"
+    timing "move $moves: SIGTERM leader $l ($(impl_of "$l")) -> leader $nl ($(impl_of "$nl"))" "$t_new"
+    cur=$nl
+    leaders+=("$nl")
+    restarting=$l
+    restart_t0=$(now)
+    start_controller "$l"
+}
+# lead_by IMPL: moves until an IMPL (kraft-rs or Java) controller leads;
+# nothing when no controller is one.
+lead_by() {
+    local id any=
+    for id in "${controllers[@]}"; do [[ $(impl_of "$id") == "$1" ]] && any=1; done
+    [[ -n $any ]] || return 0
+    while [[ $(impl_of "$cur") != "$1" ]]; do move; done
+    echo "  controller $cur ($1) leads"
+}
+
+# ---------- topics and the workload (secure.sh, swap.sh, topics.sh) ----------
+workload=org.kraftrs.interop.TopicWorkload
+bs() { alive_bs "${brokers[@]}"; }
+# kafka-topics --create (and the swap's add/remove-controller): the admin
+# client's own timeouts, under the tools' 60 s.
+create_config="$root/create-client.properties"
+printf 'default.api.timeout.ms=40000\nrequest.timeout.ms=15000\n' >"$create_config"
+# workload_brokers PARTITIONS: the brokers' KQ_BROKER_PROPS: topics only by
+# kafka-topics; a __consumer_offsets of PARTITIONS that survives a broker;
+# no 3 s wait before a group's first rebalance (TopicWorkload consume).
+workload_brokers() {
+    export KQ_BROKER_PROPS="auto.create.topics.enable=false
+offsets.topic.replication.factor=3
+offsets.topic.num.partitions=$1
+group.initial.rebalance.delay.ms=0"
+}
+
+# ---------- docs/operations.md's blocks, run word for word ----------
+# A fenced block right after a line "<!-- interop: ID -->" in
+# docs/operations.md is what the scripts write or run: doc_fill fills in
+# its placeholders, doc_run runs its commands. A missing block, a
+# placeholder the doc no longer has or one left unfilled fails the script.
+ops_md="$(cd "${kq%/*}/../.." && pwd)/docs/operations.md"
+# doc_block ID: the block's lines (its fences' indentation removed).
+doc_block() {
+    awk -v mark="<!-- interop: $1 -->" '
+        $0 == mark { want = 1; next }
+        want == 1 && /^ *```/ { ind = index($0, "`") - 1; want = 2; next }
+        want == 1 && NF { exit }
+        want == 2 && /^ *```/ { exit }
+        want == 2 { print substr($0, ind + 1); n++ }
+        END { exit !n }' "$ops_md"
+}
+# doc_fill ID FROM TO...: doc_text is block ID with every FROM (literal
+# text, each of which must occur) replaced by its TO, in order; no "<...>"
+# placeholder may be left.
+doc_text=
+doc_fill() {
+    local id=$1 from to
+    shift
+    doc_text=$(doc_block "$id") || fail "$ops_md has no block marked <!-- interop: $id --> (the interop scripts run it)"
+    while (($# >= 2)); do
+        from=$1 to=$2
+        shift 2
+        [[ $doc_text == *"$from"* ]] || fail "$ops_md, block $id: no '$from' to fill in:
+$doc_text"
+        doc_text=${doc_text//"$from"/"$to"}
+    done
+    local placeholder='<[A-Za-z][^<>]*>'
+    if [[ $doc_text =~ $placeholder ]]; then
+        fail "$ops_md, block $id: placeholder ${BASH_REMATCH[0]} not filled in:
+$doc_text"
+    fi
+}
+# doc_run ID FROM TO...: runs block ID's commands (doc_fill), one a line (a
+# trailing \ joins the next), in this shell: kraft is $kraft, kafka-*.sh
+# Kafka's tool classes (kafka-quorum.sh tool), cat is cat; any other
+# program fails. Returns the first failed command's status.
+doc_run() {
+    local line cmd= prog rest
+    doc_fill "$@"
+    while IFS= read -r line; do
+        if [[ $line == *\\ ]]; then
+            cmd+="${line%\\} "
+            continue
+        fi
+        cmd+=$line
+        [[ $cmd =~ [^[:space:]] ]] || { cmd=; continue; }
+        read -r prog rest <<<"$cmd"
+        cmd=
+        case $prog in
+        kraft) eval "\"\$kraft\" $rest" || return ;;
+        kafka-storage.sh) eval "tool kafka.tools.StorageTool $rest" || return ;;
+        kafka-metadata-quorum.sh) eval "tool org.apache.kafka.tools.MetadataQuorumCommand $rest" || return ;;
+        kafka-features.sh) eval "tool org.apache.kafka.tools.FeatureCommand $rest" || return ;;
+        kafka-cluster.sh) eval "tool org.apache.kafka.tools.ClusterTool $rest" || return ;;
+        cat) eval "cat $rest" || return ;;
+        *) fail "$ops_md, block $1: doc_run does not know the program '$prog'" ;;
+        esac
+    done <<<"$doc_text"
+}
+
+# ---------- a secured controller listener (secure.sh, swap.sh) ----------
+# security_init MODE CONTROLLER_ID...: MODE plaintext (nothing), mtls or
+# sasl_ssl; certs.sh makes a CA and the certificates of the controllers
+# named, of the brokers and of admin into $root/certs (subject
+# CN=controller-N / CN=broker-N / CN=admin,OU=interop,O=kraft-rs; SAN
+# DNS:localhost,IP:127.0.0.1). Then every controller written here gets
+# node_security's keys, every broker formatted here broker_security's,
+# format_controller adds the brokers' SCRAM credentials (sasl_ssl), and
+# quorum() and ctl_cfg are a client of the secured listener (client_config).
+#
+# mtls: listener CONTROLLER is SSL with ssl.client.auth=required.
+# Controller 1: docs/operations.md's block mtls-controller, its key store
+# and the CA in PEM files (so that its key store can be rotated) and
+# ssl.principal.mapping.rules. The other controllers and the brokers hold
+# theirs inline, Strimzi's way (keystore.certificate.chain and
+# keystore.key, one line each with "\n" escapes; truststore.certificates).
+# sasl_ssl: docs/operations.md's blocks, word for word: sasl-ssl-controller
+# (every controller, kraft-rs and Java, its own PKCS12 key store: PLAIN
+# among the controllers, user controller), sasl-ssl-format (--add-scram of
+# user broker's SCRAM-SHA-512 credentials), sasl-ssl-broker (the brokers
+# log in as broker with SCRAM-SHA-512) and sasl-ssl-client (the tools'
+# --command-config, user controller with PLAIN).
+certs="$root/certs"
+pw=
+lc=listener.name.controller
+controller_password=controller-secret
+broker_password=broker-secret
+# A fixed salt and iteration count: without them each controller's format
+# draws its own salt, so the controllers' bootstrap snapshots
+# (00000000000000000000-0000000000.checkpoint) hold different
+# UserScramCredentialRecords and compare_images rightly finds them unequal.
+scram_salt=c2VjdXJlLXNoLWJyb2tlci1zYWx0 # base64 of "secure-sh-broker-salt"
+security_init() {
+    security=$1
+    shift
+    case $security in
+    plaintext) return 0 ;;
+    mtls | sasl_ssl) ;;
+    *) fail "security_init: no security mode $security" ;;
+    esac
+    local t0 id names=()
+    t0=$(now)
+    for id in "$@"; do names+=("controller-$id"); done
+    for id in "${brokers[@]}"; do names+=("broker-$id"); done
+    bash "${kq%/*}/certs.sh" "$certs" "${names[@]}" admin || fail "certs.sh failed"
+    pw=$(cat "$certs/store-password")
+    timing "certs.sh: CA, $((${#names[@]} + 1)) certificates, PKCS12 stores" "$(secs "$t0")"
+    # Every block filled once here, so that a changed doc fails now
+    # rather than in a background format.
+    if [[ $security == mtls ]]; then
+        doc_fill mtls-controller /etc/kraft/controller-1.pem k /etc/kraft/ca.crt c
+    else
+        node_security "${1:-1}" >/dev/null
+        broker_security "${brokers[0]}" >/dev/null
+        set_format_fills c v
+        doc_fill sasl-ssl-format "${format_fills[@]}"
+    fi
+    ctl_cfg="$root/controller-client.properties"
+    client_config "$ctl_cfg"
+}
+# set_format_fills CONFIG VOTERS: format_fills, doc_fill's arguments for
+# docs/operations.md's format command (sasl_ssl); the release version must
+# be the one the scripts expect.
+format_fills=()
+set_format_fills() {
+    format_fills=(controller.properties "$1" "<cluster id>" "$cluster_id" "<voters>" "$2"
+        "--release-version 4.4-IV2" "--release-version $release_version"
+        "<broker secret>" "$broker_password" "<base64 salt>" "$scram_salt")
+}
+# pem_inline FILE: the file as one properties value ("\n" escapes).
+pem_inline() { awk '{printf "%s\\n", $0}' "$1"; }
+# node_security ID: controller ID's listener security (mtls: its own key
+# store; sasl_ssl: docs/operations.md's block with its key store).
+node_security() {
+    local id=$1 name=controller-$1
+    if [[ $security == sasl_ssl ]]; then
+        doc_fill sasl-ssl-controller "<controller secret>" "$controller_password" "<store password>" "$pw" \
+            /etc/kraft/controller-1.p12 "$certs/$name.p12" /etc/kraft/truststore.p12 "$certs/truststore.p12"
+        printf '%s\n' "$doc_text"
+    elif [[ $id == 1 ]]; then
+        # A file, so that rotation can replace it.
+        cp "$certs/$name.pem" "$d/node$id/keystore.pem"
+        doc_fill mtls-controller /etc/kraft/controller-1.pem "$d/node$id/keystore.pem" /etc/kraft/ca.crt "$certs/ca.crt"
+        printf '%s\n' "$doc_text"
+    else
+        printf '%s\n' "listener.security.protocol.map=CONTROLLER:SSL" "$lc.ssl.client.auth=required" \
+            "$lc.ssl.keystore.type=PEM" \
+            "$lc.ssl.keystore.certificate.chain=$(pem_inline "$certs/$name.chain.pem")" \
+            "$lc.ssl.keystore.key=$(pem_inline "$certs/$name.key")" \
+            "$lc.ssl.truststore.type=PEM" "$lc.ssl.truststore.certificates=$(pem_inline "$certs/ca.crt")"
+    fi
+}
+# broker_security ID: broker ID's controller connections (its own client
+# listener stays PLAINTEXT).
+broker_security() {
+    if [[ $security == sasl_ssl ]]; then
+        doc_fill sasl-ssl-broker "<broker secret>" "$broker_password" "<store password>" "$pw" \
+            /etc/kraft/truststore.p12 "$certs/truststore.p12"
+        printf '%s\n' "$doc_text"
+    else
+        cat <<EOF
+listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:SSL
+$lc.ssl.keystore.type=PEM
+$lc.ssl.keystore.certificate.chain=$(pem_inline "$certs/broker-$1.chain.pem")
+$lc.ssl.keystore.key=$(pem_inline "$certs/broker-$1.key")
+$lc.ssl.truststore.type=PEM
+$lc.ssl.truststore.certificates=$(pem_inline "$certs/ca.crt")
+EOF
+    fi
+}
+# client_security FILE [KEYSTORE] (mtls) or FILE [USER PASSWORD
+# [MECHANISM]] (sasl_ssl): the security keys of a client of the controller
+# listener into FILE (empty for plaintext). mtls: KEYSTORE is a PEM file
+# (key and chain; default admin's), "none" for no client certificate;
+# sasl_ssl: docs/operations.md's admin.properties (user controller, PLAIN)
+# with another user, password or mechanism (SCRAM-SHA-512) filled in.
+client_security() {
+    local f=$1
+    shift
+    case $security in
+    plaintext) : >"$f" ;;
+    mtls)
+        {
+            echo "security.protocol=SSL"
+            if [[ ${1:-} != none ]]; then
+                echo "ssl.keystore.type=PEM"
+                echo "ssl.keystore.location=${1:-$certs/admin.pem}"
+            fi
+            echo "ssl.truststore.type=PEM"
+            echo "ssl.truststore.location=$certs/ca.crt"
+        } >"$f"
+        ;;
+    sasl_ssl)
+        local fills=("<controller secret>" "${2:-$controller_password}" "<store password>" "$pw"
+            /etc/kraft/truststore.p12 "$certs/truststore.p12")
+        [[ ${1:-controller} == controller ]] || fills+=('username="controller"' "username=\"$1\"")
+        [[ ${3:-PLAIN} == PLAIN ]] || fills+=(sasl.mechanism=PLAIN "sasl.mechanism=$3"
+            org.apache.kafka.common.security.plain.PlainLoginModule org.apache.kafka.common.security.scram.ScramLoginModule)
+        doc_fill sasl-ssl-client "${fills[@]}"
+        printf '%s\n' "$doc_text" >"$f"
+        ;;
+    esac
+}
+# client_config FILE [as client_security]: with timeouts: a tool answers
+# or fails within ~10 s.
+client_config() {
+    local f=$1
+    client_security "$@"
+    printf 'default.api.timeout.ms=10000\nrequest.timeout.ms=5000\n' >>"$f"
 }

@@ -17,11 +17,13 @@
 # listener.name.controller.ssl.client.auth=required. Controllers 2 and 3 and
 # the brokers hold their key store inline, Strimzi's way
 # (listener.name.controller.ssl.keystore.type=PEM, ...keystore.certificate.chain
-# and ...keystore.key: one line each, "\n" escapes), controller 1 in a PEM
-# file (...ssl.keystore.location, so that it can be rotated); every node
-# trusts the CA inline (...ssl.truststore.type=PEM,
-# ...ssl.truststore.certificates). Controllers reach each other through the
-# same listener with their own certificates; the brokers with theirs.
+# and ...keystore.key: one line each, "\n" escapes) and trust the CA
+# inline (...ssl.truststore.type=PEM, ...ssl.truststore.certificates);
+# controller 1 runs docs/operations.md's mTLS block: its key store and the
+# CA in PEM files (...ssl.keystore.location, so that it can be rotated;
+# ...ssl.truststore.location) and ssl.principal.mapping.rules. Controllers
+# reach each other through the same listener with their own certificates;
+# the brokers with theirs.
 # SEC_MODE=sasl_ssl: listener CONTROLLER is SASL_SSL with PKCS12 key and
 # trust stores (files with passwords; no client certificates);
 # listener.name.controller.sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-512; the
@@ -75,11 +77,11 @@
 #     java and mixed: compare_images (cluster-lib.sh) at the end, with
 #     metadata.log.max.snapshot.interval.ms=2000.
 #
-# cluster-lib.sh's functions are used as they are, except that this script
-# wraps write_kraft_config and write_java_controller_config (each node's
-# own key store after the shared keys in controller_props), redefines
-# format_controller (with --add-scram) and quorum (describe with the
-# security settings; through Kafka's tool when SEC_SKIP_KRAFT_CLI=1).
+# The listener's keys, the certificates and the clients' files are
+# cluster-lib.sh's security_init (shared with swap.sh's SW_SECURITY=sasl_ssl);
+# the SASL_SSL ones are docs/operations.md's blocks, word for word (doc_fill:
+# "Securing the quorum"). This script redefines quorum only with
+# SEC_SKIP_KRAFT_CLI=1 (Kafka's tool instead of `kraft metadata-quorum`).
 #
 # Environment: SEC_MODE (mtls | sasl_ssl), SEC_CONTROLLERS (kraft | java |
 # mixed), SEC_SKIP_KRAFT_CLI=1 (no `kraft metadata-quorum` call, Kafka's
@@ -115,42 +117,16 @@ done
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(mktemp -d "${TMPDIR:-/tmp}/kraft-secure.XXXXXX")
 script=secure.sh
-certs="$root/certs"
-started_certs=$EPOCHREALTIME
-bash "$here/certs.sh" "$certs" || { echo "secure.sh: certs.sh failed; work directory kept: $root" >&2; exit 1; }
-pw=$(cat "$certs/store-password")
-controller_password=controller-secret
-broker_password=broker-secret
-
-# pem_inline FILE: the file as one properties value ("\n" escapes).
-pem_inline() { awk '{printf "%s\\n", $0}' "$1"; }
-lc=listener.name.controller
-
-# ---------- the security keys ----------
-# The keys every controller shares (kraft-rs and Java alike).
-if [[ $sec == mtls ]]; then
-    controller_props="listener.security.protocol.map=CONTROLLER:SSL
-$lc.ssl.client.auth=required
-$lc.ssl.truststore.type=PEM
-$lc.ssl.truststore.certificates=$(pem_inline "$certs/ca.crt")"
-else
-    controller_props="listener.security.protocol.map=CONTROLLER:SASL_SSL
-sasl.mechanism.controller.protocol=PLAIN
-$lc.sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-512
-$lc.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username=\"controller\" password=\"$controller_password\" user_controller=\"$controller_password\";
-$lc.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
-$lc.ssl.truststore.type=PKCS12
-$lc.ssl.truststore.location=$certs/truststore.p12
-$lc.ssl.truststore.password=$pw"
-fi
 # java and mixed: frequent snapshots, for compare_images.
 [[ $mode == kraft ]] || controller_props+="
 metadata.log.max.snapshot.interval.ms=2000"
 
 # shellcheck source=tests/interop/cluster-lib.sh
 source "$here/cluster-lib.sh"
-timing "certs.sh: CA, 7 certificates, PKCS12 stores" "$(secs "$started_certs" "$started")"
 trap cleanup EXIT
+# The certificates, the listener's keys and ctl_cfg (cluster-lib.sh).
+security_init "$sec" "${controllers[@]}"
+ccfg=$ctl_cfg
 # Kafka's classpath (Maven, the first time) and TopicWorkload compiled
 # once, before the parallel formats would each try.
 t0=$(now)
@@ -158,96 +134,16 @@ bash "$kq" java "$root" org.kraftrs.interop.TopicWorkload >/dev/null 2>&1 || tru
 [[ -s $here/kafka-quorum/target/classpath.txt ]] || fail "kafka-quorum.sh could not resolve Kafka 4.4.0 (Maven)"
 timing "Kafka's classpath and TopicWorkload (kafka-quorum.sh java)" "$(secs "$t0")"
 
-# node_keystore ID: controller ID's own key store keys.
-node_keystore() {
-    local id=$1 name=controller-$1
-    if [[ $sec == sasl_ssl ]]; then
-        printf '%s\n' "$lc.ssl.keystore.type=PKCS12" "$lc.ssl.keystore.location=$certs/$name.p12" "$lc.ssl.keystore.password=$pw"
-    elif [[ $id == 1 ]]; then
-        # A file, so that rotation can replace it.
-        cp "$certs/$name.pem" "$d/node$id/keystore.pem"
-        printf '%s\n' "$lc.ssl.keystore.type=PEM" "$lc.ssl.keystore.location=$d/node$id/keystore.pem"
-    else
-        printf '%s\n' "$lc.ssl.keystore.type=PEM" \
-            "$lc.ssl.keystore.certificate.chain=$(pem_inline "$certs/$name.chain.pem")" \
-            "$lc.ssl.keystore.key=$(pem_inline "$certs/$name.key")"
-    fi
-}
-# cluster-lib's writers, then the node's own key store.
-eval "cl_$(declare -f write_kraft_config)"
-eval "cl_$(declare -f write_java_controller_config)"
-write_kraft_config() { cl_write_kraft_config "$@"; node_keystore "$1" >>"$d/node$1/server.properties"; }
-write_java_controller_config() { cl_write_java_controller_config "$@"; node_keystore "$1" >>"$d/node$1/server.properties"; }
-
-# cluster-lib's format_controller with the broker's SCRAM credentials
-# (sasl_ssl). A fixed salt and iteration count: without them each
-# controller's format draws its own salt, so the three bootstrap snapshots
-# (00000000000000000000-0000000000.checkpoint) hold different
-# UserScramCredentialRecords and compare_images rightly finds them unequal.
-scram_salt=c2VjdXJlLXNoLWJyb2tlci1zYWx0 # base64 of "secure-sh-broker-salt"
-add_scram=()
-[[ $sec == sasl_ssl ]] &&
-    add_scram=(--add-scram "SCRAM-SHA-512=[name=broker,password=$broker_password,salt=$scram_salt,iterations=8192]")
-format_controller() {
-    local id=$1 nd="$d/node$1"
-    if [[ $(impl_of "$id") == kraft-rs ]]; then
-        "$kraft" storage format --config "$nd/server.properties" --cluster-id "$cluster_id" \
-            --release-version "$release_version" --initial-controllers "$2" ${add_scram[@]+"${add_scram[@]}"} >"$nd/format.log" 2>&1
-    else
-        tool kafka.tools.StorageTool format --config "$nd/server.properties" --cluster-id "$cluster_id" \
-            --release-version "$release_version" --initial-controllers "$2" ${add_scram[@]+"${add_scram[@]}"} >"$nd/format.log" 2>&1
-    fi || { echo "format of controller $id failed:" >&2; cat "$nd/format.log" >&2; return 1; }
-}
-
-# ---------- client configurations (--command-config) ----------
-# client_config FILE [KEYSTORE] (mtls) or FILE [USER PASSWORD [MECHANISM]]
-# (sasl_ssl): a client of the controller listener. mtls: KEYSTORE is a PEM
-# file (key and chain; default admin's), "none" for no client certificate;
-# sasl_ssl: default user controller with PLAIN. Timeouts: a tool answers or
-# fails within ~10 s.
-client_config() {
-    local f=$1
-    shift
-    {
-        if [[ $sec == mtls ]]; then
-            echo "security.protocol=SSL"
-            if [[ ${1:-} != none ]]; then
-                echo "ssl.keystore.type=PEM"
-                echo "ssl.keystore.location=${1:-$certs/admin.pem}"
-            fi
-            echo "ssl.truststore.type=PEM"
-            echo "ssl.truststore.location=$certs/ca.crt"
-        else
-            local module=org.apache.kafka.common.security.plain.PlainLoginModule
-            [[ ${3:-PLAIN} == PLAIN ]] || module=org.apache.kafka.common.security.scram.ScramLoginModule
-            echo "security.protocol=SASL_SSL"
-            echo "sasl.mechanism=${3:-PLAIN}"
-            echo "sasl.jaas.config=$module required username=\"${1:-controller}\" password=\"${2:-$controller_password}\";"
-            echo "ssl.truststore.type=PKCS12"
-            echo "ssl.truststore.location=$certs/truststore.p12"
-            echo "ssl.truststore.password=$pw"
-        fi
-        echo "default.api.timeout.ms=10000"
-        echo "request.timeout.ms=5000"
-    } >"$f"
-}
-ccfg="$root/controller-client.properties"
-client_config "$ccfg"
-
-# cluster-lib's quorum, with the security settings: `kraft metadata-quorum`,
-# or Kafka's tool with SEC_SKIP_KRAFT_CLI=1.
-quorum() {
-    local bs
-    bs=$(alive_bs "${controllers[@]}")
-    [[ -n $bs ]] || return 0
-    if [[ -n $skip_kraft_cli ]]; then
+# cluster-lib's quorum (with ctl_cfg), or Kafka's tool with SEC_SKIP_KRAFT_CLI=1.
+if [[ -n $skip_kraft_cli ]]; then
+    quorum() {
+        local bs
+        bs=$(alive_bs "${controllers[@]}")
+        [[ -n $bs ]] || return 0
         tool org.apache.kafka.tools.MetadataQuorumCommand --bootstrap-controller "$bs" --command-config "$ccfg" \
             describe "$@" 2>/dev/null || true
-    else
-        timeout 20 "$kraft" metadata-quorum --bootstrap-controller "$bs" --command-config "$ccfg" \
-            describe "$@" 2>/dev/null || true
-    fi
-}
+    }
+fi
 leader_epoch() { quorum --status | awk '/^LeaderEpoch:/ {print $2}'; }
 # kafka_quorum CONFIG ARGS...: Kafka's kafka-metadata-quorum (stdout only).
 kafka_quorum() {
@@ -291,96 +187,13 @@ subject_of() {
     openssl x509 -noout -subject -nameopt RFC2253 <<<"$out" 2>/dev/null | sed 's/^subject=//' || true
 }
 
-# ---------- the brokers ----------
-# Their controller listener's security, appended after the format (a later
-# key overrides an earlier one).
-secure_brokers() {
-    local id
-    for id in "${brokers[@]}"; do
-        if [[ $sec == mtls ]]; then
-            cat >>"$d/node$id/server.properties" <<EOF
-listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:SSL
-$lc.ssl.keystore.type=PEM
-$lc.ssl.keystore.certificate.chain=$(pem_inline "$certs/broker-$id.chain.pem")
-$lc.ssl.keystore.key=$(pem_inline "$certs/broker-$id.key")
-$lc.ssl.truststore.type=PEM
-$lc.ssl.truststore.certificates=$(pem_inline "$certs/ca.crt")
-EOF
-        else
-            cat >>"$d/node$id/server.properties" <<EOF
-listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:SASL_SSL
-sasl.mechanism.controller.protocol=SCRAM-SHA-512
-$lc.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="broker" password="$broker_password";
-$lc.ssl.truststore.type=PKCS12
-$lc.ssl.truststore.location=$certs/truststore.p12
-$lc.ssl.truststore.password=$pw
-EOF
-        fi
-    done
-}
-# The brokers: topics only by kafka-topics; __consumer_offsets that survives
-# a broker; no wait before a group's first rebalance (TopicWorkload consume).
-export KQ_BROKER_PROPS="auto.create.topics.enable=false
-offsets.topic.replication.factor=3
-offsets.topic.num.partitions=3
-group.initial.rebalance.delay.ms=0"
-
-# ---------- mixed: leadership moves (authz.sh's) ----------
-cur=        # the raft leader
-restarting= # the controller the last move restarted, not yet known to follow
-restart_t0=
-moves=0
-leaders=()
-await_restarted() {
-    [[ -n $restarting ]] || return 0
-    wait_follower "$restarting" 90 || fail "restarted controller $restarting does not follow leader $cur: $(quorum --replication)"
-    pass "controller $restarting ($(impl_of "$restarting")) restarted and follows leader $cur (seen $(secs "$restart_t0")s after its start)"
-    restarting=
-}
-# wait_brokers_use ID LINES_VAR SECONDS WHAT: every broker logs, after the
-# lines counted in the associative array LINES_VAR, that it uses controller ID.
-wait_brokers_use() {
-    local nl=$1 deadline=$((SECONDS + $3)) id
-    local -n lines_=$2
-    for id in "${brokers[@]}"; do
-        until log_since "$d/node$id/server.log" "${lines_[$id]}" "Recorded new KRaft controller, from now on will use node .*\\(id: $nl " >/dev/null; do
-            ((SECONDS < deadline)) || fail "$4: broker $id did not log that it uses controller $nl within $3s"
-            sleep 0.3
-        done
-    done
-}
-move() {
-    await_restarted
-    local l=$cur t0 nl id t_new
-    # shellcheck disable=SC2034 # read by wait_brokers_use (a nameref)
-    local -A lines=()
-    moves=$((moves + 1))
-    ((moves <= max_moves)) || fail "$max_moves leadership moves (leaders ${leaders[*]}) did not reach the wanted implementation"
-    for id in "${brokers[@]}"; do lines[$id]=$(log_lines "$d/node$id/server.log"); done
-    t0=$(now)
-    kill_node "$l" TERM
-    [[ $exit_rc == 0 || ($(impl_of "$l") == Java && $exit_rc == 143) ]] ||
-        fail "move $moves: controller $l ($(impl_of "$l")) exited with status $exit_rc after SIGTERM"
-    nl=$(wait_leader "$l" 60) || fail "move $moves: no new leader within 60s of stopping leader $l"
-    t_new=$(secs "$t0")
-    wait_brokers_use "$nl" lines 30 "move $moves"
-    pass "move $moves: SIGTERM leader $l ($(impl_of "$l")): controller $nl ($(impl_of "$nl")) leads after ${t_new}s; every broker logs that it uses it"
-    timing "move $moves: SIGTERM leader $l ($(impl_of "$l")) -> leader $nl ($(impl_of "$nl"))" "$t_new"
-    cur=$nl
-    leaders+=("$nl")
-    restarting=$l
-    restart_t0=$(now)
-    start_controller "$l"
-}
-lead_by() {
-    while [[ $(impl_of "$cur") != "$1" ]]; do move; done
-    echo "  controller $cur ($1) leads"
-}
+# The brokers' controller connections' security (broker_security, appended
+# by format_brokers), their workload settings, and mixed mode's leadership
+# moves (move, lead_by): cluster-lib.sh's.
+workload_brokers 3
 
 # ---------- topics and the workload (topics.sh's TopicWorkload) ----------
-bs() { alive_bs "${brokers[@]}"; }
-create_config="$root/create-client.properties"
-printf 'default.api.timeout.ms=40000\nrequest.timeout.ms=15000\n' >"$create_config"
+# bs, create_config and workload: cluster-lib.sh's.
 topics() { tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$(bs)" "$@"; }
 # full_isr TOPIC PARTITIONS: --describe shows each partition with a leader and 3 in Isr.
 desc=
@@ -405,7 +218,6 @@ create_topic() {
     done
 }
 w="$root/workload"
-workload=org.kraftrs.interop.TopicWorkload
 ppid_=
 cleanup_hook() { stop_pids "$w"/*.pid; }
 fail_hook() {
@@ -464,7 +276,6 @@ pass "openssl s_client sees each controller's own certificate, verified against 
 
 # ---- 2. the brokers ----
 format_brokers
-secure_brokers
 if [[ $sec == mtls ]]; then
     subjects=
     for id in "${brokers[@]}"; do

@@ -73,12 +73,33 @@
 # the default (all) names the addresses of 1-3 and 7-9, and the Java
 # controllers of the reverse swap come back at the addresses of 1-3.
 #
+# Secured (SW_SECURITY=sasl_ssl; default plaintext): the same swap, both
+# ways, behind a SASL_SSL controller listener, with docs/operations.md's
+# "Securing the quorum" blocks run word for word (cluster-lib.sh's
+# security_init and doc_run; secure.sh's SASL_SSL settings): certs.sh makes
+# a CA and PKCS12 key stores for controllers 1-3 and 7-9; every controller,
+# Java or kraft-rs, old or new, gets the block sasl-ssl-controller with its
+# own key store (PLAIN as user controller among the controllers); Java
+# controllers 1-3 are formatted with the block sasl-ssl-format (Kafka's
+# kafka-storage.sh format, --add-scram of user broker's SCRAM-SHA-512
+# credentials); the brokers log in to the controllers with SCRAM-SHA-512
+# (sasl-ssl-broker) while their own listener, the producer's and the
+# consumer's stay PLAINTEXT; every kraft and Kafka tool call to the
+# controllers takes --command-config with the block sasl-ssl-client
+# (admin.properties); the doc's `kraft metadata-quorum ... describe
+# --status` (sasl-ssl-describe) must show a leader after the setup; after
+# the swap to kraft-rs a kraft CLI without security settings must be
+# refused by controllers 7-9; swapping back, Kafka's add-controller gets
+# the new controller's server.properties and admin.properties in one file
+# (sasl-ssl-add-controller). Every other check is the plaintext one.
+#
 # Exits non-zero on the first failed check (with the tails of the
 # workload's and every node's log); every wait is bounded; always stops
 # every process. Prints each step's time and a summary (timings, producer
 # summaries, max acknowledgement latency during the swaps).
 #
-# Environment: SW_RECORDS (records per producer, default 5000), SW_KEYS
+# Environment: SW_SECURITY (plaintext or sasl_ssl, see above), SW_RECORDS
+# (records per producer, default 5000), SW_KEYS
 # (60), SW_RATE (records/s while a swap runs, default 20; the producer must
 # not run out before the swap ends), SW_REVERSE (1: also swap back to Java;
 # 0: only scenario 1), SW_BROKER_BOOTSTRAP (all or old, see above),
@@ -114,12 +135,14 @@ reverse=${SW_REVERSE:-1}
 broker_bootstrap=${SW_BROKER_BOOTSTRAP:-all}
 [[ $broker_bootstrap == all || $broker_bootstrap == old ]] ||
     { echo "swap.sh: SW_BROKER_BOOTSTRAP must be all or old" >&2; exit 2; }
+sw_security=${SW_SECURITY:-plaintext}
+[[ $sw_security == plaintext || $sw_security == sasl_ssl ]] ||
+    { echo "swap.sh: SW_SECURITY must be plaintext or sasl_ssl" >&2; exit 2; }
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(mktemp -d "${TMPDIR:-/tmp}/kraft-swap.XXXXXX")
 script=swap.sh
 # shellcheck source=tests/interop/cluster-lib.sh
 source "$here/cluster-lib.sh"
-workload=org.kraftrs.interop.TopicWorkload
 partitions=6
 java_ids=(1 2 3)
 kraft_ids=(7 8 9)
@@ -127,15 +150,8 @@ d="$root/c"
 tag=sw
 w="$root/workload"
 mkdir -p "$w"
-export KQ_BROKER_PROPS="auto.create.topics.enable=false
-offsets.topic.replication.factor=3
-offsets.topic.num.partitions=6
-group.initial.rebalance.delay.ms=0"
-# add-controller / remove-controller wait for a commit: more than $fast.
-admin_cfg="$root/admin.properties"
-printf 'default.api.timeout.ms=40000\nrequest.timeout.ms=15000\n' >"$admin_cfg"
-create_cfg="$root/create-client.properties"
-printf 'default.api.timeout.ms=40000\nrequest.timeout.ms=15000\n' >"$create_cfg"
+# workload, bs and create_config: cluster-lib.sh's.
+workload_brokers "$partitions"
 
 snap= # the last describe --replication
 desc= # the last kafka-topics --describe
@@ -152,13 +168,25 @@ fail_hook() {
 }
 cleanup_hook() { stop_pids "$w"/*.pid; }
 trap cleanup EXIT
+# sasl_ssl: the certificates, every controller's and broker's keys, ctl_cfg
+# (cluster-lib.sh, docs/operations.md's blocks).
+security_init "$sw_security" "${java_ids[@]}" "${kraft_ids[@]}"
+# add-controller / remove-controller wait for a commit: more than ctl_cfg.
+admin_cfg="$root/admin.properties"
+client_security "$admin_cfg"
+printf 'default.api.timeout.ms=40000\nrequest.timeout.ms=15000\n' >>"$admin_cfg"
+# The doc's blocks this script runs later, checked now.
+if [[ $sw_security == sasl_ssl ]]; then
+    doc_fill sasl-ssl-describe ctl-1:9093 x admin.properties x
+    doc_fill sasl-ssl-add-controller controller1-client.properties x controller1.properties x admin.properties x \
+        new-7:9093,new-8:9093,new-9:9093 x
+fi
 
 # ---------- helpers ----------
 # setup_controllers formats "${controllers[@]}" (1 2 3); afterwards every
 # controller that may run: quorum() and cbs_now() bootstrap from the live ones.
 controllers=("${java_ids[@]}")
 cbs_now() { alive_bs "${controllers[@]}"; }
-bs() { alive_bs "${brokers[@]}"; }
 kraft_cli() { timeout 60 "$kraft" "$@"; }
 # describe --replication into snap; its rows: ID DIR LEO LAG LAST_FETCH LAST_CAUGHT_UP STATUS.
 refresh() { snap=$(quorum --replication); }
@@ -189,12 +217,12 @@ broker_rows() {
 # The controllers' registrations, ids sorted: kraft cluster list-endpoints
 # --bootstrap-controller (quick, for the waits) and Kafka's ClusterTool.
 kraft_registered() {
-    kraft_cli cluster --bootstrap-controller "$(cbs_now)" --command-config "$fast" list-endpoints 2>/dev/null |
+    kraft_cli cluster --bootstrap-controller "$(cbs_now)" --command-config "$ctl_cfg" list-endpoints 2>/dev/null |
         awk 'NR > 1 && $1 ~ /^[0-9]+$/ {print $1}' | sort -n | tr '\n' ' ' | sed 's/ $//' || true
 }
 # The controllers' registrations (ClusterTool list-endpoints --bootstrap-controller), ids sorted.
 registered_controllers() {
-    tool org.apache.kafka.tools.ClusterTool list-endpoints --bootstrap-controller "$(cbs_now)" 2>/dev/null |
+    tool org.apache.kafka.tools.ClusterTool list-endpoints --bootstrap-controller "$(cbs_now)" --command-config "$ctl_cfg" 2>/dev/null |
         awk 'NR > 1 && $1 ~ /^[0-9]+$/ {print $1}' | sort -n | tr '\n' ' ' | sed 's/ $//'
 }
 
@@ -418,7 +446,7 @@ final_voters() {
 # ---------- the cluster ----------
 summaries=()
 declare -A first_pid=()
-echo "swap.sh: $records records per producer at ${rate}/s during the swaps, brokers' bootstrap servers: $broker_bootstrap, reverse swap: $reverse; work directory $root"
+echo "swap.sh: controller listener $sw_security, $records records per producer at ${rate}/s during the swaps, brokers' bootstrap servers: $broker_bootstrap, reverse swap: $reverse; work directory $root"
 t_setup=$(now)
 setup_controllers java java java
 effective_session
@@ -431,9 +459,18 @@ start_brokers "sw: first start"
 for b in "${brokers[@]}"; do first_pid[$b]=$(pid_of "$b"); done
 check_brokers "after the first start"
 pass "Java controllers 1, 2, 3 (dynamic quorum) and Java brokers 4, 5, 6 (pids ${bpid[*]}, controller.quorum.bootstrap.servers=$cbs) unfenced"
+if [[ $sw_security == sasl_ssl ]]; then
+    # The brokers' controller connections log in with SCRAM-SHA-512 (their
+    # credentials from the format); docs/operations.md's tool call.
+    rc=0
+    out=$(doc_run sasl-ssl-describe ctl-1:9093 "$(cbs_now)" admin.properties "$admin_cfg" 2>&1) || rc=$?
+    [[ $rc == 0 ]] && grep -qE '^LeaderId: +[0-9]' <<<"$out" ||
+        fail "docs/operations.md's kraft metadata-quorum --command-config admin.properties describe --status (status $rc): $out"
+    pass "SASL_SSL controller listener (docs/operations.md's blocks): brokers log in with SCRAM-SHA-512; the doc's kraft metadata-quorum --command-config admin.properties describe --status: $(grep -E '^(LeaderId|LeaderEpoch):' <<<"$out" | tr -s ' ' | paste -sd ' ')"
+fi
 
 t0=$(now)
-out=$(tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$(bs)" --command-config "$create_cfg" --create \
+out=$(tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$(bs)" --command-config "$create_config" --create \
     --topic t --partitions "$partitions" --replication-factor 3 --config min.insync.replicas=2 2>&1) ||
     fail "kafka-topics --create --topic t failed: $out"
 grep -qx "Created topic t." <<<"$out" || fail "kafka-topics --create printed: $out"
@@ -472,6 +509,15 @@ for id in "${order[@]}"; do
     check_step "after stopping and removing Java controller $id"
 done
 final_voters "${kraft_ids[@]}"
+if [[ $sw_security == sasl_ssl ]]; then
+    # The kraft-rs controllers' listener is the secured one: a client
+    # without the security settings is refused, and told why.
+    rc=0
+    out=$(timeout 30 "$kraft" metadata-quorum --bootstrap-controller "$(cbs_now)" --command-config "$fast" describe --status 2>&1) || rc=$?
+    [[ $rc != 0 && $rc != 124 && -n $out ]] ||
+        fail "kraft metadata-quorum without security settings against the kraft-rs controllers: status $rc (want a refusal within 30 s): $out"
+    pass "a client without security settings is refused by kraft-rs controllers $(cbs_now) (status $rc: $(head -n 1 <<<"$out" | cut -c1-160))"
+fi
 timing "1: swap Java -> kraft-rs (first add to last removal checked)" "$(secs "$t_swap")"
 pass "only kraft-rs controllers vote: $(snap_voters) (leader $(snap_leader)); registered controllers: $(registered_controllers)"
 finish_producer
@@ -483,7 +529,7 @@ if ((reverse)); then
     echo "== 2. kraft-rs controllers 7, 8, 9 -> fresh Java controllers 1, 2, 3 while producing"
     tag=2
     t0=$(now)
-    out=$(tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$(bs)" --command-config "$create_cfg" --create \
+    out=$(tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$(bs)" --command-config "$create_config" --create \
         --topic t2 --partitions "$partitions" --replication-factor 3 --config min.insync.replicas=2 2>&1) ||
         fail "kafka-topics --create --topic t2 failed: $out"
     grep -qx "Created topic t2." <<<"$out" || fail "kafka-topics --create printed: $out"
@@ -520,9 +566,17 @@ if ((reverse)); then
         done
         timing "2: Java 1-3 format + start -> $id is a caught-up observer" "$(secs "$t_java")"
         t1=$(now)
-        out=$(tool org.apache.kafka.tools.MetadataQuorumCommand --bootstrap-controller "$(cbs_now)" \
-            --command-config "$d/node$id/server.properties" add-controller 2>&1) ||
-            fail "Kafka's kafka-metadata-quorum --command-config <controller $id's server.properties> add-controller failed: $out"
+        if [[ $sw_security == plaintext ]]; then
+            out=$(tool org.apache.kafka.tools.MetadataQuorumCommand --bootstrap-controller "$(cbs_now)" \
+                --command-config "$d/node$id/server.properties" add-controller 2>&1) ||
+                fail "Kafka's kafka-metadata-quorum --command-config <controller $id's server.properties> add-controller failed: $out"
+        else
+            # docs/operations.md's: the controller's file and the client's in one.
+            out=$(doc_run sasl-ssl-add-controller controller1-client.properties "$d/node$id/add-controller.properties" \
+                controller1.properties "$d/node$id/server.properties" admin.properties "$admin_cfg" \
+                new-7:9093,new-8:9093,new-9:9093 "$(cbs_now)" 2>&1) ||
+                fail "Kafka's kafka-metadata-quorum --command-config <controller $id's server.properties and admin.properties> add-controller failed: $out"
+        fi
         [[ $out == *"Added controller $id with directory id $(dir_id "$id")"* ]] || fail "Kafka's add-controller printed: $out"
         deadline=$((SECONDS + voter_timeout))
         until refresh; [[ $(row "$id" | awk '{print $2 " " $7}') =~ ^$(dir_id "$id")\ (Follower|Leader)$ ]]; do

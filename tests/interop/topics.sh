@@ -178,17 +178,9 @@ script=topics.sh
 source "$here/cluster-lib.sh"
 topic=t
 partitions=6
-workload=org.kraftrs.interop.TopicWorkload
 w= # the current scenario's workload files
-# The brokers: topics only by kafka-topics; a small __consumer_offsets that
-# survives a broker; no 3 s wait before the group's first rebalance.
-export KQ_BROKER_PROPS="auto.create.topics.enable=false
-offsets.topic.replication.factor=3
-offsets.topic.num.partitions=6
-group.initial.rebalance.delay.ms=0"
-# kafka-topics --create: the admin client's own timeout, under run_tool's 60 s.
-create_config="$root/create-client.properties"
-printf 'default.api.timeout.ms=40000\nrequest.timeout.ms=15000\n' >"$create_config"
+# workload, bs and create_config: cluster-lib.sh's.
+workload_brokers 6
 
 fail_hook() {
     local f
@@ -210,7 +202,6 @@ fail_hook() {
 cleanup_hook() { [[ -z $w ]] || stop_pids "$w"/*.pid; }
 trap cleanup EXIT
 
-bs() { alive_bs "${brokers[@]}"; }
 topics() { tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$(bs)" "$@"; }
 # describe: kafka-topics --describe --topic t into desc (the tool's output)
 # and parts ("PARTITION LEADER REPLICAS ISR" a line, ISR empty when none).
@@ -284,11 +275,9 @@ term_end() {
 }
 
 # ---------- mixed: leadership moves ----------
-cur=       # the raft leader
-restarting= # a controller restarted by restart_stopped, not yet known to follow
-restart_t0=
-moves=0
-leaders=()
+# cur, restarting, moves, leaders, await_restarted and lead_by:
+# cluster-lib.sh's. This move (rather than cluster-lib.sh's) keeps the
+# terms and the producer's progress, and does not wait for the brokers.
 # move: SIGTERM the leader (after any restarted controller follows: two
 # stopped controllers would leave no majority); a new leader.
 move() {
@@ -318,21 +307,6 @@ move() {
     restarting=$l
     restart_t0=$(now)
     start_controller "$l"
-}
-# await_restarted: the controller the last move restarted follows the leader.
-await_restarted() {
-    [[ -n $restarting ]] || return 0
-    local id=$restarting
-    wait_follower "$id" 90 || fail "$tag: restarted controller $id does not follow leader $cur: $(quorum --replication)"
-    # Awaited only when needed (before the next move, at the end): the
-    # time is an upper bound.
-    timing "$tag: restart controller $id ($(impl_of "$id")) -> follows (checked when needed)" "$(secs "$restart_t0")"
-    pass "controller $id ($(impl_of "$id")) restarted and follows leader $cur (seen $(secs "$restart_t0")s after its start)"
-    restarting=
-}
-# lead_by IMPL: moves until an IMPL controller leads.
-lead_by() {
-    while [[ $(impl_of "$cur") != "$1" ]]; do move; done
 }
 other_impl() { [[ $1 == kraft-rs ]] && echo Java || echo kraft-rs; }
 
