@@ -273,7 +273,7 @@ $lc.ssl.truststore.password=$store_pw"
 
 declare -A cbs_of=() cid_of=()
 # use IMPL: IMPL's quorum becomes the current one (cluster-lib's d, cbs,
-# cluster_id; fast, the --command-config of cluster-lib's `kraft` calls;
+# cluster_id; ctl_cfg, the --command-config of cluster-lib's `kraft` calls;
 # lg_sec, broker_load's).
 use() {
     impl=$1
@@ -281,12 +281,12 @@ use() {
     cbs=${cbs_of[$impl]:-}
     cluster_id=${cid_of[$impl]:-}
     controller_props=
-    fast=$plain_fast
+    ctl_cfg=$plain_fast
     lg_sec=()
     case $impl in
     *-tls | *-sasl)
-        fast="$root/client-${impl##*-}.properties"
-        lg_sec=(--command-config "$fast")
+        ctl_cfg="$root/client-${impl##*-}.properties"
+        lg_sec=(--command-config "$ctl_cfg")
         controller_props=$(secured_props "${impl##*-}")
         ;;
     esac
@@ -528,7 +528,7 @@ tls_tools() {
     done
     [[ -n $target ]] || return 0
     use "$target"
-    local cfg=$fast
+    local cfg=$ctl_cfg
     for ((r = 1; r <= tool_runs; r++)); do
         local pair=(ours theirs)
         ((r % 2 == 0)) && pair=(theirs ours)
