@@ -649,9 +649,10 @@ impl ClaimRules {
             match claims.get("iss") {
                 None | Some(Value::Null) => return Err("No Issuer (iss) claim present.".into()),
                 Some(Value::String(iss)) if iss == expected => {}
-                Some(Value::String(iss)) => return Err(format!(
-                    "Issuer (iss) claim value ({iss}) doesn't match expected value of {expected}"
-                )),
+                Some(Value::String(iss)) => {
+                    let reason = format!("Issuer (iss) claim value ({iss}) doesn't match");
+                    return Err(format!("{reason} expected value of {expected}"));
+                }
                 Some(_) => {
                     return Err("The value of the 'iss' claim is not the expected type".into())
                 }
