@@ -682,3 +682,61 @@ fn a_client_sends_the_token_of_its_token_file() {
     assert!(e.to_string().contains("only from a file: URL"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn client_settings_pick_kafkas_oauthbearer_login() {
+    use kraft_security::client::ClientSecurity;
+    let module = "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule";
+    let from = |pairs: Vec<(&'static str, String)>| {
+        ClientSecurity::from_kafka(&move |key: &str| {
+            pairs
+                .iter()
+                .find(|(k, _)| *k == key)
+                .map(|(_, v)| v.clone())
+        })
+    };
+    let base = |jaas: String| {
+        vec![
+            ("security.protocol", "SASL_PLAINTEXT".to_owned()),
+            ("sasl.mechanism", "OAUTHBEARER".to_owned()),
+            ("sasl.jaas.config", jaas),
+        ]
+    };
+    // No login callback handler: Kafka's unsecured login from the JAAS options.
+    let unsecured = from(base(format!(
+        "{module} required unsecuredLoginStringClaim_sub=\"alice\";"
+    )))
+    .expect("unsecured login");
+    assert!(unsecured.oauth_token.is_none());
+    assert!(
+        from(base(format!("{module} required;"))).is_err(),
+        "no token at all"
+    );
+    // OAuthBearerLoginCallbackHandler with a token file that is not allowed.
+    let mut file = base(format!("{module} required;"));
+    file.push((
+        "sasl.login.callback.handler.class",
+        "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginCallbackHandler".to_owned(),
+    ));
+    file.push((
+        "sasl.oauthbearer.token.endpoint.url",
+        format!("file:/kraft-rs-test-{}/token.jwt", std::process::id()),
+    ));
+    let e = from(file).expect_err("not allowed").to_string();
+    assert!(e.contains("cannot be accessed due to restrictions"), "{e}");
+    // Any other handler, or another login module, is refused by name.
+    let mut other = base(format!("{module} required;"));
+    other.push((
+        "sasl.login.callback.handler.class",
+        "com.example.Login".to_owned(),
+    ));
+    let e = from(other).expect_err("other handler").to_string();
+    assert!(e.contains("sasl.login.callback.handler.class"), "{e}");
+    let e = from(base(
+        "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"a\" password=\"b\";"
+            .to_owned(),
+    ))
+    .expect_err("PLAIN module")
+    .to_string();
+    assert!(e.contains("OAuthBearerLoginModule"), "{e}");
+}
