@@ -157,6 +157,12 @@ pub fn interop() -> Result<()> {
             &[("SEC_MODE", sec), ("SEC_CONTROLLERS", controllers)],
         )?;
     }
+    // OAUTHBEARER with signed JWTs (about 20 s): Kafka 4.4's own
+    // kafka-metadata-quorum logs in to a kraft-rs controller whose listener
+    // runs Kafka's JWT validator over a JWKS file, and is refused with a
+    // forged and an expired token.
+    let kraft_s = kraft.display().to_string();
+    run_interop_script_with_env("oauth.sh", &kraft, 300, &[("KRAFT", &kraft_s)])?;
     // The operator's live swap: a running Java cluster's controllers
     // replaced by kraft-rs ones with add-controller --controller-id and
     // remove-controller --unregister, brokers and a producer untouched,

@@ -142,9 +142,10 @@ impl AdminConfig {
     /// `default.api.timeout.ms`, `retry.backoff.ms`, `retry.backoff.max.ms`,
     /// `socket.connection.setup.timeout.ms`, and the security keys
     /// `security.protocol` (PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL),
-    /// `ssl.*`, `sasl.mechanism` (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512) and
-    /// `sasl.jaas.config`; other keys are ignored, as Kafka ignores unknown
-    /// configs.
+    /// `ssl.*`, `sasl.mechanism` (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512,
+    /// OAUTHBEARER), `sasl.jaas.config` and, for OAUTHBEARER,
+    /// `sasl.login.callback.handler.class`, `sasl.oauthbearer.*`; other keys
+    /// are ignored, as Kafka ignores unknown configs.
     pub fn from_properties(props: &Properties) -> Result<Self> {
         let servers = props
             .get("bootstrap.servers")

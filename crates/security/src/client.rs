@@ -4,8 +4,10 @@
 //! requests until the mechanism completes.
 //!
 //! The settings come from Kafka's client keys ([`ClientSecurity::from_kafka`]:
-//! `security.protocol`, `ssl.*`, `sasl.mechanism`, `sasl.jaas.config`) or
-//! are built by the caller (a controller uses its controller listener's).
+//! `security.protocol`, `ssl.*`, `sasl.mechanism`, `sasl.jaas.config` and,
+//! for OAUTHBEARER, `sasl.login.callback.handler.class` with
+//! `sasl.oauthbearer.token.endpoint.url`) or are built by the caller (a
+//! controller uses its controller listener's).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -22,7 +24,11 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use crate::jaas::{self, JaasEntry};
-use crate::sasl::{self, Mechanism};
+use crate::sasl::jwks::{self, AllowedUrls};
+use crate::sasl::oauthbearer::{
+    TokenFile, LOGIN_CALLBACK_HANDLER, OAUTHBEARER_LOGIN_MODULE, SASL_LOGIN_CALLBACK_HANDLER_CLASS,
+};
+use crate::sasl::{self, Mechanism, SaslClient};
 use crate::stream::KafkaStream;
 use crate::tls::{self, SslSettings};
 use crate::SecurityError;
@@ -83,6 +89,9 @@ pub struct ClientSecurity {
     /// The SASL mechanism and the login module giving the credentials
     /// (SASL_PLAINTEXT, SASL_SSL).
     pub sasl: Option<(Mechanism, JaasEntry)>,
+    /// OAUTHBEARER with `OAuthBearerLoginCallbackHandler`: the token file
+    /// (otherwise the JAAS entry's unsecured token is used).
+    pub oauth_token: Option<Arc<TokenFile>>,
 }
 
 impl std::fmt::Debug for ClientSecurity {
@@ -96,7 +105,15 @@ impl std::fmt::Debug for ClientSecurity {
 }
 
 /// The client keys [`ClientSecurity::from_kafka`] reads besides `ssl.*`.
-pub const CLIENT_KEYS: &[&str] = &["security.protocol", "sasl.mechanism", "sasl.jaas.config"];
+pub const CLIENT_KEYS: &[&str] = &[
+    "security.protocol",
+    "sasl.mechanism",
+    "sasl.jaas.config",
+    SASL_LOGIN_CALLBACK_HANDLER_CLASS,
+    jwks::TOKEN_ENDPOINT_URL,
+    jwks::SUB_CLAIM_NAME,
+    jwks::SCOPE_CLAIM_NAME,
+];
 
 impl ClientSecurity {
     /// Plain TCP.
@@ -105,6 +122,7 @@ impl ClientSecurity {
             protocol: Protocol::Plaintext,
             tls: None,
             sasl: None,
+            oauth_token: None,
         }
     }
 
@@ -119,6 +137,15 @@ impl ClientSecurity {
         protocol: Protocol,
         ssl: Option<&SslSettings>,
         sasl: Option<(Mechanism, JaasEntry)>,
+    ) -> Result<ClientSecurity, SecurityError> {
+        ClientSecurity::build(protocol, ssl, sasl, None)
+    }
+
+    fn build(
+        protocol: Protocol,
+        ssl: Option<&SslSettings>,
+        sasl: Option<(Mechanism, JaasEntry)>,
+        oauth_token: Option<Arc<TokenFile>>,
     ) -> Result<ClientSecurity, SecurityError> {
         let tls = if protocol.uses_tls() {
             let Some(ssl) = ssl else {
@@ -139,7 +166,9 @@ impl ClientSecurity {
                 ));
             };
             // Fail now, not at the first connection.
-            sasl::new_client(mechanism, &entry)?;
+            if oauth_token.is_none() {
+                sasl::new_client(mechanism, &entry)?;
+            }
             Some((mechanism, entry))
         } else {
             None
@@ -148,12 +177,19 @@ impl ClientSecurity {
             protocol,
             tls,
             sasl,
+            oauth_token,
         })
     }
 
     /// Reads Kafka's client keys through `get`: `security.protocol`
     /// (default PLAINTEXT), the `ssl.*` keys, `sasl.mechanism` (default
-    /// GSSAPI, which is refused) and `sasl.jaas.config`.
+    /// GSSAPI, which is refused) and `sasl.jaas.config`. With OAUTHBEARER:
+    /// `sasl.login.callback.handler.class` unset means Kafka's unsecured
+    /// login (a token made from the JAAS options);
+    /// `org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginCallbackHandler`
+    /// reads the token from the `file:` URL in
+    /// `sasl.oauthbearer.token.endpoint.url`, which must be allowed as
+    /// [`AllowedUrls::from_env`] says.
     pub fn from_kafka(
         get: &dyn Fn(&str) -> Option<String>,
     ) -> Result<ClientSecurity, SecurityError> {
@@ -175,18 +211,23 @@ impl ClientSecurity {
         let sasl = if protocol.uses_sasl() {
             let name = get("sasl.mechanism").unwrap_or_else(|| "GSSAPI".to_string());
             let mechanism = match Mechanism::parse(name.trim()) {
-                Some(m @ (Mechanism::Plain | Mechanism::ScramSha256 | Mechanism::ScramSha512)) => m,
+                Some(
+                    m @ (Mechanism::Plain
+                    | Mechanism::ScramSha256
+                    | Mechanism::ScramSha512
+                    | Mechanism::OAuthBearer),
+                ) => m,
                 Some(Mechanism::Gssapi) => {
                     return Err(SecurityError::config(
                         "sasl.mechanism",
-                        "GSSAPI (Kerberos, Kafka's default) is not supported; set sasl.mechanism to PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512",
+                        "GSSAPI (Kerberos, Kafka's default) is not supported; set sasl.mechanism to PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 or OAUTHBEARER",
                     ))
                 }
-                _ => {
+                None => {
                     return Err(SecurityError::config(
                         "sasl.mechanism",
                         format!(
-                            "{} is not supported; use PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512",
+                            "{} is not supported; use PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 or OAUTHBEARER",
                             name.trim()
                         ),
                     ))
@@ -202,7 +243,48 @@ impl ClientSecurity {
         } else {
             None
         };
-        ClientSecurity::new(protocol, ssl.as_ref(), sasl)
+        let oauth_token = match &sasl {
+            Some((Mechanism::OAuthBearer, entry)) => oauth_login(get, entry)?,
+            _ => None,
+        };
+        ClientSecurity::build(protocol, ssl.as_ref(), sasl, oauth_token)
+    }
+}
+
+/// The OAUTHBEARER login of a client configuration: `None` for Kafka's
+/// default unsecured login, the token file for
+/// `OAuthBearerLoginCallbackHandler`; any other handler is refused.
+fn oauth_login(
+    get: &dyn Fn(&str) -> Option<String>,
+    entry: &JaasEntry,
+) -> Result<Option<Arc<TokenFile>>, SecurityError> {
+    if entry.login_module != OAUTHBEARER_LOGIN_MODULE {
+        return Err(SecurityError::config(
+            "sasl.jaas.config",
+            format!(
+                "names login module {}; SASL mechanism OAUTHBEARER needs {OAUTHBEARER_LOGIN_MODULE}",
+                entry.login_module
+            ),
+        ));
+    }
+    let handler = get(SASL_LOGIN_CALLBACK_HANDLER_CLASS)
+        .map(|v| v.trim().to_owned())
+        .filter(|v| !v.is_empty());
+    match handler.as_deref() {
+        None => Ok(None),
+        Some(LOGIN_CALLBACK_HANDLER) => Ok(Some(Arc::new(TokenFile::from_kafka(
+            get,
+            entry,
+            &AllowedUrls::from_env(),
+        )?))),
+        Some(other) => Err(SecurityError::config(
+            SASL_LOGIN_CALLBACK_HANDLER_CLASS,
+            format!(
+                "{other}: kraft-rs runs Kafka's unsecured OAUTHBEARER login (key unset) or \
+                 {LOGIN_CALLBACK_HANDLER} with a file: token URL; other login callback handlers \
+                 are Java classes it cannot load"
+            ),
+        )),
     }
 }
 
@@ -258,7 +340,15 @@ pub async fn connect(
     };
     let mut session_expires = None;
     if let Some((mechanism, entry)) = &security.sasl {
-        session_expires = authenticate(&mut stream, *mechanism, entry, client_id).await?;
+        let client: Box<dyn SaslClient> = match (&security.oauth_token, mechanism) {
+            (Some(file), Mechanism::OAuthBearer) => Box::new(
+                file.client()
+                    .map_err(|e| ConnectError::Authentication(e.to_string()))?,
+            ),
+            _ => sasl::new_client(*mechanism, entry)
+                .map_err(|e| ConnectError::Authentication(e.to_string()))?,
+        };
+        session_expires = authenticate(&mut stream, *mechanism, client, client_id).await?;
     }
     Ok(Connection {
         stream,
@@ -342,11 +432,9 @@ async fn roundtrip(
 async fn authenticate(
     stream: &mut KafkaStream,
     mechanism: Mechanism,
-    entry: &JaasEntry,
+    mut client: Box<dyn SaslClient>,
     client_id: &str,
 ) -> Result<Option<Instant>, ConnectError> {
-    let mut client = sasl::new_client(mechanism, entry)
-        .map_err(|e| ConnectError::Authentication(e.to_string()))?;
     let handshake = RequestBody::SaslHandshake(SaslHandshakeRequest {
         mechanism: StrBytes::from(mechanism.name()),
     });
@@ -395,11 +483,14 @@ async fn authenticate(
             ));
         };
         if r.error_code != ErrorCode::None.code() {
-            return Err(ConnectError::Authentication(
-                r.error_message.map(|m| m.to_string()).unwrap_or_else(|| {
-                    format!("SaslAuthenticate failed with error code {}", r.error_code)
-                }),
-            ));
+            let mut message = r.error_message.map(|m| m.to_string()).unwrap_or_else(|| {
+                format!("SaslAuthenticate failed with error code {}", r.error_code)
+            });
+            if mechanism == Mechanism::OAuthBearer && message.starts_with("{\"status\"") {
+                // Kafka's text is the RFC 7628 error status alone.
+                message.push_str(" (the server refused the OAUTHBEARER token; its log says why)");
+            }
+            return Err(ConnectError::Authentication(message));
         }
         let next = client
             .evaluate_challenge(&r.auth_bytes)

@@ -298,3 +298,60 @@ fn oauthbearer_server_never_panics() {
         let _ = UnsecuredJws::parse(&String::from_utf8_lossy(&t), "sub", "scope");
     }
 }
+
+#[test]
+fn jwt_and_jwks_parsers_and_the_jwt_server_never_panic() {
+    use kraft_security::sasl::jwks::JwtValidator;
+    use kraft_security::sasl::jwt::{ClaimRules, CompactJws, JwkSet};
+    use kraft_security::sasl::oauthbearer::TokenValidator;
+    let mut rng = Rng(0x5eed_0000_0000_0004);
+    let b64 = |s: &str| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(s);
+    let hmac_key = b64("0123456789abcdef0123456789abcdef");
+    let jwks = format!(
+        r#"{{"keys":[{{"kty":"oct","kid":"h","k":"{hmac_key}"}},{{"kty":"EC","crv":"P-256","kid":"e","x":"AA","y":"AQ"}},{{"kty":"RSA","kid":"r","n":"AQAB","e":"AQAB"}},{{"kty":"OKP","crv":"Ed25519","x":"AA"}}]}}"#
+    );
+    let keys = JwkSet::parse(&jwks).unwrap();
+    assert_eq!(keys.keys.len(), 4);
+    let validator = Arc::new(JwtValidator::with_keys(keys, ClaimRules::default()));
+    let token = format!(
+        "{}.{}.{}",
+        b64(r#"{"alg":"HS256","kid":"h"}"#),
+        b64(r#"{"sub":"alice","exp":4102444800,"iat":1700000000,"scope":["a"]}"#),
+        b64("not-a-signature")
+    );
+    let seeds: &[&[u8]] = &[
+        token.as_bytes(),
+        jwks.as_bytes(),
+        b"a.b.c",
+        b"{\"keys\":[]}",
+    ];
+    for _ in 0..10_000 {
+        let data = input(&mut rng, seeds);
+        let text = String::from_utf8_lossy(&data);
+        if let Ok(jws) = CompactJws::parse(&text) {
+            let _ = jws.algorithm();
+            let _ = jws.verify(&JwkSet::parse(&jwks).unwrap());
+        }
+        let _ = JwkSet::parse(&text);
+        let mut server = OAuthBearerServer::new(TokenValidator::Jwt(validator.clone()), never);
+        let message = ClientInitialResponse {
+            token: text.into_owned(),
+            authorization_id: String::new(),
+            extensions: BTreeMap::new(),
+        }
+        .to_bytes();
+        match server.evaluate(&message) {
+            Ok(ServerStep::Challenge(json)) => {
+                assert_eq!(json, br#"{"status":"invalid_token"}"#);
+                let failure = server.evaluate(&[0x01]).unwrap_err();
+                assert_eq!(failure.message.as_bytes(), json.as_slice());
+            }
+            Ok(ServerStep::Complete { .. }) => panic!("an unsigned token was accepted"),
+            Err(f) => check_failure(
+                &f,
+                &["Authentication failed during authentication due to invalid credentials with SASL mechanism OAUTHBEARER"],
+                &[],
+            ),
+        }
+    }
+}

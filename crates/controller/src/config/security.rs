@@ -219,6 +219,15 @@ fn refused_plugin(key: &str) -> Option<(&'static str, &'static str)> {
     })
 }
 
+/// A plugin setting kraft-rs serves natively although its key is in
+/// [`REFUSED_PLUGIN_KEYS`]: Kafka's JWT validator as a listener's
+/// OAUTHBEARER server callback handler (see `config::transport`).
+fn served_natively(key: &str, value: &str) -> bool {
+    key.starts_with("listener.name.")
+        && key.ends_with(".oauthbearer.sasl.server.callback.handler.class")
+        && value.trim() == super::transport::OAUTHBEARER_VALIDATOR_CALLBACK_HANDLER
+}
+
 impl SecurityConfig {
     /// Reads and checks the security keys. `listener_names` are the names in
     /// `listeners` and `controller.listener.names` (for
@@ -226,7 +235,7 @@ impl SecurityConfig {
     pub fn parse(props: &Properties, listener_names: &[String]) -> Result<Self, ConfigError> {
         for (key, value) in props.iter() {
             if let Some((_, what)) = refused_plugin(key) {
-                if !value.trim().is_empty() {
+                if !value.trim().is_empty() && !served_natively(key, value) {
                     return Err(invalid(
                         key,
                         value.trim(),
@@ -373,8 +382,16 @@ pub fn reference_markdown() -> String {
         out.push_str(&format!("| {key} | {what} |\n"));
     }
     for (key, what) in REFUSED_PLUGIN_KEYS {
+        let except = if *key == "sasl.server.callback.handler.class" {
+            format!(
+                "; except `listener.name.<listener>.oauthbearer.{key}={}`, Kafka's JWT validator, served natively (see TLS and SASL)",
+                super::transport::OAUTHBEARER_VALIDATOR_CALLBACK_HANDLER
+            )
+        } else {
+            String::new()
+        };
         out.push_str(&format!(
-            "| `{key}` (also `listener.name.<listener>.` prefixed) | refused when set: {what}, and kraft-rs cannot load Java plugins |\n"
+            "| `{key}` (also `listener.name.<listener>.` prefixed) | refused when set: {what}, and kraft-rs cannot load Java plugins{except} |\n"
         ));
     }
     out

@@ -273,7 +273,11 @@ fn cross_key_checks_in_kafkas_order() {
         "{message}"
     );
     let oauth = format!("{plain}\nsasl.enabled.mechanisms=PLAIN,OAUTHBEARER");
-    assert!(err(&oauth).contains("OAUTHBEARER"), "{}", err(&oauth));
+    assert!(
+        err(&oauth).contains("listener.name.controller.oauthbearer.sasl.jaas.config is not set"),
+        "{}",
+        err(&oauth)
+    );
     // A served setup parses, and no secret is in any error above.
     let served = format!("{plain}\nsasl.mechanism.controller.protocol=PLAIN");
     assert!(ControllerConfig::parse(&Properties::parse(&served).expect("props")).is_ok());
@@ -336,4 +340,97 @@ fn configuration_reference_is_current() {
         actual == expected,
         "docs/configuration.md is stale: run KRAFT_WRITE_CONFIG_DOC=1 cargo test -p kraft-controller configuration_reference"
     );
+}
+
+/// OAUTHBEARER on a controller listener: Kafka's unsecured validator by
+/// default, its JWT validator by class name, everything else refused at
+/// start with the key named.
+#[test]
+fn oauthbearer_listeners_are_served_or_refused_by_name() {
+    let base = format!(
+        "{MINIMAL}listener.security.protocol.map=CONTROLLER:SASL_PLAINTEXT\n\
+         sasl.enabled.mechanisms=PLAIN,OAUTHBEARER\nsasl.mechanism.controller.protocol=PLAIN\n\
+         listener.name.controller.plain.sasl.jaas.config=\
+         org.apache.kafka.common.security.plain.PlainLoginModule required \
+         username=\"c\" password=\"secret-1\" user_c=\"secret-1\";\n\
+         listener.name.controller.oauthbearer.sasl.jaas.config=\
+         org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;\n"
+    );
+    let (config, _) = parse(&base).expect("unsecured OAUTHBEARER is served");
+    let listener = config
+        .transport
+        .listener("CONTROLLER")
+        .and_then(|l| l.sasl.clone())
+        .expect("a SASL listener");
+    assert!(matches!(
+        listener.oauthbearer,
+        Some(transport::OAuthBearerSettings::Unsecured(_))
+    ));
+    let bad_skew = base.replace(
+        "OAuthBearerLoginModule required;",
+        "OAuthBearerLoginModule required unsecuredValidatorAllowableClockSkewMs=\"-1\";",
+    );
+    assert!(
+        err(&bad_skew).contains("Allowable clock skew millis must not be negative"),
+        "{}",
+        err(&bad_skew)
+    );
+    let own_logins = base.replace(
+        "sasl.mechanism.controller.protocol=PLAIN",
+        "sasl.mechanism.controller.protocol=OAUTHBEARER",
+    );
+    assert!(
+        err(&own_logins).contains("do not log in to each other with OAUTHBEARER"),
+        "{}",
+        err(&own_logins)
+    );
+    let handler = "listener.name.controller.oauthbearer.sasl.server.callback.handler.class";
+    let other = format!("{base}{handler}=com.example.Validator\n");
+    assert!(err(&other).contains(handler), "{}", err(&other));
+    let jwt = format!(
+        "{base}{handler}=org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler\n"
+    );
+    assert!(
+        err(&jwt).contains("requires \"sasl.oauthbearer.jwks.endpoint.url\""),
+        "{}",
+        err(&jwt)
+    );
+    let url = "file:/nonexistent-kraft-rs-test/jwks.json";
+    let with_url = format!("{jwt}sasl.oauthbearer.jwks.endpoint.url={url}\n");
+    assert!(
+        err(&with_url).contains("requires \"sasl.oauthbearer.expected.audience\""),
+        "{}",
+        err(&with_url)
+    );
+    let with_audience = format!("{with_url}sasl.oauthbearer.expected.audience=kraft\n");
+    assert!(
+        err(&with_audience).contains("requires \"sasl.oauthbearer.expected.issuer\""),
+        "{}",
+        err(&with_audience)
+    );
+    // Complete: the listener-prefixed form counts. The URL is opened (and
+    // checked against the allowed URLs) only when the server starts.
+    let complete = format!(
+        "{with_audience}listener.name.controller.sasl.oauthbearer.expected.issuer=https://issuer.example\n"
+    );
+    let (config, warnings) = parse(&complete).expect("the JWT validator is served");
+    assert!(warnings.is_empty(), "{warnings:?}");
+    match config
+        .transport
+        .listener("CONTROLLER")
+        .and_then(|l| l.sasl.clone())
+        .and_then(|s| s.oauthbearer)
+    {
+        Some(transport::OAuthBearerSettings::Jwt { config, .. }) => {
+            assert_eq!(config.jwks_endpoint_url, url);
+            assert_eq!(
+                config.rules.expected_issuer.as_deref(),
+                Some("https://issuer.example")
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    for text in [&bad_skew, &own_logins, &other, &jwt, &with_audience] {
+        assert!(!err(text).contains("secret-1"), "{}", err(text));
+    }
 }

@@ -15,7 +15,16 @@
 //! `password` of that mechanism's JAAS entry on the same listener (Kafka's
 //! `ChannelBuilders.clientChannelBuilder` with the SERVER JAAS context).
 //!
-//! GSSAPI (Kafka's default mechanism) and OAUTHBEARER are refused at start
+//! OAUTHBEARER is served with Kafka's unsecured validator (no
+//! `listener.name.<listener>.oauthbearer.sasl.server.callback.handler.class`;
+//! the JAAS entry's `unsecuredValidator*` options) or with Kafka's JWT
+//! validator (`OAuthBearerValidatorCallbackHandler`; the
+//! `sasl.oauthbearer.*` keys, listener-prefixed or not), see
+//! [`kraft_security::sasl::jwks`]. The controller's own connections do not
+//! log in with OAUTHBEARER.
+//!
+//! GSSAPI (Kafka's default mechanism), other server callback handlers and
+//! OAUTHBEARER for `sasl.mechanism.controller.protocol` are refused at start
 //! with a message saying so: nothing is silently dropped.
 
 use std::collections::BTreeMap;
@@ -23,6 +32,8 @@ use std::fmt;
 
 use kraft_protocol::text::Properties;
 use kraft_security::jaas::{self, JaasEntry};
+use kraft_security::sasl::jwks::{self, JwtValidatorConfig};
+use kraft_security::sasl::oauthbearer::UnsecuredValidatorOptions;
 use kraft_security::sasl::Mechanism;
 use kraft_security::tls::{SslSettings, SSL_KEYS};
 use kraft_security::Secret;
@@ -40,6 +51,12 @@ pub const CONNECTIONS_MAX_REAUTH_MS: &str = "connections.max.reauth.ms";
 pub const SASL_SERVER_MAX_RECEIVE_SIZE: &str = "sasl.server.max.receive.size";
 /// `sasl.jaas.config` (always read with a listener and mechanism prefix).
 pub const SASL_JAAS_CONFIG: &str = "sasl.jaas.config";
+/// `sasl.server.callback.handler.class` (read with a listener and
+/// mechanism prefix).
+pub const SASL_SERVER_CALLBACK_HANDLER_CLASS: &str = "sasl.server.callback.handler.class";
+/// Kafka's OAUTHBEARER server callback handler that validates signed JWTs.
+pub const OAUTHBEARER_VALIDATOR_CALLBACK_HANDLER: &str =
+    "org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler";
 
 /// Kafka's default of `sasl.enabled.mechanisms` and of
 /// `sasl.mechanism.controller.protocol`.
@@ -61,6 +78,21 @@ fn login_module(mechanism: Mechanism) -> &'static str {
     }
 }
 
+/// How a listener checks OAUTHBEARER tokens.
+#[derive(Clone, Debug)]
+pub enum OAuthBearerSettings {
+    /// Kafka's unsecured validator with the JAAS entry's options.
+    Unsecured(UnsecuredValidatorOptions),
+    /// Kafka's JWT validator; `jaas` is the listener's OAUTHBEARER entry
+    /// (its `ssl.*` options secure an `https:` JWKS URL).
+    Jwt {
+        /// The `sasl.oauthbearer.*` settings.
+        config: JwtValidatorConfig,
+        /// The JAAS entry.
+        jaas: JaasEntry,
+    },
+}
+
 /// The SASL side of one listener.
 #[derive(Clone, Debug)]
 pub struct ListenerSasl {
@@ -73,6 +105,8 @@ pub struct ListenerSasl {
     /// `sasl.server.max.receive.size`: the largest frame before
     /// authentication completes.
     pub max_receive_size: usize,
+    /// The token validation of OAUTHBEARER, when it is enabled.
+    pub oauthbearer: Option<OAuthBearerSettings>,
 }
 
 /// The security of one controller listener.
@@ -217,6 +251,7 @@ impl TransportSecurity {
 pub fn is_transport_key(key: &str) -> bool {
     let bare = |k: &str| {
         SSL_KEYS.contains(&k)
+            || jwks::VALIDATOR_KEYS.contains(&k)
             || k == SASL_ENABLED_MECHANISMS
             || k == SASL_MECHANISM_CONTROLLER_PROTOCOL
             || k == CONNECTIONS_MAX_REAUTH_MS
@@ -237,7 +272,9 @@ pub fn is_transport_key(key: &str) -> bool {
     // `<mechanism>.sasl.jaas.config`, `<mechanism>.connections.max.reauth.ms`
     suffix.split_once('.').is_some_and(|(mechanism, k)| {
         Mechanism::parse(&mechanism.to_ascii_uppercase()).is_some()
-            && (k == SASL_JAAS_CONFIG || k == CONNECTIONS_MAX_REAUTH_MS)
+            && (k == SASL_JAAS_CONFIG
+                || k == CONNECTIONS_MAX_REAUTH_MS
+                || k == SASL_SERVER_CALLBACK_HANDLER_CLASS)
     })
 }
 
@@ -297,19 +334,20 @@ fn parse_listener(
 /// A mechanism kraft-rs serves, or the reason it refuses it.
 fn served_mechanism(key: &str, name: &str) -> Result<Mechanism, ConfigError> {
     match Mechanism::parse(name) {
-        Some(m @ (Mechanism::Plain | Mechanism::ScramSha256 | Mechanism::ScramSha512)) => Ok(m),
+        Some(
+            m @ (Mechanism::Plain
+            | Mechanism::ScramSha256
+            | Mechanism::ScramSha512
+            | Mechanism::OAuthBearer),
+        ) => Ok(m),
         Some(Mechanism::Gssapi) => Err(ConfigError::Inconsistent(format!(
             "{key} includes GSSAPI (Kerberos), which kraft-rs does not serve. GSSAPI is \
              Kafka's default for {key}: set it to the mechanisms in use (PLAIN, SCRAM-SHA-256, \
-             SCRAM-SHA-512)"
-        ))),
-        Some(Mechanism::OAuthBearer) => Err(ConfigError::Inconsistent(format!(
-            "{key} includes OAUTHBEARER, which kraft-rs does not serve yet; use PLAIN, \
-             SCRAM-SHA-256 or SCRAM-SHA-512"
+             SCRAM-SHA-512, OAUTHBEARER)"
         ))),
         None => Err(ConfigError::Inconsistent(format!(
             "{key} includes the unknown SASL mechanism {name}; kraft-rs serves PLAIN, \
-             SCRAM-SHA-256 and SCRAM-SHA-512"
+             SCRAM-SHA-256, SCRAM-SHA-512 and OAUTHBEARER"
         ))),
     }
 }
@@ -382,8 +420,12 @@ fn parse_listener_sasl(props: &Properties, listener: &str) -> Result<ListenerSas
     }
     let mut plain_users = BTreeMap::new();
     let mut max_reauth_ms = BTreeMap::new();
+    let mut oauthbearer = None;
     for &m in &mechanisms {
         let entry = jaas_entry(props, listener, m)?;
+        if m == Mechanism::OAuthBearer {
+            oauthbearer = Some(parse_oauthbearer(props, listener, &entry)?);
+        }
         if m == Mechanism::Plain {
             for (option, value) in &entry.options {
                 if let Some(user) = option.strip_prefix("user_") {
@@ -414,7 +456,46 @@ fn parse_listener_sasl(props: &Properties, listener: &str) -> Result<ListenerSas
         plain_users,
         max_reauth_ms,
         max_receive_size: usize::try_from(max_receive_size).unwrap_or(usize::MAX),
+        oauthbearer,
     })
+}
+
+/// The OAUTHBEARER validation of `listener`: its
+/// `listener.name.<listener>.oauthbearer.sasl.server.callback.handler.class`
+/// picks Kafka's unsecured validator (unset) or its JWT validator. The
+/// JWKS URL is opened (and checked against the allowed URLs) when the
+/// server starts its listeners, as Kafka's validator does when its channel
+/// is built; `kraft storage format` reading the same file does not need it.
+fn parse_oauthbearer(
+    props: &Properties,
+    listener: &str,
+    entry: &JaasEntry,
+) -> Result<OAuthBearerSettings, ConfigError> {
+    let key = format!(
+        "listener.name.{}.oauthbearer.{SASL_SERVER_CALLBACK_HANDLER_CLASS}",
+        listener.to_ascii_lowercase()
+    );
+    let class = props.get(&key).map(str::trim).filter(|v| !v.is_empty());
+    match class {
+        None => UnsecuredValidatorOptions::from_jaas(entry)
+            .map(OAuthBearerSettings::Unsecured)
+            .map_err(|e| {
+                ConfigError::Inconsistent(format!("{key} unset (Kafka's unsecured validator): {e}"))
+            }),
+        Some(OAUTHBEARER_VALIDATOR_CALLBACK_HANDLER) => {
+            let get = |k: &str| listener_value(props, listener, k).map(str::to_string);
+            let config = JwtValidatorConfig::from_kafka(&get).map_err(security_error)?;
+            Ok(OAuthBearerSettings::Jwt {
+                config,
+                jaas: entry.clone(),
+            })
+        }
+        Some(other) => Err(ConfigError::Inconsistent(format!(
+            "{key}={other}: kraft-rs serves OAUTHBEARER with Kafka's unsecured validator (key \
+             unset) or {OAUTHBEARER_VALIDATOR_CALLBACK_HANDLER}; other callback handlers are \
+             Java classes it cannot load"
+        ))),
+    }
 }
 
 fn parse_client(
@@ -433,6 +514,14 @@ fn parse_client(
                 .map(str::trim)
                 .unwrap_or(DEFAULT_MECHANISM);
             let mechanism = served_mechanism(SASL_MECHANISM_CONTROLLER_PROTOCOL, name)?;
+            if mechanism == Mechanism::OAuthBearer {
+                return Err(ConfigError::Inconsistent(format!(
+                    "{SASL_MECHANISM_CONTROLLER_PROTOCOL}=OAUTHBEARER: kraft-rs controllers do \
+                     not log in to each other with OAUTHBEARER (they would need a token from an \
+                     identity provider); serve OAUTHBEARER to clients and set \
+                     {SASL_MECHANISM_CONTROLLER_PROTOCOL} to PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512"
+                )));
+            }
             if !listener_sasl.mechanisms.contains(&mechanism) {
                 return Err(ConfigError::Inconsistent(format!(
                     "{SASL_MECHANISM_CONTROLLER_PROTOCOL} must be included in \
@@ -484,9 +573,22 @@ pub fn reference_markdown() -> String {
         ));
     }
     let rows = [
-        (SASL_ENABLED_MECHANISMS, "served: PLAIN, SCRAM-SHA-256, SCRAM-SHA-512; GSSAPI (Kafka's default: set this key) and OAUTHBEARER refused at start"),
+        (SASL_ENABLED_MECHANISMS, "served: PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER; GSSAPI (Kafka's default: set this key) refused at start"),
         ("listener.name.<listener>.<mechanism>.sasl.jaas.config", "required for each enabled mechanism (kraft-rs reads no JAAS file); PLAIN: `user_<name>=\"<password>\"` entries are the users, `username`/`password` this node's own login; SCRAM: credentials come from the metadata log (`kraft storage format --add-scram`, AlterUserScramCredentials), effective at the next login; `tokenauth=true` logins use delegation tokens"),
-        (SASL_MECHANISM_CONTROLLER_PROTOCOL, "served: the mechanism of this node's own connections; must be enabled on the first controller listener"),
+        (SASL_MECHANISM_CONTROLLER_PROTOCOL, "served: the mechanism of this node's own connections; must be enabled on the first controller listener; OAUTHBEARER refused at start (controllers do not fetch tokens)"),
+        ("listener.name.<listener>.oauthbearer.sasl.server.callback.handler.class", "unset: Kafka's unsecured OAUTHBEARER validator (the JAAS entry's `unsecuredValidator*` options; development only); `org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler`: signed JWTs checked with the `sasl.oauthbearer.*` keys below; any other class refused at start"),
+        (jwks::JWKS_ENDPOINT_URL, "served: `file:` (read again when the file changes) or `http(s):` (fetched at start and refreshed; `https:` trusts the `ssl.truststore.*` options of the OAUTHBEARER JAAS entry). Like Kafka 4.4, refused unless listed in `-Dorg.apache.kafka.sasl.oauthbearer.allowed.urls=<url>,...`, which kraft-rs reads from the `KAFKA_OPTS` environment variable"),
+        (jwks::JWKS_ENDPOINT_REFRESH_MS, "served (default 3600000)"),
+        (jwks::JWKS_ENDPOINT_RETRY_BACKOFF_MS, "served (default 100)"),
+        (jwks::JWKS_ENDPOINT_RETRY_BACKOFF_MAX_MS, "served (default 10000)"),
+        (jwks::EXPECTED_AUDIENCE, "served; required unless `sasl.oauthbearer.allow.unverified.audience=true`, as in Kafka 4.4"),
+        (jwks::EXPECTED_ISSUER, "served; required unless `sasl.oauthbearer.allow.unverified.issuer=true`, as in Kafka 4.4"),
+        (jwks::ALLOW_UNVERIFIED_AUDIENCE, "served (default false)"),
+        (jwks::ALLOW_UNVERIFIED_ISSUER, "served (default false)"),
+        (jwks::CLOCK_SKEW_SECONDS, "served (default 30): leeway for `exp` and `nbf`"),
+        (jwks::SCOPE_CLAIM_NAME, "served (default `scope`)"),
+        (jwks::SUB_CLAIM_NAME, "served (default `sub`): the claim whose value is the principal name"),
+        (jwks::JWT_VALIDATOR_CLASS, "Kafka's `DefaultJwtValidator` or `BrokerJwtValidator` only; any other class refused at start"),
         (CONNECTIONS_MAX_REAUTH_MS, "served (also per mechanism): the session lifetime sent to clients; after it, a request other than a re-authentication closes the connection (KIP-368)"),
         (SASL_SERVER_MAX_RECEIVE_SIZE, "served: the largest frame before authentication completes"),
     ];

@@ -46,11 +46,13 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
-use crate::config::transport::ListenerSecurity;
+use crate::config::transport::{ListenerSecurity, OAuthBearerSettings};
 use crate::config::{ControllerConfig, SecurityProtocol};
 use crate::handlers::Caller;
 use kraft_protocol::acl::KafkaPrincipal;
 use kraft_security::principal::tls_principal_name;
+use kraft_security::sasl::jwks::{AllowedUrls, JwtValidator};
+use kraft_security::sasl::oauthbearer::TokenValidator;
 use kraft_security::sasl::{CredentialSource, NoCredentials, SaslServerConfig};
 use kraft_security::stream::KafkaStream;
 use kraft_security::tls::ServerTls;
@@ -214,18 +216,38 @@ impl ListenerRuntime {
                 )
             })?)),
         };
-        let sasl = security.sasl.as_ref().map(|settings| {
-            Arc::new(SaslListener {
-                settings: settings.clone(),
-                server_config: SaslServerConfig {
-                    plain_users: settings.plain_users.clone(),
-                    credentials: credentials
-                        .clone()
-                        .unwrap_or_else(|| Arc::new(NoCredentials)),
-                    now_ms: crate::format::now_ms,
-                },
-            })
-        });
+        let sasl = match &security.sasl {
+            None => None,
+            Some(settings) => {
+                let oauthbearer = match &settings.oauthbearer {
+                    None => None,
+                    Some(OAuthBearerSettings::Unsecured(options)) => {
+                        Some(TokenValidator::Unsecured(options.clone()))
+                    }
+                    Some(OAuthBearerSettings::Jwt { config, jaas }) => {
+                        let validator = JwtValidator::start(config, jaas, &AllowedUrls::from_env())
+                            .map_err(|e| {
+                                io::Error::new(
+                                    io::ErrorKind::InvalidInput,
+                                    format!("listener {}: {e}", spec.name),
+                                )
+                            })?;
+                        Some(TokenValidator::Jwt(Arc::new(validator)))
+                    }
+                };
+                Some(Arc::new(SaslListener {
+                    settings: settings.clone(),
+                    server_config: SaslServerConfig {
+                        plain_users: settings.plain_users.clone(),
+                        credentials: credentials
+                            .clone()
+                            .unwrap_or_else(|| Arc::new(NoCredentials)),
+                        now_ms: crate::format::now_ms,
+                    },
+                    oauthbearer,
+                }))
+            }
+        };
         Ok(ListenerRuntime {
             protocol: security.protocol,
             tls,

@@ -30,6 +30,7 @@ use kraft_protocol::header::decode_request_header;
 use kraft_protocol::messages::sasl_authenticate_response::SaslAuthenticateResponse;
 use kraft_protocol::messages::sasl_handshake_response::SaslHandshakeResponse;
 use kraft_protocol::{ApiKey, ErrorCode, RequestBody, ResponseBody};
+use kraft_security::sasl::oauthbearer::{OAuthBearerServer, TokenValidator};
 use kraft_security::sasl::{self, Mechanism, SaslServer, SaslServerConfig, ServerStep};
 
 use crate::config::transport::ListenerSasl;
@@ -40,6 +41,8 @@ pub struct SaslListener {
     pub settings: ListenerSasl,
     /// The mechanisms' shared state (PLAIN users, SCRAM credentials).
     pub server_config: SaslServerConfig,
+    /// How OAUTHBEARER tokens are checked, when it is enabled.
+    pub oauthbearer: Option<TokenValidator>,
 }
 
 impl std::fmt::Debug for SaslListener {
@@ -280,7 +283,15 @@ impl SaslSession {
                 return Step::Respond(bytes);
             }
         }
-        let Some(server) = sasl::new_server(mechanism, &self.listener.server_config) else {
+        let server = match (mechanism, &self.listener.oauthbearer) {
+            (Mechanism::OAuthBearer, Some(validator)) => Some(Box::new(OAuthBearerServer::new(
+                validator.clone(),
+                self.listener.server_config.now_ms,
+            ))
+                as Box<dyn SaslServer>),
+            _ => sasl::new_server(mechanism, &self.listener.server_config),
+        };
+        let Some(server) = server else {
             return Step::Close(format!(
                 "Kafka Server failed to create a SaslServer to interact with a client during \
                  session authentication with server mechanism {}",

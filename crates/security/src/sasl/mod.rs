@@ -1,6 +1,7 @@
 //! SASL mechanisms as Kafka runs them: PLAIN and SCRAM-SHA-256/512 (with
 //! delegation token authentication), server and client side, and
-//! OAUTHBEARER with Kafka's unsecured (development) tokens ([`oauthbearer`]).
+//! OAUTHBEARER ([`oauthbearer`]) with Kafka's unsecured (development)
+//! tokens or signed JWTs checked against a JWKS ([`jwt`], [`jwks`]).
 //!
 //! * [`new_server`] / [`new_client`]: a mechanism's server or client.
 //! * [`scram_credential`]: the credential Kafka stores for a SCRAM password.
@@ -20,6 +21,8 @@ use std::sync::Arc;
 use crate::jaas::JaasEntry;
 use crate::{Secret, SecurityError};
 
+pub mod jwks;
+pub mod jwt;
 pub mod oauthbearer;
 mod plain;
 pub mod scram;
@@ -36,7 +39,7 @@ pub enum Mechanism {
     ScramSha256,
     /// `SCRAM-SHA-512`.
     ScramSha512,
-    /// `OAUTHBEARER` (RFC 7628); unsecured tokens only, see [`oauthbearer`].
+    /// `OAUTHBEARER` (RFC 7628), see [`oauthbearer`].
     OAuthBearer,
     /// `GSSAPI` (Kerberos); no server or client here.
     Gssapi,
@@ -407,9 +410,9 @@ pub trait SaslServer: Send {
 
 /// A server for `mechanism` (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512; others: `None`).
 ///
-/// OAUTHBEARER's server needs the listener's JAAS options, which
+/// OAUTHBEARER's server needs the listener's token validator, which
 /// [`SaslServerConfig`] does not carry: make it with
-/// [`oauthbearer::OAuthBearerServer::unsecured`].
+/// [`oauthbearer::OAuthBearerServer::new`].
 pub fn new_server(mechanism: Mechanism, config: &SaslServerConfig) -> Option<Box<dyn SaslServer>> {
     match mechanism {
         Mechanism::Plain => Some(Box::new(plain::PlainServer::new(

@@ -1,25 +1,34 @@
-//! SASL/OAUTHBEARER (RFC 7628) with Kafka's *unsecured* JWS tokens: the
-//! client initial response of Kafka's `OAuthBearerClientInitialResponse`,
-//! the server flow of `OAuthBearerSaslServer` with the validation of
-//! `OAuthBearerUnsecuredValidatorCallbackHandler`, and a client whose token
-//! is made as `OAuthBearerUnsecuredLoginCallbackHandler` makes it.
+//! SASL/OAUTHBEARER (RFC 7628) as Kafka runs it: the client initial
+//! response of Kafka's `OAuthBearerClientInitialResponse` and the server
+//! flow of `OAuthBearerSaslServer`, with either of Kafka's two validators
+//! ([`TokenValidator`]):
 //!
-//! Unsecured tokens (`"alg":"none"`) carry no signature: anyone can make one.
-//! Kafka ships them for development and tests only; so does this module.
-//! Signed JWTs checked against an identity provider's keys (Kafka's
-//! `OAuthBearerValidatorCallbackHandler`) are not implemented.
+//! * *unsecured* JWS tokens (`"alg":"none"`), checked as
+//!   `OAuthBearerUnsecuredValidatorCallbackHandler` checks them. They carry
+//!   no signature: anyone can make one. Kafka ships them for development
+//!   and tests only, and so does this module;
+//! * signed JWTs checked against an identity provider's keys, as
+//!   `OAuthBearerValidatorCallbackHandler` checks them ([`super::jwks`]).
+//!
+//! Client side: a token made as `OAuthBearerUnsecuredLoginCallbackHandler`
+//! makes it, or read from a file as `OAuthBearerLoginCallbackHandler` with
+//! Kafka's `FileJwtRetriever` reads it ([`TokenFile`]).
 //!
 //! On a token it refuses, the server answers with a JSON error challenge
 //! (`{"status":"invalid_token"}`); the client acknowledges with `%x01`; the
 //! server then fails with that JSON as the message sent to the client.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
 
 use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
 use base64::engine::DecodePaddingMode;
 use base64::Engine;
 use serde_json::Value;
 
+use super::jwks::{self, AllowedUrls, JwtValidator, OAuthUrl};
 use super::{Mechanism, SaslClient, SaslFailure, SaslServer, ServerStep};
 use crate::jaas::{JaasEntry, SASL_JAAS_CONFIG};
 use crate::{Secret, SecurityError};
@@ -32,7 +41,7 @@ const SEPARATOR: char = '\u{1}';
 const AUTH_KEY: &str = "auth";
 
 /// `java.util.Base64.getUrlDecoder()`: URL-safe alphabet, padding optional.
-const BASE64_URL: GeneralPurpose = GeneralPurpose::new(
+pub(crate) const BASE64_URL: GeneralPurpose = GeneralPurpose::new(
     &base64::alphabet::URL_SAFE,
     GeneralPurposeConfig::new()
         .with_encode_padding(false)
@@ -437,9 +446,57 @@ impl UnsecuredJws {
     }
 }
 
-/// The OAUTHBEARER server with Kafka's unsecured token validation.
+/// How an OAUTHBEARER server checks tokens: Kafka's unsecured validator
+/// (the JAAS entry's `unsecuredValidator*` options) or its JWT validator.
+#[derive(Debug, Clone)]
+pub enum TokenValidator {
+    /// `OAuthBearerUnsecuredValidatorCallbackHandler` (Kafka's default).
+    Unsecured(UnsecuredValidatorOptions),
+    /// `OAuthBearerValidatorCallbackHandler`: signed JWTs.
+    Jwt(Arc<JwtValidator>),
+}
+
+/// A token the validator accepted.
+struct Accepted {
+    principal_name: String,
+    lifetime_ms: i64,
+}
+
+impl TokenValidator {
+    /// Checks `token` at `now_ms`: the accepted principal and expiry, or
+    /// the reason (for the log) and, for a missing scope, the required
+    /// scope text.
+    fn check(&self, token: &str, now_ms: i64) -> Result<Accepted, (String, Option<String>)> {
+        match self {
+            TokenValidator::Unsecured(options) => {
+                let jws = UnsecuredJws::parse(
+                    token,
+                    &options.principal_claim_name,
+                    &options.scope_claim_name,
+                )
+                .map_err(|reason| (reason, None))?;
+                jws.validate(options, now_ms)?;
+                Ok(Accepted {
+                    principal_name: jws.principal_name,
+                    lifetime_ms: jws.lifetime_ms,
+                })
+            }
+            TokenValidator::Jwt(validator) => {
+                let token = validator
+                    .validate(token, now_ms)
+                    .map_err(|reason| (reason, None))?;
+                Ok(Accepted {
+                    principal_name: token.principal_name,
+                    lifetime_ms: token.lifetime_ms,
+                })
+            }
+        }
+    }
+}
+
+/// The OAUTHBEARER server (Kafka's `OAuthBearerSaslServer`).
 pub struct OAuthBearerServer {
-    options: UnsecuredValidatorOptions,
+    validator: TokenValidator,
     now_ms: fn() -> i64,
     error: Option<String>,
     complete: bool,
@@ -447,15 +504,20 @@ pub struct OAuthBearerServer {
 }
 
 impl OAuthBearerServer {
-    /// A server accepting unsecured tokens under `options`; `now_ms` is the clock.
-    pub fn unsecured(options: UnsecuredValidatorOptions, now_ms: fn() -> i64) -> Self {
+    /// A server checking tokens with `validator`; `now_ms` is the clock.
+    pub fn new(validator: TokenValidator, now_ms: fn() -> i64) -> Self {
         OAuthBearerServer {
-            options,
+            validator,
             now_ms,
             error: None,
             complete: false,
             lifetime_ms: None,
         }
+    }
+
+    /// A server accepting unsecured tokens under `options`; `now_ms` is the clock.
+    pub fn unsecured(options: UnsecuredValidatorOptions, now_ms: fn() -> i64) -> Self {
+        OAuthBearerServer::new(TokenValidator::Unsecured(options), now_ms)
     }
 }
 
@@ -474,15 +536,8 @@ impl SaslServer for OAuthBearerServer {
         self.error = None;
         let initial = ClientInitialResponse::parse(response)
             .map_err(|e| SaslFailure::invalid_credentials(Mechanism::OAuthBearer, e))?;
-        let validated = UnsecuredJws::parse(
-            &initial.token,
-            &self.options.principal_claim_name,
-            &self.options.scope_claim_name,
-        )
-        .map_err(|reason| (reason, None))
-        .and_then(|jws| jws.validate(&self.options, (self.now_ms)()).map(|()| jws));
-        let jws = match validated {
-            Ok(jws) => jws,
+        let accepted = match self.validator.check(&initial.token, (self.now_ms)()) {
+            Ok(accepted) => accepted,
             Err((reason, scope)) => {
                 let status = if scope.is_some() {
                     "insufficient_scope"
@@ -494,22 +549,24 @@ impl SaslServer for OAuthBearerServer {
                     json.push_str(&format!(", \"scope\":\"{scope}\""));
                 }
                 json.push('}');
-                tracing::debug!(mechanism = "OAUTHBEARER", %reason, "token refused");
+                tracing::info!(mechanism = "OAUTHBEARER", %reason, "token refused");
                 self.error = Some(json.clone());
                 return Ok(ServerStep::Challenge(json.into_bytes()));
             }
         };
-        if !initial.authorization_id.is_empty() && initial.authorization_id != jws.principal_name {
+        if !initial.authorization_id.is_empty()
+            && initial.authorization_id != accepted.principal_name
+        {
             return Err(SaslFailure::authentication(format!(
                 "Authentication failed: Client requested an authorization id ({}) that is different from the token's principal name ({})",
-                initial.authorization_id, jws.principal_name
+                initial.authorization_id, accepted.principal_name
             )));
         }
         self.complete = true;
-        self.lifetime_ms = Some(jws.lifetime_ms);
+        self.lifetime_ms = Some(accepted.lifetime_ms);
         Ok(ServerStep::Complete {
             final_message: Vec::new(),
-            authorization_id: jws.principal_name,
+            authorization_id: accepted.principal_name,
             token_authenticated: false,
         })
     }
@@ -719,4 +776,186 @@ fn list_claim(value: &str) -> Vec<String> {
         items.push(String::new());
     }
     items
+}
+
+/// `sasl.login.callback.handler.class`
+pub const SASL_LOGIN_CALLBACK_HANDLER_CLASS: &str = "sasl.login.callback.handler.class";
+/// Kafka's login callback handler that takes its token from
+/// `sasl.oauthbearer.token.endpoint.url`.
+pub const LOGIN_CALLBACK_HANDLER: &str =
+    "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginCallbackHandler";
+
+/// A client token read from a `file:` `sasl.oauthbearer.token.endpoint.url`,
+/// as Kafka's `FileJwtRetriever` reads it: the file is read again when its
+/// modification time changes; its content, trimmed, must be a serialized
+/// JWT with a JSON header and payload whose payload has `exp` and a
+/// non-blank subject (Kafka's `ClientJwtValidator`; the signature is the
+/// server's business). The `extension_<name>` options of the JAAS entry
+/// are sent as SASL extensions.
+///
+/// `Debug` never shows the token.
+pub struct TokenFile {
+    path: PathBuf,
+    sub_claim_name: String,
+    scope_claim_name: String,
+    extensions: BTreeMap<String, String>,
+    cached: Mutex<Option<(Option<SystemTime>, Secret)>>,
+}
+
+impl std::fmt::Debug for TokenFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TokenFile")
+            .field("path", &self.path)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Reads and checks a token file's content (the error names no part of it).
+fn read_token(path: &Path, sub_claim_name: &str, scope_claim_name: &str) -> Result<Secret, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        format!(
+            "Error reading the file contents of OAuth resource {} for caching: {e}",
+            path.display()
+        )
+    })?;
+    let token = text.trim();
+    let [header, payload, _] = super::jwt::split_serialized(token)?;
+    let as_map = |section: &str, what: &str| -> Result<serde_json::Map<String, Value>, String> {
+        let bytes = BASE64_URL
+            .decode(section)
+            .map_err(|_| format!("the token's {what} is not base64url"))?;
+        match serde_json::from_slice(&bytes) {
+            Ok(Value::Object(m)) => Ok(m),
+            _ => Err(format!("the token's {what} is not a JSON object")),
+        }
+    };
+    as_map(header, "header")?;
+    let claims = as_map(payload, "payload")?;
+    match claims.get("exp") {
+        Some(Value::Number(_)) => {}
+        None | Some(Value::Null) => return Err("exp value must be non-null".into()),
+        Some(_) => return Err("the token's 'exp' claim is not a number".into()),
+    }
+    match claims.get(sub_claim_name) {
+        Some(Value::String(s)) if !s.trim().is_empty() => {}
+        Some(Value::String(s)) if s.is_empty() => {
+            return Err(format!("{sub_claim_name} value must be non-empty"))
+        }
+        Some(Value::String(_)) => {
+            return Err(format!(
+                "{sub_claim_name} value must not contain only whitespace"
+            ))
+        }
+        None | Some(Value::Null) => return Err(format!("{sub_claim_name} value must be non-null")),
+        Some(_) => return Err(format!("the token's '{sub_claim_name}' claim is not text")),
+    }
+    if let Some(Value::Array(items)) = claims.get(scope_claim_name) {
+        let mut seen = BTreeSet::new();
+        for item in items {
+            let text = item.as_str().map(str::trim).unwrap_or("");
+            if text.is_empty() || !seen.insert(text.to_owned()) {
+                return Err(format!(
+                    "the token's '{scope_claim_name}' claim is not valid"
+                ));
+            }
+        }
+    }
+    Ok(Secret::new(token))
+}
+
+impl TokenFile {
+    /// The token file of a client configuration: `get` reads the client
+    /// keys (`sasl.oauthbearer.token.endpoint.url`,
+    /// `sasl.oauthbearer.sub.claim.name`, `sasl.oauthbearer.scope.claim.name`),
+    /// `jaas` is the `OAuthBearerLoginModule` entry, `allowed` the URLs that
+    /// may be used. The file is read and checked now.
+    pub fn from_kafka(
+        get: &dyn Fn(&str) -> Option<String>,
+        jaas: &JaasEntry,
+        allowed: &AllowedUrls,
+    ) -> Result<TokenFile, SecurityError> {
+        let key = jwks::TOKEN_ENDPOINT_URL;
+        let value = get(key).unwrap_or_default();
+        let path = match jwks::validate_url(key, &value, allowed)? {
+            OAuthUrl::File(path) => path,
+            OAuthUrl::Http(_) => {
+                return Err(SecurityError::config(
+                    key,
+                    format!(
+                        "{}: kraft-rs reads OAUTHBEARER tokens only from a file: URL (Kafka's \
+                         FileJwtRetriever); fetching tokens from an identity provider is not \
+                         supported",
+                        value.trim()
+                    ),
+                ))
+            }
+        };
+        let claim = |k: &str, default: &str| {
+            get(k)
+                .map(|v| v.trim().to_owned())
+                .filter(|v| !v.is_empty())
+                .unwrap_or_else(|| default.to_owned())
+        };
+        let mut extensions = BTreeMap::new();
+        for (k, v) in &jaas.options {
+            if let Some(name) = k.strip_prefix("extension_") {
+                if name == AUTH_KEY || !is_key(name) {
+                    return Err(SecurityError::config(
+                        SASL_JAAS_CONFIG,
+                        format!("Extension name {name} is invalid"),
+                    ));
+                }
+                if !is_value(v) {
+                    return Err(SecurityError::config(
+                        SASL_JAAS_CONFIG,
+                        format!("Extension value for extension {name} is invalid"),
+                    ));
+                }
+                extensions.insert(name.to_owned(), v.clone());
+            }
+        }
+        let file = TokenFile {
+            path,
+            sub_claim_name: claim(jwks::SUB_CLAIM_NAME, "sub"),
+            scope_claim_name: claim(jwks::SCOPE_CLAIM_NAME, "scope"),
+            extensions,
+            cached: Mutex::new(None),
+        };
+        file.token()?;
+        Ok(file)
+    }
+
+    /// The current token (read again if the file changed).
+    pub fn token(&self) -> Result<Secret, SecurityError> {
+        let error = |reason: String| {
+            SecurityError::config(
+                jwks::TOKEN_ENDPOINT_URL,
+                format!("{}: {reason}", self.path.display()),
+            )
+        };
+        let modified = std::fs::metadata(&self.path)
+            .and_then(|m| m.modified())
+            .ok();
+        let mut cached = self
+            .cached
+            .lock()
+            .map_err(|_| error("the token cache lock is poisoned".into()))?;
+        if let Some((when, token)) = cached.as_ref() {
+            if *when == modified {
+                return Ok(token.clone());
+            }
+        }
+        let token =
+            read_token(&self.path, &self.sub_claim_name, &self.scope_claim_name).map_err(error)?;
+        *cached = Some((modified, token.clone()));
+        Ok(token)
+    }
+
+    /// A client sending the current token.
+    pub fn client(&self) -> Result<OAuthBearerClient, SecurityError> {
+        Ok(OAuthBearerClient::new(
+            self.token()?,
+            self.extensions.clone(),
+        ))
+    }
 }
