@@ -271,6 +271,67 @@ fn key_store_jks_with_its_own_key_password() {
     no_secrets(&e);
 }
 
+#[test]
+fn key_store_pkcs12_with_its_own_key_password() {
+    // The store password checks the store, the key password opens the key,
+    // as Java's PKCS12 KeyStore reads it.
+    serves_server_pem(&key_store(
+        Some("PKCS12"),
+        "server-keypass.p12",
+        Some(STORE_PASS),
+        Some(KEY_PASS),
+    ));
+    // Without ssl.key.password the store's password is tried on the key.
+    let e = load_error(
+        &key_store(Some("PKCS12"), "server-keypass.p12", Some(STORE_PASS), None),
+        "server-keypass.p12",
+    );
+    assert!(
+        e.contains("Cannot recover key server") && e.contains("ssl.key.password"),
+        "{e}"
+    );
+    // A wrong key password names the file and the key.
+    let e = load_error(
+        &key_store(
+            Some("PKCS12"),
+            "server-keypass.p12",
+            Some(STORE_PASS),
+            Some("wrong-password-77"),
+        ),
+        "server-keypass.p12",
+    );
+    assert!(
+        e.contains("Cannot recover key server") && e.contains("ssl.key.password"),
+        "{e}"
+    );
+    // The right key password does not make up for a wrong store password.
+    let e = load_error(
+        &key_store(
+            Some("PKCS12"),
+            "server-keypass.p12",
+            Some("wrong-password-77"),
+            Some(KEY_PASS),
+        ),
+        "server-keypass.p12",
+    );
+    assert!(
+        e.contains("password was incorrect") && e.contains("ssl.keystore.password"),
+        "{e}"
+    );
+    // A store whose key is under the store password, given another key
+    // password: refused, as Java's getKey refuses it.
+    let e = load_error(
+        &key_store(
+            Some("PKCS12"),
+            "server.p12",
+            Some(STORE_PASS),
+            Some(KEY_PASS),
+        ),
+        "server.p12",
+    );
+    assert!(e.contains("Cannot recover key server"), "{e}");
+}
+
 fn trusts_ca(pairs: &[(&str, String)]) {
     let settings = ok(pairs);
     let certs = settings.trust_store.as_ref().unwrap().load().unwrap();
