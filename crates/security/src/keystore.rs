@@ -269,6 +269,9 @@ const ID_ENCRYPTED_DATA: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.84
 const FRIENDLY_NAME: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.1.9.20");
 const LOCAL_KEY_ID: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.1.9.21");
 
+/// A shrouded key bag: its local key id, friendly name and encrypted key.
+type ShroudedKey = (Option<Vec<u8>>, Option<String>, Vec<u8>);
+
 /// The key entry of a PKCS12 store whose private key is decrypted with
 /// `key_password`, as Java's `KeyStore.getKey(alias, keyPassword)` does:
 /// the store password decrypts the certificates when they are encrypted
@@ -289,7 +292,7 @@ fn pkcs12_with_key_password(
         .map_err(unreadable)?;
     let safes = Vec::<ContentInfo>::from_der(safes.as_bytes()).map_err(unreadable)?;
     let mut certs: Vec<(Option<Vec<u8>>, Vec<u8>)> = Vec::new();
-    let mut keys: Vec<(Option<Vec<u8>>, Option<String>, Vec<u8>)> = Vec::new();
+    let mut keys: Vec<ShroudedKey> = Vec::new();
     for safe in safes {
         let content = safe.content.to_der().map_err(unreadable)?;
         let contents = if safe.content_type == ID_DATA {
