@@ -21,6 +21,7 @@ mod fatal_exit;
 mod rolling_restarts;
 mod sasl_sessions;
 mod scram_bootstrap;
+mod scram_quorum;
 mod secure;
 mod snapshots;
 mod stale_registration;
