@@ -228,6 +228,19 @@ fn load_bootstrap(
     Ok(())
 }
 
+/// The records of the bootstrap checkpoint (`0-0`) in `log_dir`, read
+/// directly (for SCRAM logins before the image has the cluster's records);
+/// `None` when there is none or it cannot be read.
+pub(crate) fn read_bootstrap(log_dir: &Path) -> Option<BootstrapMetadata> {
+    let (values, _) = read_snapshot(&snapshot_path(log_dir, BOOTSTRAP_SNAPSHOT_ID)).ok()?;
+    let records = values
+        .into_iter()
+        .map(MetadataRecord::decode)
+        .collect::<Result<Vec<_>, _>>()
+        .ok()?;
+    Some(BootstrapMetadata::from_checkpoint(records))
+}
+
 fn load_snapshot(
     log_dir: &Path,
     id: SnapshotId,

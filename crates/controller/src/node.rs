@@ -186,6 +186,11 @@ impl ControllerNode {
         let (applied_tx, applied_rx) = watch::channel(-1i64);
         let (fatal_tx, fatal_rx) = watch::channel(None);
         let (bootstrap_tx, bootstrap_rx) = watch::channel(None);
+        // The raft layer hands the bootstrap checkpoint to the loader only
+        // once it knows what is committed, which takes a leader: SCRAM
+        // logins among the controllers need it before, read from the file.
+        let (_, bootstrap_for_logins) =
+            watch::channel(crate::loader::read_bootstrap(&log_dir).map(Arc::new));
         let (active_tx, active_rx) = watch::channel(None);
         let (trigger, snapshot_task) = SnapshotTrigger::start(
             SnapshotPolicy::from_config(&config.metadata_log),
@@ -244,10 +249,13 @@ impl ControllerNode {
                 interval,
             ));
         }
-        let credentials = Arc::new(crate::credentials::ImageCredentials::new(
-            image.clone(),
-            config.security.delegation_tokens.secret_key.clone(),
-        ));
+        let credentials = Arc::new(
+            crate::credentials::ImageCredentials::new(
+                image.clone(),
+                config.security.delegation_tokens.secret_key.clone(),
+            )
+            .with_bootstrap(bootstrap_for_logins),
+        );
         let server = ControllerServer::start(
             ServerConfig::from_controller_config(&config).with_credentials(credentials),
             controller.clone(),

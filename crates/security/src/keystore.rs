@@ -9,6 +9,12 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use base64::Engine as _;
+use pkcs12::cms::content_info::ContentInfo;
+use pkcs12::cms::encrypted_data::EncryptedData;
+use pkcs12::safe_bag::SafeBag;
+use pkcs8::der::asn1::{AnyRef, ObjectIdentifier, OctetString};
+use pkcs8::der::{self, Decode, Encode};
+use pkcs8::{pkcs5, spki};
 use rustls_pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 
 use crate::{Secret, SecurityError};
@@ -257,6 +263,140 @@ fn decrypt_pkcs8(der: &[u8], password: &Secret) -> Result<Vec<u8>, String> {
     Ok(document.as_bytes().to_vec())
 }
 
+/// PKCS#12 content types and bag attributes (RFC 7292, PKCS #9).
+const ID_DATA: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.1.7.1");
+const ID_ENCRYPTED_DATA: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.1.7.6");
+const FRIENDLY_NAME: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.1.9.20");
+const LOCAL_KEY_ID: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.1.9.21");
+
+/// A shrouded key bag: its local key id, friendly name and encrypted key.
+type ShroudedKey = (Option<Vec<u8>>, Option<String>, Vec<u8>);
+
+/// The key entry of a PKCS12 store whose private key is decrypted with
+/// `key_password`, as Java's `KeyStore.getKey(alias, keyPassword)` does:
+/// the store password decrypts the certificates when they are encrypted
+/// (PBES2), the key password the shrouded key bag. The caller has checked
+/// the store's integrity MAC with the store password. The certificate with
+/// the key's local key id comes first, the others follow in file order.
+fn pkcs12_with_key_password(
+    bytes: &[u8],
+    store_password: &Secret,
+    key_password: &Secret,
+) -> Result<KeyMaterial, String> {
+    let unreadable = |e: der::Error| format!("not a readable PKCS12 store ({e})");
+    let pfx = pkcs12::pfx::Pfx::from_der(bytes).map_err(unreadable)?;
+    if pfx.auth_safe.content_type != ID_DATA {
+        return Err("not a password-integrity PKCS12 store (its content is not data)".to_string());
+    }
+    let safes = OctetString::from_der(&pfx.auth_safe.content.to_der().map_err(unreadable)?)
+        .map_err(unreadable)?;
+    let safes = Vec::<ContentInfo>::from_der(safes.as_bytes()).map_err(unreadable)?;
+    let mut certs: Vec<(Option<Vec<u8>>, Vec<u8>)> = Vec::new();
+    let mut keys: Vec<ShroudedKey> = Vec::new();
+    for safe in safes {
+        let content = safe.content.to_der().map_err(unreadable)?;
+        let contents = if safe.content_type == ID_DATA {
+            OctetString::from_der(&content)
+                .map_err(unreadable)?
+                .into_bytes()
+                .into_vec()
+        } else if safe.content_type == ID_ENCRYPTED_DATA {
+            let data = EncryptedData::from_der(&content).map_err(unreadable)?;
+            let info = &data.enc_content_info;
+            let Some(ciphertext) = &info.encrypted_content else {
+                continue;
+            };
+            decrypt_pbes2(&info.content_enc_alg, ciphertext.as_bytes(), store_password)?
+        } else {
+            continue;
+        };
+        for bag in Vec::<SafeBag>::from_der(&contents).map_err(unreadable)? {
+            let attribute = |oid: ObjectIdentifier| {
+                bag.bag_attributes
+                    .as_ref()
+                    .and_then(|attrs| attrs.iter().find(|a| a.oid == oid))
+                    .and_then(|a| a.values.iter().next())
+                    .map(|v| v.value().to_vec())
+            };
+            // The bag value is `[0] EXPLICIT`: its content is the bag.
+            let value = AnyRef::from_der(&bag.bag_value)
+                .map_err(unreadable)?
+                .value();
+            if bag.bag_id == pkcs12::PKCS_12_CERT_BAG_OID {
+                let cert = pkcs12::CertBag::from_der(value).map_err(unreadable)?;
+                if cert.cert_id == pkcs12::PKCS_12_X509_CERT_OID {
+                    certs.push((attribute(LOCAL_KEY_ID), cert.cert_value.as_bytes().to_vec()));
+                }
+            } else if bag.bag_id == pkcs12::PKCS_12_PKCS8_KEY_BAG_OID {
+                // friendlyName is a BMPString: UTF-16 big-endian.
+                let name = attribute(FRIENDLY_NAME).map(|utf16| {
+                    let units: Vec<u16> = utf16
+                        .chunks(2)
+                        .map(|c| u16::from_be_bytes([c[0], *c.get(1).unwrap_or(&0)]))
+                        .collect();
+                    String::from_utf16_lossy(&units)
+                });
+                keys.push((attribute(LOCAL_KEY_ID), name, value.to_vec()));
+            }
+        }
+    }
+    let Some((key_id, name, encrypted)) = keys.into_iter().next() else {
+        return Err("no private key entry".to_string());
+    };
+    let alias = name.unwrap_or_else(|| "of the store".to_string());
+    let pkcs8 = decrypt_pkcs8(&encrypted, key_password).map_err(|_| {
+        format!(
+            "Cannot recover key {alias} (check ssl.key.password, or ssl.keystore.password \
+             when ssl.key.password is not set)"
+        )
+    })?;
+    let leaf = certs
+        .iter()
+        .position(|(id, _)| id.is_some() && *id == key_id)
+        .unwrap_or(0);
+    if certs.is_empty() {
+        return Err("the private key entry has no certificate".to_string());
+    }
+    let first = certs.remove(leaf);
+    let chain = std::iter::once(first)
+        .chain(certs)
+        .map(|(_, der)| CertificateDer::from(der))
+        .collect();
+    let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(pkcs8));
+    rustls::crypto::ring::sign::any_supported_type(&key)
+        .map_err(|e| format!("Private key could not be loaded: {e}"))?;
+    Ok(KeyMaterial { chain, key })
+}
+
+/// Decrypts PKCS12 encrypted content (the certificates) protected with
+/// PBES2 under the store password.
+fn decrypt_pbes2(
+    algorithm: &spki::AlgorithmIdentifierOwned,
+    ciphertext: &[u8],
+    password: &Secret,
+) -> Result<Vec<u8>, String> {
+    if algorithm.oid != pkcs5::pbes2::PBES2_OID {
+        return Err(
+            "the store's certificates are encrypted with a legacy PKCS#12 scheme; kraft-rs reads \
+             PBES2 (openssl 3's and Java's default) when the key has its own password"
+                .to_string(),
+        );
+    }
+    let parameters = algorithm
+        .parameters
+        .as_ref()
+        .ok_or_else(|| "the certificates' encryption has no parameters".to_string())?
+        .to_der()
+        .map_err(|e| format!("not a readable PKCS12 store ({e})"))?;
+    let parameters = pkcs5::pbes2::Parameters::from_der(&parameters)
+        .map_err(|e| format!("not a readable PKCS12 store ({e})"))?;
+    parameters
+        .decrypt(password.expose().as_bytes(), ciphertext)
+        .map_err(|_| {
+            "the certificates could not be decrypted: wrong ssl.keystore.password".to_string()
+        })
+}
+
 /// The format of a binary store's content. Java reads a PKCS12 file
 /// declared JKS and a JKS file declared PKCS12 alike (`keystore.type.compat`),
 /// and keytool has written PKCS12 by default since Java 9, whatever the
@@ -386,12 +526,28 @@ impl KeyStoreConfig {
                             path,
                             *store_type,
                         )?;
-                        let store = p12_keystore::KeyStore::from_pkcs12(
+                        // Java: the store password opens the store, the key
+                        // password (`ssl.key.password`, else the store's)
+                        // the private key.
+                        let key_password = key_password.as_ref().unwrap_or(password);
+                        let store = match p12_keystore::KeyStore::from_pkcs12(
                             &bytes,
                             password.expose(),
                             p12_keystore::Pkcs12ImportPolicy::Strict,
-                        )
-                        .map_err(|e| fail(pkcs12_error(e, "ssl.keystore.password")))?;
+                        ) {
+                            Ok(store) if key_password.expose() == password.expose() => store,
+                            Err(e @ p12_keystore::error::Error::MacError(_)) => {
+                                return Err(fail(pkcs12_error(e, "ssl.keystore.password")))
+                            }
+                            // p12-keystore checks the integrity MAC with the
+                            // store password before it decrypts anything, and
+                            // decrypts the key with that same password: a key
+                            // protected by its own password is read here.
+                            _ => {
+                                return pkcs12_with_key_password(&bytes, password, key_password)
+                                    .map_err(fail)
+                            }
+                        };
                         let (_, chain) = store
                             .private_key_chain()
                             .ok_or_else(|| fail("no private key entry".to_string()))?;

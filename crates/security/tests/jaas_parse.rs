@@ -10,64 +10,10 @@ use std::collections::BTreeMap;
 use kraft_security::jaas::{parse_jaas_config, parse_single, ControlFlag, JaasEntry};
 use kraft_security::SecurityError;
 
+mod kafka_vectors;
+use kafka_vectors::{escape, unescape, vector};
+
 const CASES: &str = include_str!("data/sasl/jaas_cases.txt");
-const VECTORS: &str = include_str!("data/sasl/kafka_vectors.txt");
-
-fn vector(key: &str) -> &'static str {
-    VECTORS
-        .lines()
-        .find_map(|l| l.strip_prefix(key).and_then(|r| r.strip_prefix(" = ")))
-        .unwrap_or_else(|| panic!("no vector {key}"))
-}
-
-/// The case file's escapes: `\\`, `\n`, `\r`, `\t`, `\uXXXX`; other
-/// backslashes stay.
-fn unescape(s: &str) -> String {
-    let chars: Vec<char> = s.chars().collect();
-    let mut out = String::new();
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        if c != '\\' || i + 1 == chars.len() {
-            out.push(c);
-            i += 1;
-            continue;
-        }
-        let n = chars[i + 1];
-        i += 2;
-        match n {
-            '\\' => out.push('\\'),
-            'n' => out.push('\n'),
-            'r' => out.push('\r'),
-            't' => out.push('\t'),
-            'u' => {
-                let hex: String = chars[i..i + 4].iter().collect();
-                out.push(char::from_u32(u32::from_str_radix(&hex, 16).unwrap()).unwrap());
-                i += 4;
-            }
-            other => {
-                out.push('\\');
-                out.push(other);
-            }
-        }
-    }
-    out
-}
-
-/// The vector file's escapes (the Java program's `escape`).
-fn escape(s: &str) -> String {
-    let mut out = String::new();
-    for c in s.chars() {
-        if c == '\\' {
-            out.push_str("\\\\");
-        } else if (c as u32) < 0x20 || (c as u32) >= 0x7f {
-            out.push_str(&format!("\\u{:04x}", c as u32));
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
 
 fn describe(result: &Result<Vec<JaasEntry>, SecurityError>) -> String {
     match result {

@@ -24,14 +24,8 @@ use kraft_security::sasl::{
 };
 use kraft_security::Secret;
 
-const VECTORS: &str = include_str!("data/sasl/kafka_vectors.txt");
-
-fn vector(key: &str) -> &'static str {
-    VECTORS
-        .lines()
-        .find_map(|l| l.strip_prefix(key).and_then(|r| r.strip_prefix(" = ")))
-        .unwrap_or_else(|| panic!("no vector {key}"))
-}
+mod kafka_vectors;
+use kafka_vectors::vector;
 
 fn b64(s: &str) -> Vec<u8> {
     STANDARD.decode(s).unwrap()

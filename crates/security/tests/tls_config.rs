@@ -70,11 +70,47 @@ fn s(v: &str) -> String {
     v.to_string()
 }
 
+/// The `ssl.keystore.*` keys of the store file `name` in `tests/data/tls`:
+/// its type when given, its location and the passwords given.
+fn key_store(
+    kind: Option<&str>,
+    name: &str,
+    password: Option<&str>,
+    key_password: Option<&str>,
+) -> Vec<(&'static str, String)> {
+    let mut pairs = Vec::new();
+    if let Some(kind) = kind {
+        pairs.push(("ssl.keystore.type", s(kind)));
+    }
+    pairs.push(("ssl.keystore.location", data(name)));
+    if let Some(password) = password {
+        pairs.push(("ssl.keystore.password", s(password)));
+    }
+    if let Some(key_password) = key_password {
+        pairs.push(("ssl.key.password", s(key_password)));
+    }
+    pairs
+}
+
+/// The `ssl.truststore.*` keys of the store file `name` in `tests/data/tls`.
+fn trust_store(
+    kind: Option<&str>,
+    name: &str,
+    password: Option<&str>,
+) -> Vec<(&'static str, String)> {
+    let mut pairs = Vec::new();
+    if let Some(kind) = kind {
+        pairs.push(("ssl.truststore.type", s(kind)));
+    }
+    pairs.push(("ssl.truststore.location", data(name)));
+    if let Some(password) = password {
+        pairs.push(("ssl.truststore.password", s(password)));
+    }
+    pairs
+}
+
 fn pem_server() -> Vec<(&'static str, String)> {
-    vec![
-        ("ssl.keystore.type", s("PEM")),
-        ("ssl.keystore.location", data("server-keystore.pem")),
-    ]
+    key_store(Some("PEM"), "server-keystore.pem", None, None)
 }
 
 /// A server built from `pairs` serves server.pem.
@@ -149,10 +185,7 @@ fn s_(v: &str) -> String {
 
 #[test]
 fn store_type_defaults_to_jks_and_ignores_case() {
-    let jks = ok(&[
-        ("ssl.keystore.location", data("server.jks")),
-        ("ssl.keystore.password", s(STORE_PASS)),
-    ]);
+    let jks = ok(&key_store(None, "server.jks", Some(STORE_PASS), None));
     assert!(matches!(
         jks.key_store,
         Some(KeyStoreConfig::File {
@@ -180,14 +213,12 @@ fn key_store_pem_file() {
 
 #[test]
 fn key_store_pem_file_with_encrypted_key() {
-    serves_server_pem(&[
-        ("ssl.keystore.type", s("PEM")),
-        (
-            "ssl.keystore.location",
-            data("server-keystore-encrypted.pem"),
-        ),
-        ("ssl.key.password", s(KEY_PASS)),
-    ]);
+    serves_server_pem(&key_store(
+        Some("PEM"),
+        "server-keystore-encrypted.pem",
+        None,
+        Some(KEY_PASS),
+    ));
 }
 
 #[test]
@@ -213,33 +244,92 @@ fn key_store_inline_pem() {
 
 #[test]
 fn key_store_pkcs12() {
-    serves_server_pem(&[
-        ("ssl.keystore.type", s("PKCS12")),
-        ("ssl.keystore.location", data("server.p12")),
-        ("ssl.keystore.password", s(STORE_PASS)),
-    ]);
+    serves_server_pem(&key_store(
+        Some("PKCS12"),
+        "server.p12",
+        Some(STORE_PASS),
+        None,
+    ));
 }
 
 #[test]
 fn key_store_jks_with_its_own_key_password() {
-    serves_server_pem(&[
-        ("ssl.keystore.type", s("JKS")),
-        ("ssl.keystore.location", data("server.jks")),
-        ("ssl.keystore.password", s(STORE_PASS)),
-        ("ssl.key.password", s(KEY_PASS)),
-    ]);
+    serves_server_pem(&key_store(
+        Some("JKS"),
+        "server.jks",
+        Some(STORE_PASS),
+        Some(KEY_PASS),
+    ));
     // Without ssl.key.password the store's password is tried, and fails.
-    let e = ServerTls::new(&ok(&[
-        ("ssl.keystore.location", data("server.jks")),
-        ("ssl.keystore.password", s(STORE_PASS)),
-    ]))
-    .unwrap_err()
-    .to_string();
+    let e = ServerTls::new(&ok(&key_store(None, "server.jks", Some(STORE_PASS), None)))
+        .unwrap_err()
+        .to_string();
     assert!(
         e.contains("server.jks") && e.contains("ssl.key.password"),
         "{e}"
     );
     no_secrets(&e);
+}
+
+#[test]
+fn key_store_pkcs12_with_its_own_key_password() {
+    // The store password checks the store, the key password opens the key,
+    // as Java's PKCS12 KeyStore reads it.
+    serves_server_pem(&key_store(
+        Some("PKCS12"),
+        "server-keypass.p12",
+        Some(STORE_PASS),
+        Some(KEY_PASS),
+    ));
+    // Without ssl.key.password the store's password is tried on the key.
+    let e = load_error(
+        &key_store(Some("PKCS12"), "server-keypass.p12", Some(STORE_PASS), None),
+        "server-keypass.p12",
+    );
+    assert!(
+        e.contains("Cannot recover key server") && e.contains("ssl.key.password"),
+        "{e}"
+    );
+    // A wrong key password names the file and the key.
+    let e = load_error(
+        &key_store(
+            Some("PKCS12"),
+            "server-keypass.p12",
+            Some(STORE_PASS),
+            Some("wrong-password-77"),
+        ),
+        "server-keypass.p12",
+    );
+    assert!(
+        e.contains("Cannot recover key server") && e.contains("ssl.key.password"),
+        "{e}"
+    );
+    // The right key password does not make up for a wrong store password.
+    let e = load_error(
+        &key_store(
+            Some("PKCS12"),
+            "server-keypass.p12",
+            Some("wrong-password-77"),
+            Some(KEY_PASS),
+        ),
+        "server-keypass.p12",
+    );
+    assert!(
+        e.contains("password was incorrect") && e.contains("ssl.keystore.password"),
+        "{e}"
+    );
+    // A store whose key is under the store password, given another key
+    // password: refused, as Java's getKey refuses it.
+    let e = load_error(
+        &key_store(
+            Some("PKCS12"),
+            "server.p12",
+            Some(STORE_PASS),
+            Some(KEY_PASS),
+        ),
+        "server.p12",
+    );
+    assert!(e.contains("Cannot recover key server"), "{e}");
 }
 
 fn trusts_ca(pairs: &[(&str, String)]) {
@@ -251,38 +341,28 @@ fn trusts_ca(pairs: &[(&str, String)]) {
 
 #[test]
 fn trust_stores_of_every_type() {
-    trusts_ca(&[
-        ("ssl.truststore.type", s("PEM")),
-        ("ssl.truststore.location", data("ca.pem")),
-    ]);
+    trusts_ca(&trust_store(Some("PEM"), "ca.pem", None));
     trusts_ca(&[
         ("ssl.truststore.type", s("PEM")),
         ("ssl.truststore.certificates", text("ca.pem")),
     ]);
-    trusts_ca(&[
-        ("ssl.truststore.type", s("PKCS12")),
-        ("ssl.truststore.location", data("truststore.p12")),
-        ("ssl.truststore.password", s(STORE_PASS)),
-    ]);
-    trusts_ca(&[
-        ("ssl.truststore.type", s("JKS")),
-        ("ssl.truststore.location", data("truststore.jks")),
-        ("ssl.truststore.password", s(STORE_PASS)),
-    ]);
+    trusts_ca(&trust_store(
+        Some("PKCS12"),
+        "truststore.p12",
+        Some(STORE_PASS),
+    ));
+    trusts_ca(&trust_store(
+        Some("JKS"),
+        "truststore.jks",
+        Some(STORE_PASS),
+    ));
 }
 
 #[test]
 fn client_key_stores() {
     for pairs in [
-        vec![
-            ("ssl.keystore.type", s("PEM")),
-            ("ssl.keystore.location", data("client-keystore.pem")),
-        ],
-        vec![
-            ("ssl.keystore.type", s("PKCS12")),
-            ("ssl.keystore.location", data("client.p12")),
-            ("ssl.keystore.password", s(STORE_PASS)),
-        ],
+        key_store(Some("PEM"), "client-keystore.pem", None, None),
+        key_store(Some("PKCS12"), "client.p12", Some(STORE_PASS), None),
     ] {
         let mut pairs = pairs;
         pairs.push(("ssl.truststore.type", s("PEM")));
@@ -362,7 +442,7 @@ fn kafkas_key_store_combination_checks() {
         "{e}"
     );
     let e = config_error(
-        &[("ssl.keystore.location", data("server.jks"))],
+        &key_store(None, "server.jks", None, None),
         "ssl.keystore.password",
     );
     assert!(
@@ -407,11 +487,7 @@ fn kafkas_trust_store_combination_checks() {
         "{e}"
     );
     let e = config_error(
-        &[
-            ("ssl.truststore.type", s("PEM")),
-            ("ssl.truststore.location", data("ca.pem")),
-            ("ssl.truststore.password", s(STORE_PASS)),
-        ],
+        &trust_store(Some("PEM"), "ca.pem", Some(STORE_PASS)),
         "ssl.truststore.password",
     );
     assert!(
@@ -446,11 +522,12 @@ fn load_error(pairs: &[(&str, String)], file: &str) -> String {
 #[test]
 fn wrong_passwords_name_the_file_not_the_password() {
     let e = load_error(
-        &[
-            ("ssl.keystore.type", s("PKCS12")),
-            ("ssl.keystore.location", data("server.p12")),
-            ("ssl.keystore.password", s("wrong-password-77")),
-        ],
+        &key_store(
+            Some("PKCS12"),
+            "server.p12",
+            Some("wrong-password-77"),
+            None,
+        ),
         "server.p12",
     );
     assert!(
@@ -458,32 +535,31 @@ fn wrong_passwords_name_the_file_not_the_password() {
         "{e}"
     );
     let e = load_error(
-        &[
-            ("ssl.keystore.location", data("server.jks")),
-            ("ssl.keystore.password", s("wrong-password-77")),
-            ("ssl.key.password", s(KEY_PASS)),
-        ],
+        &key_store(
+            None,
+            "server.jks",
+            Some("wrong-password-77"),
+            Some(KEY_PASS),
+        ),
         "server.jks",
     );
     assert!(e.contains("password was incorrect"), "{e}");
     let e = load_error(
-        &[
-            ("ssl.keystore.type", s("PEM")),
-            (
-                "ssl.keystore.location",
-                data("server-keystore-encrypted.pem"),
-            ),
-            ("ssl.key.password", s("wrong-password-77")),
-        ],
+        &key_store(
+            Some("PEM"),
+            "server-keystore-encrypted.pem",
+            None,
+            Some("wrong-password-77"),
+        ),
         "server-keystore-encrypted.pem",
     );
     assert!(e.contains("wrong ssl.key.password"), "{e}");
     // A trust store's wrong password, through the client side.
-    let settings = ok(&[
-        ("ssl.truststore.type", s("PKCS12")),
-        ("ssl.truststore.location", data("truststore.p12")),
-        ("ssl.truststore.password", s("wrong-password-77")),
-    ]);
+    let settings = ok(&trust_store(
+        Some("PKCS12"),
+        "truststore.p12",
+        Some("wrong-password-77"),
+    ));
     let e = client_config(&settings).unwrap_err().to_string();
     assert!(
         e.contains("truststore.p12") && e.contains("ssl.truststore.password"),
@@ -495,13 +571,7 @@ fn wrong_passwords_name_the_file_not_the_password() {
 #[test]
 fn encrypted_key_needs_its_password_and_a_plain_key_refuses_one() {
     let e = load_error(
-        &[
-            ("ssl.keystore.type", s("PEM")),
-            (
-                "ssl.keystore.location",
-                data("server-keystore-encrypted.pem"),
-            ),
-        ],
+        &key_store(Some("PEM"), "server-keystore-encrypted.pem", None, None),
         "server-keystore-encrypted.pem",
     );
     assert!(
@@ -545,20 +615,14 @@ fn pkcs1_keys_are_refused_as_kafka_reads_pkcs8_only() {
 #[test]
 fn missing_file() {
     let e = load_error(
-        &[
-            ("ssl.keystore.type", s("PEM")),
-            ("ssl.keystore.location", data("no-such-keystore.pem")),
-        ],
+        &key_store(Some("PEM"), "no-such-keystore.pem", None, None),
         "no-such-keystore.pem",
     );
     assert!(
         e.contains("SSL keystore") && e.contains("ssl.keystore.location"),
         "{e}"
     );
-    let settings = ok(&[
-        ("ssl.truststore.type", s("PEM")),
-        ("ssl.truststore.location", data("no-such-ca.pem")),
-    ]);
+    let settings = ok(&trust_store(Some("PEM"), "no-such-ca.pem", None));
     let e = client_config(&settings).unwrap_err().to_string();
     assert!(
         e.contains("no-such-ca.pem") && e.contains("ssl.truststore.location"),
@@ -568,19 +632,10 @@ fn missing_file() {
 
 #[test]
 fn a_pem_file_without_certificates_or_key() {
-    let e = load_error(
-        &[
-            ("ssl.keystore.type", s("PEM")),
-            ("ssl.keystore.location", data("ca.pem")),
-        ],
-        "ca.pem",
-    );
+    let e = load_error(&key_store(Some("PEM"), "ca.pem", None, None), "ca.pem");
     assert!(e.contains("No matching PRIVATE KEY entries"), "{e}");
     let e = load_error(
-        &[
-            ("ssl.keystore.type", s("PEM")),
-            ("ssl.keystore.location", data("server.key")),
-        ],
+        &key_store(Some("PEM"), "server.key", None, None),
         "server.key",
     );
     assert!(e.contains("No matching CERTIFICATE entries"), "{e}");
@@ -771,34 +826,26 @@ fn a_servers_trust_store_is_read_even_without_client_auth() {
 fn the_content_decides_between_jks_and_pkcs12_as_in_java() {
     // keytool writes PKCS12 by default whatever the file is called, and
     // Java reads either format under either type.
-    serves_server_pem(&[
-        ("ssl.keystore.type", s("JKS")),
-        ("ssl.keystore.location", data("server.p12")),
-        ("ssl.keystore.password", s(STORE_PASS)),
-    ]);
-    serves_server_pem(&[
-        ("ssl.keystore.type", s("PKCS12")),
-        ("ssl.keystore.location", data("server.jks")),
-        ("ssl.keystore.password", s(STORE_PASS)),
-        ("ssl.key.password", s(KEY_PASS)),
-    ]);
-    trusts_ca(&[
-        ("ssl.truststore.location", data("truststore.p12")),
-        ("ssl.truststore.password", s(STORE_PASS)),
-    ]);
+    serves_server_pem(&key_store(
+        Some("JKS"),
+        "server.p12",
+        Some(STORE_PASS),
+        None,
+    ));
+    serves_server_pem(&key_store(
+        Some("PKCS12"),
+        "server.jks",
+        Some(STORE_PASS),
+        Some(KEY_PASS),
+    ));
+    trusts_ca(&trust_store(None, "truststore.p12", Some(STORE_PASS)));
 }
 
 #[test]
 fn a_jks_trust_store_without_password_is_read_without_integrity_check() {
-    trusts_ca(&[
-        ("ssl.truststore.type", s("JKS")),
-        ("ssl.truststore.location", data("truststore.jks")),
-    ]);
+    trusts_ca(&trust_store(Some("JKS"), "truststore.jks", None));
     // A PKCS12 trust store needs its password (its certificates are encrypted).
-    let settings = ok(&[
-        ("ssl.truststore.type", s("PKCS12")),
-        ("ssl.truststore.location", data("truststore.p12")),
-    ]);
+    let settings = ok(&trust_store(Some("PKCS12"), "truststore.p12", None));
     let e = client_config(&settings).unwrap_err().to_string();
     assert!(e.contains("ssl.truststore.password is not set"), "{e}");
 }

@@ -194,6 +194,11 @@ impl KraftServer {
         }
     }
 
+    /// The process id of the started process, while it is held.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
     /// Kills the process (SIGKILL) and reaps it, if one was started.
     pub fn kill(&mut self) {
         if let Some(mut child) = self.child.take() {

@@ -14,14 +14,14 @@ use kraft_protocol::messages::sasl_handshake_request::SaslHandshakeRequest;
 use kraft_protocol::{RequestBody, ResponseBody};
 
 /// A test CA and certificates signed by it, written as PEM files.
-struct Pki {
-    dir: PathBuf,
+pub(super) struct Pki {
+    pub(super) dir: PathBuf,
     ca_cert: rcgen::Certificate,
     ca_key: rcgen::KeyPair,
 }
 
 impl Pki {
-    fn new(dir: PathBuf) -> Pki {
+    pub(super) fn new(dir: PathBuf) -> Pki {
         std::fs::create_dir_all(&dir).expect("pki dir");
         let mut params = rcgen::CertificateParams::new(Vec::<String>::new()).expect("ca params");
         params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
@@ -38,7 +38,7 @@ impl Pki {
         }
     }
 
-    fn ca(&self) -> PathBuf {
+    pub(super) fn ca(&self) -> PathBuf {
         self.dir.join("ca.pem")
     }
 
@@ -46,7 +46,7 @@ impl Pki {
     /// and `<name>.crt` / `<name>.key`, for subject `CN=<cn>,O=kraft-rs`
     /// valid for localhost and 127.0.0.1; returns the key store path and
     /// the certificate (DER).
-    fn issue(&self, name: &str, cn: &str) -> (PathBuf, Vec<u8>) {
+    pub(super) fn issue(&self, name: &str, cn: &str) -> (PathBuf, Vec<u8>) {
         let mut params =
             rcgen::CertificateParams::new(vec!["localhost".to_string(), "127.0.0.1".to_string()])
                 .expect("params");
@@ -71,7 +71,7 @@ impl Pki {
 }
 
 /// A fresh client properties file: `client` plus short timeouts.
-fn client_file(c: &Cluster, client: &str) -> PathBuf {
+pub(super) fn client_file(c: &Cluster, client: &str) -> PathBuf {
     static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let path = c.dir.join(format!("client-{n}.properties"));
@@ -85,7 +85,7 @@ fn client_file(c: &Cluster, client: &str) -> PathBuf {
 
 /// The kraft CLI against controller `via` with the client properties in
 /// `client` (plus short timeouts).
-fn describe_with(c: &Cluster, via: usize, client: &str) -> (i32, String, String) {
+pub(super) fn describe_with(c: &Cluster, via: usize, client: &str) -> (i32, String, String) {
     let path = client_file(c, client);
     kraft(&[
         "metadata-quorum",
@@ -98,10 +98,10 @@ fn describe_with(c: &Cluster, via: usize, client: &str) -> (i32, String, String)
     ])
 }
 
-const PLAIN_MODULE: &str = "org.apache.kafka.common.security.plain.PlainLoginModule";
-const SCRAM_MODULE: &str = "org.apache.kafka.common.security.scram.ScramLoginModule";
+pub(super) const PLAIN_MODULE: &str = "org.apache.kafka.common.security.plain.PlainLoginModule";
+pub(super) const SCRAM_MODULE: &str = "org.apache.kafka.common.security.scram.ScramLoginModule";
 
-fn sasl_ssl_client(pki: &Pki, mechanism: &str, user: &str, password: &str) -> String {
+pub(super) fn sasl_ssl_client(pki: &Pki, mechanism: &str, user: &str, password: &str) -> String {
     let module = if mechanism == "PLAIN" {
         PLAIN_MODULE
     } else {
@@ -117,17 +117,21 @@ fn sasl_ssl_client(pki: &Pki, mechanism: &str, user: &str, password: &str) -> St
 
 /// One raw connection's exchange: `(version, request)` answered, or `None`
 /// when the server closed the connection.
-fn send(conn: &mut Connection, version: i16, request: RequestBody) -> Option<ResponseBody> {
+pub(super) fn send(
+    conn: &mut Connection,
+    version: i16,
+    request: RequestBody,
+) -> Option<ResponseBody> {
     conn.send(version, &request)
 }
 
-fn handshake(mechanism: &str) -> RequestBody {
+pub(super) fn handshake(mechanism: &str) -> RequestBody {
     RequestBody::SaslHandshake(SaslHandshakeRequest {
         mechanism: mechanism.into(),
     })
 }
 
-fn authenticate(token: &[u8]) -> RequestBody {
+pub(super) fn authenticate(token: &[u8]) -> RequestBody {
     RequestBody::SaslAuthenticate(SaslAuthenticateRequest {
         auth_bytes: bytes::Bytes::copy_from_slice(token),
         ..Default::default()

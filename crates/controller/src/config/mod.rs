@@ -215,6 +215,10 @@ pub struct ControllerConfig {
     pub unstable_api_versions_enable: bool,
     /// `socket.request.max.bytes`: the largest request frame accepted.
     pub socket_request_max_bytes: i32,
+    /// `connections.max.idle.ms`: how long an unauthenticated connection
+    /// may stay idle (negative: no limit besides the 30 s authentication
+    /// timeout).
+    pub connections_max_idle_ms: i64,
     /// `metadata.max.idle.interval.ms` (0: no NoOpRecords).
     pub metadata_max_idle_interval_ms: i32,
     /// `min.insync.replicas`
@@ -442,6 +446,7 @@ impl ControllerConfig {
             unstable_feature_versions_enable: UNSTABLE_FEATURE_VERSIONS_ENABLE.read(props)?,
             unstable_api_versions_enable: UNSTABLE_API_VERSIONS_ENABLE.read(props)?,
             socket_request_max_bytes: SOCKET_REQUEST_MAX_BYTES.read(props)?,
+            connections_max_idle_ms: CONNECTIONS_MAX_IDLE_MS.read(props)?,
             metadata_max_idle_interval_ms: METADATA_MAX_IDLE_INTERVAL_MS.read(props)?,
             min_insync_replicas: MIN_INSYNC_REPLICAS.read(props)?,
             num_partitions: NUM_PARTITIONS.read(props)?,

@@ -524,6 +524,13 @@ pub const SOCKET_REQUEST_MAX_BYTES: Int = Int {
     min: Some(1),
     doc: "The largest request frame accepted.",
 };
+/// `connections.max.idle.ms`
+pub const CONNECTIONS_MAX_IDLE_MS: Long = Long {
+    key: "connections.max.idle.ms",
+    default: 10 * 60 * 1000,
+    min: None,
+    doc: "How long a connection may stay idle while it authenticates (TLS handshake, SASL) before the controller closes it; kraft-rs closes it after 30 s in any case, or after this when shorter (negative: 30 s). Kafka closes every idle connection after this; kraft-rs keeps authenticated connections open.",
+};
 /// `kraft.metrics.listener`
 pub const KRAFT_METRICS_LISTENER: Text = Text {
     key: "kraft.metrics.listener",
@@ -575,6 +582,7 @@ pub const SETTINGS: &[Setting] = &[
     Setting::Bool(&UNSTABLE_FEATURE_VERSIONS_ENABLE),
     Setting::Bool(&UNSTABLE_API_VERSIONS_ENABLE),
     Setting::Int(&SOCKET_REQUEST_MAX_BYTES),
+    Setting::Long(&CONNECTIONS_MAX_IDLE_MS),
     Setting::Text(&KRAFT_METRICS_LISTENER),
     Setting::Text(&security::AUTHORIZER_CLASS_NAME),
     Setting::Text(&security::SUPER_USERS),

@@ -28,6 +28,7 @@ fn defaults_are_kafkas() {
     assert_eq!(c.metadata_log.snapshot_max_new_record_bytes, 20_971_520);
     assert_eq!(c.metadata_log.snapshot_max_interval_ms, 3_600_000);
     assert_eq!(c.socket_request_max_bytes, 104_857_600);
+    assert_eq!(c.connections_max_idle_ms, 600_000);
     assert_eq!(c.metadata_max_idle_interval_ms, 500);
     assert_eq!(c.min_insync_replicas, 1);
     assert!(!c.unstable_feature_versions_enable);
@@ -433,4 +434,16 @@ fn oauthbearer_listeners_are_served_or_refused_by_name() {
     for text in [&bad_skew, &own_logins, &other, &jwt, &with_audience] {
         assert!(!err(text).contains("secret-1"), "{}", err(text));
     }
+}
+
+#[test]
+fn connections_max_idle_ms_shortens_the_authentication_timeout() {
+    use crate::server::authentication_timeout;
+    use std::time::Duration;
+    // Kafka's default (10 minutes) leaves kraft-rs's 30 s; a shorter idle
+    // limit is the limit; a negative one is Kafka's "no idle limit".
+    assert_eq!(authentication_timeout(600_000), Duration::from_secs(30));
+    assert_eq!(authentication_timeout(5_000), Duration::from_secs(5));
+    assert_eq!(authentication_timeout(0), Duration::ZERO);
+    assert_eq!(authentication_timeout(-1), Duration::from_secs(30));
 }

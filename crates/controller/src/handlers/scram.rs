@@ -41,8 +41,6 @@
 use std::cmp::Ordering;
 
 use bytes::Bytes;
-use hmac::digest::KeyInit;
-use hmac::{Hmac, Mac};
 use kraft_protocol::messages::alter_user_scram_credentials_request::{
     AlterUserScramCredentialsRequest, ScramCredentialDeletion, ScramCredentialUpsertion,
 };
@@ -52,7 +50,7 @@ use kraft_protocol::messages::alter_user_scram_credentials_response::{
 use kraft_protocol::messages::remove_user_scram_credential_record::RemoveUserScramCredentialRecord;
 use kraft_protocol::messages::user_scram_credential_record::UserScramCredentialRecord;
 use kraft_protocol::{ErrorCode, StrBytes};
-use sha2::{Digest, Sha256, Sha512};
+use kraft_security::sasl::scram as formulas;
 
 use super::writer::Generated;
 use super::{ApiError, Controller};
@@ -86,6 +84,14 @@ impl ScramMechanism {
             _ => None,
         }
     }
+
+    /// The security crate's name for the same hash.
+    fn hash(self) -> kraft_security::sasl::ScramMechanism {
+        match self {
+            ScramMechanism::Sha256 => kraft_security::sasl::ScramMechanism::Sha256,
+            ScramMechanism::Sha512 => kraft_security::sasl::ScramMechanism::Sha512,
+        }
+    }
 }
 
 /// The stored key and server key of a credential (RFC 5802 section 3, as
@@ -104,30 +110,11 @@ pub fn derive_keys(
             message: None,
         });
     }
-    match mechanism {
-        ScramMechanism::Sha256 => keys::<Hmac<Sha256>, Sha256>(salted_password),
-        ScramMechanism::Sha512 => keys::<Hmac<Sha512>, Sha512>(salted_password),
-    }
-}
-
-fn keys<M: Mac + KeyInit, D: Digest>(salted_password: &[u8]) -> Result<(Bytes, Bytes), ApiError> {
-    let hmac = |text: &[u8]| {
-        let mut mac = <M as KeyInit>::new_from_slice(salted_password).map_err(|e| {
-            tracing::error!("SCRAM key derivation refused the salted password: {e}");
-            ApiError {
-                code: ErrorCode::UnknownServerError,
-                message: None,
-            }
-        })?;
-        mac.update(text);
-        Ok::<_, ApiError>(mac.finalize().into_bytes())
-    };
-    let client_key = hmac(b"Client Key")?;
-    let stored_key = D::digest(&client_key);
-    let server_key = hmac(b"Server Key")?;
+    let mechanism = mechanism.hash();
+    let client_key = formulas::client_key(mechanism, salted_password);
     Ok((
-        Bytes::copy_from_slice(&stored_key),
-        Bytes::copy_from_slice(&server_key),
+        Bytes::from(formulas::stored_key(mechanism, &client_key)),
+        Bytes::from(formulas::server_key(mechanism, salted_password)),
     ))
 }
 

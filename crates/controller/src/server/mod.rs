@@ -16,9 +16,13 @@
 //!   `ApiKeys` entry for ApiVersions (KIP-511).
 //!
 //! Security, per listener (see [`crate::config::transport`]): TLS first
-//! (SSL, SASL_SSL; a handshake not done within [`AUTHENTICATION_TIMEOUT`]
-//! closes the connection), then SASL (SASL_PLAINTEXT, SASL_SSL; see
-//! [`sasl`]). The principal is the SASL user, else the mapped subject of the
+//! (SSL, SASL_SSL), then SASL (SASL_PLAINTEXT, SASL_SSL; see [`sasl`]). A
+//! connection that has not completed both within
+//! [`ServerConfig::authentication_timeout`] is closed ([`AUTHENTICATION_TIMEOUT`],
+//! or `connections.max.idle.ms` when shorter: Kafka closes connections idle
+//! that long, authenticated or not; kraft-rs applies it while they
+//! authenticate), and so is a re-authentication (KIP-368) not completed
+//! within it. The principal is the SASL user, else the mapped subject of the
 //! client certificate, else `User:ANONYMOUS`; it is logged per connection at
 //! debug level and is what the authorizer sees. Key and trust store files
 //! are read again every [`CERTIFICATE_RELOAD_INTERVAL`]: a changed
@@ -61,8 +65,9 @@ pub mod sasl;
 
 use sasl::{SaslListener, SaslSession, Step};
 
-/// How long a new connection may take to finish its TLS handshake and SASL
-/// authentication before it is closed.
+/// The longest a new connection may take to finish its TLS handshake and
+/// SASL authentication before it is closed (`connections.max.idle.ms`
+/// shortens it).
 pub const AUTHENTICATION_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// How often key and trust store files are checked for changes.
@@ -175,6 +180,9 @@ pub struct ServerConfig {
     /// Where SCRAM logins find credentials and delegation tokens (the
     /// metadata image); `None`: no SCRAM credential exists.
     pub credentials: Option<Arc<dyn CredentialSource>>,
+    /// How long a connection may take to complete TLS and SASL (and a
+    /// re-authentication) before it is closed.
+    pub authentication_timeout: std::time::Duration,
 }
 
 impl std::fmt::Debug for ServerConfig {
@@ -183,6 +191,7 @@ impl std::fmt::Debug for ServerConfig {
             .field("listeners", &self.listeners)
             .field("max_frame_size", &self.max_frame_size)
             .field("credentials", &self.credentials.is_some())
+            .field("authentication_timeout", &self.authentication_timeout)
             .finish()
     }
 }
@@ -282,6 +291,7 @@ impl ServerConfig {
                 .collect(),
             max_frame_size: usize::try_from(config.socket_request_max_bytes).unwrap_or(usize::MAX),
             credentials: None,
+            authentication_timeout: authentication_timeout(config.connections_max_idle_ms),
         }
     }
 
@@ -289,6 +299,15 @@ impl ServerConfig {
     pub fn with_credentials(mut self, credentials: Arc<dyn CredentialSource>) -> ServerConfig {
         self.credentials = Some(credentials);
         self
+    }
+}
+
+/// [`AUTHENTICATION_TIMEOUT`], or `connections.max.idle.ms` when that is
+/// shorter (a negative value is Kafka's "no idle limit").
+pub fn authentication_timeout(connections_max_idle_ms: i64) -> std::time::Duration {
+    match u64::try_from(connections_max_idle_ms) {
+        Ok(ms) => AUTHENTICATION_TIMEOUT.min(std::time::Duration::from_millis(ms)),
+        Err(_) => AUTHENTICATION_TIMEOUT,
     }
 }
 
@@ -321,6 +340,7 @@ impl ControllerServer {
         let mut bound = Vec::new();
         let mut accept_tasks = JoinSet::new();
         let max_frame = config.max_frame_size;
+        let auth_timeout = config.authentication_timeout;
         for spec in &config.listeners {
             let runtime = Arc::new(ListenerRuntime::build(spec, &config.credentials)?);
             let host = if spec.host.is_empty() {
@@ -356,7 +376,11 @@ impl ControllerServer {
                     }
                     tracing::info!(listener = %name, "listener accepting: the handler is ready");
                 }
-                accept_loop(listener, name, runtime, handler, max_frame, shutdown).await;
+                let limits = Limits {
+                    max_frame,
+                    auth_timeout,
+                };
+                accept_loop(listener, name, runtime, handler, limits, shutdown).await;
             });
         }
         Ok(ControllerServer {
@@ -432,12 +456,21 @@ async fn reload_certificates(
     }
 }
 
+/// Per-connection limits of a listener.
+#[derive(Debug, Clone, Copy)]
+struct Limits {
+    /// The largest request frame once authenticated.
+    max_frame: usize,
+    /// How long TLS and SASL (or a re-authentication) may take.
+    auth_timeout: std::time::Duration,
+}
+
 async fn accept_loop(
     listener: TcpListener,
     name: String,
     runtime: Arc<ListenerRuntime>,
     handler: Arc<dyn RequestHandler>,
-    max_frame: usize,
+    limits: Limits,
     mut shutdown: watch::Receiver<bool>,
 ) {
     let mut connections = JoinSet::new();
@@ -454,7 +487,7 @@ async fn accept_loop(
                         name.clone(),
                         runtime.clone(),
                         handler.clone(),
-                        max_frame,
+                        limits,
                         for_connections.clone(),
                     ));
                 }
@@ -489,6 +522,7 @@ async fn establish(
     peer: SocketAddr,
     listener: &str,
     runtime: &ListenerRuntime,
+    timeout: std::time::Duration,
 ) -> Option<(KafkaStream, Identity)> {
     let Some(tls) = &runtime.tls else {
         return Some((
@@ -499,16 +533,14 @@ async fn establish(
             },
         ));
     };
-    let stream = match tokio::time::timeout(AUTHENTICATION_TIMEOUT, tls.acceptor().accept(tcp))
-        .await
-    {
+    let stream = match tokio::time::timeout(timeout, tls.acceptor().accept(tcp)).await {
         Ok(Ok(s)) => KafkaStream::ServerTls(Box::new(s)),
         Ok(Err(e)) => {
             tracing::info!(%peer, listener = %listener, "Failed authentication with {peer} (SSL handshake failed): {e}");
             return None;
         }
         Err(_) => {
-            tracing::info!(%peer, listener = %listener, "Failed authentication with {peer}: the SSL handshake did not complete within {} s", AUTHENTICATION_TIMEOUT.as_secs());
+            tracing::info!(%peer, listener = %listener, "Failed authentication with {peer}: the SSL handshake did not complete within {} ms", timeout.as_millis());
             return None;
         }
     };
@@ -539,14 +571,18 @@ async fn serve_connection(
     listener: String,
     runtime: Arc<ListenerRuntime>,
     handler: Arc<dyn RequestHandler>,
-    max_frame: usize,
+    limits: Limits,
     mut shutdown: watch::Receiver<bool>,
 ) {
-    let Some((mut stream, mut identity)) = establish(tcp, peer, &listener, &runtime).await else {
+    let started = tokio::time::Instant::now();
+    let Some((mut stream, mut identity)) =
+        establish(tcp, peer, &listener, &runtime, limits.auth_timeout).await
+    else {
         return;
     };
+    let max_frame = limits.max_frame;
     let mut session = runtime.sasl.clone().map(SaslSession::new);
-    let auth_deadline = tokio::time::Instant::now() + AUTHENTICATION_TIMEOUT;
+    let mut auth_deadline = started + limits.auth_timeout;
     if session.is_none() {
         tracing::debug!(%peer, listener = %listener, principal = %identity.principal, "connection authenticated");
     }
@@ -609,8 +645,10 @@ async fn serve_connection(
                             decoder = FrameDecoder::new(max_frame);
                         }
                         if was_complete && !s.is_complete() {
-                            // Re-authentication: frames are SASL frames again.
+                            // Re-authentication: frames are SASL frames again,
+                            // and it has its own time to complete.
                             decoder = FrameDecoder::new(s.max_receive_size());
+                            auth_deadline = tokio::time::Instant::now() + limits.auth_timeout;
                         }
                         continue;
                     }
@@ -674,7 +712,7 @@ async fn serve_connection(
                 }
             },
             () = tokio::time::sleep_until(deadline), if authenticating => {
-                tracing::info!(%peer, listener = %listener, "Failed authentication with {peer}: SASL authentication did not complete within {} s", AUTHENTICATION_TIMEOUT.as_secs());
+                tracing::info!(%peer, listener = %listener, "Failed authentication with {peer}: SASL authentication did not complete within {} ms", limits.auth_timeout.as_millis());
                 return;
             }
             _ = until_shutdown(&mut shutdown) => return,

@@ -11,7 +11,9 @@ use kraft_controller::handlers::{
     ApiError, AppendError, Controller, ControllerSettings, PendingCommit, QuorumFacts, RaftQuorum,
 };
 use kraft_controller::image::{MetadataRecord, SharedImage};
-use kraft_controller::server::{ControllerServer, ListenerSpec, ServerConfig};
+use kraft_controller::server::{
+    ControllerServer, ListenerSpec, ServerConfig, AUTHENTICATION_TIMEOUT,
+};
 use kraft_protocol::header::{decode_response_as, encode_request_frame};
 use kraft_protocol::messages::api_versions_request::ApiVersionsRequest;
 use kraft_protocol::messages::api_versions_response::ApiVersionsResponse;
@@ -149,6 +151,7 @@ async fn start(max_frame_size: usize) -> Running {
             }],
             max_frame_size,
             credentials: None,
+            authentication_timeout: AUTHENTICATION_TIMEOUT,
         },
         Arc::new(controller),
     )
@@ -544,6 +547,7 @@ async fn a_late_listener_accepts_once_the_image_is_loaded() {
             listeners: vec![listener("CONTROLLER", true), listener("LATE", false)],
             max_frame_size: 1 << 20,
             credentials: None,
+            authentication_timeout: AUTHENTICATION_TIMEOUT,
         },
         Arc::new(controller),
     )

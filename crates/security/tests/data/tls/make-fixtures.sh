@@ -10,6 +10,7 @@
 # Passwords (test fixtures only):
 #   PKCS12 and JKS store password:  store-secret-42
 #   JKS key password:               key-secret-42   (differs from the store's)
+#   server-keypass.p12 key password: key-secret-42  (differs from the store's)
 #   encrypted PKCS#8 PEM keys:      key-secret-42
 set -euo pipefail
 
@@ -79,6 +80,15 @@ make_leaf server "/C=US/ST=California/L=San Francisco/O=Acme, Inc./OU=Kafka\\+Co
     ca "DNS:localhost,IP:127.0.0.1"
 pem_keystore server ca
 stores server ca
+# A PKCS12 key store whose private key has its own password, as Java's
+# KeyStore API writes one (keytool cannot: it ignores -keypass for PKCS12):
+# the integrity MAC under the store password, the key bag under the key
+# password, the certificates unencrypted. With -twopass openssl asks for
+# the MAC password, then the key's, each twice; without a terminal
+# (setsid) it reads them from standard input.
+printf '%s\n' "$STORE_PASS" "$STORE_PASS" "$KEY_PASS" "$KEY_PASS" |
+    setsid openssl pkcs12 -export -twopass -certpbe NONE -name server -inkey server.key \
+        -in server.pem -certfile ca.pem -out server-keypass.p12
 # The same key encrypted (PKCS#8, PBES2 with AES-256-CBC), alone and as a key store.
 openssl pkcs8 -topk8 -v2 aes-256-cbc -in server.key -passout "pass:$KEY_PASS" -out server.key.enc.pem
 cat server.key.enc.pem server.pem ca.pem > server-keystore-encrypted.pem
