@@ -18,6 +18,7 @@ use serde_json::Value;
 mod authorization;
 mod fail_stop;
 mod fatal_exit;
+mod reassignments;
 mod rolling_restarts;
 mod scram_bootstrap;
 mod secure;
