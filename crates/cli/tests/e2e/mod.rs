@@ -19,6 +19,7 @@ mod authorization;
 mod fail_stop;
 mod fatal_exit;
 mod oauth;
+mod reassignments;
 mod rolling_restarts;
 mod sasl_sessions;
 mod scram_bootstrap;

@@ -630,6 +630,46 @@ pub fn cases() -> Vec<Case> {
             },
         },
         Case {
+            api: ApiKey::AlterPartitionReassignments,
+            name: "unknown-topic",
+            body: |_| {
+                use alter_partition_reassignments_request as q;
+                Some(RequestBody::AlterPartitionReassignments(
+                    q::AlterPartitionReassignmentsRequest {
+                        timeout_ms: 5000,
+                        topics: List::from([q::ReassignableTopic {
+                            name: s(NO_SUCH_TOPIC),
+                            partitions: List::from([q::ReassignablePartition {
+                                partition_index: 0,
+                                replicas: Some(vec![NO_SUCH_NODE]),
+                                ..Default::default()
+                            }]),
+                            ..Default::default()
+                        }]),
+                        ..Default::default()
+                    },
+                ))
+            },
+        },
+        Case {
+            api: ApiKey::ListPartitionReassignments,
+            name: "unknown-topic",
+            body: |_| {
+                use list_partition_reassignments_request as q;
+                Some(RequestBody::ListPartitionReassignments(
+                    q::ListPartitionReassignmentsRequest {
+                        timeout_ms: 5000,
+                        topics: Some(List::from([q::ListPartitionReassignmentsTopics {
+                            name: s(NO_SUCH_TOPIC),
+                            partition_indexes: vec![0],
+                            ..Default::default()
+                        }])),
+                        ..Default::default()
+                    },
+                ))
+            },
+        },
+        Case {
             api: ApiKey::IncrementalAlterConfigs,
             name: "unknown-topic",
             body: |_| {
@@ -1099,6 +1139,13 @@ pub fn codes(body: &ResponseBody) -> Answer {
         ResponseBody::IncrementalAlterConfigs(r) => {
             (0, r.responses.iter().map(|t| t.error_code).collect())
         }
+        ResponseBody::AlterPartitionReassignments(r) => (
+            r.error_code,
+            of(r.responses.iter(), |t| {
+                t.partitions.iter().map(|p| p.error_code).collect()
+            }),
+        ),
+        ResponseBody::ListPartitionReassignments(r) => (r.error_code, Vec::new()),
         ResponseBody::SaslHandshake(r) => (r.error_code, Vec::new()),
         ResponseBody::SaslAuthenticate(r) => (r.error_code, Vec::new()),
         ResponseBody::DescribeAcls(r) => (r.error_code, Vec::new()),

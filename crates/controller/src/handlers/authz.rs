@@ -101,9 +101,12 @@ pub fn cluster_operation(api: ApiKey) -> Option<AclOperation> {
         | ApiKey::ControllerRegistration
         | ApiKey::AllocateProducerIds
         | ApiKey::UpdateRaftVoter => ClusterAction,
-        ApiKey::DescribeQuorum | ApiKey::DescribeAcls => Describe,
+        ApiKey::DescribeQuorum | ApiKey::DescribeAcls | ApiKey::ListPartitionReassignments => {
+            Describe
+        }
         ApiKey::AlterClientQuotas => AclOperation::AlterConfigs,
         ApiKey::ElectLeaders
+        | ApiKey::AlterPartitionReassignments
         | ApiKey::UnregisterBroker
         | ApiKey::UnregisterController
         | ApiKey::UpdateFeatures

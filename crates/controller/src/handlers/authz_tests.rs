@@ -580,3 +580,91 @@ async fn before_the_acls_are_loaded_only_super_users_are_served() {
     };
     assert_eq!(r.error_code, ErrorCode::UnknownServerError.code());
 }
+
+#[tokio::test]
+async fn partition_reassignments_need_alter_or_describe_on_the_cluster() {
+    use kraft_protocol::messages::alter_partition_reassignments_request::{
+        AlterPartitionReassignmentsRequest, ReassignablePartition, ReassignableTopic,
+    };
+    use kraft_protocol::messages::list_partition_reassignments_request::ListPartitionReassignmentsRequest;
+    let (c, q) = cluster().await;
+    let alter = || {
+        RequestBody::AlterPartitionReassignments(AlterPartitionReassignmentsRequest {
+            topics: vec![ReassignableTopic {
+                name: "missing".into(),
+                partitions: vec![ReassignablePartition {
+                    partition_index: 0,
+                    replicas: Some(vec![4]),
+                    ..Default::default()
+                }]
+                .into(),
+                ..Default::default()
+            }]
+            .into(),
+            ..Default::default()
+        })
+    };
+    let list =
+        || RequestBody::ListPartitionReassignments(ListPartitionReassignmentsRequest::default());
+    let alter_codes = |r: ResponseBody| match r {
+        ResponseBody::AlterPartitionReassignments(r) => (
+            r.error_code,
+            r.error_message.map(|m| m.as_str().to_owned()),
+            r.responses.to_vec()[0].partitions.to_vec()[0].error_code,
+        ),
+        other => panic!("{other:?}"),
+    };
+    let list_codes = |r: ResponseBody| match r {
+        ResponseBody::ListPartitionReassignments(r) => {
+            (r.error_code, r.error_message.map(|m| m.as_str().to_owned()))
+        }
+        other => panic!("{other:?}"),
+    };
+    let denied = ErrorCode::ClusterAuthorizationFailed.code();
+    let (code, message, partition) = alter_codes(send(&c, "User:alice", 1, alter()).await);
+    assert_eq!((code, partition), (denied, denied));
+    assert!(
+        message
+            .as_deref()
+            .is_some_and(|m| m.ends_with("needs ALTER permission.")),
+        "{message:?}"
+    );
+    let (code, message) = list_codes(send(&c, "User:alice", 0, list()).await);
+    assert_eq!(code, denied);
+    assert!(
+        message
+            .as_deref()
+            .is_some_and(|m| m.ends_with("needs DESCRIBE permission.")),
+        "{message:?}"
+    );
+    // DESCRIBE lets alice list, not alter.
+    grant(
+        &q,
+        1,
+        (ResourceType::Cluster, "kafka-cluster", PatternType::Literal),
+        "User:alice",
+        AclOperation::Describe,
+        ALLOW,
+    );
+    assert_eq!(
+        list_codes(send(&c, "User:alice", 0, list()).await),
+        (0, None)
+    );
+    assert_eq!(
+        alter_codes(send(&c, "User:alice", 1, alter()).await).0,
+        denied
+    );
+    // ALTER (which implies DESCRIBE) lets her through to the topic check.
+    grant(
+        &q,
+        2,
+        (ResourceType::Cluster, "kafka-cluster", PatternType::Literal),
+        "User:alice",
+        AclOperation::Alter,
+        ALLOW,
+    );
+    assert_eq!(
+        alter_codes(send(&c, "User:alice", 1, alter()).await),
+        (0, None, ErrorCode::UnknownTopicOrPartition.code())
+    );
+}

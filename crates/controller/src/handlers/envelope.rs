@@ -104,6 +104,13 @@ fn says_not_controller(response: &ResponseBody) -> bool {
         ResponseBody::AlterUserScramCredentials(r) => {
             r.results.iter().any(|u| u.error_code == code)
         }
+        ResponseBody::AlterPartitionReassignments(r) => {
+            r.error_code == code
+                || r.responses
+                    .iter()
+                    .any(|t| t.partitions.iter().any(|p| p.error_code == code))
+        }
+        ResponseBody::ListPartitionReassignments(r) => r.error_code == code,
         ResponseBody::ElectLeaders(r) => {
             r.error_code == code
                 || r.replica_election_results

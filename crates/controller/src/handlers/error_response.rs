@@ -14,6 +14,8 @@
 //! | DeleteTopics | every requested topic: by name and id from v6, by name below | none |
 //! | CreatePartitions | every requested topic, by name | ApiError |
 //! | ElectLeaders | top level from v1; every requested partition (none when all partitions were asked for) | ApiError, per partition |
+//! | AlterPartitionReassignments | top level and every requested partition | ApiError, at both levels |
+//! | ListPartitionReassignments | top level; every requested partition is listed, with no replicas | ApiError |
 //! | IncrementalAlterConfigs | every requested resource, by type and name | ApiError |
 //! | Vote, BeginQuorumEpoch, EndQuorumEpoch, Envelope | top level | none |
 //! | DescribeQuorum | top level | the code's own text (v2+) |
@@ -34,6 +36,10 @@ mod access;
 
 use kraft_protocol::messages::add_raft_voter_response::AddRaftVoterResponse;
 use kraft_protocol::messages::allocate_producer_ids_response::AllocateProducerIdsResponse;
+use kraft_protocol::messages::alter_partition_reassignments_request::AlterPartitionReassignmentsRequest;
+use kraft_protocol::messages::alter_partition_reassignments_response::{
+    AlterPartitionReassignmentsResponse, ReassignablePartitionResponse, ReassignableTopicResponse,
+};
 use kraft_protocol::messages::alter_partition_response::AlterPartitionResponse;
 use kraft_protocol::messages::api_versions_response::{ApiVersion, ApiVersionsResponse};
 use kraft_protocol::messages::begin_quorum_epoch_response::BeginQuorumEpochResponse;
@@ -66,6 +72,10 @@ use kraft_protocol::messages::fetch_snapshot_response::FetchSnapshotResponse;
 use kraft_protocol::messages::incremental_alter_configs_request::IncrementalAlterConfigsRequest;
 use kraft_protocol::messages::incremental_alter_configs_response::{
     AlterConfigsResourceResponse, IncrementalAlterConfigsResponse,
+};
+use kraft_protocol::messages::list_partition_reassignments_request::ListPartitionReassignmentsRequest;
+use kraft_protocol::messages::list_partition_reassignments_response::{
+    ListPartitionReassignmentsResponse, OngoingPartitionReassignment, OngoingTopicReassignment,
 };
 use kraft_protocol::messages::remove_raft_voter_response::RemoveRaftVoterResponse;
 use kraft_protocol::messages::unregister_broker_response::UnregisterBrokerResponse;
@@ -113,6 +123,12 @@ pub(crate) fn error_response(
         }
         RequestBody::IncrementalAlterConfigs(r) => {
             ResponseBody::IncrementalAlterConfigs(incremental_alter_configs(r, failure))
+        }
+        RequestBody::AlterPartitionReassignments(r) => {
+            ResponseBody::AlterPartitionReassignments(alter_partition_reassignments(r, failure))
+        }
+        RequestBody::ListPartitionReassignments(r) => {
+            ResponseBody::ListPartitionReassignments(list_partition_reassignments(r, failure))
         }
         RequestBody::Vote(_) => ResponseBody::Vote(VoteResponse {
             error_code,
@@ -233,7 +249,12 @@ pub(super) struct Failure<'a> {
     pub(super) message: Option<&'a str>,
 }
 
-impl Failure<'_> {
+impl<'a> Failure<'a> {
+    /// A failure with `code` and `message`.
+    pub(super) fn new(code: ErrorCode, message: Option<&'a str>) -> Self {
+        Failure { code, message }
+    }
+
     /// `ApiError.fromThrowable(e).message()`: the failure's message, but
     /// none for UNKNOWN_SERVER_ERROR (or a code Kafka would map to it) and
     /// none when it only repeats the code's default text.
@@ -463,6 +484,77 @@ fn incremental_alter_configs(
                 ..Default::default()
             })
             .collect(),
+        ..Default::default()
+    }
+}
+
+/// `AlterPartitionReassignmentsRequest.getErrorResponse`: the code and
+/// message at the top level and in every requested partition, by topic
+/// name and partition index.
+pub(super) fn alter_partition_reassignments(
+    request: &AlterPartitionReassignmentsRequest,
+    failure: Failure<'_>,
+) -> AlterPartitionReassignmentsResponse {
+    AlterPartitionReassignmentsResponse {
+        throttle_time_ms: 0,
+        error_code: failure.code.code(),
+        error_message: failure.api_error_message(),
+        responses: request
+            .topics
+            .iter()
+            .map(|t| ReassignableTopicResponse {
+                name: t.name.clone(),
+                partitions: t
+                    .partitions
+                    .iter()
+                    .map(|p| ReassignablePartitionResponse {
+                        partition_index: p.partition_index,
+                        error_code: failure.code.code(),
+                        error_message: failure.api_error_message(),
+                        ..Default::default()
+                    })
+                    .collect(),
+                ..Default::default()
+            })
+            .collect(),
+        ..Default::default()
+    }
+}
+
+/// `ListPartitionReassignmentsRequest.getErrorResponse`: the code and
+/// message at the top level; each requested partition is listed under its
+/// topic with empty replica lists (none when every reassignment was asked
+/// for).
+pub(super) fn list_partition_reassignments(
+    request: &ListPartitionReassignmentsRequest,
+    failure: Failure<'_>,
+) -> ListPartitionReassignmentsResponse {
+    let topics = request
+        .topics
+        .as_ref()
+        .map(|topics| {
+            topics
+                .iter()
+                .map(|t| OngoingTopicReassignment {
+                    name: t.name.clone(),
+                    partitions: t
+                        .partition_indexes
+                        .iter()
+                        .map(|&partition_index| OngoingPartitionReassignment {
+                            partition_index,
+                            ..Default::default()
+                        })
+                        .collect(),
+                    ..Default::default()
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    ListPartitionReassignmentsResponse {
+        throttle_time_ms: 0,
+        error_code: failure.code.code(),
+        error_message: failure.api_error_message(),
+        topics,
         ..Default::default()
     }
 }

@@ -10,6 +10,8 @@ use kraft_protocol::messages::add_raft_voter_request::AddRaftVoterRequest;
 use kraft_protocol::messages::add_raft_voter_response::AddRaftVoterResponse;
 use kraft_protocol::messages::allocate_producer_ids_request::AllocateProducerIdsRequest;
 use kraft_protocol::messages::allocate_producer_ids_response::AllocateProducerIdsResponse;
+use kraft_protocol::messages::alter_partition_reassignments_request::AlterPartitionReassignmentsRequest;
+use kraft_protocol::messages::alter_partition_reassignments_response::AlterPartitionReassignmentsResponse;
 use kraft_protocol::messages::alter_partition_request::{self, AlterPartitionRequest};
 use kraft_protocol::messages::alter_partition_response::AlterPartitionResponse;
 use kraft_protocol::messages::api_versions_request::ApiVersionsRequest;
@@ -58,6 +60,8 @@ use kraft_protocol::messages::incremental_alter_configs_request::{
 use kraft_protocol::messages::incremental_alter_configs_response::{
     AlterConfigsResourceResponse, IncrementalAlterConfigsResponse,
 };
+use kraft_protocol::messages::list_partition_reassignments_request::ListPartitionReassignmentsRequest;
+use kraft_protocol::messages::list_partition_reassignments_response::ListPartitionReassignmentsResponse;
 use kraft_protocol::messages::remove_raft_voter_request::RemoveRaftVoterRequest;
 use kraft_protocol::messages::remove_raft_voter_response::RemoveRaftVoterResponse;
 use kraft_protocol::messages::unregister_broker_request::UnregisterBrokerRequest;
@@ -514,6 +518,178 @@ fn elect_leaders_for_every_partition_lists_no_partition() {
             "v{version}"
         );
     }
+}
+
+/// Moves foo-0, cancels foo-1's reassignment and moves bar-2.
+fn reassign_request() -> AlterPartitionReassignmentsRequest {
+    use kraft_protocol::messages::alter_partition_reassignments_request::{
+        ReassignablePartition, ReassignableTopic,
+    };
+    let partition = |partition_index: i32, replicas: Option<Vec<i32>>| ReassignablePartition {
+        partition_index,
+        replicas,
+        ..Default::default()
+    };
+    AlterPartitionReassignmentsRequest {
+        timeout_ms: 30000,
+        allow_replication_factor_change: false,
+        topics: vec![
+            ReassignableTopic {
+                name: "foo".into(),
+                partitions: vec![partition(0, Some(vec![4, 5, 6])), partition(1, None)].into(),
+                ..Default::default()
+            },
+            ReassignableTopic {
+                name: "bar".into(),
+                partitions: vec![partition(2, Some(vec![6]))].into(),
+                ..Default::default()
+            },
+        ]
+        .into(),
+        ..Default::default()
+    }
+}
+
+fn list_reassignments_request(
+    topics: Option<Vec<(&str, Vec<i32>)>>,
+) -> ListPartitionReassignmentsRequest {
+    use kraft_protocol::messages::list_partition_reassignments_request::ListPartitionReassignmentsTopics;
+    ListPartitionReassignmentsRequest {
+        timeout_ms: 30000,
+        topics: topics.map(|topics| {
+            topics
+                .into_iter()
+                .map(
+                    |(name, partition_indexes)| ListPartitionReassignmentsTopics {
+                        name: name.into(),
+                        partition_indexes,
+                        ..Default::default()
+                    },
+                )
+                .collect()
+        }),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn alter_partition_reassignments_fails_the_top_level_and_every_partition() {
+    use kraft_protocol::messages::alter_partition_reassignments_response::{
+        ReassignablePartitionResponse, ReassignableTopicResponse,
+    };
+    let partition = |partition_index: i32| ReassignablePartitionResponse {
+        partition_index,
+        error_code: CLUSTER_AUTHORIZATION_FAILED,
+        error_message: Some(DENIED.into()),
+        ..Default::default()
+    };
+    for version in [0, 1] {
+        assert_eq!(
+            denied(
+                RequestBody::AlterPartitionReassignments(reassign_request()),
+                version,
+                Some(DENIED)
+            ),
+            ResponseBody::AlterPartitionReassignments(AlterPartitionReassignmentsResponse {
+                throttle_time_ms: 0,
+                // Not set by Kafka's error response: the schema default.
+                allow_replication_factor_change: true,
+                error_code: CLUSTER_AUTHORIZATION_FAILED,
+                error_message: Some(DENIED.into()),
+                responses: vec![
+                    ReassignableTopicResponse {
+                        name: "foo".into(),
+                        partitions: vec![partition(0), partition(1)].into(),
+                        ..Default::default()
+                    },
+                    ReassignableTopicResponse {
+                        name: "bar".into(),
+                        partitions: vec![partition(2)].into(),
+                        ..Default::default()
+                    },
+                ]
+                .into(),
+                ..Default::default()
+            }),
+            "v{version}"
+        );
+    }
+    // An unknown server error carries no message, at either level.
+    let r = error_response(
+        &RequestBody::AlterPartitionReassignments(reassign_request()),
+        0,
+        ErrorCode::UnknownServerError,
+        Some("secret"),
+    );
+    let Some(ResponseBody::AlterPartitionReassignments(r)) = r else {
+        panic!("{r:?}");
+    };
+    assert_eq!(
+        (r.error_code, &r.error_message),
+        (UNKNOWN_SERVER_ERROR, &None)
+    );
+    assert!(r.responses.iter().all(|t| t
+        .partitions
+        .iter()
+        .all(|p| p.error_code == UNKNOWN_SERVER_ERROR && p.error_message.is_none())));
+}
+
+#[test]
+fn list_partition_reassignments_lists_each_requested_partition_empty() {
+    use kraft_protocol::messages::list_partition_reassignments_response::{
+        OngoingPartitionReassignment, OngoingTopicReassignment,
+    };
+    let request = list_reassignments_request(Some(vec![("foo", vec![0, 1]), ("bar", vec![])]));
+    let empty = |partition_index: i32| OngoingPartitionReassignment {
+        partition_index,
+        replicas: vec![],
+        adding_replicas: vec![],
+        removing_replicas: vec![],
+        ..Default::default()
+    };
+    assert_eq!(
+        denied(
+            RequestBody::ListPartitionReassignments(request),
+            0,
+            Some(DENIED)
+        ),
+        ResponseBody::ListPartitionReassignments(ListPartitionReassignmentsResponse {
+            throttle_time_ms: 0,
+            error_code: CLUSTER_AUTHORIZATION_FAILED,
+            error_message: Some(DENIED.into()),
+            topics: vec![
+                OngoingTopicReassignment {
+                    name: "foo".into(),
+                    partitions: vec![empty(0), empty(1)].into(),
+                    ..Default::default()
+                },
+                OngoingTopicReassignment {
+                    name: "bar".into(),
+                    partitions: List::new(),
+                    ..Default::default()
+                },
+            ]
+            .into(),
+            ..Default::default()
+        })
+    );
+    // Listing everything: no topic in the answer.
+    let r = denied(
+        RequestBody::ListPartitionReassignments(list_reassignments_request(None)),
+        0,
+        Some(CLUSTER_AUTHORIZATION_TEXT),
+    );
+    assert_eq!(
+        r,
+        ResponseBody::ListPartitionReassignments(ListPartitionReassignmentsResponse {
+            throttle_time_ms: 0,
+            error_code: CLUSTER_AUTHORIZATION_FAILED,
+            // The code's own text is not repeated.
+            error_message: None,
+            topics: List::new(),
+            ..Default::default()
+        })
+    );
 }
 
 #[test]
@@ -1289,6 +1465,12 @@ fn full_request(api: ApiKey) -> RequestBody {
         ApiKey::UnregisterController => {
             RequestBody::UnregisterController(UnregisterControllerRequest::default())
         }
+        ApiKey::AlterPartitionReassignments => {
+            RequestBody::AlterPartitionReassignments(reassign_request())
+        }
+        ApiKey::ListPartitionReassignments => RequestBody::ListPartitionReassignments(
+            list_reassignments_request(Some(vec![("foo", vec![0, 1])])),
+        ),
         other => access_request(other),
     }
 }

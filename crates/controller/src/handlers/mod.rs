@@ -44,6 +44,8 @@
 //! * `topics`, `topic_admin`, `partitions`, `elections`: CreateTopics,
 //!   DeleteTopics, CreatePartitions, AlterPartition, ElectLeaders and the
 //!   periodic elections (`ReplicationControlManager`);
+//! * `reassignments`: AlterPartitionReassignments and
+//!   ListPartitionReassignments (`ReplicationControlManager`);
 //! * `configs`: IncrementalAlterConfigs (`ConfigurationControlManager`);
 //! * `producer_ids`: AllocateProducerIds (`ProducerIdControlManager`);
 //! * `acls`, `scram`, `quotas`, `tokens`: ACLs, SCRAM credentials, client
@@ -81,6 +83,7 @@ mod partitions;
 mod producer_ids;
 mod quorum;
 mod quotas;
+mod reassignments;
 mod registration;
 pub(crate) mod scram;
 pub(crate) mod tokens;
@@ -215,6 +218,8 @@ pub const CONTROLLER_APIS: &[ApiKey] = &[
     ApiKey::DeleteTopics,
     ApiKey::CreatePartitions,
     ApiKey::ElectLeaders,
+    ApiKey::AlterPartitionReassignments,
+    ApiKey::ListPartitionReassignments,
     ApiKey::IncrementalAlterConfigs,
     ApiKey::DescribeAcls,
     ApiKey::CreateAcls,
@@ -481,6 +486,14 @@ impl RequestHandler for Controller {
             RequestBody::ElectLeaders(r) => {
                 ResponseBody::ElectLeaders(self.elect_leaders(v, &r).await)
             }
+            RequestBody::AlterPartitionReassignments(r) => {
+                ResponseBody::AlterPartitionReassignments(
+                    self.alter_partition_reassignments(&r).await,
+                )
+            }
+            RequestBody::ListPartitionReassignments(r) => {
+                ResponseBody::ListPartitionReassignments(self.list_partition_reassignments(&r))
+            }
             RequestBody::IncrementalAlterConfigs(r) => ResponseBody::IncrementalAlterConfigs(
                 self.incremental_alter_configs_with(&access, &r, ctx.forwarded)
                     .await,
@@ -543,6 +556,8 @@ mod elections_tests;
 mod error_response_tests;
 #[cfg(test)]
 mod quotas_tests;
+#[cfg(test)]
+mod reassignments_tests;
 #[cfg(test)]
 mod scram_tests;
 #[cfg(test)]

@@ -664,6 +664,8 @@ fn api_versions_lists_served_apis_and_omits_min_zero_features_below_v4() {
             (40, 1, 2),
             (43, 0, 2),
             (44, 0, 1),
+            (45, 0, 1),
+            (46, 0, 0),
             (49, 0, 1),
             (51, 0, 0),
             (56, 2, 3),

@@ -13,6 +13,9 @@
 //!   fenced, unfenced, entering controlled shutdown, unregistered, coming
 //!   back after a shutdown, or losing log directories (Kafka's
 //!   `generateLeaderAndIsrUpdates`).
+//! * [`reassignment`]: the replica lists of a partition reassignment, its
+//!   completion and its cancellation (Kafka's
+//!   `PartitionReassignmentReplicas` and `PartitionReassignmentRevert`).
 //!
 //! Everything here reads a [`MetadataImage`](crate::image::MetadataImage)
 //! (the speculative one of the active controller) and returns records; it
@@ -21,6 +24,7 @@
 pub(crate) mod broker_changes;
 pub(crate) mod partition_change;
 pub(crate) mod placer;
+pub(crate) mod reassignment;
 #[cfg(test)]
 pub(crate) mod test_support;
 

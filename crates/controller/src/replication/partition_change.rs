@@ -37,6 +37,7 @@ use super::broker_changes::{
     elr_enabled, is_active, leader_acceptor, topic_facts, ReplicationSettings,
 };
 use super::placer::default_directory;
+use super::reassignment::ReassignmentReplicas;
 use super::{PartitionState, NO_LEADER, NO_LEADER_CHANGE, NO_LEADER_RECOVERY_STATE_CHANGE};
 use crate::features::MetadataVersion;
 use crate::image::{LeaderRecoveryState, MetadataImage, MetadataRecord, PartitionRegistration};
@@ -434,37 +435,24 @@ impl<'a> PartitionChangeBuilder<'a> {
         }
     }
 
-    /// Kafka's `completeReassignmentIfNeeded` (with
-    /// `PartitionReassignmentReplicas.maybeCompleteReassignment`).
+    /// Kafka's `completeReassignmentIfNeeded`: the target replicas and ISR
+    /// of a reassignment the target ISR lets complete
+    /// ([`ReassignmentReplicas::maybe_complete`]).
     fn complete_reassignment_if_needed(&mut self) {
+        // Most changes move nothing: no copies for them.
         if self.target_removing.is_empty() && self.target_adding.is_empty() {
             return;
         }
-        let mut new_isr = self.target_isr.clone();
-        let mut new_replicas = self.target_replicas.clone();
-        if !self.target_removing.is_empty() {
-            new_isr.retain(|r| !self.target_removing.contains(r));
-            if new_isr.is_empty() {
-                return;
-            }
-            new_replicas.retain(|r| !self.target_removing.contains(r));
-            if new_replicas.is_empty() {
-                return;
-            }
-        }
-        // Every adding replica must have joined the ISR.
-        if !self.target_adding.iter().all(|r| new_isr.contains(r)) {
+        let ongoing = ReassignmentReplicas {
+            removing: self.target_removing.clone(),
+            adding: self.target_adding.clone(),
+            replicas: self.target_replicas.clone(),
+        };
+        let Some(completed) = ongoing.maybe_complete(&self.target_isr) else {
             return;
-        }
-        // A shrinking replication factor also waits for every remaining
-        // replica to be in the ISR.
-        if self.target_adding.len() < self.target_removing.len()
-            && !new_replicas.iter().all(|r| new_isr.contains(r))
-        {
-            return;
-        }
-        self.target_isr = new_isr;
-        self.target_replicas = new_replicas;
+        };
+        self.target_isr = completed.isr;
+        self.target_replicas = completed.replicas;
         self.target_removing = Vec::new();
         self.target_adding = Vec::new();
     }
@@ -739,6 +727,29 @@ impl<'i> PartitionChange<'i> {
     pub(crate) fn target_isr(mut self, isr: Vec<i32>) -> Self {
         self.target_isr = Some(isr);
         self
+    }
+
+    /// The wanted replicas.
+    pub(crate) fn target_replicas(mut self, replicas: Vec<i32>) -> Self {
+        self.target_replicas = Some(replicas);
+        self
+    }
+
+    /// The wanted removing replicas.
+    pub(crate) fn target_removing(mut self, removing: Vec<i32>) -> Self {
+        self.target_removing = Some(removing);
+        self
+    }
+
+    /// The wanted adding replicas.
+    pub(crate) fn target_adding(mut self, adding: Vec<i32>) -> Self {
+        self.target_adding = Some(adding);
+        self
+    }
+
+    /// The state of the partition being changed.
+    pub(crate) fn state(&self) -> &PartitionState {
+        &self.state
     }
 
     /// The wanted leader recovery state.

@@ -9,6 +9,8 @@ use super::allocate_producer_ids_request::AllocateProducerIdsRequest;
 use super::allocate_producer_ids_response::AllocateProducerIdsResponse;
 use super::alter_client_quotas_request::AlterClientQuotasRequest;
 use super::alter_client_quotas_response::AlterClientQuotasResponse;
+use super::alter_partition_reassignments_request::AlterPartitionReassignmentsRequest;
+use super::alter_partition_reassignments_response::AlterPartitionReassignmentsResponse;
 use super::alter_partition_request::AlterPartitionRequest;
 use super::alter_partition_response::AlterPartitionResponse;
 use super::alter_user_scram_credentials_request::AlterUserScramCredentialsRequest;
@@ -61,6 +63,8 @@ use super::fetch_snapshot_request::FetchSnapshotRequest;
 use super::fetch_snapshot_response::FetchSnapshotResponse;
 use super::incremental_alter_configs_request::IncrementalAlterConfigsRequest;
 use super::incremental_alter_configs_response::IncrementalAlterConfigsResponse;
+use super::list_partition_reassignments_request::ListPartitionReassignmentsRequest;
+use super::list_partition_reassignments_response::ListPartitionReassignmentsResponse;
 use super::remove_raft_voter_request::RemoveRaftVoterRequest;
 use super::remove_raft_voter_response::RemoveRaftVoterResponse;
 use super::renew_delegation_token_request::RenewDelegationTokenRequest;
@@ -118,6 +122,10 @@ pub enum ApiKey {
     ElectLeaders = 43,
     /// `IncrementalAlterConfigs` (key 44).
     IncrementalAlterConfigs = 44,
+    /// `AlterPartitionReassignments` (key 45).
+    AlterPartitionReassignments = 45,
+    /// `ListPartitionReassignments` (key 46).
+    ListPartitionReassignments = 46,
     /// `DescribeClientQuotas` (key 48).
     DescribeClientQuotas = 48,
     /// `AlterClientQuotas` (key 49).
@@ -183,6 +191,8 @@ impl ApiKey {
         ApiKey::DescribeDelegationToken,
         ApiKey::ElectLeaders,
         ApiKey::IncrementalAlterConfigs,
+        ApiKey::AlterPartitionReassignments,
+        ApiKey::ListPartitionReassignments,
         ApiKey::DescribeClientQuotas,
         ApiKey::AlterClientQuotas,
         ApiKey::DescribeUserScramCredentials,
@@ -226,6 +236,8 @@ impl ApiKey {
             41 => Some(ApiKey::DescribeDelegationToken),
             43 => Some(ApiKey::ElectLeaders),
             44 => Some(ApiKey::IncrementalAlterConfigs),
+            45 => Some(ApiKey::AlterPartitionReassignments),
+            46 => Some(ApiKey::ListPartitionReassignments),
             48 => Some(ApiKey::DescribeClientQuotas),
             49 => Some(ApiKey::AlterClientQuotas),
             50 => Some(ApiKey::DescribeUserScramCredentials),
@@ -276,6 +288,8 @@ impl ApiKey {
             ApiKey::DescribeDelegationToken => "DESCRIBE_DELEGATION_TOKEN",
             ApiKey::ElectLeaders => "ELECT_LEADERS",
             ApiKey::IncrementalAlterConfigs => "INCREMENTAL_ALTER_CONFIGS",
+            ApiKey::AlterPartitionReassignments => "ALTER_PARTITION_REASSIGNMENTS",
+            ApiKey::ListPartitionReassignments => "LIST_PARTITION_REASSIGNMENTS",
             ApiKey::DescribeClientQuotas => "DESCRIBE_CLIENT_QUOTAS",
             ApiKey::AlterClientQuotas => "ALTER_CLIENT_QUOTAS",
             ApiKey::DescribeUserScramCredentials => "DESCRIBE_USER_SCRAM_CREDENTIALS",
@@ -320,6 +334,8 @@ impl ApiKey {
             ApiKey::DescribeDelegationToken => (1, 3),
             ApiKey::ElectLeaders => (0, 2),
             ApiKey::IncrementalAlterConfigs => (0, 1),
+            ApiKey::AlterPartitionReassignments => (0, 1),
+            ApiKey::ListPartitionReassignments => (0, 0),
             ApiKey::DescribeClientQuotas => (0, 1),
             ApiKey::AlterClientQuotas => (0, 1),
             ApiKey::DescribeUserScramCredentials => (0, 0),
@@ -364,6 +380,8 @@ impl ApiKey {
             ApiKey::DescribeDelegationToken => Some(2),
             ApiKey::ElectLeaders => Some(2),
             ApiKey::IncrementalAlterConfigs => Some(1),
+            ApiKey::AlterPartitionReassignments => Some(0),
+            ApiKey::ListPartitionReassignments => Some(0),
             ApiKey::DescribeClientQuotas => Some(1),
             ApiKey::AlterClientQuotas => Some(1),
             ApiKey::DescribeUserScramCredentials => Some(0),
@@ -414,6 +432,8 @@ impl ApiKey {
                 | ApiKey::DescribeDelegationToken
                 | ApiKey::ElectLeaders
                 | ApiKey::IncrementalAlterConfigs
+                | ApiKey::AlterPartitionReassignments
+                | ApiKey::ListPartitionReassignments
                 | ApiKey::AlterClientQuotas
                 | ApiKey::DescribeUserScramCredentials
                 | ApiKey::AlterUserScramCredentials
@@ -458,6 +478,8 @@ impl ApiKey {
                 | ApiKey::DescribeDelegationToken
                 | ApiKey::ElectLeaders
                 | ApiKey::IncrementalAlterConfigs
+                | ApiKey::AlterPartitionReassignments
+                | ApiKey::ListPartitionReassignments
                 | ApiKey::DescribeClientQuotas
                 | ApiKey::AlterClientQuotas
                 | ApiKey::DescribeUserScramCredentials
@@ -535,6 +557,10 @@ pub enum RequestBody {
     ElectLeaders(ElectLeadersRequest),
     /// `IncrementalAlterConfigsRequest`.
     IncrementalAlterConfigs(IncrementalAlterConfigsRequest),
+    /// `AlterPartitionReassignmentsRequest`.
+    AlterPartitionReassignments(AlterPartitionReassignmentsRequest),
+    /// `ListPartitionReassignmentsRequest`.
+    ListPartitionReassignments(ListPartitionReassignmentsRequest),
     /// `DescribeClientQuotasRequest`.
     DescribeClientQuotas(DescribeClientQuotasRequest),
     /// `AlterClientQuotasRequest`.
@@ -601,6 +627,8 @@ impl RequestBody {
             RequestBody::DescribeDelegationToken(_) => ApiKey::DescribeDelegationToken,
             RequestBody::ElectLeaders(_) => ApiKey::ElectLeaders,
             RequestBody::IncrementalAlterConfigs(_) => ApiKey::IncrementalAlterConfigs,
+            RequestBody::AlterPartitionReassignments(_) => ApiKey::AlterPartitionReassignments,
+            RequestBody::ListPartitionReassignments(_) => ApiKey::ListPartitionReassignments,
             RequestBody::DescribeClientQuotas(_) => ApiKey::DescribeClientQuotas,
             RequestBody::AlterClientQuotas(_) => ApiKey::AlterClientQuotas,
             RequestBody::DescribeUserScramCredentials(_) => ApiKey::DescribeUserScramCredentials,
@@ -658,6 +686,12 @@ impl RequestBody {
             ApiKey::ElectLeaders => decode_checked(buf, version).map(RequestBody::ElectLeaders),
             ApiKey::IncrementalAlterConfigs => {
                 decode_checked(buf, version).map(RequestBody::IncrementalAlterConfigs)
+            }
+            ApiKey::AlterPartitionReassignments => {
+                decode_checked(buf, version).map(RequestBody::AlterPartitionReassignments)
+            }
+            ApiKey::ListPartitionReassignments => {
+                decode_checked(buf, version).map(RequestBody::ListPartitionReassignments)
             }
             ApiKey::DescribeClientQuotas => {
                 decode_checked(buf, version).map(RequestBody::DescribeClientQuotas)
@@ -731,6 +765,8 @@ impl RequestBody {
             RequestBody::DescribeDelegationToken(m) => m.encode(buf, version),
             RequestBody::ElectLeaders(m) => m.encode(buf, version),
             RequestBody::IncrementalAlterConfigs(m) => m.encode(buf, version),
+            RequestBody::AlterPartitionReassignments(m) => m.encode(buf, version),
+            RequestBody::ListPartitionReassignments(m) => m.encode(buf, version),
             RequestBody::DescribeClientQuotas(m) => m.encode(buf, version),
             RequestBody::AlterClientQuotas(m) => m.encode(buf, version),
             RequestBody::DescribeUserScramCredentials(m) => m.encode(buf, version),
@@ -775,6 +811,8 @@ impl RequestBody {
             RequestBody::DescribeDelegationToken(m) => m.encoded_len(version),
             RequestBody::ElectLeaders(m) => m.encoded_len(version),
             RequestBody::IncrementalAlterConfigs(m) => m.encoded_len(version),
+            RequestBody::AlterPartitionReassignments(m) => m.encoded_len(version),
+            RequestBody::ListPartitionReassignments(m) => m.encoded_len(version),
             RequestBody::DescribeClientQuotas(m) => m.encoded_len(version),
             RequestBody::AlterClientQuotas(m) => m.encoded_len(version),
             RequestBody::DescribeUserScramCredentials(m) => m.encoded_len(version),
@@ -846,6 +884,10 @@ pub enum ResponseBody {
     ElectLeaders(ElectLeadersResponse),
     /// `IncrementalAlterConfigsResponse`.
     IncrementalAlterConfigs(IncrementalAlterConfigsResponse),
+    /// `AlterPartitionReassignmentsResponse`.
+    AlterPartitionReassignments(AlterPartitionReassignmentsResponse),
+    /// `ListPartitionReassignmentsResponse`.
+    ListPartitionReassignments(ListPartitionReassignmentsResponse),
     /// `DescribeClientQuotasResponse`.
     DescribeClientQuotas(DescribeClientQuotasResponse),
     /// `AlterClientQuotasResponse`.
@@ -912,6 +954,8 @@ impl ResponseBody {
             ResponseBody::DescribeDelegationToken(_) => ApiKey::DescribeDelegationToken,
             ResponseBody::ElectLeaders(_) => ApiKey::ElectLeaders,
             ResponseBody::IncrementalAlterConfigs(_) => ApiKey::IncrementalAlterConfigs,
+            ResponseBody::AlterPartitionReassignments(_) => ApiKey::AlterPartitionReassignments,
+            ResponseBody::ListPartitionReassignments(_) => ApiKey::ListPartitionReassignments,
             ResponseBody::DescribeClientQuotas(_) => ApiKey::DescribeClientQuotas,
             ResponseBody::AlterClientQuotas(_) => ApiKey::AlterClientQuotas,
             ResponseBody::DescribeUserScramCredentials(_) => ApiKey::DescribeUserScramCredentials,
@@ -969,6 +1013,12 @@ impl ResponseBody {
             ApiKey::ElectLeaders => decode_checked(buf, version).map(ResponseBody::ElectLeaders),
             ApiKey::IncrementalAlterConfigs => {
                 decode_checked(buf, version).map(ResponseBody::IncrementalAlterConfigs)
+            }
+            ApiKey::AlterPartitionReassignments => {
+                decode_checked(buf, version).map(ResponseBody::AlterPartitionReassignments)
+            }
+            ApiKey::ListPartitionReassignments => {
+                decode_checked(buf, version).map(ResponseBody::ListPartitionReassignments)
             }
             ApiKey::DescribeClientQuotas => {
                 decode_checked(buf, version).map(ResponseBody::DescribeClientQuotas)
@@ -1050,6 +1100,8 @@ impl ResponseBody {
             ResponseBody::DescribeDelegationToken(m) => m.encode(buf, version),
             ResponseBody::ElectLeaders(m) => m.encode(buf, version),
             ResponseBody::IncrementalAlterConfigs(m) => m.encode(buf, version),
+            ResponseBody::AlterPartitionReassignments(m) => m.encode(buf, version),
+            ResponseBody::ListPartitionReassignments(m) => m.encode(buf, version),
             ResponseBody::DescribeClientQuotas(m) => m.encode(buf, version),
             ResponseBody::AlterClientQuotas(m) => m.encode(buf, version),
             ResponseBody::DescribeUserScramCredentials(m) => m.encode(buf, version),
@@ -1094,6 +1146,8 @@ impl ResponseBody {
             ResponseBody::DescribeDelegationToken(m) => m.encoded_len(version),
             ResponseBody::ElectLeaders(m) => m.encoded_len(version),
             ResponseBody::IncrementalAlterConfigs(m) => m.encoded_len(version),
+            ResponseBody::AlterPartitionReassignments(m) => m.encoded_len(version),
+            ResponseBody::ListPartitionReassignments(m) => m.encoded_len(version),
             ResponseBody::DescribeClientQuotas(m) => m.encoded_len(version),
             ResponseBody::AlterClientQuotas(m) => m.encoded_len(version),
             ResponseBody::DescribeUserScramCredentials(m) => m.encoded_len(version),

@@ -9,6 +9,8 @@ pub mod allocate_producer_ids_request;
 pub mod allocate_producer_ids_response;
 pub mod alter_client_quotas_request;
 pub mod alter_client_quotas_response;
+pub mod alter_partition_reassignments_request;
+pub mod alter_partition_reassignments_response;
 pub mod alter_partition_request;
 pub mod alter_partition_response;
 pub mod alter_user_scram_credentials_request;
@@ -74,6 +76,8 @@ pub mod incremental_alter_configs_request;
 pub mod incremental_alter_configs_response;
 pub mod k_raft_version_record;
 pub mod leader_change_message;
+pub mod list_partition_reassignments_request;
+pub mod list_partition_reassignments_response;
 pub mod metadata_record;
 pub mod no_op_record;
 pub mod partition_change_record;
@@ -128,6 +132,14 @@ macro_rules! for_each_message {
         $m!(allocate_producer_ids_response, AllocateProducerIdsResponse);
         $m!(alter_client_quotas_request, AlterClientQuotasRequest);
         $m!(alter_client_quotas_response, AlterClientQuotasResponse);
+        $m!(
+            alter_partition_reassignments_request,
+            AlterPartitionReassignmentsRequest
+        );
+        $m!(
+            alter_partition_reassignments_response,
+            AlterPartitionReassignmentsResponse
+        );
         $m!(alter_partition_request, AlterPartitionRequest);
         $m!(alter_partition_response, AlterPartitionResponse);
         $m!(
@@ -240,6 +252,14 @@ macro_rules! for_each_message {
         );
         $m!(k_raft_version_record, KRaftVersionRecord);
         $m!(leader_change_message, LeaderChangeMessage);
+        $m!(
+            list_partition_reassignments_request,
+            ListPartitionReassignmentsRequest
+        );
+        $m!(
+            list_partition_reassignments_response,
+            ListPartitionReassignmentsResponse
+        );
         $m!(no_op_record, NoOpRecord);
         $m!(partition_change_record, PartitionChangeRecord);
         $m!(partition_record, PartitionRecord);
@@ -303,6 +323,16 @@ macro_rules! for_each_array_element {
         $m!(alter_client_quotas_request, OpData);
         $m!(alter_client_quotas_response, EntityData);
         $m!(alter_client_quotas_response, EntryData);
+        $m!(alter_partition_reassignments_request, ReassignablePartition);
+        $m!(alter_partition_reassignments_request, ReassignableTopic);
+        $m!(
+            alter_partition_reassignments_response,
+            ReassignablePartitionResponse
+        );
+        $m!(
+            alter_partition_reassignments_response,
+            ReassignableTopicResponse
+        );
         $m!(alter_partition_request, BrokerState);
         $m!(alter_partition_request, PartitionData);
         $m!(alter_partition_request, TopicData);
@@ -408,6 +438,18 @@ macro_rules! for_each_array_element {
             AlterConfigsResourceResponse
         );
         $m!(leader_change_message, Voter);
+        $m!(
+            list_partition_reassignments_request,
+            ListPartitionReassignmentsTopics
+        );
+        $m!(
+            list_partition_reassignments_response,
+            OngoingPartitionReassignment
+        );
+        $m!(
+            list_partition_reassignments_response,
+            OngoingTopicReassignment
+        );
         $m!(register_broker_record, BrokerEndpoint);
         $m!(register_broker_record, BrokerFeature);
         $m!(register_controller_record, ControllerEndpoint);

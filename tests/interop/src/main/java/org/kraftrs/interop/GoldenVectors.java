@@ -58,6 +58,8 @@ public final class GoldenVectors {
         "DeleteTopicsRequest", "DeleteTopicsResponse",
         "CreatePartitionsRequest", "CreatePartitionsResponse",
         "ElectLeadersRequest", "ElectLeadersResponse",
+        "AlterPartitionReassignmentsRequest", "AlterPartitionReassignmentsResponse",
+        "ListPartitionReassignmentsRequest", "ListPartitionReassignmentsResponse",
         "IncrementalAlterConfigsRequest", "IncrementalAlterConfigsResponse",
         "AlterPartitionRequest", "AlterPartitionResponse",
         "AllocateProducerIdsRequest", "AllocateProducerIdsResponse",

@@ -34,6 +34,8 @@ import org.apache.kafka.common.message.SaslAuthenticateRequestData;
 import org.apache.kafka.common.message.SaslAuthenticateResponseData;
 import org.apache.kafka.common.message.SaslHandshakeRequestData;
 import org.apache.kafka.common.message.SaslHandshakeResponseData;
+import org.apache.kafka.common.message.AlterPartitionReassignmentsRequestData;
+import org.apache.kafka.common.message.AlterPartitionReassignmentsResponseData;
 import org.apache.kafka.common.message.AlterPartitionRequestData;
 import org.apache.kafka.common.message.AlterPartitionResponseData;
 import org.apache.kafka.common.message.CreatePartitionsRequestData;
@@ -74,6 +76,8 @@ import org.apache.kafka.common.message.FetchSnapshotRequestData;
 import org.apache.kafka.common.message.FetchSnapshotResponseData;
 import org.apache.kafka.common.message.KRaftVersionRecord;
 import org.apache.kafka.common.message.LeaderChangeMessage;
+import org.apache.kafka.common.message.ListPartitionReassignmentsRequestData;
+import org.apache.kafka.common.message.ListPartitionReassignmentsResponseData;
 import org.apache.kafka.common.message.RemoveRaftVoterRequestData;
 import org.apache.kafka.common.message.RemoveRaftVoterResponseData;
 import org.apache.kafka.common.message.RequestHeaderData;
@@ -815,6 +819,52 @@ final class Samples {
             case "AllocateProducerIdsResponse": // the block 1000..1999 (ProducerIdsRecord above)
                 return new AllocateProducerIdsResponseData().setThrottleTimeMs(0).setErrorCode((short) 0)
                     .setProducerIdStart(1000L).setProducerIdLen(1000);
+            case "AlterPartitionReassignmentsRequest": // move orders-0 from 4, 5, 6 to 5, 6, 7; cancel orders-1; shrink payments-1
+                return new AlterPartitionReassignmentsRequestData().setTimeoutMs(60000)
+                    .setAllowReplicationFactorChange(false)
+                    .setTopics(new ArrayList<>(List.of(
+                        new AlterPartitionReassignmentsRequestData.ReassignableTopic().setName(USER_TOPIC)
+                            .setPartitions(new ArrayList<>(List.of(
+                                new AlterPartitionReassignmentsRequestData.ReassignablePartition().setPartitionIndex(0)
+                                    .setReplicas(new ArrayList<>(List.of(5, 6, 7))),
+                                new AlterPartitionReassignmentsRequestData.ReassignablePartition().setPartitionIndex(1)
+                                    .setReplicas(null)))),
+                        new AlterPartitionReassignmentsRequestData.ReassignableTopic().setName(PAYMENTS)
+                            .setPartitions(new ArrayList<>(List.of(
+                                new AlterPartitionReassignmentsRequestData.ReassignablePartition().setPartitionIndex(1)
+                                    .setReplicas(new ArrayList<>(List.of(6, 5)))))))));
+            case "AlterPartitionReassignmentsResponse": // the answer to the request above (KIP-860 refusal of the shrink)
+                return new AlterPartitionReassignmentsResponseData().setThrottleTimeMs(0)
+                    .setAllowReplicationFactorChange(false).setErrorCode((short) 0).setErrorMessage(null)
+                    .setResponses(new ArrayList<>(List.of(
+                        new AlterPartitionReassignmentsResponseData.ReassignableTopicResponse().setName(USER_TOPIC)
+                            .setPartitions(new ArrayList<>(List.of(
+                                new AlterPartitionReassignmentsResponseData.ReassignablePartitionResponse().setPartitionIndex(0)
+                                    .setErrorCode((short) 0).setErrorMessage(null),
+                                new AlterPartitionReassignmentsResponseData.ReassignablePartitionResponse().setPartitionIndex(1)
+                                    .setErrorCode(Errors.NO_REASSIGNMENT_IN_PROGRESS.code()).setErrorMessage(null)))),
+                        new AlterPartitionReassignmentsResponseData.ReassignableTopicResponse().setName(PAYMENTS)
+                            .setPartitions(new ArrayList<>(List.of(
+                                new AlterPartitionReassignmentsResponseData.ReassignablePartitionResponse().setPartitionIndex(1)
+                                    .setErrorCode(Errors.INVALID_REPLICATION_FACTOR.code())
+                                    .setErrorMessage("The replication factor is changed from 3 to 2")))))));
+            case "ListPartitionReassignmentsRequest": // kafka-reassign-partitions --verify of three orders and one payments partition
+                return new ListPartitionReassignmentsRequestData().setTimeoutMs(60000)
+                    .setTopics(new ArrayList<>(List.of(
+                        new ListPartitionReassignmentsRequestData.ListPartitionReassignmentsTopics().setName(USER_TOPIC)
+                            .setPartitionIndexes(new ArrayList<>(List.of(0, 1, 2))),
+                        new ListPartitionReassignmentsRequestData.ListPartitionReassignmentsTopics().setName(PAYMENTS)
+                            .setPartitionIndexes(new ArrayList<>(List.of(1))))));
+            case "ListPartitionReassignmentsResponse": // orders-0 moving from 4, 5, 6 to 5, 6, 7
+                return new ListPartitionReassignmentsResponseData().setThrottleTimeMs(0).setErrorCode((short) 0)
+                    .setErrorMessage(null)
+                    .setTopics(new ArrayList<>(List.of(
+                        new ListPartitionReassignmentsResponseData.OngoingTopicReassignment().setName(USER_TOPIC)
+                            .setPartitions(new ArrayList<>(List.of(
+                                new ListPartitionReassignmentsResponseData.OngoingPartitionReassignment().setPartitionIndex(0)
+                                    .setReplicas(new ArrayList<>(List.of(5, 6, 7, 4)))
+                                    .setAddingReplicas(new ArrayList<>(List.of(7)))
+                                    .setRemovingReplicas(new ArrayList<>(List.of(4)))))))));
             // ---- access control (ACLs, delegation tokens, client quotas, SCRAM) and SASL
             case "DescribeAclsRequest": // kafka-acls --list --principal User:alice: every other part "any"
                 return new DescribeAclsRequestData().setResourceTypeFilter((byte) 1).setResourceNameFilter(null)
@@ -1092,6 +1142,10 @@ final class Samples {
                 out.add(new Extra("error", new SaslAuthenticateResponseData()
                     .setErrorCode(Errors.SASL_AUTHENTICATION_FAILED.code())
                     .setErrorMessage("Authentication failed: Invalid username or password").setAuthBytes(new byte[0])));
+                break;
+            case "ListPartitionReassignmentsRequest": // every ongoing reassignment (kafka-reassign-partitions --list)
+                out.add(new Extra("all-partitions", new ListPartitionReassignmentsRequestData().setTimeoutMs(60000)
+                    .setTopics(null)));
                 break;
             case "AllocateProducerIdsResponse": // the requester's broker epoch is stale
                 out.add(new Extra("error", new AllocateProducerIdsResponseData().setThrottleTimeMs(0)
