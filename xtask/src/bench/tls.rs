@@ -43,15 +43,10 @@ fn commit_quantiles(facts: &Facts, samples: &Path, implementation: &str) -> [Opt
 /// ran no secured quorum.
 pub(super) fn live_section(facts: &Facts, samples: &Path, heading: &str) -> Option<String> {
     let secured = |i: &str| facts.of(i, "commit").next().is_some();
-    let ran: Vec<&str> = [
-        "kraft-rs-tls",
-        "kraft-rs-sasl",
-        "kafka-tls",
-        "kafka-sasl",
-    ]
-    .into_iter()
-    .filter(|i| secured(i))
-    .collect();
+    let ran: Vec<&str> = ["kraft-rs-tls", "kraft-rs-sasl", "kafka-tls", "kafka-sasl"]
+        .into_iter()
+        .filter(|i| secured(i))
+        .collect();
     if ran.is_empty() {
         return None;
     }
@@ -132,7 +127,8 @@ pub(super) fn live_section(facts: &Facts, samples: &Path, heading: &str) -> Opti
     }
 
     // describe --status over mutual TLS.
-    let m = |i: &str, k: &str| facts.median_where(i, "tool", k, |x| x.text("what") == "status-mtls");
+    let m =
+        |i: &str, k: &str| facts.median_where(i, "tool", k, |x| x.text("what") == "status-mtls");
     if m("kraft-rs", "wall_s").is_some() {
         let against = facts
             .of("kraft-rs", "tool")

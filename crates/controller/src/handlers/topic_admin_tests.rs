@@ -266,32 +266,57 @@ async fn deletion_disabled_refuses_every_topic_and_writes_nothing() {
         deleted(&r),
         [
             row(None, id, ErrorCode::TopicDeletionDisabled, None),
-            row(Some("nope"), Uuid::nil(), ErrorCode::TopicDeletionDisabled, None),
+            row(
+                Some("nope"),
+                Uuid::nil(),
+                ErrorCode::TopicDeletionDisabled,
+                None
+            ),
         ]
     );
     encodes(&r, 6);
     for version in [3, 5] {
-        let r = disabled.delete_topics(version, &by_names(&["orders"])).await;
+        let r = disabled
+            .delete_topics(version, &by_names(&["orders"]))
+            .await;
         assert_eq!(
             deleted(&r),
-            [row(Some("orders"), Uuid::nil(), ErrorCode::TopicDeletionDisabled, None)],
+            [row(
+                Some("orders"),
+                Uuid::nil(),
+                ErrorCode::TopicDeletionDisabled,
+                None
+            )],
             "v{version}"
         );
     }
     for version in [1, 2] {
-        let r = disabled.delete_topics(version, &by_names(&["orders"])).await;
+        let r = disabled
+            .delete_topics(version, &by_names(&["orders"]))
+            .await;
         assert_eq!(
             deleted(&r),
-            [row(Some("orders"), Uuid::nil(), ErrorCode::InvalidRequest, None)],
+            [row(
+                Some("orders"),
+                Uuid::nil(),
+                ErrorCode::InvalidRequest,
+                None
+            )],
             "v{version}"
         );
         encodes(&r, version);
     }
     assert_eq!(q.records().len(), before, "no write");
-    assert!(c.image().read().topics().topic(&id).is_some(), "the topic stays");
+    assert!(
+        c.image().read().topics().topic(&id).is_some(),
+        "the topic stays"
+    );
     // The same request on the default settings deletes it.
     let r = c.delete_topics(6, &by_states(&[(None, id)])).await;
-    assert_eq!(deleted(&r), [row(Some("orders"), id, ErrorCode::None, None)]);
+    assert_eq!(
+        deleted(&r),
+        [row(Some("orders"), id, ErrorCode::None, None)]
+    );
 }
 
 #[tokio::test]
