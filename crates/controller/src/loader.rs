@@ -21,12 +21,13 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use kraft_raft::{
-    ControlRecord, FatalError, RaftEvent, RaftHandle, Record, SnapshotId, BOOTSTRAP_SNAPSHOT_ID,
+    ControlRecord, FatalError, RaftEvent, RaftHandle, RaftLog, Record, SnapshotId,
+    BOOTSTRAP_SNAPSHOT_ID,
 };
 use tokio::sync::{mpsc, watch};
 
 use crate::activation::{ActiveEpoch, BootstrapMetadata};
-use crate::image::{CommittedRecordError, MetadataRecord, SharedImage};
+use crate::image::{CommittedRecordError, MetadataRecord, ScramImage, SharedImage};
 use crate::snapshots::SnapshotTrigger;
 
 /// Why a running node stopped on its own. The node answers nothing that
@@ -228,18 +229,50 @@ fn load_bootstrap(
     Ok(())
 }
 
-/// The records of the bootstrap checkpoint (`0-0`) in `log_dir`, read
-/// directly (for SCRAM logins before the image has the cluster's records);
-/// `None` when there is none or it cannot be read.
-pub(crate) fn read_bootstrap(log_dir: &Path) -> Option<BootstrapMetadata> {
-    let (values, _) = read_snapshot(&snapshot_path(log_dir, BOOTSTRAP_SNAPSHOT_ID)).ok()?;
-    let records = values
-        .into_iter()
-        .map(MetadataRecord::decode)
-        .collect::<Result<Vec<_>, _>>()
-        .ok()?;
-    Some(BootstrapMetadata::from_checkpoint(records))
+/// The SCRAM credentials of everything this controller holds locally: its
+/// newest snapshot (the bootstrap checkpoint `0-0` when it has no other),
+/// then every record of its log after it, committed or not, in log order.
+/// Read directly at start-up, for SCRAM logins before the image has the
+/// cluster's records (see [`crate::credentials`]): a credential deleted or
+/// changed in anything this controller has seen is not served from an
+/// older copy. Records that do not decode are skipped; a snapshot that
+/// cannot be read leaves the log's records alone.
+pub(crate) fn read_local_scram<L: RaftLog>(log_dir: &Path, log: &L) -> ScramImage {
+    let mut scram = ScramImage::default();
+    let snapshot = log
+        .latest_snapshot()
+        .map_or(BOOTSTRAP_SNAPSHOT_ID, |s| s.id);
+    if let Ok((values, _)) = read_snapshot(&snapshot_path(log_dir, snapshot)) {
+        for value in values {
+            if let Ok(record) = MetadataRecord::decode(value) {
+                scram.replay_scram_only(&record);
+            }
+        }
+    }
+    let (mut offset, end) = (log.start_offset(), log.end_offset());
+    while offset < end {
+        let batches = log.read(offset, LOCAL_READ_BYTES);
+        let Some(last) = batches.last() else { break };
+        let next = last.base_offset + last.records.len() as i64;
+        for batch in batches {
+            for record in batch.records {
+                if let Record::Data(value) = record {
+                    if let Ok(record) = MetadataRecord::decode(value) {
+                        scram.replay_scram_only(&record);
+                    }
+                }
+            }
+        }
+        if next <= offset {
+            break;
+        }
+        offset = next;
+    }
+    scram
 }
+
+/// How much of the log [`read_local_scram`] reads at a time.
+const LOCAL_READ_BYTES: usize = 1 << 20;
 
 fn load_snapshot(
     log_dir: &Path,

@@ -178,6 +178,15 @@ impl ControllerNode {
             .map_err(|e| NodeError::Server(e.to_string()))?;
         let options = DriverOptions::new(format!("raft-client-{node_id}"))
             .with_security(client_security.clone());
+        // The raft layer hands snapshots and records to the loader only once
+        // it knows what is committed, which takes a leader: SCRAM logins
+        // among the controllers need credentials before, read from the
+        // local snapshot and log (see `crate::credentials`).
+        let local_scram = if config.transport.serves_scram() {
+            crate::loader::read_local_scram(&log_dir, &log)
+        } else {
+            crate::image::ScramImage::default()
+        };
         let (raft, events) = start_driver(cfg, log, persisted, store, options)
             .map_err(|e| NodeError::Raft(e.to_string()))?;
         // Not loaded until the committed snapshot and log are replayed.
@@ -186,11 +195,6 @@ impl ControllerNode {
         let (applied_tx, applied_rx) = watch::channel(-1i64);
         let (fatal_tx, fatal_rx) = watch::channel(None);
         let (bootstrap_tx, bootstrap_rx) = watch::channel(None);
-        // The raft layer hands the bootstrap checkpoint to the loader only
-        // once it knows what is committed, which takes a leader: SCRAM
-        // logins among the controllers need it before, read from the file.
-        let (_, bootstrap_for_logins) =
-            watch::channel(crate::loader::read_bootstrap(&log_dir).map(Arc::new));
         let (active_tx, active_rx) = watch::channel(None);
         let (trigger, snapshot_task) = SnapshotTrigger::start(
             SnapshotPolicy::from_config(&config.metadata_log),
@@ -254,7 +258,7 @@ impl ControllerNode {
                 image.clone(),
                 config.security.delegation_tokens.secret_key.clone(),
             )
-            .with_bootstrap(bootstrap_for_logins),
+            .with_local(local_scram),
         );
         let server = ControllerServer::start(
             ServerConfig::from_controller_config(&config).with_credentials(credentials),

@@ -3,11 +3,41 @@
 //! `sasl.mechanism.controller.protocol=SCRAM-SHA-512`, the credential
 //! bootstrapped by `kraft storage format --add-scram` with the same salt on
 //! every controller. They elect a leader before any credential is committed
-//! (each checks logins against its bootstrap checkpoint until its image has
-//! the cluster's records), commit, and elect another after a SIGKILL.
+//! (each checks logins against the credentials of its local snapshot and
+//! log until its image has the cluster's records), commit, and elect
+//! another after a SIGKILL. Then the controllers' password is changed
+//! through AlterUserScramCredentials and the whole quorum is killed and
+//! restarted with the new one: they elect a leader from what their logs
+//! hold, where the bootstrap checkpoint still has the old password.
 
-use super::secure::{client_file, SCRAM_MODULE};
+use super::secure::{authenticate, client_file, handshake, send, PLAIN_MODULE, SCRAM_MODULE};
 use super::*;
+use kraft_protocol::messages::alter_user_scram_credentials_request::{
+    AlterUserScramCredentialsRequest, ScramCredentialUpsertion,
+};
+use kraft_protocol::{RequestBody, ResponseBody};
+
+/// The controllers' properties with the SCRAM password `password`, and an
+/// `admin` PLAIN user for raw requests.
+fn scram_props(password: &str) -> String {
+    format!(
+        "listener.security.protocol.map=CONTROLLER:SASL_PLAINTEXT\n\
+         sasl.enabled.mechanisms=SCRAM-SHA-512,PLAIN\n\
+         sasl.mechanism.controller.protocol=SCRAM-SHA-512\n\
+         listener.name.controller.scram-sha-512.sasl.jaas.config={SCRAM_MODULE} required \
+         username=\"controller\" password=\"{password}\";\n\
+         listener.name.controller.plain.sasl.jaas.config={PLAIN_MODULE} required \
+         user_admin=\"admin-secret\";\n"
+    )
+}
+
+fn scram_client(password: &str) -> String {
+    format!(
+        "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=SCRAM-SHA-512\n\
+         sasl.jaas.config={SCRAM_MODULE} required username=\"controller\" \
+         password=\"{password}\";\n"
+    )
+}
 
 /// `describe --status --output json` against controller `via` as `client`.
 fn scram_status(c: &Cluster, via: usize, client: &str) -> Option<Value> {
@@ -34,13 +64,7 @@ fn controllers_authenticate_each_other_with_bootstrapped_scram_credentials() {
     let mut c = Cluster::new("scram-quorum", 3);
     let cluster_id = kraft_ok(&["storage", "random-uuid"]).trim().to_string();
     let initial = initial_controllers(&c);
-    let extra = format!(
-        "listener.security.protocol.map=CONTROLLER:SASL_PLAINTEXT\n\
-         sasl.enabled.mechanisms=SCRAM-SHA-512\n\
-         sasl.mechanism.controller.protocol=SCRAM-SHA-512\n\
-         listener.name.controller.scram-sha-512.sasl.jaas.config={SCRAM_MODULE} required \
-         username=\"controller\" password=\"ctl-scram-secret\";\n"
-    );
+    let extra = scram_props("ctl-scram-secret");
     for id in 1..=3 {
         c.write_props_with(id, &extra);
         format(
@@ -56,11 +80,7 @@ fn controllers_authenticate_each_other_with_bootstrapped_scram_credentials() {
         );
         c.server(id).start();
     }
-    let client = format!(
-        "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=SCRAM-SHA-512\n\
-         sasl.jaas.config={SCRAM_MODULE} required username=\"controller\" \
-         password=\"ctl-scram-secret\";\n"
-    );
+    let client = scram_client("ctl-scram-secret");
     let first = wait_for(
         "a leader elected over SCRAM-SHA-512",
         Duration::from_secs(60),
@@ -118,10 +138,78 @@ fn controllers_authenticate_each_other_with_bootstrapped_scram_credentials() {
                 .then_some(())
         },
     );
+
+    // The controllers' password is changed in the metadata log.
+    let leader_now = usize::try_from(next["leaderId"].as_i64().unwrap_or(0)).expect("a leader");
+    let salt = b"rotated-controller-salt".to_vec();
+    let mut salted = [0u8; 64];
+    pbkdf2::pbkdf2_hmac::<sha2::Sha512>(b"ctl-rotated-secret", &salt, 4096, &mut salted);
+    let upsert = RequestBody::AlterUserScramCredentials(AlterUserScramCredentialsRequest {
+        upsertions: vec![ScramCredentialUpsertion {
+            name: "controller".into(),
+            mechanism: 2,
+            iterations: 4096,
+            salt: bytes::Bytes::from(salt),
+            salted_password: bytes::Bytes::copy_from_slice(&salted),
+            ..Default::default()
+        }]
+        .into(),
+        ..Default::default()
+    });
+    let mut conn = Connection::open(&c.controller(leader_now));
+    send(&mut conn, 1, handshake("PLAIN")).expect("handshake");
+    send(&mut conn, 2, authenticate(b"\0admin\0admin-secret")).expect("auth");
+    let Some(ResponseBody::AlterUserScramCredentials(r)) = send(&mut conn, 0, upsert) else {
+        panic!("no answer to AlterUserScramCredentials")
+    };
+    assert!(r.results.iter().all(|x| x.error_code == 0), "{r:?}");
+    let rotated = scram_client("ctl-rotated-secret");
+    // Every voter's log holds the change before the quorum goes down.
+    let written = wait_for(
+        "the new password in effect",
+        Duration::from_secs(30),
+        || scram_status(&c, leader_now, &rotated),
+    );
+    let hw = written["highWatermark"].as_i64().unwrap_or(i64::MAX);
+    wait_for(
+        "every voter's log past the change",
+        Duration::from_secs(30),
+        || {
+            let s = scram_status(&c, leader_now, &rotated)?;
+            s["currentVoters"]
+                .as_array()?
+                .iter()
+                .all(|v| v["logEndOffset"].as_i64().is_some_and(|e| e >= hw))
+                .then_some(())
+        },
+    );
     for id in 1..=3 {
-        assert!(
-            !c.server_log(id).contains("ctl-scram-secret"),
-            "the password in controller {id}'s log"
-        );
+        c.server(id).kill();
+    }
+    let extra = scram_props("ctl-rotated-secret");
+    for id in 1..=3 {
+        c.write_props_with(id, &extra);
+        c.server(id).start();
+    }
+    wait_for(
+        "a leader elected with the rotated password after a full restart",
+        Duration::from_secs(60),
+        || {
+            scram_status(&c, 1, &rotated).filter(|s| {
+                s["leaderId"].as_i64().is_some_and(|l| l > 0)
+                    && s["highWatermark"].as_i64().is_some_and(|h| h > hw)
+            })
+        },
+    );
+    assert!(scram_status(&c, 1, &client).is_none(), "the old password");
+
+    for id in 1..=3 {
+        let log = c.server_log(id);
+        for secret in ["ctl-scram-secret", "ctl-rotated-secret"] {
+            assert!(
+                !log.contains(secret),
+                "the password in controller {id}'s log"
+            );
+        }
     }
 }

@@ -159,6 +159,19 @@ pub struct TransportSecurity {
     pub client: ClientSecurity,
 }
 
+impl TransportSecurity {
+    /// True when a controller listener accepts a SCRAM mechanism.
+    pub fn serves_scram(&self) -> bool {
+        self.listeners.iter().any(|l| {
+            l.sasl.as_ref().is_some_and(|s| {
+                s.mechanisms
+                    .iter()
+                    .any(|m| matches!(m, Mechanism::ScramSha256 | Mechanism::ScramSha512))
+            })
+        })
+    }
+}
+
 impl PartialEq for TransportSecurity {
     fn eq(&self, other: &Self) -> bool {
         self.raw == other.raw

@@ -12,6 +12,7 @@ use std::fmt;
 use bytes::Bytes;
 use kraft_protocol::messages::remove_user_scram_credential_record::RemoveUserScramCredentialRecord;
 use kraft_protocol::messages::user_scram_credential_record::UserScramCredentialRecord;
+use kraft_protocol::MetadataRecordBody;
 
 use super::{MetadataRecord, RecordSink, ReplayError, WriteError, WriteOptions};
 
@@ -78,6 +79,21 @@ impl ScramImage {
     /// Every mechanism with credentials and its users, in mechanism order.
     pub fn mechanisms(&self) -> impl Iterator<Item = (i8, &BTreeMap<String, ScramCredentialData>)> {
         self.mechanisms.iter().map(|(m, u)| (*m, u))
+    }
+
+    /// Replays `record` if it is a SCRAM record (set or remove) and ignores
+    /// every other record: the credentials alone, as a replay of the whole
+    /// image would leave them.
+    pub(crate) fn replay_scram_only(&mut self, record: &MetadataRecord) {
+        match &record.body {
+            MetadataRecordBody::UserScramCredential(r) => {
+                let _ = self.replay_set(r);
+            }
+            MetadataRecordBody::RemoveUserScramCredential(r) => {
+                let _ = self.replay_remove(r);
+            }
+            _ => {}
+        }
     }
 
     /// Kafka's `ScramDelta.replay(UserScramCredentialRecord)`: sets the
