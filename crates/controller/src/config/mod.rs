@@ -13,6 +13,7 @@
 //! returns them as [`ConfigWarning`]s (and logs them). Invalid values are
 //! [`ConfigError`]s that name the key and what is allowed.
 
+pub mod groups;
 pub mod listeners;
 pub mod security;
 #[cfg(test)]
@@ -233,6 +234,12 @@ pub struct ControllerConfig {
     pub delete_topic_enable: bool,
     /// `leader.imbalance.check.interval.seconds`
     pub leader_imbalance_check_interval_seconds: i64,
+    /// The group coordinator's bounds for GROUP configs (`group.*`).
+    pub groups: groups::GroupSettings,
+    /// `unclean.leader.election.enable` (the static fallback of topics)
+    pub unclean_leader_election_enable: bool,
+    /// `unclean.leader.election.interval.ms`
+    pub unclean_leader_election_interval_ms: i64,
     /// `broker.session.timeout.ms`
     pub broker_session_timeout_ms: i32,
     /// `broker.heartbeat.interval.ms`
@@ -455,6 +462,9 @@ impl ControllerConfig {
             delete_topic_enable: DELETE_TOPIC_ENABLE.read(props)?,
             leader_imbalance_check_interval_seconds: LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS
                 .read(props)?,
+            groups: groups::GroupSettings::read(props)?,
+            unclean_leader_election_enable: UNCLEAN_LEADER_ELECTION_ENABLE.read(props)?,
+            unclean_leader_election_interval_ms: UNCLEAN_LEADER_ELECTION_INTERVAL_MS.read(props)?,
             broker_session_timeout_ms: BROKER_SESSION_TIMEOUT_MS.read(props)?,
             broker_heartbeat_interval_ms: BROKER_HEARTBEAT_INTERVAL_MS.read(props)?,
             metrics_listener,

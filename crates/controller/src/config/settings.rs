@@ -24,6 +24,8 @@ pub struct Int {
     pub default: i32,
     /// The smallest accepted value.
     pub min: Option<i32>,
+    /// The largest accepted value.
+    pub max: Option<i32>,
     /// What it configures.
     pub doc: &'static str,
 }
@@ -135,6 +137,11 @@ impl Setting {
     /// The accepted values, as Kafka's documentation states them.
     pub fn valid_values(&self) -> String {
         match self {
+            Setting::Int(Int {
+                min: Some(m),
+                max: Some(x),
+                ..
+            }) => format!("[{m},...,{x}]"),
             Setting::Int(Int { min: Some(m), .. })
             | Setting::OptionalInt(OptionalInt { min: Some(m), .. }) => format!("[{m},...]"),
             Setting::Long(Long { min: Some(m), .. }) => format!("[{m},...]"),
@@ -167,7 +174,18 @@ impl Setting {
 impl Int {
     /// The value or its default.
     pub fn read(&self, props: &Properties) -> Result<i32, ConfigError> {
-        Ok(read_int(props, self.key, self.min)?.unwrap_or(self.default))
+        let value = read_int(props, self.key, self.min)?;
+        if let (Some(v), Some(max)) = (value, self.max) {
+            if v > max {
+                let raw = raw(props, self.key).unwrap_or_default();
+                return Err(invalid(
+                    self.key,
+                    raw,
+                    &format!("Value must be no more than {max}"),
+                ));
+            }
+        }
+        Ok(value.unwrap_or(self.default))
     }
 }
 
@@ -337,6 +355,7 @@ pub const QUORUM_ELECTION_TIMEOUT_MS: Int = Int {
     key: "controller.quorum.election.timeout.ms",
     default: 1_000,
     min: Some(0),
+    max: None,
     doc:
         "How long without a leader before a voter starts an election (randomised up to twice this).",
 };
@@ -345,6 +364,7 @@ pub const QUORUM_FETCH_TIMEOUT_MS: Int = Int {
     key: "controller.quorum.fetch.timeout.ms",
     default: 2_000,
     min: Some(0),
+    max: None,
     doc: "How long a follower waits for a successful fetch before it becomes a candidate; the leader's check-quorum basis.",
 };
 /// `controller.quorum.election.backoff.max.ms`
@@ -352,6 +372,7 @@ pub const QUORUM_ELECTION_BACKOFF_MAX_MS: Int = Int {
     key: "controller.quorum.election.backoff.max.ms",
     default: 1_000,
     min: Some(0),
+    max: None,
     doc: "The largest backoff before a new election after a lost one.",
 };
 /// `controller.quorum.append.linger.ms`
@@ -359,6 +380,7 @@ pub const QUORUM_APPEND_LINGER_MS: Int = Int {
     key: "controller.quorum.append.linger.ms",
     default: 25,
     min: Some(0),
+    max: None,
     doc: "Accepted for Kafka compatibility; kraft-rs does not linger: the leader flushes what was appended as soon as the previous flush completes (group commit).",
 };
 /// `controller.quorum.request.timeout.ms`
@@ -366,6 +388,7 @@ pub const QUORUM_REQUEST_TIMEOUT_MS: Int = Int {
     key: "controller.quorum.request.timeout.ms",
     default: 2_000,
     min: Some(0),
+    max: None,
     doc: "The timeout of KRaft RPCs; also the time a voter change may take.",
 };
 /// `controller.quorum.retry.backoff.ms`
@@ -373,6 +396,7 @@ pub const QUORUM_RETRY_BACKOFF_MS: Int = Int {
     key: "controller.quorum.retry.backoff.ms",
     default: 20,
     min: Some(0),
+    max: None,
     doc: "The backoff before retrying a failed KRaft RPC.",
 };
 /// `controller.quorum.auto.join.enable`
@@ -386,6 +410,7 @@ pub const QUORUM_FETCH_SNAPSHOT_MAX_BYTES: Int = Int {
     key: "controller.quorum.fetch.snapshot.max.bytes",
     default: 1_048_576,
     min: Some(1),
+    max: None,
     doc: "The most snapshot bytes asked for in one FetchSnapshot.",
 };
 /// `controller.quorum.fetch.max.bytes`
@@ -393,6 +418,7 @@ pub const QUORUM_FETCH_MAX_BYTES: Int = Int {
     key: "controller.quorum.fetch.max.bytes",
     default: 1_048_576,
     min: Some(1),
+    max: None,
     doc: "The most log bytes asked for in one Fetch.",
 };
 /// `metadata.log.segment.bytes`
@@ -400,6 +426,7 @@ pub const METADATA_LOG_SEGMENT_BYTES: Int = Int {
     key: "metadata.log.segment.bytes",
     default: 1024 * 1024 * 1024,
     min: Some(8 * 1024 * 1024),
+    max: None,
     doc: "The size at which a metadata log segment is rolled.",
 };
 /// `internal.metadata.log.segment.bytes`
@@ -449,6 +476,7 @@ pub const METADATA_MAX_IDLE_INTERVAL_MS: Int = Int {
     key: "metadata.max.idle.interval.ms",
     default: 500,
     min: Some(0),
+    max: None,
     doc: "How often the active controller appends a NoOpRecord to the metadata log (0: never).",
 };
 /// `min.insync.replicas`
@@ -456,6 +484,7 @@ pub const MIN_INSYNC_REPLICAS: Int = Int {
     key: "min.insync.replicas",
     default: 1,
     min: Some(1),
+    max: None,
     doc: "The cluster-wide min.insync.replicas a new cluster's first active controller records when eligible leader replicas are enabled.",
 };
 /// `num.partitions`
@@ -463,6 +492,7 @@ pub const NUM_PARTITIONS: Int = Int {
     key: "num.partitions",
     default: 1,
     min: Some(1),
+    max: None,
     doc: "The partition count of a topic created without one (CreateTopics with NumPartitions -1, brokers' automatic creation).",
 };
 /// `default.replication.factor`
@@ -470,6 +500,7 @@ pub const DEFAULT_REPLICATION_FACTOR: Int = Int {
     key: "default.replication.factor",
     default: 1,
     min: None,
+    max: None,
     doc: "The replication factor of a topic created without one (CreateTopics with ReplicationFactor -1).",
 };
 /// `auto.leader.rebalance.enable`
@@ -484,6 +515,19 @@ pub const DELETE_TOPIC_ENABLE: Bool = Bool {
     default: true,
     doc: "Whether topics may be deleted: when false, every DeleteTopics is refused (TOPIC_DELETION_DISABLED; INVALID_REQUEST below version 3) and nothing is deleted, as on a Kafka controller.",
 };
+/// `unclean.leader.election.enable`
+pub const UNCLEAN_LEADER_ELECTION_ENABLE: Bool = Bool {
+    key: "unclean.leader.election.enable",
+    default: false,
+    doc: "Whether a replica outside the ISR may be elected leader as a last resort: the value topics fall back to when neither the topic, this controller's dynamic BROKER config nor the cluster default sets it (Kafka's static config).",
+};
+/// `unclean.leader.election.interval.ms`
+pub const UNCLEAN_LEADER_ELECTION_INTERVAL_MS: Long = Long {
+    key: "unclean.leader.election.interval.ms",
+    default: 300_000,
+    min: Some(1),
+    doc: "How often the active controller looks for leaderless partitions whose topic allows an unclean leader election.",
+};
 /// `leader.imbalance.check.interval.seconds`
 pub const LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS: Long = Long {
     key: "leader.imbalance.check.interval.seconds",
@@ -496,6 +540,7 @@ pub const BROKER_SESSION_TIMEOUT_MS: Int = Int {
     key: "broker.session.timeout.ms",
     default: 9000,
     min: Some(1),
+    max: None,
     doc: "How long a broker may go without a heartbeat before the active controller fences it.",
 };
 /// `broker.heartbeat.interval.ms`
@@ -503,6 +548,7 @@ pub const BROKER_HEARTBEAT_INTERVAL_MS: Int = Int {
     key: "broker.heartbeat.interval.ms",
     default: 2000,
     min: Some(1),
+    max: None,
     doc: "The brokers' heartbeat interval; a heartbeat not processed within half of it is answered REQUEST_TIMED_OUT.",
 };
 /// `unstable.feature.versions.enable`
@@ -522,6 +568,7 @@ pub const SOCKET_REQUEST_MAX_BYTES: Int = Int {
     key: "socket.request.max.bytes",
     default: 100 * 1024 * 1024,
     min: Some(1),
+    max: None,
     doc: "The largest request frame accepted.",
 };
 /// `connections.max.idle.ms`
@@ -577,6 +624,8 @@ pub const SETTINGS: &[Setting] = &[
     Setting::Bool(&AUTO_LEADER_REBALANCE_ENABLE),
     Setting::Bool(&DELETE_TOPIC_ENABLE),
     Setting::Long(&LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS),
+    Setting::Bool(&UNCLEAN_LEADER_ELECTION_ENABLE),
+    Setting::Long(&UNCLEAN_LEADER_ELECTION_INTERVAL_MS),
     Setting::Int(&BROKER_SESSION_TIMEOUT_MS),
     Setting::Int(&BROKER_HEARTBEAT_INTERVAL_MS),
     Setting::Bool(&UNSTABLE_FEATURE_VERSIONS_ENABLE),
@@ -593,6 +642,50 @@ pub const SETTINGS: &[Setting] = &[
     Setting::Long(&security::DELEGATION_TOKEN_MAX_LIFETIME_MS),
     Setting::Long(&security::DELEGATION_TOKEN_EXPIRY_TIME_MS),
     Setting::Long(&security::DELEGATION_TOKEN_EXPIRY_CHECK_INTERVAL_MS),
+    // The group coordinator's bounds (`super::groups`).Setting] = &[
+    Setting::Int(&super::groups::CONSUMER_SESSION_TIMEOUT_MS),
+    Setting::Int(&super::groups::CONSUMER_MIN_SESSION_TIMEOUT_MS),
+    Setting::Int(&super::groups::CONSUMER_MAX_SESSION_TIMEOUT_MS),
+    Setting::Int(&super::groups::CONSUMER_HEARTBEAT_INTERVAL_MS),
+    Setting::Int(&super::groups::CONSUMER_MIN_HEARTBEAT_INTERVAL_MS),
+    Setting::Int(&super::groups::CONSUMER_MAX_HEARTBEAT_INTERVAL_MS),
+    Setting::Int(&super::groups::CONSUMER_ASSIGNMENT_INTERVAL_MS),
+    Setting::Int(&super::groups::CONSUMER_MIN_ASSIGNMENT_INTERVAL_MS),
+    Setting::Int(&super::groups::CONSUMER_MAX_ASSIGNMENT_INTERVAL_MS),
+    Setting::Int(&super::groups::SHARE_SESSION_TIMEOUT_MS),
+    Setting::Int(&super::groups::SHARE_MIN_SESSION_TIMEOUT_MS),
+    Setting::Int(&super::groups::SHARE_MAX_SESSION_TIMEOUT_MS),
+    Setting::Int(&super::groups::SHARE_HEARTBEAT_INTERVAL_MS),
+    Setting::Int(&super::groups::SHARE_MIN_HEARTBEAT_INTERVAL_MS),
+    Setting::Int(&super::groups::SHARE_MAX_HEARTBEAT_INTERVAL_MS),
+    Setting::Int(&super::groups::SHARE_ASSIGNMENT_INTERVAL_MS),
+    Setting::Int(&super::groups::SHARE_MIN_ASSIGNMENT_INTERVAL_MS),
+    Setting::Int(&super::groups::SHARE_MAX_ASSIGNMENT_INTERVAL_MS),
+    Setting::Int(&super::groups::STREAMS_SESSION_TIMEOUT_MS),
+    Setting::Int(&super::groups::STREAMS_MIN_SESSION_TIMEOUT_MS),
+    Setting::Int(&super::groups::STREAMS_MAX_SESSION_TIMEOUT_MS),
+    Setting::Int(&super::groups::STREAMS_HEARTBEAT_INTERVAL_MS),
+    Setting::Int(&super::groups::STREAMS_MIN_HEARTBEAT_INTERVAL_MS),
+    Setting::Int(&super::groups::STREAMS_MAX_HEARTBEAT_INTERVAL_MS),
+    Setting::Int(&super::groups::STREAMS_NUM_STANDBY_REPLICAS),
+    Setting::Int(&super::groups::STREAMS_MAX_STANDBY_REPLICAS),
+    Setting::Int(&super::groups::STREAMS_ASSIGNMENT_INTERVAL_MS),
+    Setting::Int(&super::groups::STREAMS_MIN_ASSIGNMENT_INTERVAL_MS),
+    Setting::Int(&super::groups::STREAMS_MAX_ASSIGNMENT_INTERVAL_MS),
+    Setting::Text(&super::groups::STREAMS_ASSIGNORS),
+    Setting::Int(&super::groups::STREAMS_TASK_OFFSET_INTERVAL_MS),
+    Setting::Int(&super::groups::STREAMS_MIN_TASK_OFFSET_INTERVAL_MS),
+    Setting::Int(&super::groups::STREAMS_NUM_WARMUP_REPLICAS),
+    Setting::Int(&super::groups::STREAMS_MAX_WARMUP_REPLICAS),
+    Setting::Int(&super::groups::SHARE_DELIVERY_COUNT_LIMIT),
+    Setting::Int(&super::groups::SHARE_MAX_DELIVERY_COUNT_LIMIT),
+    Setting::Int(&super::groups::SHARE_MIN_DELIVERY_COUNT_LIMIT),
+    Setting::Int(&super::groups::SHARE_RECORD_LOCK_DURATION_MS),
+    Setting::Int(&super::groups::SHARE_MIN_RECORD_LOCK_DURATION_MS),
+    Setting::Int(&super::groups::SHARE_MAX_RECORD_LOCK_DURATION_MS),
+    Setting::Int(&super::groups::SHARE_PARTITION_MAX_RECORD_LOCKS),
+    Setting::Int(&super::groups::SHARE_MAX_PARTITION_MAX_RECORD_LOCKS),
+    Setting::Int(&super::groups::SHARE_MIN_PARTITION_MAX_RECORD_LOCKS),
 ];
 
 /// Kafka server settings found in Kafka's sample `controller.properties`

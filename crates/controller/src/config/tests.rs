@@ -31,6 +31,8 @@ fn defaults_are_kafkas() {
     assert_eq!(c.connections_max_idle_ms, 600_000);
     assert_eq!(c.metadata_max_idle_interval_ms, 500);
     assert_eq!(c.min_insync_replicas, 1);
+    assert!(!c.unclean_leader_election_enable);
+    assert_eq!(c.unclean_leader_election_interval_ms, 300_000);
     assert!(!c.unstable_feature_versions_enable);
     assert_eq!(c.log_dirs, [PathBuf::from("/tmp/kafka-logs")]);
     assert_eq!(c.metadata_log_dir(), Path::new("/tmp/kafka-logs"));
@@ -446,4 +448,85 @@ fn connections_max_idle_ms_shortens_the_authentication_timeout() {
     assert_eq!(authentication_timeout(5_000), Duration::from_secs(5));
     assert_eq!(authentication_timeout(0), Duration::ZERO);
     assert_eq!(authentication_timeout(-1), Duration::from_secs(30));
+}
+
+/// `unclean.leader.election.enable` and `unclean.leader.election.interval.ms`
+/// are read, with Kafka's type and bound checks.
+#[test]
+fn unclean_leader_election_keys_are_read() {
+    let (c, _) = parse(&format!(
+        "{MINIMAL}unclean.leader.election.enable=true\nunclean.leader.election.interval.ms=1500\n"
+    ))
+    .expect("valid");
+    assert!(c.unclean_leader_election_enable);
+    assert_eq!(c.unclean_leader_election_interval_ms, 1500);
+    let settings = crate::handlers::ControllerSettings::from_config(&c, "id");
+    assert!(settings.topics.unclean_leader_election_enable);
+    assert_eq!(
+        settings.topics.unclean_leader_election_interval,
+        std::time::Duration::from_millis(1500)
+    );
+    assert!(parse(&format!("{MINIMAL}unclean.leader.election.interval.ms=0\n")).is_err());
+    assert!(parse(&format!("{MINIMAL}unclean.leader.election.enable=maybe\n")).is_err());
+}
+
+/// The `group.*` settings are checked at start as Kafka's
+/// `GroupCoordinatorConfig` and `ShareGroupConfig` check them: each value
+/// against its definition, then the bounds against each other, with
+/// Kafka's messages.
+#[test]
+fn group_coordinator_settings_are_checked_at_start() {
+    let (c, _) = parse(MINIMAL).expect("valid");
+    assert_eq!(c.groups, groups::GroupSettings::default());
+    assert_eq!(c.groups.consumer.max_session_timeout_ms, 60_000);
+    assert_eq!(c.groups.share_delivery_count_limit, (2, 5, 10));
+    assert_eq!(c.groups.streams_assignor_names, ["sticky"]);
+    for (extra, message) in [
+        (
+            "group.share.delivery.count.limit=11",
+            "Invalid value 11 for configuration group.share.delivery.count.limit: Value must be no more than 10",
+        ),
+        (
+            "group.share.min.record.lock.duration.ms=999",
+            "Invalid value 999 for configuration group.share.min.record.lock.duration.ms: Value must be at least 1000",
+        ),
+        (
+            "group.consumer.min.heartbeat.interval.ms=20000",
+            "group.consumer.max.heartbeat.interval.ms must be greater than or equal to group.consumer.min.heartbeat.interval.ms",
+        ),
+        (
+            "group.share.session.timeout.ms=70000",
+            "group.share.session.timeout.ms must be less than or equal to group.share.max.session.timeout.ms",
+        ),
+        (
+            "group.streams.heartbeat.interval.ms=15000\ngroup.streams.session.timeout.ms=15000\ngroup.streams.min.session.timeout.ms=1000",
+            "group.streams.heartbeat.interval.ms must be less than group.streams.session.timeout.ms",
+        ),
+        (
+            "group.streams.num.standby.replicas=3",
+            "group.streams.num.standby.replicas must be less than or equal to group.streams.max.standby.replicas",
+        ),
+        (
+            "group.share.delivery.count.limit=2\ngroup.share.min.delivery.count.limit=3",
+            "group.share.delivery.count.limit must be greater than or equal to group.share.min.delivery.count.limit",
+        ),
+        (
+            "group.streams.assignors=com.example.MyAssignor",
+            "Invalid value com.example.MyAssignor for configuration group.streams.assignors",
+        ),
+        (
+            "group.streams.assignors=sticky,org.apache.kafka.coordinator.group.streams.assignor.StickyTaskAssignor",
+            "Assignor name 'sticky' is already registered by another configured assignor",
+        ),
+    ] {
+        let e = err(&format!("{MINIMAL}{extra}\n"));
+        assert!(e.contains(message), "{extra}: {e}");
+    }
+    let (c, _) = parse(&format!(
+        "{MINIMAL}group.streams.assignors=org.apache.kafka.coordinator.group.streams.assignor.StickyTaskAssignor\n\
+         group.consumer.max.session.timeout.ms=90000\n"
+    ))
+    .expect("valid");
+    assert_eq!(c.groups.streams_assignor_names, ["sticky"]);
+    assert_eq!(c.groups.consumer.max_session_timeout_ms, 90_000);
 }

@@ -907,3 +907,79 @@ async fn list_operations_split_values_as_kafka_does() {
         );
     }
 }
+
+/// GROUP configs are checked against this controller's own `group.*`
+/// settings, as Kafka's `GroupConfig.validate` reads its
+/// `GroupCoordinatorConfig` and `ShareGroupConfig`: wider bounds accept
+/// what the defaults refuse, and the messages name the configured bounds.
+#[tokio::test]
+async fn group_configs_are_checked_against_the_controllers_group_settings() {
+    let (c, q, _) = cluster(false).await;
+    let props = kraft_protocol::text::Properties::parse(
+        "group.consumer.max.session.timeout.ms=120000\n\
+         group.share.min.delivery.count.limit=3\n\
+         group.streams.max.standby.replicas=1\n\
+         group.consumer.max.heartbeat.interval.ms=60000\n",
+    )
+    .expect("properties");
+    let mut settings = c.settings().clone();
+    settings.groups = crate::config::groups::GroupSettings::read(&props).expect("valid");
+    let wide = Controller::new(settings, c.image().clone(), q.clone());
+    const GROUP: i8 = ConfigResource::GROUP;
+    let alter = |configs: Vec<(&'static str, &'static str)>, name: &'static str| {
+        resource(
+            GROUP,
+            name,
+            configs
+                .into_iter()
+                .map(|(k, v)| op(k, SET, Some(v)))
+                .collect(),
+        )
+    };
+    let req = request(
+        vec![
+            alter(vec![("consumer.session.timeout.ms", "90000")], "a"),
+            alter(vec![("share.delivery.count.limit", "2")], "b"),
+            alter(vec![("streams.num.standby.replicas", "2")], "c"),
+            // In the configured heartbeat range, but not below the
+            // default session timeout the group does not set.
+            alter(vec![("consumer.heartbeat.interval.ms", "50000")], "d"),
+        ],
+        true,
+    );
+    let r = c.incremental_alter_configs(&req).await;
+    assert_eq!(
+        answers(&r)[0],
+        refused(
+            GROUP,
+            "a",
+            ErrorCode::InvalidConfig,
+            "consumer.session.timeout.ms must be in the range 45000 to 60000 inclusive."
+        )
+    );
+    let r = wide.incremental_alter_configs(&req).await;
+    assert_eq!(
+        answers(&r),
+        [
+            ok(GROUP, "a"),
+            refused(
+                GROUP,
+                "b",
+                ErrorCode::InvalidConfig,
+                "share.delivery.count.limit must be in the range 3 to 10 inclusive."
+            ),
+            refused(
+                GROUP,
+                "c",
+                ErrorCode::InvalidConfig,
+                "streams.num.standby.replicas must be less than or equal to 1"
+            ),
+            refused(
+                GROUP,
+                "d",
+                ErrorCode::InvalidConfig,
+                "consumer.session.timeout.ms must be greater than consumer.heartbeat.interval.ms"
+            ),
+        ]
+    );
+}

@@ -45,8 +45,6 @@ const MAX_RECORDS_PER_USER_OP: usize = 10_000;
 /// How soon Kafka runs a periodic task again when it reported more work
 /// (`PeriodicTask`'s immediate period).
 const IMMEDIATE_RESCHEDULE: Duration = Duration::from_millis(10);
-/// Kafka's default `unclean.leader.election.interval.ms` (5 minutes).
-const UNCLEAN_ELECTION_CHECK_INTERVAL: Duration = Duration::from_secs(300);
 
 /// Kafka's `ElectionType`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -397,9 +395,9 @@ impl Controller {
         outcome.unwrap_or(false)
     }
 
-    /// How often [`Controller::elect_unclean_leaders`] runs: Kafka's default
+    /// How often [`Controller::elect_unclean_leaders`] runs:
     /// `unclean.leader.election.interval.ms`.
     pub fn unclean_election_check_interval(&self) -> Duration {
-        UNCLEAN_ELECTION_CHECK_INTERVAL
+        self.settings().topics.unclean_leader_election_interval
     }
 }

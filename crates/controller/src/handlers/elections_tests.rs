@@ -347,3 +347,48 @@ async fn balance_partition_leaders_moves_leadership_back_to_the_preferred_replic
         Some(std::time::Duration::from_secs(300))
     );
 }
+
+/// The static `unclean.leader.election.enable` is what a topic without a
+/// setting of its own falls back to (Kafka's `ConfigurationControlManager`
+/// static config): the periodic unclean election leaves a leaderless
+/// partition alone while it is off and elects the live out-of-sync replica
+/// once it is on.
+#[tokio::test]
+async fn the_static_unclean_setting_decides_for_a_topic_without_one() {
+    let (c, q, epochs) = cluster(false).await;
+    create_topic(&c, "t", 1, 2).await;
+    let (leader, replicas, _, _, _) = partition(&c, "t", 0);
+    let other = replicas
+        .iter()
+        .copied()
+        .find(|b| *b != leader)
+        .expect("two replicas");
+    let epoch_of = |id: i32| {
+        epochs
+            .iter()
+            .find(|(b, _)| *b == id)
+            .map_or(-1, |(_, e)| *e)
+    };
+    for broker in [other, leader] {
+        let mut fence = heartbeat(broker, epoch_of(broker), 1000);
+        fence.want_fence = true;
+        assert_eq!(c.broker_heartbeat(&fence).await.error_code, 0);
+    }
+    let hb = c
+        .broker_heartbeat(&heartbeat(other, epoch_of(other), 1000))
+        .await;
+    assert_eq!((hb.error_code, hb.is_fenced), (0, false));
+    let (now, _, isr, _, _) = partition(&c, "t", 0);
+    assert_eq!((now, isr), (-1, vec![leader]));
+
+    assert!(!c.settings().topics.unclean_leader_election_enable);
+    c.elect_unclean_leaders().await;
+    assert_eq!(partition(&c, "t", 0).0, -1, "unclean election off");
+
+    let mut settings = c.settings().clone();
+    settings.topics.unclean_leader_election_enable = true;
+    let on = Controller::new(settings, c.image().clone(), q.clone());
+    on.elect_unclean_leaders().await;
+    let (now, _, isr, _, _) = partition(&c, "t", 0);
+    assert_eq!((now, isr), (other, vec![other]), "unclean election on");
+}

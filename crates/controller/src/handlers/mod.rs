@@ -126,6 +126,8 @@ pub struct ControllerSettings {
     pub authorizer: Option<crate::authorizer::AuthorizerConfig>,
     /// The delegation token settings (`delegation.token.*`).
     pub delegation_tokens: crate::config::security::DelegationTokenSettings,
+    /// The group coordinator's bounds that GROUP configs are checked against.
+    pub groups: crate::config::groups::GroupSettings,
 }
 
 /// The static settings that shape topics and partition leadership.
@@ -142,6 +144,12 @@ pub struct TopicDefaults {
     pub leader_imbalance_check_interval: Option<Duration>,
     /// `delete.topic.enable`: whether DeleteTopics may delete.
     pub delete_enable: bool,
+    /// The static `unclean.leader.election.enable`: the last fallback of a
+    /// topic's setting.
+    pub unclean_leader_election_enable: bool,
+    /// `unclean.leader.election.interval.ms`: how often leaderless
+    /// partitions are looked at for an unclean election.
+    pub unclean_leader_election_interval: Duration,
 }
 
 impl Default for TopicDefaults {
@@ -153,6 +161,8 @@ impl Default for TopicDefaults {
             min_insync_replicas: 1,
             leader_imbalance_check_interval: Some(Duration::from_secs(300)),
             delete_enable: true,
+            unclean_leader_election_enable: false,
+            unclean_leader_election_interval: Duration::from_secs(300),
         }
     }
 }
@@ -179,6 +189,10 @@ impl ControllerSettings {
                     )
                 }),
                 delete_enable: config.delete_topic_enable,
+                unclean_leader_election_enable: config.unclean_leader_election_enable,
+                unclean_leader_election_interval: Duration::from_millis(
+                    u64::try_from(config.unclean_leader_election_interval_ms).unwrap_or(1),
+                ),
             },
             authorizer: config.security.authorizer.as_ref().map(|a| {
                 crate::authorizer::AuthorizerConfig {
@@ -187,6 +201,7 @@ impl ControllerSettings {
                 }
             }),
             delegation_tokens: config.security.delegation_tokens.clone(),
+            groups: config.groups.clone(),
         }
     }
 
@@ -368,10 +383,13 @@ impl Controller {
     pub(crate) fn replication_settings(
         &self,
     ) -> crate::replication::broker_changes::ReplicationSettings {
-        crate::replication::broker_changes::ReplicationSettings::new(
-            self.settings.node_id,
-            self.settings.topics.min_insync_replicas,
-        )
+        crate::replication::broker_changes::ReplicationSettings {
+            unclean_leader_election_enable: self.settings.topics.unclean_leader_election_enable,
+            ..crate::replication::broker_changes::ReplicationSettings::new(
+                self.settings.node_id,
+                self.settings.topics.min_insync_replicas,
+            )
+        }
     }
 
     /// What the raft layer reports now (cached).

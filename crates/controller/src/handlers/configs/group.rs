@@ -1,12 +1,14 @@
 //! Validation of a GROUP resource's configs, as Kafka's
 //! `ControllerConfigurationValidator` and `GroupConfig.validate` do it,
-//! with the bounds of Kafka's default group coordinator settings.
+//! with the bounds of this controller's group coordinator settings
+//! (`group.*`, [`crate::config::groups`]).
 
 use std::collections::{HashMap, HashSet};
 
 use super::config_def::{parse_checked, Check, Kind, Parsed};
 use super::java_text::{java_trim, split_list};
 use super::{invalid_config, invalid_request};
+use crate::config::groups::GroupSettings;
 use crate::handlers::ApiError;
 
 /// The GROUP definition (`GroupConfig.CONFIG_DEF`), in order.
@@ -92,57 +94,116 @@ const GROUP_CONFIGS: &[(&str, Kind, Check)] = &[
     ),
 ];
 
-/// The group bounds `GroupConfig.validateValues` checks, from Kafka 4.4.0's
-/// default group coordinator and share group settings: (config, min, max).
-const GROUP_RANGES: &[(&str, Option<i32>, Option<i32>)] = &[
-    ("consumer.heartbeat.interval.ms", Some(5_000), Some(15_000)),
-    ("consumer.session.timeout.ms", Some(45_000), Some(60_000)),
-    ("consumer.assignment.interval.ms", Some(0), Some(15_000)),
-    ("share.heartbeat.interval.ms", Some(5_000), Some(15_000)),
-    ("share.session.timeout.ms", Some(45_000), Some(60_000)),
-    ("share.record.lock.duration.ms", Some(15_000), Some(60_000)),
-    ("share.delivery.count.limit", Some(2), Some(10)),
-    ("share.partition.max.record.locks", Some(100), Some(4_000)),
-    ("share.assignment.interval.ms", Some(0), Some(15_000)),
-    ("streams.heartbeat.interval.ms", Some(5_000), Some(15_000)),
-    ("streams.session.timeout.ms", Some(45_000), Some(60_000)),
-    ("streams.num.standby.replicas", None, Some(2)),
-    ("streams.assignment.interval.ms", Some(0), Some(15_000)),
-    ("streams.task.offset.interval.ms", Some(15_000), None),
-    ("streams.num.warmup.replicas", None, Some(20)),
-];
+/// Range bounds `GroupConfig.validateValues` checks, in Kafka's order,
+/// from this controller's group coordinator settings: (config, min, max).
+fn group_ranges(g: &GroupSettings) -> [(&'static str, Option<i32>, Option<i32>); 15] {
+    let range = |t: (i32, i32)| (Some(t.0), Some(t.1));
+    let (c, sh, st) = (&g.consumer, &g.share, &g.streams);
+    let rows = [
+        (
+            "consumer.heartbeat.interval.ms",
+            range((c.min_heartbeat_interval_ms, c.max_heartbeat_interval_ms)),
+        ),
+        (
+            "consumer.session.timeout.ms",
+            range((c.min_session_timeout_ms, c.max_session_timeout_ms)),
+        ),
+        (
+            "consumer.assignment.interval.ms",
+            range((c.min_assignment_interval_ms, c.max_assignment_interval_ms)),
+        ),
+        (
+            "share.heartbeat.interval.ms",
+            range((sh.min_heartbeat_interval_ms, sh.max_heartbeat_interval_ms)),
+        ),
+        (
+            "share.session.timeout.ms",
+            range((sh.min_session_timeout_ms, sh.max_session_timeout_ms)),
+        ),
+        (
+            "share.record.lock.duration.ms",
+            range((
+                g.share_record_lock_duration_ms.0,
+                g.share_record_lock_duration_ms.2,
+            )),
+        ),
+        (
+            "share.delivery.count.limit",
+            range((
+                g.share_delivery_count_limit.0,
+                g.share_delivery_count_limit.2,
+            )),
+        ),
+        (
+            "share.partition.max.record.locks",
+            range((
+                g.share_partition_max_record_locks.0,
+                g.share_partition_max_record_locks.2,
+            )),
+        ),
+        (
+            "share.assignment.interval.ms",
+            range((sh.min_assignment_interval_ms, sh.max_assignment_interval_ms)),
+        ),
+        (
+            "streams.heartbeat.interval.ms",
+            range((st.min_heartbeat_interval_ms, st.max_heartbeat_interval_ms)),
+        ),
+        (
+            "streams.session.timeout.ms",
+            range((st.min_session_timeout_ms, st.max_session_timeout_ms)),
+        ),
+        (
+            "streams.num.standby.replicas",
+            (None, Some(g.streams_standby_replicas.1)),
+        ),
+        (
+            "streams.assignment.interval.ms",
+            range((st.min_assignment_interval_ms, st.max_assignment_interval_ms)),
+        ),
+        (
+            "streams.task.offset.interval.ms",
+            (Some(g.streams_task_offset_interval_ms.1), None),
+        ),
+        (
+            "streams.num.warmup.replicas",
+            (None, Some(g.streams_warmup_replicas.1)),
+        ),
+    ];
+    rows.map(|(key, (min, max))| (key, min, max))
+}
 
-/// Session and heartbeat pairs with their default values.
-const GROUP_SESSIONS: [(&str, i32, &str, i32); 3] = [
-    (
-        "consumer.session.timeout.ms",
-        45_000,
-        "consumer.heartbeat.interval.ms",
-        5_000,
-    ),
-    (
-        "share.session.timeout.ms",
-        45_000,
-        "share.heartbeat.interval.ms",
-        5_000,
-    ),
-    (
-        "streams.session.timeout.ms",
-        45_000,
-        "streams.heartbeat.interval.ms",
-        5_000,
-    ),
-];
-
-/// The streams task assignors of Kafka 4.4.0's default broker config.
-const STREAMS_ASSIGNORS: [&str; 1] = ["sticky"];
+/// Session and heartbeat pairs with this controller's defaults.
+fn group_sessions(g: &GroupSettings) -> [(&'static str, i32, &'static str, i32); 3] {
+    [
+        (
+            "consumer.session.timeout.ms",
+            g.consumer.session_timeout_ms,
+            "consumer.heartbeat.interval.ms",
+            g.consumer.heartbeat_interval_ms,
+        ),
+        (
+            "share.session.timeout.ms",
+            g.share.session_timeout_ms,
+            "share.heartbeat.interval.ms",
+            g.share.heartbeat_interval_ms,
+        ),
+        (
+            "streams.session.timeout.ms",
+            g.streams.session_timeout_ms,
+            "streams.heartbeat.interval.ms",
+            g.streams.heartbeat_interval_ms,
+        ),
+    ]
+}
 
 /// `ControllerConfigurationValidator`'s GROUP branch: the name, then
-/// `GroupConfig.validate`.
+/// `GroupConfig.validate` against this controller's group settings.
 pub(super) fn validate_group(
     name: &str,
     names: &[String],
     configs: &HashMap<&str, &str>,
+    groups: &GroupSettings,
 ) -> Result<(), ApiError> {
     if name.is_empty() {
         return Err(invalid_request("Default group resources are not allowed."));
@@ -179,22 +240,22 @@ pub(super) fn validate_group(
         Some(Parsed::Int(v)) => Some(*v),
         _ => None,
     };
-    for (key, min, max) in GROUP_RANGES {
+    for (key, min, max) in group_ranges(groups) {
         let Some(v) = int(key) else {
             continue;
         };
         match (min, max) {
-            (Some(min), Some(max)) if v < *min || v > *max => {
+            (Some(min), Some(max)) if v < min || v > max => {
                 return Err(invalid_config(format!(
                     "{key} must be in the range {min} to {max} inclusive."
                 )));
             }
-            (None, Some(max)) if v > *max => {
+            (None, Some(max)) if v > max => {
                 return Err(invalid_config(format!(
                     "{key} must be less than or equal to {max}"
                 )));
             }
-            (Some(min), None) if v < *min => {
+            (Some(min), None) if v < min => {
                 return Err(invalid_config(format!(
                     "{key} must be greater than or equal to {min}"
                 )));
@@ -203,14 +264,14 @@ pub(super) fn validate_group(
         }
     }
     if let Some(Parsed::Text(assignor)) = parsed.get("streams.assignor.name") {
-        if !STREAMS_ASSIGNORS.contains(&assignor.as_str()) {
+        if !groups.streams_assignor_names.contains(assignor) {
             return Err(invalid_config(format!(
                 "streams.assignor.name '{assignor}' is not a registered task assignor. Registered assignors are: [{}].",
-                STREAMS_ASSIGNORS.join(", ")
+                groups.streams_assignor_names.join(", ")
             )));
         }
     }
-    for (session_key, session_default, heartbeat_key, heartbeat_default) in GROUP_SESSIONS {
+    for (session_key, session_default, heartbeat_key, heartbeat_default) in group_sessions(groups) {
         let (session, heartbeat) = (int(session_key), int(heartbeat_key));
         if session.is_none() && heartbeat.is_none() {
             continue;

@@ -114,7 +114,9 @@ impl Controller {
                 self.check_node_exists(image, &resource.name)
             }
             ConfigResource::CLIENT_METRICS => validate_client_metrics(&resource.name, &names, &all),
-            ConfigResource::GROUP => validate_group(&resource.name, &names, &all),
+            ConfigResource::GROUP => {
+                validate_group(&resource.name, &names, &all, &self.settings().groups)
+            }
             other => Err(invalid_request(format!(
                 "Unknown resource type {}",
                 resource_type_name(other)
