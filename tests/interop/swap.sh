@@ -226,81 +226,9 @@ registered_controllers() {
         awk 'NR > 1 && $1 ~ /^[0-9]+$/ {print $1}' | sort -n | tr '\n' ' ' | sed 's/ $//'
 }
 
-# ---------- the producers ----------
-ppid_=
-pname=
-producer_alive() {
-    [[ -n $ppid_ ]] || return 0
-    kill -0 "$ppid_" 2>/dev/null && return 0
-    local rc=0
-    wait "$ppid_" 2>/dev/null || rc=$?
-    ppid_=
-    fail "producer $pname exited (status $rc) during the swap: $(grep -E '^(PRODUCED|FIRST_ACK)' "$w/$pname.log" | tr '\n' ' ')$( ((rc == 0)) && echo "(it sent all $records records while paced: raise SW_RECORDS or lower SW_RATE)")"
-}
-# last_progress: "ACKED FAILED" of the producer's last progress line (0 0 before the first).
-last_progress() {
-    local l
-    l=$(grep '^progress' "$w/$pname.log" 2>/dev/null | tail -n 1 || true)
-    [[ -n $l ]] || { echo "0 0"; return; }
-    sed -n 's/.*acknowledged \([0-9]*\), failed \([0-9]*\),.*/\1 \2/p' <<<"$l"
-}
-progress_line() { grep '^progress' "$w/$pname.log" 2>/dev/null | tail -n 1 || true; }
-# start_producer NAME TOPIC
-start_producer() {
-    pname=$1
-    local t0 deadline
-    t0=$(now)
-    bash "$kq" java "$d" "$workload" produce "$(bs)" "$2" "$records" "$keys" "$rate" \
-        "$w/$pname.acked" "$w/$pname.finish" >"$w/$pname.log" 2>&1 &
-    ppid_=$!
-    echo "$ppid_" >"$w/$pname.pid"
-    deadline=$((SECONDS + 60))
-    until grep -q '^FIRST_ACK' "$w/$pname.log" 2>/dev/null; do
-        producer_alive
-        ((SECONDS < deadline)) || fail "producer $pname: no acknowledged record 60s after its start"
-        sleep 0.2
-    done
-    timing "$tag: producer $pname start -> first acknowledged record" "$(secs "$t0")"
-    pass "producer $pname on topic $2: $(grep -m1 '^FIRST_ACK' "$w/$pname.log") (${rate} records/s)"
-}
-# finish_producer: the rest unpaced; every send acknowledged, none failed.
-finish_producer() {
-    producer_alive
-    local t0 deadline rc=0 summary failed acked
-    t0=$(now)
-    touch "$w/$pname.finish"
-    deadline=$((SECONDS + produce_timeout))
-    while kill -0 "$ppid_" 2>/dev/null && ((SECONDS < deadline)); do sleep 0.2; done
-    kill -0 "$ppid_" 2>/dev/null && fail "producer $pname did not finish within ${produce_timeout}s ($(progress_line))"
-    wait "$ppid_" 2>/dev/null || rc=$?
-    ppid_=
-    rm -f "$w/$pname.pid"
-    summary=$(grep '^PRODUCED' "$w/$pname.log" || true)
-    [[ -n $summary ]] || fail "producer $pname exited (status $rc) without a summary"
-    failed=$(sed -n 's/.* failed=\([0-9]*\).*/\1/p' <<<"$summary")
-    acked=$(sed -n 's/.* acked=\([0-9]*\).*/\1/p' <<<"$summary")
-    ((rc == 0 && failed == 0)) || fail "producer $pname: $failed of $records sends failed (status $rc): $summary
-$(sed -n '/^send errors/,$p' "$w/$pname.log")"
-    ((acked == records)) || fail "producer $pname: $acked of $records acknowledged: $summary"
-    [[ $(grep -c '' "$w/$pname.acked") == "$acked" ]] || fail "producer $pname reported $acked acknowledged, its file has $(grep -c '' "$w/$pname.acked")"
-    [[ $summary =~ finish_seen_at=([0-9]+) ]] && ((BASH_REMATCH[1] > 0)) ||
-        fail "producer $pname did not see the end of the swap (it ran out of records first): $summary"
-    timing "$tag: swap over -> producer $pname done" "$(secs "$t0")"
-    summaries+=("$pname: $summary")
-    pass "producer $pname done: all $records sends acknowledged, none failed ($summary)"
-}
-# consume NAME TOPIC GROUP
-consume() {
-    local t0 rc=0
-    t0=$(now)
-    timeout "$((consume_timeout + 60))" bash "$kq" java "$d" "$workload" consume "$(bs)" "$2" "$3" \
-        "$w/$1.acked" "$consume_timeout" >"$w/$1-consumer.log" 2>&1 || rc=$?
-    ((rc != 124)) || fail "the consumer of $2 did not finish within $((consume_timeout + 60))s"
-    ((rc == 0)) || fail "the consumer of $2 (group $3): checks failed (status $rc):
-$(grep -v '^\[' "$w/$1-consumer.log" | tail -n 40)"
-    timing "$tag: consumer group $3: start -> all of $2 read, committed, checked" "$(secs "$t0")"
-    pass "consumer group $3 read $(sed -n 's/^CONSUMED .* consumed=\([0-9]*\).*/\1/p' "$w/$1-consumer.log") records of $2: $(grep '^CHECKS' "$w/$1-consumer.log" | cut -c8-)"
-}
+# The producers and consumers: cluster-lib.sh's start_producer,
+# finish_producer and consume (records, keys, rate, w, produce_timeout,
+# consume_timeout, summaries, pname, ppid_ are this script's).
 
 # ---------- checks between steps ----------
 # check_step WHAT: the brokers run (same pids), are unfenced and follow the

@@ -135,6 +135,14 @@ pub fn interop() -> Result<()> {
     // snapshots must equal kraft-rs's. `TP_SCENARIOS` / `TP_CONTROLLERS=java`
     // choose, `TP_RECORDS=100000` is the long run.
     run_interop_script("topics.sh", &kraft, 1800)?;
+    // Partition reassignment (about 55 s): three kraft-rs controllers with
+    // delete.topic.enable=false and three Java brokers; Kafka's
+    // kafka-reassign-partitions drains a broker under a producer with a
+    // throttle and a broker kill, cancels a stuck move, the drained broker
+    // is unregistered, every acknowledged record is consumed exactly once,
+    // and kafka-topics --delete is refused. `RA_CONTROLLERS=java` runs the
+    // same checks on Java controllers.
+    run_interop_script("reassign.sh", &kraft, 600)?;
     // TLS and SASL (about 4.5 min in all): three kraft-rs controllers, then
     // a mixed quorum (kraft-rs 1, Java 2 and 3, leadership moving both
     // ways, snapshots equal), each with three Java brokers, over mutual TLS
