@@ -552,6 +552,7 @@ wait_brokers_use() {
     local nl=$1 deadline=$((SECONDS + $3)) id
     local -n lines_=$2
     for id in "${brokers[@]}"; do
+        alive "$id" || continue # a broker a script killed on purpose
         until log_since "$d/node$id/server.log" "${lines_[$id]}" "Recorded new KRaft controller, from now on will use node .*\\(id: $nl " >/dev/null; do
             ((SECONDS < deadline)) || fail "$4: broker $id did not log that it uses controller $nl within $3s"
             sleep 0.3

@@ -7,7 +7,8 @@
 #   reassign.sh KRAFT_BINARY
 #
 # Three controllers (kraft-rs; Java with RA_CONTROLLERS=java: the same
-# checks against the real thing), all with delete.topic.enable=false, and
+# checks against the real thing; kraft-rs controller 1 and Java controllers
+# 2 and 3 with RA_CONTROLLERS=mixed), all with delete.topic.enable=false, and
 # three Java brokers 4-6 (__consumer_offsets of replication factor 2, so
 # that it survives the drained broker's removal). Then:
 #  1. kafka-topics --create moves (6 partitions, replication factor 2:
@@ -26,6 +27,13 @@
 #     throttle; --list shows it in progress; --cancel ("Successfully
 #     cancelled partition reassignment for: held-0") restores replica 5
 #     alone; --list finds none.
+#  3b. mixed only: the drain of 2. is started under a kraft-rs leader and
+#     completes under a Java one (leadership moved while broker 4 is down);
+#     the reverse: with broker 4 killed again, held-0 is moved to broker 4
+#     under a Java leader, leadership moves to kraft-rs, broker 4 restarts
+#     and the move completes there. At the end every controller's snapshots
+#     hold the same image (compare_images) and kraft-rs and Java leaders
+#     each wrote PartitionChangeRecords.
 #  4. Broker 6 stopped and removed: kafka-cluster unregister --id 6; the
 #     brokers' list-endpoints no longer shows it.
 #  5. The producer finishes (every send acknowledged); a consumer group
@@ -37,7 +45,7 @@
 # workload's and every node's log); every wait is bounded; always stops
 # every process.
 #
-# Environment: RA_CONTROLLERS (kraft | java), RA_RECORDS (default 12000),
+# Environment: RA_CONTROLLERS (kraft | java | mixed), RA_RECORDS (default 12000),
 # RA_RATE (records/s while paced, default 150), RA_KEEP=1 keeps the work
 # directory after a success.
 set -euo pipefail
@@ -46,7 +54,7 @@ kraft=${1:?usage: reassign.sh KRAFT_BINARY}
 case $kraft in /*) ;; *) kraft=$PWD/$kraft ;; esac
 [[ -x $kraft ]] || { echo "reassign.sh: $kraft is not executable" >&2; exit 2; }
 mode=${RA_CONTROLLERS:-kraft}
-case $mode in kraft | java) ;; *) echo "reassign.sh: RA_CONTROLLERS must be kraft or java" >&2; exit 2 ;; esac
+case $mode in kraft | java | mixed) ;; *) echo "reassign.sh: RA_CONTROLLERS must be kraft, java or mixed" >&2; exit 2 ;; esac
 records=${RA_RECORDS:-12000}
 keys=60
 rate=${RA_RATE:-150}
@@ -57,6 +65,9 @@ root=$(mktemp -d "${TMPDIR:-/tmp}/kraft-reassign.XXXXXX")
 script=reassign.sh
 start_timeout=90
 controller_props="delete.topic.enable=false"
+# mixed: frequent snapshots, for compare_images.
+[[ $mode != mixed ]] || controller_props+="
+metadata.log.max.snapshot.interval.ms=2000"
 # shellcheck source=tests/interop/cluster-lib.sh
 source "$here/cluster-lib.sh"
 d="$root/c"
@@ -88,12 +99,21 @@ replicas_of() {
         sed -n 's/.*Partition: \([0-9]*\).*Replicas: \([0-9,]*\).*Isr: \([0-9,]*\).*/\1 \2 \3/p'
 }
 
-case $mode in kraft) label="three kraft-rs" ;; java) label="three Java" ;; esac
+case $mode in kraft) label="three kraft-rs" ;; java) label="three Java" ;; mixed) label="kraft-rs 1 and Java 2, 3" ;; esac
 echo "== $label controllers (delete.topic.enable=false), three Java brokers: reassignments under a producer"
-start_quorum "$mode"
+if [[ $mode == mixed ]]; then
+    setup_controllers kraft java java
+    effective_session
+else
+    start_quorum "$mode"
+fi
 pass "$label controllers ($cbs) lead with three voters"
 start_brokers "first start"
 pass "Java brokers 4, 5, 6 are unfenced"
+cur=$(wait_leader none 30) || fail "no raft leader"
+leaders=("$cur")
+# mixed: leadership moves by move and lead_by (cluster-lib.sh); lead_by does
+# nothing in kraft and java mode.
 
 # ---- 1. the topic and its producer ----
 out=$(topics --create --topic moves --partitions 6 --replication-factor 2) ||
@@ -115,6 +135,7 @@ sed -n '/^Proposed partition reassignment configuration/{n;p}' <<<"$out" >"$w/dr
 grep -q '"partitions"' "$w/drain.json" || fail "--generate proposed nothing: $out"
 ! grep -q '6' <<<"$(grep -o '"replicas":\[[0-9,]*\]' "$w/drain.json")" ||
     fail "--generate kept broker 6: $(cat "$w/drain.json")"
+lead_by kraft-rs
 out=$(reassign --execute --reassignment-json-file "$w/drain.json" --throttle 50000) ||
     fail "kafka-reassign-partitions --execute: $out"
 grep -q "Successfully started partition reassignments for" <<<"$out" || fail "--execute: $out"
@@ -124,6 +145,7 @@ listed=$(reassign --list)
 grep -q "^Current partition reassignments:" <<<"$listed" && grep -qE '^moves-[0-9]+: replicas: .*adding: [0-9]' <<<"$listed" ||
     fail "--list with broker 4 down shows no reassignment in progress: $listed"
 pass "--list with broker 4 down: $(grep -c '^moves-' <<<"$listed") partitions still moving ($(grep -m1 '^moves-' <<<"$listed"))"
+lead_by Java
 restart_broker 4 "restart after the kill mid-reassignment"
 deadline=$((SECONDS + 90))
 while :; do
@@ -164,6 +186,25 @@ listed=$(reassign --list)
 grep -q "No partition reassignments found." <<<"$listed" || fail "--list after the cancel: $listed"
 pass "held-0 moved to broker 4 at 1 byte/s: --list shows it; --cancel restores replica 5 alone; --list finds none"
 
+if [[ $mode == mixed ]]; then
+    # ---- 3b. the reverse: started under Java, completed under kraft-rs ----
+    lead_by Java
+    kill_node 4 KILL
+    out=$(reassign --execute --reassignment-json-file "$w/held.json") ||
+        fail "kafka-reassign-partitions --execute held (Java leader $cur): $out"
+    grep -q '^held-0: replicas: ' <<<"$(reassign --list)" || fail "held-0 is not moving with broker 4 down"
+    lead_by kraft-rs
+    restart_broker 4 "restart with held-0 moving to it"
+    deadline=$((SECONDS + 60))
+    until [[ $(replicas_of held) == "0 4 4" ]]; do
+        ((SECONDS < deadline)) || fail "held-0's move to broker 4 did not complete under kraft-rs leader $cur: $(replicas_of held)"
+        sleep 1
+    done
+    out=$(reassign --verify --reassignment-json-file "$w/held.json")
+    grep -q "Reassignment of partition held-0 is completed." <<<"$out" || fail "--verify held: $out"
+    pass "held-0's move, started under a Java leader, completed under kraft-rs leader $cur (replicas 4, ISR 4)"
+fi
+
 # ---- 4. the drained broker stopped and unregistered ----
 kill_node 6 TERM
 out=$(tool org.apache.kafka.tools.ClusterTool unregister --bootstrap-server "$(bs)" --id 6 2>&1) ||
@@ -181,6 +222,18 @@ pass "broker 6 stopped and unregistered (kafka-cluster unregister); list-endpoin
 # ---- 5. every acknowledged record, exactly once ----
 finish_producer
 consume p1 moves reassign-sh
+
+# ---- the controllers' images (mixed) ----
+if [[ $mode == mixed ]]; then
+    await_restarted
+    compare_images
+    for who in kraft-rs Java; do
+        grep -q "^WRITES $who PARTITION_CHANGE_RECORD [1-9]" <<<"$images_out" ||
+            fail "no PartitionChangeRecord written by a $who leader:
+$(grep -E '^(TERM|WRITES)' <<<"$images_out")"
+    done
+    pass "every controller's snapshots hold the same image; kraft-rs and Java leaders each wrote PartitionChangeRecords (leaders ${leaders[*]})"
+fi
 
 # ---- 6. delete.topic.enable=false ----
 rc=0
