@@ -48,16 +48,13 @@ use kraft_protocol::messages::remove_access_control_entry_record::RemoveAccessCo
 use kraft_protocol::{ErrorCode, RequestBody, StrBytes, Uuid};
 
 use super::writer::Generated;
-use super::{error_response, ApiError, Controller};
+use super::{error_response, ApiError, Controller, MAX_RECORDS_PER_USER_OP};
 use crate::authorizer::{
     validate_creation, validate_filter, validate_new_acl, AccessControlEntry,
     AccessControlEntryFilter, AclBinding, AclBindingFilter, ResourcePattern, ResourcePatternFilter,
 };
 use crate::image::{MetadataRecord, StandardAcl};
 use crate::server::CloseConnection;
-
-/// Kafka's `MAX_RECORDS_PER_USER_OP`.
-const MAX_RECORDS_PER_USER_OP: usize = 10_000;
 
 /// Kafka's answer without an authorizer (`SecurityDisabledException`).
 const NO_AUTHORIZER: &str = "No Authorizer is configured.";

@@ -32,7 +32,7 @@ use kraft_protocol::{ErrorCode, StrBytes, Uuid};
 
 use super::heartbeats::{BrokerControlState, BrokerIdAndEpoch, HeartbeatAsk};
 use super::writer::{ActiveState, Generated};
-use super::{check_broker_epoch, not_controller, put_by_name, ApiError, Controller};
+use super::{check_broker_epoch, error, not_controller, put_by_name, ApiError, Controller};
 use crate::features::METADATA_VERSION;
 use crate::image::{MetadataImage, MetadataRecord};
 use crate::replication::broker_changes::{self, ReplicationSettings};
@@ -44,10 +44,6 @@ const UNFENCE: i8 = -1;
 const IN_CONTROLLED_SHUTDOWN: i8 = 1;
 /// The kraft.version feature, finalized by the raft layer.
 const KRAFT_VERSION: &str = "kraft.version";
-
-fn error(code: ErrorCode, message: impl Into<String>) -> ApiError {
-    ApiError::new(code, message)
-}
 
 /// Kafka's `handleBrokerFenced`: the broker leaves every ISR and
 /// leadership, then its fence record.

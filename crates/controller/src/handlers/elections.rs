@@ -31,7 +31,7 @@ use kraft_protocol::messages::elect_leaders_response::{
 use kraft_protocol::{ErrorCode, StrBytes};
 
 use super::writer::{ActiveState, Generated};
-use super::{ApiError, Controller};
+use super::{ApiError, Controller, MAX_RECORDS_PER_USER_OP};
 use crate::image::{MetadataImage, MetadataRecord};
 use crate::replication::partition_change::{
     min_isr_for_topic, unclean_election_enabled, Election, PartitionChange,
@@ -40,8 +40,6 @@ use crate::replication::partition_change::{
 /// Kafka's `ReplicationControlManager.MAX_ELECTIONS_PER_IMBALANCE`: the
 /// most PartitionChangeRecords one periodic election round writes.
 const MAX_ELECTIONS_PER_IMBALANCE: usize = 1_000;
-/// Kafka's `MAX_RECORDS_PER_USER_OP`.
-const MAX_RECORDS_PER_USER_OP: usize = 10_000;
 /// How soon Kafka runs a periodic task again when it reported more work
 /// (`PeriodicTask`'s immediate period).
 const IMMEDIATE_RESCHEDULE: Duration = Duration::from_millis(10);

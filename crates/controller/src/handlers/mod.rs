@@ -101,6 +101,15 @@ pub use quorum::{
     VoterEndpoint,
 };
 
+/// Kafka's `QuorumController.MAX_RECORDS_PER_USER_OP`: the most records
+/// (and results) one user operation may produce.
+pub(crate) const MAX_RECORDS_PER_USER_OP: usize = 10_000;
+
+/// An [`ApiError`] with Kafka's message.
+pub(crate) fn error(code: ErrorCode, message: impl Into<String>) -> ApiError {
+    ApiError::new(code, message)
+}
+
 /// The facts the handlers need from the configuration.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ControllerSettings {

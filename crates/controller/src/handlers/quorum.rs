@@ -32,6 +32,15 @@ impl ApiError {
         }
     }
 
+    /// An error without a message (Kafka answers null; clients show the
+    /// code's default text).
+    pub fn bare(code: ErrorCode) -> Self {
+        ApiError {
+            code,
+            message: None,
+        }
+    }
+
     /// The message, or the error's default text.
     pub fn message_or_default(&self) -> &str {
         self.message

@@ -60,12 +60,9 @@ use kraft_protocol::messages::client_quota_record::{ClientQuotaRecord, EntityDat
 use kraft_protocol::{ErrorCode, StrBytes};
 
 use super::writer::Generated;
-use super::{ApiError, Controller};
+use super::{ApiError, Controller, MAX_RECORDS_PER_USER_OP};
 use crate::image::{ClientQuotaEntity, MetadataImage, MetadataRecord};
 use crate::java::{inet_host, InetHost, JavaHash, JavaMap};
-
-/// Kafka's `MAX_RECORDS_PER_USER_OP`.
-const MAX_RECORDS_PER_USER_OP: usize = 10_000;
 
 /// How a quota key's value is checked (its `ConfigDef.Type`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

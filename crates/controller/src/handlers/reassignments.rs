@@ -55,7 +55,7 @@ use kraft_protocol::{ErrorCode, List, StrBytes};
 use super::error_response::{self, Failure};
 use super::topics::validate_manual_assignment;
 use super::writer::Generated;
-use super::{not_controller, ApiError, Controller};
+use super::{error, not_controller, ApiError, Controller, MAX_RECORDS_PER_USER_OP};
 use crate::image::{MetadataImage, MetadataRecord, PartitionRegistration};
 use crate::replication::broker_changes::ReplicationSettings;
 use crate::replication::partition_change::{
@@ -63,23 +63,6 @@ use crate::replication::partition_change::{
 };
 use crate::replication::reassignment::{ReassignmentReplicas, ReassignmentRevert, RevertError};
 use crate::replication::PartitionState;
-
-/// Kafka's `MAX_RECORDS_PER_USER_OP`: past it a partition's record does not
-/// fit in the request's batch.
-const MAX_RECORDS_PER_USER_OP: usize = 10_000;
-
-fn error(code: ErrorCode, message: impl Into<String>) -> ApiError {
-    ApiError::new(code, message)
-}
-
-/// An error whose message Kafka drops (`ApiError.fromThrowable` of an
-/// exception carrying only the code's default text, or an unexpected one).
-fn bare(code: ErrorCode) -> ApiError {
-    ApiError {
-        code,
-        message: None,
-    }
-}
 
 /// Whether a partition has a reassignment in progress.
 fn is_reassigning(p: PartitionRegistration<'_>) -> bool {
@@ -159,7 +142,7 @@ fn cancel(
     change: PartitionChange<'_>,
 ) -> Result<Option<MetadataRecord>, ApiError> {
     if !ReassignmentReplicas::of(change.state()).in_progress() {
-        return Err(bare(ErrorCode::NoReassignmentInProgress));
+        return Err(ApiError::bare(ErrorCode::NoReassignmentInProgress));
     }
     let revert = ReassignmentRevert::of(change.state())
         .map_err(|RevertError| error(ErrorCode::InvalidReplicaAssignment, RevertError::MESSAGE))?;
@@ -229,7 +212,7 @@ pub(crate) fn alter_partition_reassignments(
                     if record.is_some() && records.len() >= MAX_RECORDS_PER_USER_OP {
                         // Kafka's bounded record list refuses the record;
                         // the exception is not one with an error code.
-                        return Err(bare(ErrorCode::UnknownServerError));
+                        return Err(ApiError::bare(ErrorCode::UnknownServerError));
                     }
                     records.extend(record);
                     Ok(())

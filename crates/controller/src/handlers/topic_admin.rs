@@ -62,28 +62,11 @@ use kraft_protocol::{ErrorCode, StrBytes, Uuid};
 
 use super::authz::{Access, Refusal, CLUSTER_NAME};
 use super::writer::{ActiveState, Generated};
-use super::{not_controller, ApiError, Controller};
+use super::{error, not_controller, ApiError, Controller, MAX_RECORDS_PER_USER_OP};
 use crate::image::{MetadataImage, MetadataRecord, TopicImage};
 use crate::java::{uuid_to_text, JavaHashMap};
 use crate::replication::broker_changes::is_active;
 use crate::replication::placer::{self, PlacementRandom, PlacementSpec, ThreadRandom};
-
-/// Kafka's `MAX_RECORDS_PER_USER_OP`: the bound of the record and result
-/// lists of one user operation.
-const MAX_RECORDS_PER_USER_OP: usize = 10_000;
-
-fn error(code: ErrorCode, message: impl Into<String>) -> ApiError {
-    ApiError::new(code, message)
-}
-
-/// An error without a message (Kafka's `ApiError.fromThrowable` of an
-/// exception without one, or of an unexpected one).
-fn bare(code: ErrorCode) -> ApiError {
-    ApiError {
-        code,
-        message: None,
-    }
-}
 
 /// An error with Kafka's default text (`new ApiError(Errors)`).
 fn with_default_text(code: ErrorCode) -> ApiError {
@@ -247,7 +230,7 @@ impl Controller {
             } else {
                 ErrorCode::TopicDeletionDisabled
             };
-            return delete_error_response(version, request, &bare(code));
+            return delete_error_response(version, request, &ApiError::bare(code));
         }
         if !self.image.is_loaded() {
             let e = not_controller(self.quorum.facts().leader_id);
@@ -565,9 +548,9 @@ fn generate_deletions(
     for id in ids {
         let topic = image.topics().topic(id);
         let outcome = match topic {
-            None => Some(bare(ErrorCode::UnknownTopicId)),
+            None => Some(ApiError::bare(ErrorCode::UnknownTopicId)),
             Some(_) if records.len() >= MAX_RECORDS_PER_USER_OP => {
-                Some(bare(ErrorCode::UnknownServerError))
+                Some(ApiError::bare(ErrorCode::UnknownServerError))
             }
             Some(_) => {
                 records.push(MetadataRecord::new(
@@ -665,7 +648,7 @@ fn add_partitions(
 ) -> Result<(), ApiError> {
     let name = topic.name.as_str();
     let Some(info) = image.topics().topic_by_name(name) else {
-        return Err(bare(ErrorCode::UnknownTopicOrPartition));
+        return Err(ApiError::bare(ErrorCode::UnknownTopicOrPartition));
     };
     let current = info.partition_count() as i64;
     let count = i64::from(topic.count);
@@ -695,10 +678,10 @@ fn add_partitions(
         }
     }
     let Some(first) = first_partition(info) else {
-        return Err(bare(ErrorCode::UnknownServerError));
+        return Err(ApiError::bare(ErrorCode::UnknownServerError));
     };
     let Ok(replication_factor) = i16::try_from(first.replicas().len()) else {
-        return Err(bare(ErrorCode::UnknownServerError));
+        return Err(ApiError::bare(ErrorCode::UnknownServerError));
     };
     let start = current as i32;
     let (assignments, isrs): (Vec<Vec<i32>>, Vec<Vec<i32>>) = match &topic.assignments {
@@ -743,7 +726,7 @@ fn add_partitions(
         }
     };
     let Some(mv) = image.metadata_version() else {
-        return Err(bare(ErrorCode::UnknownServerError));
+        return Err(ApiError::bare(ErrorCode::UnknownServerError));
     };
     let directories = mv.is_directory_assignment_supported();
     for (i, (replicas, isr)) in assignments.iter().zip(&isrs).enumerate() {
@@ -761,7 +744,7 @@ fn add_partitions(
             ));
         }
         if records.len() >= MAX_RECORDS_PER_USER_OP {
-            return Err(bare(ErrorCode::UnknownServerError));
+            return Err(ApiError::bare(ErrorCode::UnknownServerError));
         }
         let dirs: Vec<Uuid> = if directories {
             replicas
@@ -796,7 +779,7 @@ fn delete_error_response(
     request: &DeleteTopicsRequest,
     e: &ApiError,
 ) -> DeleteTopicsResponse {
-    let code = bare(e.code);
+    let code = ApiError::bare(e.code);
     let responses: Vec<DeletableTopicResult> = if version >= 6 {
         request
             .topics

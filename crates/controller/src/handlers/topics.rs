@@ -26,7 +26,7 @@ use kraft_protocol::{ErrorCode, StrBytes, Uuid};
 
 use super::authz::{Access, Refusal, CLUSTER_NAME};
 use super::writer::{ActiveState, Generated};
-use super::{ApiError, Controller};
+use super::{error, ApiError, Controller, MAX_RECORDS_PER_USER_OP};
 use crate::image::{MetadataImage, MetadataRecord};
 use crate::java::JavaHashMap;
 use crate::replication::broker_changes::{is_active, MIN_IN_SYNC_REPLICAS as MIN_INSYNC_REPLICAS};
@@ -37,14 +37,8 @@ use crate::topic_config;
 const CLUSTER_METADATA_TOPIC: &str = "__cluster_metadata";
 /// Kafka's `MAX_PARTITIONS_PER_BATCH`.
 const MAX_PARTITIONS_PER_BATCH: i64 = 10_000;
-/// Kafka's `MAX_RECORDS_PER_USER_OP`.
-const MAX_RECORDS_PER_USER_OP: usize = 10_000;
 /// Kafka's longest topic name.
 const MAX_TOPIC_NAME_LENGTH: usize = 249;
-
-fn error(code: ErrorCode, message: impl Into<String>) -> ApiError {
-    ApiError::new(code, message)
-}
 
 /// Kafka's `Topic.validate`: why `name` is not a legal topic name.
 pub(crate) fn invalid_topic_name(name: &str) -> Option<String> {
