@@ -829,6 +829,15 @@ client_config() {
 }
 
 # ---------- producers and consumers (TopicWorkload) ----------
+# workload_logs: the tail of every log under $w (for a fail_hook).
+workload_logs() {
+    local f
+    for f in "$w"/*.log; do
+        [[ -f $f ]] || continue
+        echo "--- ${f##*/}, tail:"
+        grep -v '^\[' "$f" | tail -n 12 | cut -c1-400 || true
+    done
+}
 # Used by swap.sh and reassign.sh, which set records, keys, rate, w (the
 # workload directory), produce_timeout, consume_timeout and summaries=()
 # and name the workload ($workload) and brokers (bs).

@@ -80,12 +80,7 @@ offsets.topic.replication.factor=2
 offsets.topic.num.partitions=3
 group.initial.rebalance.delay.ms=0"
 fail_hook() {
-    local f
-    for f in "$w"/*.log; do
-        [[ -f $f ]] || continue
-        echo "--- ${f##*/}, tail:"
-        grep -v '^\[' "$f" | tail -n 12 | cut -c1-400 || true
-    done
+    workload_logs
     return 0
 }
 cleanup_hook() { stop_pids "$w"/*.pid; }

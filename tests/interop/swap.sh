@@ -156,12 +156,7 @@ workload_brokers "$partitions"
 snap= # the last describe --replication
 desc= # the last kafka-topics --describe
 fail_hook() {
-    local f
-    for f in "$w"/*.log; do
-        [[ -f $f ]] || continue
-        echo "--- ${f##*/}, tail:"
-        grep -v '^\[' "$f" | tail -n 12 | cut -c1-400 || true
-    done
+    workload_logs
     [[ -n $snap ]] && { echo "--- last describe --replication:"; echo "$snap"; }
     [[ -n $desc ]] && { echo "--- last kafka-topics --describe:"; echo "$desc"; }
     return 0
