@@ -73,7 +73,13 @@
 #    `kraft metadata-quorum describe --replication` is polled with no pause
 #    until the leader reports it a Follower caught up (LastCaughtUpTimestamp)
 #    after the spawn; then the topics are deleted (`broker_load
-#    --delete-topics`, `big_delete_batch`) and the fake brokers unregistered. Last, so no other step sees the restart;
+#    --delete-topics`, `big_delete_batch`) and the fake brokers unregistered. Last, so no other step sees the restart,
+#    but for the reassignment at scale (`big_reassign_batch`, before the
+#    deletion): the partitions of the first topics, BB_REASSIGN in all
+#    (default 10,000), moved to other fake brokers in one
+#    AlterPartitionReassignments call, listed and cancelled (`broker_load
+#    --reassign`), each call timed, then the active controller's VmRSS
+#    (`big_reassign_proc`);
 # 6. every controller is stopped.
 # OUT_FILE receives one line per fact: `IMPL KIND key=value ...` with IMPL
 # kraft-rs or kafka. Always stops every process it started.
@@ -91,7 +97,8 @@
 # skips the topic phase), BB_PACED (one-topic calls after a pause, 30; 0
 # skips them), BB_PACE_MS (the pause, 300), BB_TOPICS (1000; 0 skips the batch), BB_PARTITIONS
 # (10), BB_BATCH (topics per call, 100), BB_BIG_TOPICS (10000; 0 skips step
-# 5), BB_BIG_PARTITIONS (10), BB_BIG_BROKERS (3), BB_BIG_TIMEOUT (seconds
+# 5), BB_BIG_PARTITIONS (10), BB_BIG_BROKERS (3), BB_REASSIGN (partitions
+# reassigned in one call, 10000; 0 skips it), BB_BIG_TIMEOUT (seconds
 # for step 5's creation, for its snapshots and for the restarted follower,
 # each, default 600), BB_SNAPSHOT_MS (metadata.log.max.snapshot.interval.ms
 # on every controller, default 10000; Kafka's default is an hour and 100,000
@@ -129,6 +136,7 @@ big_topics=${BB_BIG_TOPICS:-10000}
 big_partitions=${BB_BIG_PARTITIONS:-10}
 big_brokers=${BB_BIG_BROKERS:-3}
 big_timeout=${BB_BIG_TIMEOUT:-600}
+reassign_n=${BB_REASSIGN:-10000}
 snapshot_ms=${BB_SNAPSHOT_MS:-10000}
 steps=" ${BB_STEPS:-rounds topics fake big} "
 for s in $steps; do
@@ -619,6 +627,21 @@ big_phase() {
     load_s=$(secs "$t0")
     pids_of[$impl]=$(for id in "${controllers[@]}"; do printf '%s=%s,' "$id" "$(pid_of "$id")"; done)
     emit "big_load partitions=$total name=$f snapshot_offset=${snap% *} snapshot_bytes=${snap#* } stop_s=$stop_s spawn_to_caught_up_s=$load_s polls=$polls how=SIGTERM+restart,describe_replication_LastCaughtUpTimestamp>=spawn"
+    # Reassignment at scale: the partitions of the first topics, up to
+    # BB_REASSIGN partitions, moved in one AlterPartitionReassignments call
+    # straight to the active controller, listed (ListPartitionReassignments
+    # of everything: the fake brokers never fetch, so every move stays in
+    # progress) and cancelled in one call; then the active controller's
+    # VmRSS.
+    local rtopics=$((reassign_n / big_partitions))
+    if ((rtopics > big_topics)); then rtopics=$big_topics; fi
+    if ((rtopics > 0)); then
+        timeout "$big_timeout" "$loadgen" --bootstrap "$cbs" --cluster-id "$cluster_id" \
+            --reassign "big-:$rtopics:$big_partitions:300:$big_brokers" >"$d/reassign.out" 2>"$d/reassign.err" ||
+            fail "broker_load --reassign ($((rtopics * big_partitions)) partitions) failed: $(tail -n 5 "$d/reassign.err")"
+        emit "big_$(grep '^reassign_batch' "$d/reassign.out")"
+        emit "big_reassign_proc partitions=$((rtopics * big_partitions)) name=$leader role=active $(proc_fields "$(pid_of "$leader")")"
+    fi
     timeout "$big_timeout" "$loadgen" --bootstrap "$cbs" --cluster-id "$cluster_id" \
         --delete-topics "big-:$big_topics:$batch_n" >"$d/bigdelete.out" 2>"$d/bigdelete.err" ||
         fail "broker_load --delete-topics failed: $(tail -n 5 "$d/bigdelete.err")"

@@ -609,6 +609,36 @@ impl<'a> Results<'a> {
                 3,
             )?;
         }
+        if self.both("big_reassign_batch") {
+            let n = self.topic_get("big_reassign_batch", "partitions");
+            rows.add(
+                format!("AlterPartitionReassignments of {n} partitions in one call, straight to the active controller (s)"),
+                &|i| big_num(i, "big_reassign_batch", "alter_s", false),
+                Some(("<=", 0.5)),
+                3,
+            )?;
+            rows.add(
+                format!("ListPartitionReassignments of everything, {n} in progress (s)"),
+                &|i| big_num(i, "big_reassign_batch", "list_s", false),
+                Some(("<=", 0.5)),
+                3,
+            )?;
+            rows.add(
+                format!("cancelling those {n} reassignments in one call (s)"),
+                &|i| big_num(i, "big_reassign_batch", "cancel_s", false),
+                None,
+                3,
+            )?;
+        }
+        if self.both("big_reassign_proc") {
+            let n = self.topic_get("big_reassign_proc", "partitions");
+            rows.add(
+                format!("VmRSS, active controller, after reassigning and cancelling {n} partitions (MiB)"),
+                &|i| Ok(big_num(i, "big_reassign_proc", "rss_kb", true)? / 1024.0),
+                Some(("<=", 0.2)),
+                1,
+            )?;
+        }
         if self.both("big_delete_batch") {
             let t = self.topic_get("big_delete_batch", "topics");
             rows.add(

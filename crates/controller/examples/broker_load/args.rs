@@ -19,6 +19,8 @@ pub(crate) struct Args {
     pub(crate) hold: Option<usize>,
     /// `--create-topics` / `--delete-topics`.
     pub(crate) topics: Option<TopicsJob>,
+    /// `--reassign`.
+    pub(crate) reassign: Option<ReassignJob>,
     /// `--writer PREFIX`: one-topic CreateTopics, across leader changes.
     pub(crate) writer: Option<WriterJob>,
     /// `--wait-leader SECONDS`: poll DescribeQuorum until a leader is known.
@@ -43,6 +45,32 @@ pub(crate) struct WriterJob {
     pub(crate) samples_out: Option<String>,
     /// Pause on a connection after each committed call before the next.
     pub(crate) gap: Duration,
+}
+
+/// `--reassign PREFIX:TOPICS:PARTITIONS:FIRST_BROKER:BROKERS`.
+pub(crate) struct ReassignJob {
+    pub(crate) prefix: String,
+    pub(crate) topics: usize,
+    pub(crate) partitions: i32,
+    pub(crate) first_broker: i32,
+    pub(crate) brokers: usize,
+}
+
+fn parse_reassign_job(value: &str) -> Result<ReassignJob> {
+    let parts: Vec<&str> = value.split(':').collect();
+    let bad =
+        || format!("--reassign wants PREFIX:TOPICS:PARTITIONS:FIRST_BROKER:BROKERS, not {value:?}");
+    if parts.len() != 5 {
+        return Err(bad());
+    }
+    let num = |s: &str| -> Result<usize> { s.parse().map_err(|_| bad()) };
+    Ok(ReassignJob {
+        prefix: parts[0].to_string(),
+        topics: num(parts[1])?,
+        partitions: i32::try_from(num(parts[2])?).map_err(|_| bad())?,
+        first_broker: i32::try_from(num(parts[3])?).map_err(|_| bad())?,
+        brokers: num(parts[4])?,
+    })
 }
 
 /// Topics created or deleted by one run.
@@ -111,6 +139,7 @@ pub(crate) fn parse_args() -> Result<Args> {
         unregister: Vec::new(),
         hold: None,
         topics: None,
+        reassign: None,
         writer: None,
         wait_leader: None,
         since_us: None,
@@ -181,6 +210,7 @@ pub(crate) fn parse_args() -> Result<Args> {
                 }
                 args.hold = Some(n);
             }
+            "--reassign" => args.reassign = Some(parse_reassign_job(&value)?),
             "--create-topics" | "--delete-topics" => {
                 args.topics = Some(parse_topics_job(&flag, &value)?)
             }
@@ -217,7 +247,8 @@ pub(crate) fn parse_args() -> Result<Args> {
         || (args.cluster_id.is_empty()
             && args.wait_leader.is_none()
             && args.writer.is_none()
-            && args.create_acls.is_none())
+            && args.create_acls.is_none()
+            && args.reassign.is_none())
     {
         return Err("--bootstrap and --cluster-id are required".into());
     }
@@ -226,7 +257,11 @@ pub(crate) fn parse_args() -> Result<Args> {
     {
         return Err("--phases wants growing positive broker counts, e.g. 3,50".into());
     }
-    if args.phases.is_empty() || args.hold.is_some() || args.topics.is_some() {
+    if args.phases.is_empty()
+        || args.hold.is_some()
+        || args.topics.is_some()
+        || args.reassign.is_some()
+    {
         args.phases.clear();
         args.seconds.clear();
     }

@@ -41,6 +41,11 @@
 //! `bootstrap.controllers` it fails CreateTopics and DeleteTopics itself
 //! (`UnsupportedEndpointTypeException`) without sending them.
 //!
+//! `--reassign PREFIX:TOPICS:PARTITIONS:FIRST_BROKER:BROKERS` moves every
+//! partition of those topics to three of those brokers in one
+//! AlterPartitionReassignments call, lists the reassignments, cancels them
+//! in one call, and prints `reassign_batch ...` with each call's time.
+//!
 //! `--writer PREFIX` (for `cargo xtask bench`, `tests/interop/bench.sh`)
 //! sends one-topic CreateTopics (1 partition, RF 3) back to back on
 //! `--concurrency` connections for `--for-secs` (default 60) or until
@@ -94,6 +99,7 @@ mod hold;
 mod leader;
 mod phases;
 mod procfs;
+mod reassign;
 mod topics;
 mod writer;
 
@@ -131,6 +137,9 @@ async fn run(args: Args) -> Result<()> {
     }
     if let Some(job) = &args.topics {
         return topics::topics_only(&args, job).await;
+    }
+    if let Some(job) = &args.reassign {
+        return reassign::reassign(&args, job).await;
     }
     if let Some(count) = args.hold {
         return hold::hold(&args, count).await;
