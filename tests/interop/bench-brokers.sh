@@ -194,7 +194,7 @@ cleanup() {
     local s
     disown -a 2>/dev/null || true
     # Step 5's fake brokers first (SIGTERM: they unregister and exit).
-    for s in "$root"/*/; do [[ -d $s ]] && stop_pids "${s%/}/hold.pid"; done
+    for s in "$root"/*/; do [[ -d $s ]] && stop_pids "${s%/}/hold.pid" "${s%/}/targets.pid"; done
     for s in "$root"/*/; do [[ -d $s ]] && stop_dir "${s%/}"; done
     wait 2>/dev/null || true
 }
@@ -517,21 +517,10 @@ big_phase() {
     use "$1"
     local total=$((big_topics * big_partitions))
     echo "== $impl: $big_topics topics x $big_partitions partitions on $big_brokers fake brokers ($(secs "$started")s)"
-    local hold_in="$d/hold.in" hold_out="$d/hold.out" lp holdfd deadline
-    rm -f "$hold_in" "$hold_out"
-    mkfifo "$hold_in"
-    "$loadgen" --bootstrap "$cbs" --cluster-id "$cluster_id" --hold "$big_brokers" --first-id 300 \
-        --interval-ms "$heartbeat_ms" <"$hold_in" >"$hold_out" 2>"$d/hold.err" &
-    lp=$!
-    echo "$lp" >"$d/hold.pid"
-    exec {holdfd}>"$hold_in"
-    deadline=$((SECONDS + 90))
-    until grep -q '^ready' "$hold_out" 2>/dev/null; do
-        kill -0 "$lp" 2>/dev/null || fail "broker_load --hold failed: $(tail -n 5 "$d/hold.err")"
-        ((SECONDS < deadline)) || fail "broker_load --hold: brokers not unfenced within 90s"
-        sleep 0.2
-    done
-    emit "big_$(grep '^ready' "$hold_out")"
+    local deadline holdfd
+    hold_start hold "$big_brokers" 300
+    holdfd=${hold_fd[hold]}
+    emit "big_$(grep '^ready' "$d/hold.out")"
     # One topic of one partition a call, straight to the active controller:
     # the controller's own CreateTopics latency, without a Java broker's
     # forwarding and Admin client in front (deleted again at once).
@@ -632,34 +621,64 @@ big_phase() {
     # straight to the active controller, listed (ListPartitionReassignments
     # of everything: the fake brokers never fetch, so every move stays in
     # progress) and cancelled in one call; then the active controller's
-    # VmRSS.
+    # VmRSS. The targets are three more fake brokers (ids 400-402).
     local rtopics=$((reassign_n / big_partitions))
     if ((rtopics > big_topics)); then rtopics=$big_topics; fi
     if ((rtopics > 0)); then
+        # Three more fake brokers, the targets: every replica moves.
+        hold_start targets 3 400
         timeout "$big_timeout" "$loadgen" --bootstrap "$cbs" --cluster-id "$cluster_id" \
-            --reassign "big-:$rtopics:$big_partitions:300:$big_brokers" >"$d/reassign.out" 2>"$d/reassign.err" ||
+            --reassign "big-:$rtopics:$big_partitions:400:3" >"$d/reassign.out" 2>"$d/reassign.err" ||
             fail "broker_load --reassign ($((rtopics * big_partitions)) partitions) failed: $(tail -n 5 "$d/reassign.err")"
         emit "big_$(grep '^reassign_batch' "$d/reassign.out")"
         emit "big_reassign_proc partitions=$((rtopics * big_partitions)) name=$leader role=active $(proc_fields "$(pid_of "$leader")")"
+        hold_stop targets
     fi
     timeout "$big_timeout" "$loadgen" --bootstrap "$cbs" --cluster-id "$cluster_id" \
         --delete-topics "big-:$big_topics:$batch_n" >"$d/bigdelete.out" 2>"$d/bigdelete.err" ||
         fail "broker_load --delete-topics failed: $(tail -n 5 "$d/bigdelete.err")"
     emit "big_$(grep '^delete_batch' "$d/bigdelete.out")"
-    # Released by SIGTERM (its stdin's end of file would do too, but every
-    # process spawned since holds the write end of the fifo as well).
-    exec {holdfd}>&-
+    hold_stop hold
+    emit "big_$(grep '^unregistered' "$d/hold.out")"
+}
+
+# hold_start NAME COUNT FIRST_ID: `broker_load --hold COUNT` (ids FIRST_ID
+# on) in the background, fed by the fifo $d/NAME.in, whose write end stays
+# open in ${hold_fd[NAME]}; returns once every broker is unfenced.
+declare -A hold_fd=() hold_pid=()
+hold_start() {
+    local name=$1 in="$d/$1.in" out="$d/$1.out" fd deadline
+    rm -f "$in" "$out"
+    mkfifo "$in"
+    "$loadgen" --bootstrap "$cbs" --cluster-id "$cluster_id" --hold "$2" --first-id "$3" \
+        --interval-ms "$heartbeat_ms" <"$in" >"$out" 2>"$d/$name.err" &
+    hold_pid[$name]=$!
+    echo "${hold_pid[$name]}" >"$d/$name.pid"
+    exec {fd}>"$in"
+    hold_fd[$name]=$fd
+    deadline=$((SECONDS + 90))
+    until grep -q '^ready' "$out" 2>/dev/null; do
+        kill -0 "${hold_pid[$name]}" 2>/dev/null || fail "broker_load --hold ($name) failed: $(tail -n 5 "$d/$name.err")"
+        ((SECONDS < deadline)) || fail "broker_load --hold ($name): brokers not unfenced within 90s"
+        sleep 0.2
+    done
+}
+# hold_stop NAME: released by SIGTERM (its stdin's end of file would do
+# too, but every process spawned since holds the write end of the fifo as
+# well); its brokers must be unregistered.
+hold_stop() {
+    local name=$1 lp=${hold_pid[$1]} deadline fd=${hold_fd[$1]}
+    exec {fd}>&-
     kill -TERM "$lp" 2>/dev/null || true
     deadline=$((SECONDS + 60))
     while kill -0 "$lp" 2>/dev/null; do
-        ((SECONDS < deadline)) || fail "broker_load --hold did not exit within 60s of its stdin closing"
+        ((SECONDS < deadline)) || fail "broker_load --hold ($name) did not exit within 60s of SIGTERM"
         sleep 0.2
     done
-    wait "$lp" || fail "broker_load --hold failed: $(tail -n 5 "$d/hold.err")"
-    rm -f "$d/hold.pid"
-    grep -q '^unregistered count=[0-9]* errors=0 ' "$hold_out" ||
-        fail "broker_load --hold did not unregister its brokers: $(tail -n 5 "$d/hold.err")"
-    emit "big_$(grep '^unregistered' "$hold_out")"
+    wait "$lp" || fail "broker_load --hold ($name) failed: $(tail -n 5 "$d/$name.err")"
+    rm -f "$d/$name.pid"
+    grep -q '^unregistered count=[0-9]* errors=0 ' "$d/$name.out" ||
+        fail "broker_load --hold ($name) did not unregister its brokers: $(tail -n 5 "$d/$name.err")"
 }
 
 declare -A cbs_of=() cid_of=() pids_of=()

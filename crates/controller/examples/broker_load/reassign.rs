@@ -157,12 +157,17 @@ pub(crate) async fn reassign(args: &Args, job: &ReassignJob) -> Result<()> {
         .await?
         .ok_or_else(|| format!("{} is no longer the active controller", conn.address))?;
     let cancel_time = t0.elapsed();
+    if in_progress != total || cancelled.0 > 0 {
+        return Err(format!(
+            "{in_progress} of {total} reassignments listed in progress, {} cancellations refused (e.g. {}): the targets must be brokers outside every partition's replicas",
+            cancelled.0, cancelled.1
+        ));
+    }
     println!(
-        "reassign_batch via=controller client=broker_load partitions={total} alter_s={:.3} listed={in_progress} list_s={:.3} cancel_s={:.3} cancel_refused={} leader={}",
+        "reassign_batch via=controller client=broker_load partitions={total} alter_s={:.3} listed={in_progress} list_s={:.3} cancel_s={:.3} leader={}",
         alter_time.as_secs_f64(),
         list_time.as_secs_f64(),
         cancel_time.as_secs_f64(),
-        cancelled.0,
         conn.address
     );
     Ok(())
