@@ -10,12 +10,11 @@
 //! restarted with the new one: they elect a leader from what their logs
 //! hold, where the bootstrap checkpoint still has the old password.
 
-use super::secure::{authenticate, client_file, handshake, send, PLAIN_MODULE, SCRAM_MODULE};
-use super::*;
-use kraft_protocol::messages::alter_user_scram_credentials_request::{
-    AlterUserScramCredentialsRequest, ScramCredentialUpsertion,
+use super::secure::{
+    authenticate, client_file, handshake, scram_upsert, send, PLAIN_MODULE, SCRAM_MODULE,
 };
-use kraft_protocol::{RequestBody, ResponseBody};
+use super::*;
+use kraft_protocol::ResponseBody;
 
 /// The controllers' properties with the SCRAM password `password`, and an
 /// `admin` PLAIN user for raw requests.
@@ -141,21 +140,12 @@ fn controllers_authenticate_each_other_with_bootstrapped_scram_credentials() {
 
     // The controllers' password is changed in the metadata log.
     let leader_now = usize::try_from(next["leaderId"].as_i64().unwrap_or(0)).expect("a leader");
-    let salt = b"rotated-controller-salt".to_vec();
-    let mut salted = [0u8; 64];
-    pbkdf2::pbkdf2_hmac::<sha2::Sha512>(b"ctl-rotated-secret", &salt, 4096, &mut salted);
-    let upsert = RequestBody::AlterUserScramCredentials(AlterUserScramCredentialsRequest {
-        upsertions: vec![ScramCredentialUpsertion {
-            name: "controller".into(),
-            mechanism: 2,
-            iterations: 4096,
-            salt: bytes::Bytes::from(salt),
-            salted_password: bytes::Bytes::copy_from_slice(&salted),
-            ..Default::default()
-        }]
-        .into(),
-        ..Default::default()
-    });
+    let upsert = scram_upsert(
+        "controller",
+        2,
+        "ctl-rotated-secret",
+        b"rotated-controller-salt",
+    );
     let mut conn = Connection::open(&c.controller(leader_now));
     send(&mut conn, 1, handshake("PLAIN")).expect("handshake");
     send(&mut conn, 2, authenticate(b"\0admin\0admin-secret")).expect("auth");

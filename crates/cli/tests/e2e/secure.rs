@@ -138,6 +138,36 @@ pub(super) fn authenticate(token: &[u8]) -> RequestBody {
     })
 }
 
+/// AlterUserScramCredentials upserting `user`'s credential for `mechanism`
+/// (1: SCRAM-SHA-256, 2: SCRAM-SHA-512) from `password` and `salt`, 4096
+/// iterations, salted as the client does it (RFC 5802 Hi).
+pub(super) fn scram_upsert(user: &str, mechanism: i8, password: &str, salt: &[u8]) -> RequestBody {
+    use kraft_protocol::messages::alter_user_scram_credentials_request::{
+        AlterUserScramCredentialsRequest, ScramCredentialUpsertion,
+    };
+    let salted = if mechanism == 2 {
+        let mut out = [0u8; 64];
+        pbkdf2::pbkdf2_hmac::<sha2::Sha512>(password.as_bytes(), salt, 4096, &mut out);
+        out.to_vec()
+    } else {
+        let mut out = [0u8; 32];
+        pbkdf2::pbkdf2_hmac::<sha2::Sha256>(password.as_bytes(), salt, 4096, &mut out);
+        out.to_vec()
+    };
+    RequestBody::AlterUserScramCredentials(AlterUserScramCredentialsRequest {
+        upsertions: vec![ScramCredentialUpsertion {
+            name: user.into(),
+            mechanism,
+            iterations: 4096,
+            salt: bytes::Bytes::copy_from_slice(salt),
+            salted_password: bytes::Bytes::from(salted),
+            ..Default::default()
+        }]
+        .into(),
+        ..Default::default()
+    })
+}
+
 #[test]
 fn a_sasl_ssl_quorum_serves_the_cli_and_refuses_what_kafka_refuses() {
     let mut c = Cluster::new("secure-sasl-ssl", 3);
@@ -345,25 +375,7 @@ fn a_sasl_ssl_quorum_serves_the_cli_and_refuses_what_kafka_refuses() {
 
     // SCRAM: a credential written through AlterUserScramCredentials is used
     // at the next login; once deleted, the login fails.
-    let salt = b"kraft-rs-e2e-salt".to_vec();
-    let mut salted = [0u8; 32];
-    pbkdf2::pbkdf2_hmac::<sha2::Sha256>(b"carol-secret", &salt, 4096, &mut salted);
-    let upsert = RequestBody::AlterUserScramCredentials(
-        kraft_protocol::messages::alter_user_scram_credentials_request::AlterUserScramCredentialsRequest {
-            upsertions: vec![
-                kraft_protocol::messages::alter_user_scram_credentials_request::ScramCredentialUpsertion {
-                    name: "carol".into(),
-                    mechanism: 1,
-                    iterations: 4096,
-                    salt: bytes::Bytes::from(salt),
-                    salted_password: bytes::Bytes::copy_from_slice(&salted),
-                    ..Default::default()
-                },
-            ]
-            .into(),
-            ..Default::default()
-        },
-    );
+    let upsert = scram_upsert("carol", 1, "carol-secret", b"kraft-rs-e2e-salt");
     let leader_raw = format!("127.0.0.1:{}", raw_ports[leader - 1]);
     let mut conn = Connection::open(&leader_raw);
     send(&mut conn, 1, handshake("PLAIN")).expect("handshake");
