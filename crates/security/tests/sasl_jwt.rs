@@ -534,6 +534,86 @@ fn a_jwks_url_is_fetched_at_start_and_again_for_an_unknown_kid() {
     assert!(e.to_string().contains("Could not refresh JWKS"), "{e}");
 }
 
+/// The TLS fixtures (`tests/data/tls`, made by `make-fixtures.sh`).
+fn tls_fixture(name: &str) -> String {
+    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/tls")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+/// An HTTPS server answering every GET with `body`, with the fixture
+/// certificate of `localhost` / 127.0.0.1 (issued by `ca.pem`).
+fn serve_tls(body: String) -> String {
+    let settings = kraft_security::tls::SslSettings::from_kafka(&|key| match key {
+        "ssl.keystore.type" => Some("PEM".to_owned()),
+        "ssl.keystore.location" => Some(tls_fixture("server-keystore.pem")),
+        _ => None,
+    })
+    .expect("server settings");
+    let config = kraft_security::tls::ServerTls::new(&settings)
+        .expect("server TLS")
+        .config();
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { continue };
+            let Ok(conn) = rustls::ServerConnection::new(config.clone()) else {
+                continue;
+            };
+            let mut tls = rustls::StreamOwned::new(conn, stream);
+            let mut buf = [0u8; 2048];
+            if tls.read(&mut buf).is_err() {
+                continue; // e.g. a client that does not trust the certificate
+            }
+            let reply = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            let _ = tls.write_all(reply.as_bytes());
+            tls.conn.send_close_notify();
+            let _ = tls.flush();
+        }
+    });
+    format!("https://localhost:{port}/keys")
+}
+
+#[test]
+fn a_jwks_https_url_is_trusted_through_the_jaas_entrys_truststore() {
+    let k = keys();
+    let url = serve_tls(json!({"keys": [k.rsa1.jwk(Some("one"), json!({}))]}).to_string());
+    let allowed = AllowedUrls::new([url.clone()]);
+    let jaas = jaas::parse_single(&format!(
+        "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required \
+         ssl.truststore.type=\"PEM\" ssl.truststore.location=\"{}\";",
+        tls_fixture("ca.pem")
+    ))
+    .expect("jaas");
+    let v = JwtValidator::start(&start_config(&url), &jaas, &allowed).expect("start over https");
+    let token = k
+        .rsa1
+        .sign("RS256", &header("RS256", "one"), &good_claims("alice"));
+    assert!(v.validate(&token, jwt_now()).is_ok());
+    // Without a trust store there is nothing to trust (kraft-rs has no
+    // default one): refused at start, naming the key to set.
+    let e = JwtValidator::start(&start_config(&url), &empty_jaas(), &allowed)
+        .expect_err("no trust store");
+    assert!(e.to_string().contains("ssl.truststore.location"), "{e}");
+    // A CA that did not issue the server's certificate: the first fetch
+    // fails and the start is refused.
+    let other = jaas::parse_single(&format!(
+        "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required \
+         ssl.truststore.type=\"PEM\" ssl.truststore.location=\"{}\";",
+        tls_fixture("untrusted-ca.pem")
+    ))
+    .expect("jaas");
+    let e = JwtValidator::start(&start_config(&url), &other, &allowed)
+        .expect_err("an untrusted certificate");
+    assert!(e.to_string().contains("Could not refresh JWKS"), "{e}");
+}
+
 #[test]
 fn the_http_response_reader_takes_only_a_200_body() {
     use kraft_security::sasl::jwks::parse_http_response;
