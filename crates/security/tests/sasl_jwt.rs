@@ -154,8 +154,8 @@ fn signatures_keys_and_algorithms_are_refused_as_kafka_refuses_them() {
     );
     assert!(refused(&v, &crit, NOW_MS).contains("crit"));
     // An algorithm not verified here.
-    let es512 = k.rsa1.sign("RS256", &header("ES512", "rsa-1"), &good);
-    assert!(refused(&v, &es512, NOW_MS).contains("ES512 is not supported"));
+    let es999 = k.rsa1.sign("RS256", &header("ES999", "rsa-1"), &good);
+    assert!(refused(&v, &es999, NOW_MS).contains("ES999 is not supported"));
     // A JWK's own `alg` is not looked at (Kafka verifies a PS256 token with
     // a key marked RS256).
     let pinned = JwtValidator::with_keys(
@@ -532,6 +532,57 @@ fn a_jwks_url_is_fetched_at_start_and_again_for_an_unknown_kid() {
     )
     .expect_err("nothing listens there");
     assert!(e.to_string().contains("Could not refresh JWKS"), "{e}");
+}
+
+/// ES512: P-521 keys and signatures (RustCrypto's `p521`), chosen by `kid`
+/// and curve like the other EC keys; a P-521 key does not verify ES384 and
+/// a P-384 key does not verify ES512; a changed signature is refused.
+#[test]
+fn es512_tokens_are_verified_with_p521_keys() {
+    let k = keys();
+    let p521 = TestKey::p521(7);
+    let set = JwkSet::parse(
+        &json!({"keys": [
+            p521.jwk(Some("ec-521"), json!({})),
+            k.p384.jwk(Some("ec-384"), json!({})),
+        ]})
+        .to_string(),
+    )
+    .expect("jwks");
+    let good = good_claims("alice");
+    let token = p521.sign("ES512", &header("ES512", "ec-521"), &good);
+    let parsed = kraft_security::sasl::jwt::CompactJws::parse(&token).expect("parse");
+    assert!(parsed.verify(&set).is_ok(), "ES512 with its P-521 key");
+    // Without a kid the curve still picks the key.
+    let no_kid = p521.sign("ES512", &json!({"alg": "ES512"}), &good);
+    assert!(kraft_security::sasl::jwt::CompactJws::parse(&no_kid)
+        .expect("parse")
+        .verify(&set)
+        .is_ok());
+    // The P-384 key's kid on an ES512 token: no key fits.
+    let wrong_curve = p521.sign("ES512", &header("ES512", "ec-384"), &good);
+    assert!(kraft_security::sasl::jwt::CompactJws::parse(&wrong_curve)
+        .expect("parse")
+        .verify(&set)
+        .is_err());
+    let es384_by_521 = p521.sign("ES512", &header("ES384", "ec-521"), &good);
+    assert!(kraft_security::sasl::jwt::CompactJws::parse(&es384_by_521)
+        .expect("parse")
+        .verify(&set)
+        .is_err());
+    // One flipped bit of the signature.
+    let (head, sig) = token.rsplit_once('.').expect("three parts");
+    let mut raw = base64::Engine::decode(&base64::engine::general_purpose::URL_SAFE_NO_PAD, sig)
+        .expect("b64");
+    raw[10] ^= 1;
+    let forged = format!(
+        "{head}.{}",
+        base64::Engine::encode(&base64::engine::general_purpose::URL_SAFE_NO_PAD, raw)
+    );
+    assert!(kraft_security::sasl::jwt::CompactJws::parse(&forged)
+        .expect("parse")
+        .verify(&set)
+        .is_err());
 }
 
 /// The TLS fixtures (`tests/data/tls`, made by `make-fixtures.sh`).

@@ -1,15 +1,15 @@
 //! Signed JWTs (RFC 7519) in JWS compact form (RFC 7515), checked the way
 //! Kafka's broker-side validator (`BrokerJwtValidator`, built on jose4j)
 //! checks them: a JSON Web Key from a key set (RFC 7517) is chosen by the
-//! token's `kid`, key type and curve, the signature is verified with `ring`,
+//! token's `kid`, key type and curve, the signature is verified with `ring`
+//! (with RustCrypto's `p521` for ES512, which `ring` does not do),
 //! then the claims: `exp` and `iat` required, `nbf` honoured, all three
 //! with the configured clock skew; `aud` and `iss` against the expected
 //! values; the subject and scope claims under their configured names.
 //!
-//! Algorithms: RS256/384/512, PS256/384/512, ES256, ES384, EdDSA (Ed25519)
-//! and HS256/384/512 with an `oct` key of at least the hash length. `none`
-//! is refused, as are ES512 (P-521, which `ring` does not verify) and any
-//! token with a `crit` header.
+//! Algorithms: RS256/384/512, PS256/384/512, ES256, ES384, ES512, EdDSA
+//! (Ed25519) and HS256/384/512 with an `oct` key of at least the hash
+//! length. `none` is refused, as is any token with a `crit` header.
 //!
 //! No error text ever contains the token or a key.
 
@@ -46,6 +46,8 @@ pub enum Algorithm {
     Es256,
     /// ECDSA on P-384 with SHA-384.
     Es384,
+    /// ECDSA on P-521 with SHA-512.
+    Es512,
     /// Ed25519.
     EdDsa,
     /// HMAC with SHA-256.
@@ -58,7 +60,7 @@ pub enum Algorithm {
 
 impl Algorithm {
     /// Every algorithm verified here.
-    pub const ALL: [Algorithm; 12] = [
+    pub const ALL: [Algorithm; 13] = [
         Algorithm::Rs256,
         Algorithm::Rs384,
         Algorithm::Rs512,
@@ -67,6 +69,7 @@ impl Algorithm {
         Algorithm::Ps512,
         Algorithm::Es256,
         Algorithm::Es384,
+        Algorithm::Es512,
         Algorithm::EdDsa,
         Algorithm::Hs256,
         Algorithm::Hs384,
@@ -84,6 +87,7 @@ impl Algorithm {
             Algorithm::Ps512 => "PS512",
             Algorithm::Es256 => "ES256",
             Algorithm::Es384 => "ES384",
+            Algorithm::Es512 => "ES512",
             Algorithm::EdDsa => "EdDSA",
             Algorithm::Hs256 => "HS256",
             Algorithm::Hs384 => "HS384",
@@ -105,7 +109,7 @@ impl Algorithm {
             | Algorithm::Ps256
             | Algorithm::Ps384
             | Algorithm::Ps512 => "RSA",
-            Algorithm::Es256 | Algorithm::Es384 => "EC",
+            Algorithm::Es256 | Algorithm::Es384 | Algorithm::Es512 => "EC",
             Algorithm::EdDsa => "OKP",
             Algorithm::Hs256 | Algorithm::Hs384 | Algorithm::Hs512 => "oct",
         }
@@ -269,6 +273,7 @@ impl Jwk {
             let wanted = match alg {
                 Algorithm::Es256 => "P-256",
                 Algorithm::Es384 => "P-384",
+                Algorithm::Es512 => "P-521",
                 _ => return false,
             };
             if *curve != wanted {
@@ -315,6 +320,14 @@ impl Jwk {
                 UnparsedPublicKey::new(&signature::ECDSA_P384_SHA384_FIXED, point)
                     .verify(message, sig)
                     .map_err(|_| bad())
+            }
+            (KeyMaterial::Ec { point, .. }, Algorithm::Es512) => {
+                // RustCrypto's p521 (ring has no P-521): SHA-512 over the
+                // message, the signature r || s of 66 bytes each.
+                use p521::ecdsa::signature::Verifier;
+                let key = p521::ecdsa::VerifyingKey::from_sec1_bytes(point).map_err(|_| bad())?;
+                let sig = p521::ecdsa::Signature::from_slice(sig).map_err(|_| bad())?;
+                key.verify(message, &sig).map_err(|_| bad())
             }
             (KeyMaterial::Ed25519(x), Algorithm::EdDsa) => {
                 UnparsedPublicKey::new(&signature::ED25519, x)

@@ -1,6 +1,7 @@
 //! Test keys and JWT signing for the OAUTHBEARER JWT tests: RSA keys from
 //! `tests/data/oauth/*.key` (2048-bit, PKCS#8 PEM), EC and Ed25519 keys
-//! made by `ring` in the test, tokens signed with `ring`.
+//! made by `ring` in the test (P-521 by RustCrypto's `p521`), tokens
+//! signed with them.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
@@ -24,6 +25,8 @@ pub enum TestKey {
     Rsa(RsaKeyPair),
     /// ECDSA P-256 or P-384 (fixed-size signatures).
     Ec(EcdsaKeyPair, &'static str),
+    /// ECDSA P-521 (RustCrypto's p521: ring has no P-521).
+    P521(Box<p521::ecdsa::SigningKey>),
     /// Ed25519.
     Ed(Ed25519KeyPair),
     /// A symmetric key.
@@ -56,6 +59,15 @@ impl TestKey {
         )
     }
 
+    /// A P-521 key from a fixed scalar (`seed` repeated).
+    pub fn p521(seed: u8) -> TestKey {
+        let mut scalar = [seed; 66];
+        scalar[0] = 0; // below the group order
+        TestKey::P521(Box::new(
+            p521::ecdsa::SigningKey::from_slice(&scalar).expect("P-521 key"),
+        ))
+    }
+
     /// A fresh Ed25519 key.
     pub fn ed25519() -> TestKey {
         let doc = Ed25519KeyPair::generate_pkcs8(&SystemRandom::new()).expect("Ed25519 key");
@@ -73,6 +85,11 @@ impl TestKey {
                 let point = k.public_key().as_ref();
                 let size = (point.len() - 1) / 2;
                 json!({"kty": "EC", "crv": curve, "x": b64(&point[1..=size]), "y": b64(&point[1 + size..])})
+            }
+            TestKey::P521(k) => {
+                let point = p521::ecdsa::VerifyingKey::from(k.as_ref()).to_encoded_point(false);
+                let bytes = point.as_bytes();
+                json!({"kty": "EC", "crv": "P-521", "x": b64(&bytes[1..=66]), "y": b64(&bytes[67..])})
             }
             TestKey::Ed(k) => {
                 json!({"kty": "OKP", "crv": "Ed25519", "x": b64(k.public_key().as_ref())})
@@ -117,6 +134,12 @@ impl TestKey {
                 .expect("EC sign")
                 .as_ref()
                 .to_vec(),
+            TestKey::P521(k) => {
+                let sig = <p521::ecdsa::SigningKey as p521::ecdsa::signature::Signer<
+                    p521::ecdsa::Signature,
+                >>::sign(k.as_ref(), input.as_bytes());
+                sig.to_bytes().to_vec()
+            }
             TestKey::Ed(k) => k.sign(input.as_bytes()).as_ref().to_vec(),
             TestKey::Oct(k) => {
                 let hmac = match alg {
