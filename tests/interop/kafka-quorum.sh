@@ -33,7 +33,8 @@
 # overrides an earlier one), KQ_BOOTSTRAP_SERVERS (controller.quorum.bootstrap.servers
 # of the brokers written by add-broker/format-broker; default: controllers 1-3
 # of DIR), KQ_BROKER_PROPS (extra lines appended to each broker's
-# server.properties), KQ_JVM_FLAGS (the JVM flags of every node and tool run
+# server.properties), KQ_BROKER_JBOD (non-empty: each broker gets a second
+# log directory, DIR/nodeID/data2), KQ_JVM_FLAGS (the JVM flags of every node and tool run
 # here, split on blanks, instead of the small-heap defaults below; e.g.
 # kafka-server-start.sh's `-Xmx1G -Xms1G` with G1).
 set -euo pipefail
@@ -209,7 +210,7 @@ inter.broker.listener.name=PLAINTEXT
 controller.listener.names=CONTROLLER
 listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
 controller.quorum.bootstrap.servers=${KQ_BOOTSTRAP_SERVERS:-$(bootstrap)}
-log.dirs=$node_dir/data
+log.dirs=$node_dir/data${KQ_BROKER_JBOD:+,$node_dir/data2}
 offsets.topic.replication.factor=1
 transaction.state.log.replication.factor=1
 share.coordinator.state.topic.replication.factor=1

@@ -25,7 +25,13 @@
 #    --config min.insync.replicas=2 (Kafka's TopicCommand through a broker,
 #    which forwards CreateTopics to the active controller) prints "Created
 #    topic t."; kafka-topics --describe shows 6 partitions, each with 3
-#    replicas, a leader and 3 in Isr.
+#    replicas, a leader and 3 in Isr. Every broker has two log directories
+#    (KQ_BROKER_JBOD, KIP-858): each replica is put in one and assigned to
+#    it through the active controller (AssignReplicasToDirs). Within 30 s
+#    Kafka's DumpLogSegments finds, in the controller's metadata log, every
+#    partition of t with each replica in one of its broker's registered
+#    directories (meta.properties), replicas in both directories, and no
+#    broker's AssignmentsManager logged a failed request.
 # 2. org.kraftrs.interop.TopicWorkload produce (kafka-quorum/src/main/java):
 #    an idempotent producer (enable.idempotence=true, so InitProducerId and
 #    the controller's AllocateProducerIds; acks=all, default retries,
@@ -181,6 +187,7 @@ partitions=6
 w= # the current scenario's workload files
 # workload, bs and create_config: cluster-lib.sh's.
 workload_brokers 6
+export KQ_BROKER_JBOD=1
 
 fail_hook() {
     local f
@@ -341,6 +348,82 @@ $(tail -c 3000 <<<"$out")"
     did "created topic $topic"
 }
 
+# directories_assigned: the directory each replica of $topic is in, by
+# the last PartitionRecord/PartitionChangeRecord naming its directories in
+# the current leader's metadata log (a copy decoded by DumpLogSegments),
+# checked against the directory ids of the brokers' meta.properties;
+# prints the failure, if any.
+directories_assigned() {
+    local cdir="$w/dirs" f list= id topic_id known=
+    topic_id=$(sed -n "s/^Topic: $topic\tTopicId: \([^	]*\).*/\1/p" <<<"$desc" | head -n 1)
+    [[ -n $topic_id ]] || { echo "no topic id of $topic in --describe"; return 1; }
+    for id in 4 5 6; do
+        for f in "$d/node$id"/data/meta.properties "$d/node$id"/data2/meta.properties; do
+            known+="$id:$(sed -n 's/^directory.id=//p' "$f") "
+        done
+    done
+    rm -rf "$cdir" && mkdir -p "$cdir"
+    for f in "$(metadata_dir "$(leader_id)")"/*.log; do
+        cp "$f" "$cdir/" && list+="${list:+,}$cdir/${f##*/}"
+    done
+    tool org.apache.kafka.tools.DumpLogSegments --cluster-metadata-decoder --files "$list" >"$cdir/dump.txt" 2>&1 ||
+        { echo "DumpLogSegments failed: $(tail -n 5 "$cdir/dump.txt")"; return 1; }
+    TOPIC_ID=$topic_id KNOWN=$known PARTS=$partitions python3 - "$cdir/dump.txt" <<'PY'
+import json, os, sys
+topic, parts = os.environ["TOPIC_ID"], int(os.environ["PARTS"])
+known = {}
+for kv in os.environ["KNOWN"].split():
+    b, d = kv.split(":", 1)
+    known[d] = int(b)
+replicas, dirs = {}, {}
+for line in open(sys.argv[1], encoding="utf-8"):
+    if " payload: " not in line:
+        continue
+    try:
+        rec = json.loads(line.split(" payload: ", 1)[1])
+    except ValueError:
+        continue
+    data = rec.get("data", {})
+    if rec.get("type") not in ("PARTITION_RECORD", "PARTITION_CHANGE_RECORD") or data.get("topicId") != topic:
+        continue
+    p = data["partitionId"]
+    if data.get("replicas") is not None:
+        replicas[p] = data["replicas"]
+    if data.get("directories") is not None:
+        dirs[p] = data["directories"]
+bad, used = [], set()
+for p in range(parts):
+    r, ds = replicas.get(p), dirs.get(p)
+    if r is None or ds is None or len(r) != len(ds):
+        bad.append(f"{p}: replicas {r} directories {ds}")
+        continue
+    for b, d in zip(r, ds):
+        if known.get(d) != b:
+            bad.append(f"{p}: broker {b} in {d}, not one of its directories")
+        used.add(d)
+if bad:
+    print("partitions of the topic whose replicas have no directory of their broker: " + "; ".join(bad))
+    sys.exit(1)
+if len(used) < 4:
+    print(f"only {len(used)} distinct directories used by 18 replicas")
+    sys.exit(1)
+PY
+}
+# KIP-858 with two log directories per broker (see 1.).
+directories_step() {
+    local t0 why bad deadline
+    t0=$(now)
+    deadline=$((SECONDS + 30))
+    until why=$(directories_assigned); do
+        ((SECONDS < deadline)) || fail "$tag: directory assignment: $why"
+        sleep 1
+    done
+    bad=$(grep -l "assignments failed; global error" "$d"/node[4-6]/server.log 2>/dev/null | tr '\n' ' ' || true)
+    [[ -z $bad ]] || fail "$tag: the AssignmentsManager of broker(s) ${bad% } logged failed requests: $(grep -h -m1 "assignments failed; global error" "$d"/node[4-6]/server.log)"
+    timing "$tag: every replica of $topic assigned to a directory (DumpLogSegments)" "$(secs "$t0")"
+    pass "every replica of $topic is recorded in one of its broker's two log directories (AssignReplicasToDirs, Kafka's DumpLogSegments of the leader's log); no AssignmentsManager failure"
+}
+
 start_producer() {
     t_prod=$(now)
     bash "$kq" java "$d" "$workload" produce "$(bs)" "$topic" "$records" "$keys" "$rate" \
@@ -489,8 +572,8 @@ admin_listed() { topics --command-config "$fast" --list 2>&1 | grep -qx "$admin_
 admin_unlisted() { local out; out=$(topics --command-config "$fast" --list 2>&1) && grep -qx "$topic" <<<"$out" && ! grep -qx "$admin_topic" <<<"$out"; }
 # No broker keeps a live log directory of admin (deleted ones are renamed
 # admin-N.ID-delete and removed later).
-admin_logs_gone() { ! find "$d"/node[4-6]/data -maxdepth 1 -regex ".*/$admin_topic-[0-9]+" 2>/dev/null | grep -q .; }
-admin_logs_present() { (($(find "$d"/node[4-6]/data -maxdepth 1 -regex ".*/$admin_topic-[0-9]+" 2>/dev/null | wc -l) == $1)); }
+admin_logs_gone() { ! find "$d"/node[4-6]/data "$d"/node[4-6]/data2 -maxdepth 1 -regex ".*/$admin_topic-[0-9]+" 2>/dev/null | grep -q .; }
+admin_logs_present() { (($(find "$d"/node[4-6]/data "$d"/node[4-6]/data2 -maxdepth 1 -regex ".*/$admin_topic-[0-9]+" 2>/dev/null | wc -l) == $1)); }
 
 # administer: Kafka's kafka-topics --create / --alter --partitions /
 # --delete and kafka-configs --alter / --describe through a broker on a
@@ -770,6 +853,7 @@ run_scenario() {
 
     # ---------- 1. and 2. ----------
     create_topic
+    directories_step
     start_producer
     bounce
     if [[ $mode == mixed ]]; then

@@ -21,13 +21,13 @@ fn s(v: &str) -> StrBytes {
 }
 
 /// One request to `addr` at `version`; panics on a transport failure.
-fn call(addr: &str, version: i16, body: RequestBody) -> ResponseBody {
+pub(super) fn call(addr: &str, version: i16, body: RequestBody) -> ResponseBody {
     let api = body.api_key();
     exchange(addr, api, version, 7, &body).unwrap_or_else(|e| panic!("{}: {e}", api.kafka_name()))
 }
 
 /// The finalized features, which a registering broker must support.
-fn finalized_features(addr: &str) -> Vec<(String, i16)> {
+pub(super) fn finalized_features(addr: &str) -> Vec<(String, i16)> {
     let request = RequestBody::ApiVersions(api_versions_request::ApiVersionsRequest {
         client_software_name: s("kraft-e2e"),
         client_software_version: s("1.0"),

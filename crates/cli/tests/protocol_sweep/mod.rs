@@ -717,6 +717,32 @@ pub fn cases() -> Vec<Case> {
             },
         },
         Case {
+            api: ApiKey::AssignReplicasToDirs,
+            name: "unregistered",
+            body: |_| {
+                use assign_replicas_to_dirs_request as q;
+                Some(RequestBody::AssignReplicasToDirs(
+                    q::AssignReplicasToDirsRequest {
+                        broker_id: NO_SUCH_NODE,
+                        broker_epoch: 0,
+                        directories: List::from([q::DirectoryData {
+                            id: NO_SUCH_DIRECTORY,
+                            topics: List::from([q::TopicData {
+                                topic_id: METADATA_TOPIC_ID,
+                                partitions: List::from([q::PartitionData {
+                                    partition_index: 0,
+                                    ..Default::default()
+                                }]),
+                                ..Default::default()
+                            }]),
+                            ..Default::default()
+                        }]),
+                        ..Default::default()
+                    },
+                ))
+            },
+        },
+        Case {
             api: ApiKey::UnregisterController,
             name: "id-1000",
             body: |_| {
@@ -1128,6 +1154,20 @@ pub fn codes(body: &ResponseBody) -> Answer {
             }),
         ),
         ResponseBody::AllocateProducerIds(r) => (r.error_code, Vec::new()),
+        ResponseBody::AssignReplicasToDirs(r) => (
+            r.error_code,
+            of(r.directories.iter(), |d| {
+                d.topics
+                    .iter()
+                    .flat_map(|t| {
+                        t.partitions
+                            .iter()
+                            .map(|p| p.error_code)
+                            .collect::<Vec<_>>()
+                    })
+                    .collect()
+            }),
+        ),
         ResponseBody::DeleteTopics(r) => (0, r.responses.iter().map(|t| t.error_code).collect()),
         ResponseBody::CreatePartitions(r) => (0, r.results.iter().map(|t| t.error_code).collect()),
         ResponseBody::ElectLeaders(r) => (

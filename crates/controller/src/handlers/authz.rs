@@ -100,6 +100,7 @@ pub fn cluster_operation(api: ApiKey) -> Option<AclOperation> {
         | ApiKey::BrokerRegistration
         | ApiKey::ControllerRegistration
         | ApiKey::AllocateProducerIds
+        | ApiKey::AssignReplicasToDirs
         | ApiKey::UpdateRaftVoter => ClusterAction,
         ApiKey::DescribeQuorum | ApiKey::DescribeAcls | ApiKey::ListPartitionReassignments => {
             Describe

@@ -668,3 +668,54 @@ async fn partition_reassignments_need_alter_or_describe_on_the_cluster() {
         (0, None, ErrorCode::UnknownTopicOrPartition.code())
     );
 }
+
+/// `ControllerApis.handleAssignReplicasToDirs` wants CLUSTER_ACTION on the
+/// cluster; past it the request reaches the broker epoch check.
+#[tokio::test]
+async fn assign_replicas_to_dirs_needs_cluster_action() {
+    use kraft_protocol::messages::assign_replicas_to_dirs_request::AssignReplicasToDirsRequest;
+    let (c, q) = cluster().await;
+    let assign = || {
+        RequestBody::AssignReplicasToDirs(AssignReplicasToDirsRequest {
+            broker_id: 9,
+            broker_epoch: 1,
+            ..Default::default()
+        })
+    };
+    let code = |r: ResponseBody| match r {
+        ResponseBody::AssignReplicasToDirs(r) => {
+            assert!(r.directories.is_empty(), "{r:?}");
+            r.error_code
+        }
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        code(send(&c, "User:alice", 0, assign()).await),
+        ErrorCode::ClusterAuthorizationFailed.code()
+    );
+    // ALTER does not imply CLUSTER_ACTION.
+    grant(
+        &q,
+        1,
+        (ResourceType::Cluster, "kafka-cluster", PatternType::Literal),
+        "User:alice",
+        AclOperation::Alter,
+        ALLOW,
+    );
+    assert_eq!(
+        code(send(&c, "User:alice", 0, assign()).await),
+        ErrorCode::ClusterAuthorizationFailed.code()
+    );
+    grant(
+        &q,
+        2,
+        (ResourceType::Cluster, "kafka-cluster", PatternType::Literal),
+        "User:alice",
+        AclOperation::ClusterAction,
+        ALLOW,
+    );
+    assert_eq!(
+        code(send(&c, "User:alice", 0, assign()).await),
+        ErrorCode::StaleBrokerEpoch.code()
+    );
+}

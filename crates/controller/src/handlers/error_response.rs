@@ -19,7 +19,7 @@
 //! | IncrementalAlterConfigs | every requested resource, by type and name | ApiError |
 //! | Vote, BeginQuorumEpoch, EndQuorumEpoch, Envelope | top level | none |
 //! | DescribeQuorum | top level | the code's own text (v2+) |
-//! | FetchSnapshot, UpdateRaftVoter, AlterPartition, BrokerRegistration, BrokerHeartbeat, AllocateProducerIds | top level | none |
+//! | FetchSnapshot, UpdateRaftVoter, AlterPartition, BrokerRegistration, BrokerHeartbeat, AllocateProducerIds, AssignReplicasToDirs | top level | none |
 //! | AddRaftVoter, RemoveRaftVoter, ControllerRegistration | top level | the code's own text |
 //! | UpdateFeatures, DescribeCluster | top level | ApiError |
 //! | UnregisterBroker, UnregisterController | top level | the caller's message, as given |
@@ -42,6 +42,7 @@ use kraft_protocol::messages::alter_partition_reassignments_response::{
 };
 use kraft_protocol::messages::alter_partition_response::AlterPartitionResponse;
 use kraft_protocol::messages::api_versions_response::{ApiVersion, ApiVersionsResponse};
+use kraft_protocol::messages::assign_replicas_to_dirs_response::AssignReplicasToDirsResponse;
 use kraft_protocol::messages::begin_quorum_epoch_response::BeginQuorumEpochResponse;
 use kraft_protocol::messages::broker_heartbeat_response::BrokerHeartbeatResponse;
 use kraft_protocol::messages::broker_registration_response::BrokerRegistrationResponse;
@@ -199,6 +200,13 @@ pub(crate) fn error_response(
         }
         RequestBody::AllocateProducerIds(_) => {
             ResponseBody::AllocateProducerIds(AllocateProducerIdsResponse {
+                throttle_time_ms: 0,
+                error_code,
+                ..Default::default()
+            })
+        }
+        RequestBody::AssignReplicasToDirs(_) => {
+            ResponseBody::AssignReplicasToDirs(AssignReplicasToDirsResponse {
                 throttle_time_ms: 0,
                 error_code,
                 ..Default::default()

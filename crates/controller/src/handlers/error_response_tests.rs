@@ -1471,6 +1471,25 @@ fn full_request(api: ApiKey) -> RequestBody {
         ApiKey::ListPartitionReassignments => RequestBody::ListPartitionReassignments(
             list_reassignments_request(Some(vec![("foo", vec![0, 1])])),
         ),
+        ApiKey::AssignReplicasToDirs => {
+            use kraft_protocol::messages::assign_replicas_to_dirs_request as dirs;
+            RequestBody::AssignReplicasToDirs(dirs::AssignReplicasToDirsRequest {
+                broker_id: 4,
+                broker_epoch: 7,
+                directories: vec![dirs::DirectoryData {
+                    id,
+                    topics: vec![dirs::TopicData {
+                        topic_id: id,
+                        partitions: vec![dirs::PartitionData::default(); 2].into(),
+                        ..Default::default()
+                    }]
+                    .into(),
+                    ..Default::default()
+                }]
+                .into(),
+                ..Default::default()
+            })
+        }
         other => access_request(other),
     }
 }

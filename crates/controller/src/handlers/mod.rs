@@ -46,6 +46,7 @@
 //!   periodic elections (`ReplicationControlManager`);
 //! * `reassignments`: AlterPartitionReassignments and
 //!   ListPartitionReassignments (`ReplicationControlManager`);
+//! * `directories`: AssignReplicasToDirs (`ReplicationControlManager`);
 //! * `configs`: IncrementalAlterConfigs (`ConfigurationControlManager`);
 //! * `producer_ids`: AllocateProducerIds (`ProducerIdControlManager`);
 //! * `acls`, `scram`, `quotas`, `tokens`: ACLs, SCRAM credentials, client
@@ -74,6 +75,7 @@ mod authz;
 mod brokers;
 mod cluster;
 mod configs;
+mod directories;
 mod elections;
 mod envelope;
 mod error_response;
@@ -244,6 +246,7 @@ pub const CONTROLLER_APIS: &[ApiKey] = &[
     ApiKey::ElectLeaders,
     ApiKey::AlterPartitionReassignments,
     ApiKey::ListPartitionReassignments,
+    ApiKey::AssignReplicasToDirs,
     ApiKey::IncrementalAlterConfigs,
     ApiKey::DescribeAcls,
     ApiKey::CreateAcls,
@@ -521,6 +524,9 @@ impl RequestHandler for Controller {
             RequestBody::ListPartitionReassignments(r) => {
                 ResponseBody::ListPartitionReassignments(self.list_partition_reassignments(&r))
             }
+            RequestBody::AssignReplicasToDirs(r) => {
+                ResponseBody::AssignReplicasToDirs(self.assign_replicas_to_dirs(&r).await)
+            }
             RequestBody::IncrementalAlterConfigs(r) => ResponseBody::IncrementalAlterConfigs(
                 self.incremental_alter_configs_with(&access, &r, ctx.forwarded)
                     .await,
@@ -577,6 +583,8 @@ mod authz_tests;
 mod broker_tests;
 #[cfg(test)]
 mod configs_tests;
+#[cfg(test)]
+mod directories_tests;
 #[cfg(test)]
 mod elections_tests;
 #[cfg(test)]

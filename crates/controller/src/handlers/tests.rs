@@ -678,6 +678,7 @@ fn api_versions_lists_served_apis_and_omits_min_zero_features_below_v4() {
             (64, 0, 0),
             (67, 0, 0),
             (70, 0, 0),
+            (73, 0, 0),
             (94, 0, 0)
         ]
     );

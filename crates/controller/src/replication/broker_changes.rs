@@ -200,12 +200,13 @@ impl BrokerChange {
 }
 
 /// Kafka's `generateLeaderAndIsrUpdates` over the partitions `affected`
-/// selects, appending the records to `out`.
+/// selects (by topic id, partition id and registration), appending the
+/// records to `out`.
 fn generate_updates(
     image: &MetadataImage,
     context: &str,
     change: BrokerChange,
-    affected: impl Fn(PartitionRegistration<'_>) -> bool,
+    affected: impl Fn(Uuid, i32, PartitionRegistration<'_>) -> bool,
     settings: &ReplicationSettings,
     out: &mut Vec<MetadataRecord>,
 ) {
@@ -223,7 +224,7 @@ fn generate_updates(
     for topic in image.topics().topics() {
         let mut facts: Option<TopicFacts> = None;
         for (partition_id, p) in topic.partitions() {
-            if !affected(p) {
+            if !affected(topic.id(), partition_id, p) {
                 continue;
             }
             let state = PartitionState::of(p);
@@ -265,12 +266,12 @@ fn generate_updates(
     }
 }
 
-fn in_isr(broker: i32) -> impl Fn(PartitionRegistration<'_>) -> bool {
-    move |p| p.isr().any(|r| r == broker)
+fn in_isr(broker: i32) -> impl Fn(Uuid, i32, PartitionRegistration<'_>) -> bool {
+    move |_, _, p| p.isr().any(|r| r == broker)
 }
 
-fn in_elr(broker: i32) -> impl Fn(PartitionRegistration<'_>) -> bool {
-    move |p| p.elr().any(|r| r == broker)
+fn in_elr(broker: i32) -> impl Fn(Uuid, i32, PartitionRegistration<'_>) -> bool {
+    move |_, _, p| p.elr().any(|r| r == broker)
 }
 
 /// Kafka's `handleBrokerFenced` (session expiry, a heartbeat asking to be
@@ -311,7 +312,7 @@ pub(crate) fn unfence_broker(
             add: broker,
             unclean_shutdown: NO_LEADER,
         },
-        |p| p.leader() == NO_LEADER,
+        |_, _, p| p.leader() == NO_LEADER,
         settings,
         &mut out,
     );
@@ -421,11 +422,37 @@ pub(crate) fn directories_offline(
                 crate::java::uuid_to_text(&dir)
             ),
             BrokerChange::removing(broker),
-            move |p| p.directories().any(|d| d == dir),
+            move |_, _, p| p.directories().any(|d| d == dir),
             settings,
             &mut out,
         );
     }
+    out
+}
+
+/// The leadership part of Kafka's `handleAssignReplicasToDirs`: the
+/// partitions (topic id, partition id) whose replica on `broker` was just
+/// assigned to a directory that is not online lose `broker` from their ISR
+/// and leadership, computed from the image before the directory records
+/// are applied, as Kafka does ("offline-dir-assignment").
+pub(crate) fn offline_directory_assignments(
+    image: &MetadataImage,
+    broker: i32,
+    partitions: &std::collections::BTreeSet<(Uuid, i32)>,
+    settings: &ReplicationSettings,
+) -> Vec<MetadataRecord> {
+    let mut out = Vec::new();
+    if partitions.is_empty() {
+        return out;
+    }
+    generate_updates(
+        image,
+        "offline-dir-assignment",
+        BrokerChange::removing(broker),
+        |topic, partition, _| partitions.contains(&(topic, partition)),
+        settings,
+        &mut out,
+    );
     out
 }
 

@@ -747,6 +747,12 @@ impl<'i> PartitionChange<'i> {
         self
     }
 
+    /// The directory of `broker`'s replica (Kafka's `setDirectory`).
+    pub(crate) fn directory(mut self, broker: i32, directory: Uuid) -> Self {
+        self.directories.push((broker, directory));
+        self
+    }
+
     /// The state of the partition being changed.
     pub(crate) fn state(&self) -> &PartitionState {
         &self.state

@@ -17,6 +17,8 @@ use super::alter_user_scram_credentials_request::AlterUserScramCredentialsReques
 use super::alter_user_scram_credentials_response::AlterUserScramCredentialsResponse;
 use super::api_versions_request::ApiVersionsRequest;
 use super::api_versions_response::ApiVersionsResponse;
+use super::assign_replicas_to_dirs_request::AssignReplicasToDirsRequest;
+use super::assign_replicas_to_dirs_response::AssignReplicasToDirsResponse;
 use super::begin_quorum_epoch_request::BeginQuorumEpochRequest;
 use super::begin_quorum_epoch_response::BeginQuorumEpochResponse;
 use super::broker_heartbeat_request::BrokerHeartbeatRequest;
@@ -162,6 +164,8 @@ pub enum ApiKey {
     AllocateProducerIds = 67,
     /// `ControllerRegistration` (key 70).
     ControllerRegistration = 70,
+    /// `AssignReplicasToDirs` (key 73).
+    AssignReplicasToDirs = 73,
     /// `AddRaftVoter` (key 80).
     AddRaftVoter = 80,
     /// `RemoveRaftVoter` (key 81).
@@ -211,6 +215,7 @@ impl ApiKey {
         ApiKey::UnregisterBroker,
         ApiKey::AllocateProducerIds,
         ApiKey::ControllerRegistration,
+        ApiKey::AssignReplicasToDirs,
         ApiKey::AddRaftVoter,
         ApiKey::RemoveRaftVoter,
         ApiKey::UpdateRaftVoter,
@@ -256,6 +261,7 @@ impl ApiKey {
             64 => Some(ApiKey::UnregisterBroker),
             67 => Some(ApiKey::AllocateProducerIds),
             70 => Some(ApiKey::ControllerRegistration),
+            73 => Some(ApiKey::AssignReplicasToDirs),
             80 => Some(ApiKey::AddRaftVoter),
             81 => Some(ApiKey::RemoveRaftVoter),
             82 => Some(ApiKey::UpdateRaftVoter),
@@ -308,6 +314,7 @@ impl ApiKey {
             ApiKey::UnregisterBroker => "UNREGISTER_BROKER",
             ApiKey::AllocateProducerIds => "ALLOCATE_PRODUCER_IDS",
             ApiKey::ControllerRegistration => "CONTROLLER_REGISTRATION",
+            ApiKey::AssignReplicasToDirs => "ASSIGN_REPLICAS_TO_DIRS",
             ApiKey::AddRaftVoter => "ADD_RAFT_VOTER",
             ApiKey::RemoveRaftVoter => "REMOVE_RAFT_VOTER",
             ApiKey::UpdateRaftVoter => "UPDATE_RAFT_VOTER",
@@ -354,6 +361,7 @@ impl ApiKey {
             ApiKey::UnregisterBroker => (0, 0),
             ApiKey::AllocateProducerIds => (0, 0),
             ApiKey::ControllerRegistration => (0, 0),
+            ApiKey::AssignReplicasToDirs => (0, 0),
             ApiKey::AddRaftVoter => (0, 2),
             ApiKey::RemoveRaftVoter => (0, 1),
             ApiKey::UpdateRaftVoter => (0, 0),
@@ -400,6 +408,7 @@ impl ApiKey {
             ApiKey::UnregisterBroker => Some(0),
             ApiKey::AllocateProducerIds => Some(0),
             ApiKey::ControllerRegistration => Some(0),
+            ApiKey::AssignReplicasToDirs => Some(0),
             ApiKey::AddRaftVoter => Some(0),
             ApiKey::RemoveRaftVoter => Some(0),
             ApiKey::UpdateRaftVoter => Some(0),
@@ -451,6 +460,7 @@ impl ApiKey {
                 | ApiKey::UnregisterBroker
                 | ApiKey::AllocateProducerIds
                 | ApiKey::ControllerRegistration
+                | ApiKey::AssignReplicasToDirs
                 | ApiKey::AddRaftVoter
                 | ApiKey::RemoveRaftVoter
                 | ApiKey::UpdateRaftVoter
@@ -597,6 +607,8 @@ pub enum RequestBody {
     AllocateProducerIds(AllocateProducerIdsRequest),
     /// `ControllerRegistrationRequest`.
     ControllerRegistration(ControllerRegistrationRequest),
+    /// `AssignReplicasToDirsRequest`.
+    AssignReplicasToDirs(AssignReplicasToDirsRequest),
     /// `AddRaftVoterRequest`.
     AddRaftVoter(AddRaftVoterRequest),
     /// `RemoveRaftVoterRequest`.
@@ -647,6 +659,7 @@ impl RequestBody {
             RequestBody::UnregisterBroker(_) => ApiKey::UnregisterBroker,
             RequestBody::AllocateProducerIds(_) => ApiKey::AllocateProducerIds,
             RequestBody::ControllerRegistration(_) => ApiKey::ControllerRegistration,
+            RequestBody::AssignReplicasToDirs(_) => ApiKey::AssignReplicasToDirs,
             RequestBody::AddRaftVoter(_) => ApiKey::AddRaftVoter,
             RequestBody::RemoveRaftVoter(_) => ApiKey::RemoveRaftVoter,
             RequestBody::UpdateRaftVoter(_) => ApiKey::UpdateRaftVoter,
@@ -733,6 +746,9 @@ impl RequestBody {
             ApiKey::ControllerRegistration => {
                 decode_checked(buf, version).map(RequestBody::ControllerRegistration)
             }
+            ApiKey::AssignReplicasToDirs => {
+                decode_checked(buf, version).map(RequestBody::AssignReplicasToDirs)
+            }
             ApiKey::AddRaftVoter => decode_checked(buf, version).map(RequestBody::AddRaftVoter),
             ApiKey::RemoveRaftVoter => {
                 decode_checked(buf, version).map(RequestBody::RemoveRaftVoter)
@@ -785,6 +801,7 @@ impl RequestBody {
             RequestBody::UnregisterBroker(m) => m.encode(buf, version),
             RequestBody::AllocateProducerIds(m) => m.encode(buf, version),
             RequestBody::ControllerRegistration(m) => m.encode(buf, version),
+            RequestBody::AssignReplicasToDirs(m) => m.encode(buf, version),
             RequestBody::AddRaftVoter(m) => m.encode(buf, version),
             RequestBody::RemoveRaftVoter(m) => m.encode(buf, version),
             RequestBody::UpdateRaftVoter(m) => m.encode(buf, version),
@@ -831,6 +848,7 @@ impl RequestBody {
             RequestBody::UnregisterBroker(m) => m.encoded_len(version),
             RequestBody::AllocateProducerIds(m) => m.encoded_len(version),
             RequestBody::ControllerRegistration(m) => m.encoded_len(version),
+            RequestBody::AssignReplicasToDirs(m) => m.encoded_len(version),
             RequestBody::AddRaftVoter(m) => m.encoded_len(version),
             RequestBody::RemoveRaftVoter(m) => m.encoded_len(version),
             RequestBody::UpdateRaftVoter(m) => m.encoded_len(version),
@@ -924,6 +942,8 @@ pub enum ResponseBody {
     AllocateProducerIds(AllocateProducerIdsResponse),
     /// `ControllerRegistrationResponse`.
     ControllerRegistration(ControllerRegistrationResponse),
+    /// `AssignReplicasToDirsResponse`.
+    AssignReplicasToDirs(AssignReplicasToDirsResponse),
     /// `AddRaftVoterResponse`.
     AddRaftVoter(AddRaftVoterResponse),
     /// `RemoveRaftVoterResponse`.
@@ -974,6 +994,7 @@ impl ResponseBody {
             ResponseBody::UnregisterBroker(_) => ApiKey::UnregisterBroker,
             ResponseBody::AllocateProducerIds(_) => ApiKey::AllocateProducerIds,
             ResponseBody::ControllerRegistration(_) => ApiKey::ControllerRegistration,
+            ResponseBody::AssignReplicasToDirs(_) => ApiKey::AssignReplicasToDirs,
             ResponseBody::AddRaftVoter(_) => ApiKey::AddRaftVoter,
             ResponseBody::RemoveRaftVoter(_) => ApiKey::RemoveRaftVoter,
             ResponseBody::UpdateRaftVoter(_) => ApiKey::UpdateRaftVoter,
@@ -1068,6 +1089,9 @@ impl ResponseBody {
             ApiKey::ControllerRegistration => {
                 decode_checked(buf, version).map(ResponseBody::ControllerRegistration)
             }
+            ApiKey::AssignReplicasToDirs => {
+                decode_checked(buf, version).map(ResponseBody::AssignReplicasToDirs)
+            }
             ApiKey::AddRaftVoter => decode_checked(buf, version).map(ResponseBody::AddRaftVoter),
             ApiKey::RemoveRaftVoter => {
                 decode_checked(buf, version).map(ResponseBody::RemoveRaftVoter)
@@ -1120,6 +1144,7 @@ impl ResponseBody {
             ResponseBody::UnregisterBroker(m) => m.encode(buf, version),
             ResponseBody::AllocateProducerIds(m) => m.encode(buf, version),
             ResponseBody::ControllerRegistration(m) => m.encode(buf, version),
+            ResponseBody::AssignReplicasToDirs(m) => m.encode(buf, version),
             ResponseBody::AddRaftVoter(m) => m.encode(buf, version),
             ResponseBody::RemoveRaftVoter(m) => m.encode(buf, version),
             ResponseBody::UpdateRaftVoter(m) => m.encode(buf, version),
@@ -1166,6 +1191,7 @@ impl ResponseBody {
             ResponseBody::UnregisterBroker(m) => m.encoded_len(version),
             ResponseBody::AllocateProducerIds(m) => m.encoded_len(version),
             ResponseBody::ControllerRegistration(m) => m.encoded_len(version),
+            ResponseBody::AssignReplicasToDirs(m) => m.encoded_len(version),
             ResponseBody::AddRaftVoter(m) => m.encoded_len(version),
             ResponseBody::RemoveRaftVoter(m) => m.encoded_len(version),
             ResponseBody::UpdateRaftVoter(m) => m.encoded_len(version),

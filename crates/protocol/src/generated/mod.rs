@@ -18,6 +18,8 @@ pub mod alter_user_scram_credentials_response;
 pub mod api_key;
 pub mod api_versions_request;
 pub mod api_versions_response;
+pub mod assign_replicas_to_dirs_request;
+pub mod assign_replicas_to_dirs_response;
 pub mod begin_quorum_epoch_request;
 pub mod begin_quorum_epoch_response;
 pub mod begin_transaction_record;
@@ -152,6 +154,11 @@ macro_rules! for_each_message {
         );
         $m!(api_versions_request, ApiVersionsRequest);
         $m!(api_versions_response, ApiVersionsResponse);
+        $m!(assign_replicas_to_dirs_request, AssignReplicasToDirsRequest);
+        $m!(
+            assign_replicas_to_dirs_response,
+            AssignReplicasToDirsResponse
+        );
         $m!(begin_quorum_epoch_request, BeginQuorumEpochRequest);
         $m!(begin_quorum_epoch_response, BeginQuorumEpochResponse);
         $m!(begin_transaction_record, BeginTransactionRecord);
@@ -353,6 +360,12 @@ macro_rules! for_each_array_element {
         $m!(api_versions_response, ApiVersion);
         $m!(api_versions_response, FinalizedFeatureKey);
         $m!(api_versions_response, SupportedFeatureKey);
+        $m!(assign_replicas_to_dirs_request, DirectoryData);
+        $m!(assign_replicas_to_dirs_request, PartitionData);
+        $m!(assign_replicas_to_dirs_request, TopicData);
+        $m!(assign_replicas_to_dirs_response, DirectoryData);
+        $m!(assign_replicas_to_dirs_response, PartitionData);
+        $m!(assign_replicas_to_dirs_response, TopicData);
         $m!(begin_quorum_epoch_request, LeaderEndpoint);
         $m!(begin_quorum_epoch_request, PartitionData);
         $m!(begin_quorum_epoch_request, TopicData);

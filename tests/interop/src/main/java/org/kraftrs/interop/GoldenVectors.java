@@ -63,6 +63,7 @@ public final class GoldenVectors {
         "IncrementalAlterConfigsRequest", "IncrementalAlterConfigsResponse",
         "AlterPartitionRequest", "AlterPartitionResponse",
         "AllocateProducerIdsRequest", "AllocateProducerIdsResponse",
+        "AssignReplicasToDirsRequest", "AssignReplicasToDirsResponse",
         // access control: ACLs, delegation tokens, client quotas, SCRAM credentials; SASL
         "DescribeAclsRequest", "DescribeAclsResponse",
         "CreateAclsRequest", "CreateAclsResponse",

@@ -37,6 +37,8 @@ import org.apache.kafka.common.message.SaslHandshakeResponseData;
 import org.apache.kafka.common.message.AlterPartitionReassignmentsRequestData;
 import org.apache.kafka.common.message.AlterPartitionReassignmentsResponseData;
 import org.apache.kafka.common.message.AlterPartitionRequestData;
+import org.apache.kafka.common.message.AssignReplicasToDirsRequestData;
+import org.apache.kafka.common.message.AssignReplicasToDirsResponseData;
 import org.apache.kafka.common.message.AlterPartitionResponseData;
 import org.apache.kafka.common.message.CreatePartitionsRequestData;
 import org.apache.kafka.common.message.CreatePartitionsResponseData;
@@ -865,6 +867,44 @@ final class Samples {
                                     .setReplicas(new ArrayList<>(List.of(5, 6, 7, 4)))
                                     .setAddingReplicas(new ArrayList<>(List.of(7)))
                                     .setRemovingReplicas(new ArrayList<>(List.of(4)))))))));
+            case "AssignReplicasToDirsRequest": // broker 4 puts orders-0 and orders-1 in its first log dir, payments-0 and a deleted topic's partition in its second
+                return new AssignReplicasToDirsRequestData().setBrokerId(4).setBrokerEpoch(BROKER_EPOCH)
+                    .setDirectories(new ArrayList<>(List.of(
+                        new AssignReplicasToDirsRequestData.DirectoryData().setId(DIR1)
+                            .setTopics(new ArrayList<>(List.of(
+                                new AssignReplicasToDirsRequestData.TopicData().setTopicId(USER_TOPIC_ID)
+                                    .setPartitions(new ArrayList<>(List.of(
+                                        new AssignReplicasToDirsRequestData.PartitionData().setPartitionIndex(0),
+                                        new AssignReplicasToDirsRequestData.PartitionData().setPartitionIndex(1))))))),
+                        new AssignReplicasToDirsRequestData.DirectoryData().setId(DIR2)
+                            .setTopics(new ArrayList<>(List.of(
+                                new AssignReplicasToDirsRequestData.TopicData().setTopicId(PAYMENTS_ID)
+                                    .setPartitions(new ArrayList<>(List.of(
+                                        new AssignReplicasToDirsRequestData.PartitionData().setPartitionIndex(0)))),
+                                new AssignReplicasToDirsRequestData.TopicData().setTopicId(AUDIT_LOG_ID)
+                                    .setPartitions(new ArrayList<>(List.of(
+                                        new AssignReplicasToDirsRequestData.PartitionData().setPartitionIndex(2))))))))));
+            case "AssignReplicasToDirsResponse": // the answer to the request above: the deleted topic is UNKNOWN_TOPIC_ID
+                return new AssignReplicasToDirsResponseData().setThrottleTimeMs(0).setErrorCode((short) 0)
+                    .setDirectories(new ArrayList<>(List.of(
+                        new AssignReplicasToDirsResponseData.DirectoryData().setId(DIR1)
+                            .setTopics(new ArrayList<>(List.of(
+                                new AssignReplicasToDirsResponseData.TopicData().setTopicId(USER_TOPIC_ID)
+                                    .setPartitions(new ArrayList<>(List.of(
+                                        new AssignReplicasToDirsResponseData.PartitionData().setPartitionIndex(0)
+                                            .setErrorCode((short) 0),
+                                        new AssignReplicasToDirsResponseData.PartitionData().setPartitionIndex(1)
+                                            .setErrorCode((short) 0))))))),
+                        new AssignReplicasToDirsResponseData.DirectoryData().setId(DIR2)
+                            .setTopics(new ArrayList<>(List.of(
+                                new AssignReplicasToDirsResponseData.TopicData().setTopicId(PAYMENTS_ID)
+                                    .setPartitions(new ArrayList<>(List.of(
+                                        new AssignReplicasToDirsResponseData.PartitionData().setPartitionIndex(0)
+                                            .setErrorCode((short) 0)))),
+                                new AssignReplicasToDirsResponseData.TopicData().setTopicId(AUDIT_LOG_ID)
+                                    .setPartitions(new ArrayList<>(List.of(
+                                        new AssignReplicasToDirsResponseData.PartitionData().setPartitionIndex(2)
+                                            .setErrorCode(Errors.UNKNOWN_TOPIC_ID.code()))))))))));
             // ---- access control (ACLs, delegation tokens, client quotas, SCRAM) and SASL
             case "DescribeAclsRequest": // kafka-acls --list --principal User:alice: every other part "any"
                 return new DescribeAclsRequestData().setResourceTypeFilter((byte) 1).setResourceNameFilter(null)
@@ -1146,6 +1186,10 @@ final class Samples {
             case "ListPartitionReassignmentsRequest": // every ongoing reassignment (kafka-reassign-partitions --list)
                 out.add(new Extra("all-partitions", new ListPartitionReassignmentsRequestData().setTimeoutMs(60000)
                     .setTopics(null)));
+                break;
+            case "AssignReplicasToDirsResponse": // the requester's broker epoch is stale: the error alone, as getErrorResponse builds it
+                out.add(new Extra("error", new AssignReplicasToDirsResponseData().setThrottleTimeMs(0)
+                    .setErrorCode(Errors.STALE_BROKER_EPOCH.code())));
                 break;
             case "AllocateProducerIdsResponse": // the requester's broker epoch is stale
                 out.add(new Extra("error", new AllocateProducerIdsResponseData().setThrottleTimeMs(0)
