@@ -248,6 +248,8 @@ pub struct Controller {
     sessions: std::sync::Mutex<heartbeats::SessionTracker>,
     /// The authorizer, when `authorizer.class.name` names one.
     authorizer: Option<crate::authorizer::StandardAuthorizer>,
+    /// This process's loggers (BROKER_LOGGER resources).
+    loggers: Arc<crate::loggers::Loggers>,
 }
 
 impl fmt::Debug for Controller {
@@ -356,7 +358,15 @@ impl Controller {
             last_append: std::sync::Mutex::new(None),
             write_stats: writer::WriteCounters::default(),
             sessions: std::sync::Mutex::new(sessions),
+            loggers: crate::loggers::process(),
         }
+    }
+
+    /// This controller with its own `loggers` in place of the process's
+    /// ([`crate::loggers::process`]).
+    pub fn with_loggers(mut self, loggers: Arc<crate::loggers::Loggers>) -> Self {
+        self.loggers = loggers;
+        self
     }
 
     /// The settings.
