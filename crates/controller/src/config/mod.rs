@@ -245,6 +245,9 @@ pub struct ControllerConfig {
     /// TLS and SASL of the controller listeners and of this node's own
     /// connections to other controllers.
     pub transport: TransportSecurity,
+    /// Every property of the file as written (key, value), in file order:
+    /// the static configs DescribeConfigs lists.
+    pub static_properties: Vec<(String, String)>,
 }
 
 impl ControllerConfig {
@@ -460,6 +463,10 @@ impl ControllerConfig {
             metrics_listener,
             security,
             transport,
+            static_properties: props
+                .iter()
+                .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                .collect(),
         })
     }
 

@@ -179,6 +179,7 @@ pub(super) fn setup_with(
             topics: Default::default(),
             authorizer,
             delegation_tokens,
+            static_configs: Vec::new(),
         },
         image,
         quorum.clone(),

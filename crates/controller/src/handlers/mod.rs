@@ -46,7 +46,8 @@
 //!   periodic elections (`ReplicationControlManager`);
 //! * `reassignments`: AlterPartitionReassignments and
 //!   ListPartitionReassignments (`ReplicationControlManager`);
-//! * `configs`: IncrementalAlterConfigs (`ConfigurationControlManager`);
+//! * `configs`: DescribeConfigs (`ConfigHelper`), AlterConfigs and
+//!   IncrementalAlterConfigs (`ConfigurationControlManager`);
 //! * `producer_ids`: AllocateProducerIds (`ProducerIdControlManager`);
 //! * `acls`, `scram`, `quotas`, `tokens`: ACLs, SCRAM credentials, client
 //!   quotas and delegation tokens (`AclControlManager`,
@@ -126,6 +127,9 @@ pub struct ControllerSettings {
     pub authorizer: Option<crate::authorizer::AuthorizerConfig>,
     /// The delegation token settings (`delegation.token.*`).
     pub delegation_tokens: crate::config::security::DelegationTokenSettings,
+    /// The configuration file's properties as written: the static configs
+    /// DescribeConfigs lists for this node.
+    pub static_configs: Vec<(String, String)>,
 }
 
 /// The static settings that shape topics and partition leadership.
@@ -187,6 +191,7 @@ impl ControllerSettings {
                 }
             }),
             delegation_tokens: config.security.delegation_tokens.clone(),
+            static_configs: config.static_properties.clone(),
         }
     }
 
@@ -220,6 +225,8 @@ pub const CONTROLLER_APIS: &[ApiKey] = &[
     ApiKey::ElectLeaders,
     ApiKey::AlterPartitionReassignments,
     ApiKey::ListPartitionReassignments,
+    ApiKey::DescribeConfigs,
+    ApiKey::AlterConfigs,
     ApiKey::IncrementalAlterConfigs,
     ApiKey::DescribeAcls,
     ApiKey::CreateAcls,
@@ -504,6 +511,12 @@ impl RequestHandler for Controller {
             RequestBody::ListPartitionReassignments(r) => {
                 ResponseBody::ListPartitionReassignments(self.list_partition_reassignments(&r))
             }
+            RequestBody::DescribeConfigs(r) => {
+                ResponseBody::DescribeConfigs(self.describe_configs_with(&access, &r))
+            }
+            RequestBody::AlterConfigs(r) => ResponseBody::AlterConfigs(
+                self.alter_configs_with(&access, &r, ctx.forwarded).await,
+            ),
             RequestBody::IncrementalAlterConfigs(r) => ResponseBody::IncrementalAlterConfigs(
                 self.incremental_alter_configs_with(&access, &r, ctx.forwarded)
                     .await,
@@ -558,6 +571,8 @@ mod acls_tests;
 mod authz_tests;
 #[cfg(test)]
 mod broker_tests;
+#[cfg(test)]
+mod configs_describe_tests;
 #[cfg(test)]
 mod configs_tests;
 #[cfg(test)]

@@ -213,6 +213,7 @@ fn setup_with(mv: i16, records: &[MetadataRecord], static_voters: Vec<i32>) -> S
             topics: Default::default(),
             authorizer: None,
             delegation_tokens: Default::default(),
+            static_configs: Vec::new(),
         },
         image,
         quorum.clone(),

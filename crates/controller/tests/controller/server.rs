@@ -136,6 +136,7 @@ async fn start(max_frame_size: usize) -> Running {
             topics: Default::default(),
             authorizer: None,
             delegation_tokens: Default::default(),
+            static_configs: Vec::new(),
         },
         image,
         quorum.clone(),
@@ -236,8 +237,8 @@ async fn api_versions_every_version() {
         assert_eq!(
             keys,
             [
-                17, 18, 19, 20, 29, 30, 31, 36, 37, 38, 39, 40, 43, 44, 45, 46, 49, 51, 56, 57, 58,
-                60, 62, 63, 64, 67, 70, 94
+                17, 18, 19, 20, 29, 30, 31, 32, 33, 36, 37, 38, 39, 40, 43, 44, 45, 46, 49, 51, 56,
+                57, 58, 60, 62, 63, 64, 67, 70, 94
             ],
             "v{version}"
         );
@@ -531,6 +532,7 @@ async fn a_late_listener_accepts_once_the_image_is_loaded() {
             topics: Default::default(),
             authorizer: None,
             delegation_tokens: Default::default(),
+            static_configs: Vec::new(),
         },
         image.clone(),
         quorum,
