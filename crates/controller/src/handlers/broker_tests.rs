@@ -179,7 +179,7 @@ pub(super) fn setup_with(
             topics: Default::default(),
             authorizer,
             delegation_tokens,
-            static_configs: Vec::new(),
+            static_configs: Default::default(),
         },
         image,
         quorum.clone(),

@@ -56,10 +56,12 @@ async fn controller(
     let mut c = Arc::try_unwrap(c).expect("only the test holds the controller");
     // Node 1 is a static voter: BROKER configs may name it.
     c.settings.static_voter_ids = vec![1];
-    c.settings.static_configs = statics
-        .iter()
-        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-        .collect();
+    c.settings.static_configs = crate::config::StaticProperties(
+        statics
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect(),
+    );
     let c = c.with_loggers(Arc::new(Loggers::new(log_filter)));
     (Arc::new(c), q)
 }

@@ -129,7 +129,7 @@ pub struct ControllerSettings {
     pub delegation_tokens: crate::config::security::DelegationTokenSettings,
     /// The configuration file's properties as written: the static configs
     /// DescribeConfigs lists for this node.
-    pub static_configs: Vec<(String, String)>,
+    pub static_configs: crate::config::StaticProperties,
 }
 
 /// The static settings that shape topics and partition leadership.

@@ -815,7 +815,7 @@ fn standby(image: SharedImage) -> Controller {
             topics: Default::default(),
             authorizer: None,
             delegation_tokens: Default::default(),
-            static_configs: Vec::new(),
+            static_configs: Default::default(),
         },
         image,
         Arc::new(Standby),

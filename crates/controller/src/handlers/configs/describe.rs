@@ -180,12 +180,7 @@ impl<'a> BrokerLayers<'a> {
         BrokerLayers {
             node: layer(controller.settings.node_id.to_string(), true),
             cluster: layer(String::new(), false),
-            statics: controller
-                .settings
-                .static_configs
-                .iter()
-                .map(|(k, v)| (k.as_str(), v.as_str()))
-                .collect(),
+            statics: controller.settings.static_configs.iter().collect(),
         }
     }
 
