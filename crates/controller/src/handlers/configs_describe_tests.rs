@@ -792,3 +792,44 @@ async fn legacy_alter_configs_refuses_as_kafka_refuses() {
     );
     assert_eq!(config_records(&q, mark), []);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_legacy_alter_configs_answers_through_an_envelope() {
+    use super::broker_tests::{alice, envelope_at, server_context};
+    use kraft_protocol::header::decode_response;
+    use kraft_protocol::{ApiKey, RequestBody, ResponseBody};
+
+    let (c, q) = controller(&[], "info").await;
+    create_topic(&c, "t", 1, 1).await;
+    let mark = q.records().len();
+    let body = RequestBody::AlterConfigs(legacy(
+        &[(TOPIC, "t", &[("retention.ms", Some("2000"))])],
+        false,
+    ));
+    let r = c
+        .envelope(
+            &super::Access::everything(),
+            &server_context(),
+            envelope_at(
+                ApiKey::AlterConfigs,
+                2,
+                &body,
+                Some(alice()),
+                &[10, 0, 0, 7],
+            ),
+        )
+        .await;
+    assert_eq!(r.error_code, 0);
+    let (correlation, inner) =
+        decode_response(r.response_data.expect("an answer"), ApiKey::AlterConfigs, 2)
+            .expect("decodes");
+    assert_eq!(correlation, 42);
+    let ResponseBody::AlterConfigs(r) = inner else {
+        panic!("not an AlterConfigs answer: {inner:?}")
+    };
+    assert_eq!(legacy_answers(&r), [(TOPIC, "t".into(), 0, None)]);
+    assert_eq!(
+        config_records(&q, mark),
+        [rec(TOPIC, "t", "retention.ms", Some("2000"))]
+    );
+}
