@@ -168,7 +168,11 @@ async fn a_topics_configs_come_with_their_sources_and_synonyms() {
     set(&c, BROKER, "", &[("log.cleanup.policy", Some("compact"))]);
     let r = describe(&c, vec![resource(TOPIC, "t", None)], true, false);
     let result = r.results.single().expect("one result");
-    assert_eq!(outcome(result), (0, None));
+    assert_eq!(
+        outcome(result),
+        (0, Some(String::new())),
+        "Kafka's schema default"
+    );
     let configs = by_name(result);
     assert_eq!(
         shown(&configs["retention.ms"]),
@@ -259,7 +263,7 @@ async fn topic_errors_are_kafkas() {
     assert_eq!(
         outcomes,
         [
-            (ErrorCode::UnknownTopicOrPartition.code(), None),
+            (ErrorCode::UnknownTopicOrPartition.code(), Some(String::new())),
             (
                 ErrorCode::InvalidTopicException.code(),
                 Some("Topic name is invalid: 'a/b' contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'".into())
@@ -296,12 +300,21 @@ async fn broker_loggers_are_read_back_after_a_change() {
     let levels = |c: &Controller| -> BTreeMap<String, (Option<String>, i8)> {
         let r = describe(c, vec![resource(LOGGER, "1", None)], true, false);
         let result = r.results.single().expect("one result");
-        assert_eq!(outcome(result), (0, None));
+        assert_eq!(
+            outcome(result),
+            (0, Some(String::new())),
+            "Kafka's schema default"
+        );
         result
             .configs
             .iter()
             .map(|e| {
                 assert!(e.synonyms.is_empty() && !e.read_only && !e.is_sensitive);
+                assert_eq!(
+                    (e.config_type, e.documentation.as_ref().map(|d| d.as_str())),
+                    (0, Some("")),
+                    "left at the schema defaults"
+                );
                 (
                     e.name.as_str().to_owned(),
                     (
@@ -374,7 +387,11 @@ async fn this_nodes_broker_configs_layer_static_dynamic_and_defaults() {
     set(&c, BROKER, "1", &[("node.id", Some("7"))]);
     let r = describe(&c, vec![resource(BROKER, "1", None)], true, true);
     let result = r.results.single().expect("one result");
-    assert_eq!(outcome(result), (0, None));
+    assert_eq!(
+        outcome(result),
+        (0, Some(String::new())),
+        "Kafka's schema default"
+    );
     let configs = by_name(result);
     let node_id = &configs["node.id"];
     assert_eq!(
@@ -455,7 +472,7 @@ async fn the_cluster_default_lists_the_dynamic_defaults_a_node_accepts() {
         false,
     );
     let default = r.results.first().expect("two results");
-    assert_eq!(outcome(&default), (0, None));
+    assert_eq!(outcome(&default), (0, Some(String::new())));
     let configs = by_name(&default);
     assert_eq!(
         configs.keys().collect::<Vec<_>>(),

@@ -7,7 +7,8 @@
 //!   CLUSTER_ / TOPIC_ / GROUP_AUTHORIZATION_FAILED and the code's text. A
 //!   resource of another type fails the whole request (`INVALID_REQUEST`);
 //! * TOPIC: the name is checked (`INVALID_TOPIC_EXCEPTION`), an unknown
-//!   topic is `UNKNOWN_TOPIC_OR_PARTITION` without a message; every topic
+//!   topic is `UNKNOWN_TOPIC_OR_PARTITION` with an empty message (as a
+//!   successful result's); every topic
 //!   config with its value, source and synonyms (the topic's own value,
 //!   then its broker synonyms as set on this node, as cluster defaults, in
 //!   the static configuration and by default);
@@ -104,6 +105,9 @@ struct Entry {
     synonyms: Vec<Synonym>,
     config_type: Option<ConfigType>,
     documentation: Option<String>,
+    /// A logger: Kafka leaves the documentation at its schema default
+    /// (an empty string) whatever was asked.
+    logger: bool,
 }
 
 impl Entry {
@@ -128,7 +132,9 @@ impl Entry {
                 Default::default()
             },
             config_type: type_id(self.config_type),
-            documentation: if documentation {
+            documentation: if self.logger {
+                Some(StrBytes::new())
+            } else if documentation {
                 self.documentation.map(StrBytes::from)
             } else {
                 None
@@ -328,9 +334,10 @@ impl Controller {
         let mut results = Vec::with_capacity(request.resources.len());
         for r in &authorized {
             let result = match self.describe_resource(&image, r) {
+                // Kafka leaves the message at its schema default, "".
                 Ok(entries) => DescribeConfigsResult {
                     error_code: 0,
-                    error_message: None,
+                    error_message: Some(StrBytes::new()),
                     resource_type: r.resource_type,
                     resource_name: r.resource_name.clone(),
                     configs: entries
@@ -389,9 +396,11 @@ impl Controller {
                     ));
                 }
                 if image.topics().topic_id(name).is_none() {
+                    // Kafka answers without setting a message: its schema
+                    // default, "".
                     return Err(ApiError {
                         code: ErrorCode::UnknownTopicOrPartition,
-                        message: None,
+                        message: Some(String::new()),
                     });
                 }
                 Ok(self.topic_entries(image, name))
@@ -429,6 +438,7 @@ impl Controller {
                         synonyms: Vec::new(),
                         config_type: None,
                         documentation: None,
+                        logger: true,
                     })
                     .collect())
             }
@@ -480,6 +490,7 @@ impl Controller {
                 synonyms: vec![(key.clone(), value, source::TOPIC_CONFIG)],
                 config_type,
                 documentation: defs.topic_docs.get(key).cloned().flatten(),
+                logger: false,
             });
         }
         for def in topic_config::definitions().iter().filter(|d| !d.internal) {
@@ -521,6 +532,7 @@ impl Controller {
                 synonyms,
                 config_type,
                 documentation: defs.topic_docs.get(def.name).cloned().flatten(),
+                logger: false,
             });
         }
         entries
@@ -557,6 +569,7 @@ impl Controller {
             synonyms,
             config_type,
             documentation: defs.broker(name).and_then(|d| d.documentation.clone()),
+            logger: false,
         }
     }
 
@@ -658,6 +671,7 @@ impl Controller {
                 synonyms,
                 config_type: def.config_type,
                 documentation: def.documentation.clone(),
+                logger: false,
             });
         }
         entries
@@ -701,6 +715,7 @@ fn client_metrics_entries(image: &MetadataImage, name: &str) -> Vec<Entry> {
                 synonyms,
                 config_type: def.config_type,
                 documentation: def.documentation.clone(),
+                logger: false,
             }
         })
         .collect()
