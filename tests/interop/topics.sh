@@ -85,7 +85,12 @@
 #    brokers' --describe as DYNAMIC_TOPIC_CONFIG), retention.ms=soon refused
 #    with Kafka's message, --delete-config retention.ms; kafka-topics
 #    --delete: gone from --list, --describe says it does not exist, the
-#    brokers remove its replica logs.
+#    brokers remove its replica logs. Then kafka-configs
+#    --bootstrap-controller on controller 1: --describe --all
+#    --entity-type brokers (node.id from the static configuration,
+#    log.retention.hours by default, log.retention.ms null), --alter
+#    --entity-type broker-loggers --add-config root=DEBUG read back by
+#    --describe, then root=INFO again.
 # 3c. Eligible leader replicas (KIP-966; on at metadata.version 4.4-IV2):
 #    topics elr (kafka-topics --create --replica-assignment 4:5:6, RF 3)
 #    and elr2 (--replica-assignment 4:5, RF 2), both with
@@ -642,6 +647,36 @@ administer() {
     [[ $(leader_id) == "$leader" ]] || echo "note: the raft leader moved from $leader to $(leader_id) during the administration"
 }
 
+# ---------- 3b (end). a controller's own configs, through --bootstrap-controller ----------
+ctl_configs() { tool org.apache.kafka.tools.ConfigCommand --bootstrap-controller "$cbs" --command-config "$fast" "$@"; }
+# controller_configs: kafka-configs describes controller 1's configs and
+# changes, then reads back, its root log level (the same lines on Java and
+# kraft-rs controllers).
+controller_configs() {
+    local out t0 line
+    t0=$(now)
+    out=$(ctl_configs --describe --all --entity-type brokers --entity-name 1 2>&1) ||
+        fail "kafka-configs --bootstrap-controller --describe --all --entity-type brokers --entity-name 1 failed: $(grep -v '^\s*at ' <<<"$out" | head -n 5)"
+    for line in "All configs for broker 1 are:" \
+        "  node.id=1 sensitive=false synonyms={STATIC_BROKER_CONFIG:node.id=1}" \
+        "  log.retention.hours=168 sensitive=false synonyms={DEFAULT_CONFIG:log.retention.hours=168}" \
+        "  log.retention.ms=null sensitive=false synonyms={}"; do
+        grep -qxF "$line" <<<"$out" || fail "kafka-configs --describe --all of controller 1 lacks \"$line\": $(head -n 5 <<<"$out")"
+    done
+    pass "kafka-configs --bootstrap-controller --describe --all --entity-type brokers --entity-name 1: node.id from the static configuration, log.retention.hours by default, log.retention.ms null"
+    out=$(ctl_configs --alter --entity-type broker-loggers --entity-name 1 --add-config root=DEBUG 2>&1) ||
+        fail "kafka-configs --alter --entity-type broker-loggers --add-config root=DEBUG failed: $(grep -v '^\s*at ' <<<"$out" | head -n 5)"
+    grep -qx "Completed updating config for broker-logger 1." <<<"$out" || fail "kafka-configs --alter of broker-logger 1 printed: $out"
+    out=$(ctl_configs --describe --entity-type broker-loggers --entity-name 1 2>&1) ||
+        fail "kafka-configs --describe --entity-type broker-loggers failed: $(head -n 5 <<<"$out")"
+    grep -qxF "  root=DEBUG sensitive=false synonyms={}" <<<"$out" || fail "after root=DEBUG, broker-logger 1 shows: $(head -n 5 <<<"$out")"
+    out=$(ctl_configs --alter --entity-type broker-loggers --entity-name 1 --add-config root=INFO 2>&1) ||
+        fail "kafka-configs --alter --add-config root=INFO failed: $(head -n 5 <<<"$out")"
+    timing "$tag: kafka-configs --bootstrap-controller on controller 1 (describe, loggers)" "$(secs "$t0")"
+    pass "kafka-configs --bootstrap-controller --alter --entity-type broker-loggers --entity-name 1 --add-config root=DEBUG, read back by --describe, then root=INFO again"
+    did "served kafka-configs --bootstrap-controller --describe of controller 1 and of its loggers, and changed its root log level"
+}
+
 # ---------- 3c. eligible leader replicas ----------
 # Two topics with min.insync.replicas=2 and fixed replicas: elr (RF 3,
 # replicas 4,5,6) and elr2 (RF 2, replicas 4,5); broker 6 stays up to answer.
@@ -874,6 +909,7 @@ run_scenario() {
     # ---------- 3. ----------
     consume
     administer
+    controller_configs
     elr_step
     if [[ $mode == mixed ]]; then
         await_restarted

@@ -37,7 +37,7 @@ use report::Report;
 type Fact = line::BenchLine;
 
 /// All facts of one run.
-struct Facts(Vec<Fact>);
+pub(crate) struct Facts(Vec<Fact>);
 
 impl Facts {
     fn of<'a>(&'a self, implementation: &'a str, kind: &'a str) -> impl Iterator<Item = &'a Fact> {
@@ -306,6 +306,116 @@ fn io_thread(quick: bool) -> Result<Vec<Vec<String>>> {
         .map(|l| l.split_whitespace().map(str::to_string).collect::<Vec<_>>())
         .filter(|w| w.len() == 10)
         .collect())
+}
+
+/// A `bench.sh` run of some sections only (`bench-authz`, `bench-tls`):
+/// its facts, its samples directory and the machine it ran on.
+pub(crate) struct SectionRun {
+    /// The facts of `results.txt`.
+    pub(crate) facts: Facts,
+    /// `results.txt.d`, the per-sample files.
+    pub(crate) samples: PathBuf,
+    /// "kernel; N cores; rustc version".
+    pub(crate) machine: String,
+}
+
+/// The work directory `target/<name>` (`target/<name>-quick`), created,
+/// with the release binaries built.
+pub(crate) fn section_dir(name: &str, quick: bool) -> Result<PathBuf> {
+    build_binaries()?;
+    let dir = root().join(format!(
+        "target/{name}{}",
+        if quick { "-quick" } else { "" }
+    ));
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    Ok(dir)
+}
+
+/// Runs `tests/interop/bench.sh` with `BENCH_SECTIONS=sections` into
+/// `dir/results.txt`, with `env` set and `defaults` set unless the
+/// caller's environment sets them; `BENCH_QUICK=1` when `quick`.
+pub(crate) fn run_sections(
+    dir: &std::path::Path,
+    sections: &str,
+    quick: bool,
+    env: &[(&str, &str)],
+    defaults: &[(&str, &str)],
+) -> Result<SectionRun> {
+    let root = root();
+    let results = dir.join("results.txt");
+    let results_s = results.display().to_string();
+    let bin = |p: &str| root.join(p).display().to_string();
+    let (kraft, load, floor) = (
+        bin("target/release/kraft"),
+        bin("target/release/examples/broker_load"),
+        bin("target/release/examples/bench_floor"),
+    );
+    let mut script = Command::new("timeout");
+    script
+        .args(["--kill-after=60", "3600", "bash", "tests/interop/bench.sh"])
+        .args([&kraft, &load, &floor, &results_s])
+        .current_dir(&root)
+        .env("BENCH_SECTIONS", sections);
+    for (k, v) in env {
+        script.env(k, v);
+    }
+    if quick {
+        script.env("BENCH_QUICK", "1");
+    }
+    for (k, v) in defaults {
+        if std::env::var_os(k).is_none() {
+            script.env(k, v);
+        }
+    }
+    eprintln!("$ BENCH_SECTIONS='{sections}' bash tests/interop/bench.sh {kraft} {load} {floor} {results_s}");
+    let status = script
+        .status()
+        .map_err(|e| format!("cannot run bench.sh: {e}"))?;
+    if !status.success() {
+        return Err(format!("tests/interop/bench.sh failed ({status})"));
+    }
+    let text =
+        std::fs::read_to_string(&results).map_err(|e| format!("{}: {e}", results.display()))?;
+    Ok(SectionRun {
+        facts: Facts(text.lines().filter_map(Fact::parse).collect()),
+        samples: PathBuf::from(format!("{results_s}.d")),
+        machine: format!(
+            "{}; {} cores; {}",
+            first_line("uname", &["-sr"]),
+            std::thread::available_parallelism().map_or(0, |n| n.get()),
+            first_line("rustc", &["--version"])
+        ),
+    })
+}
+
+impl SectionRun {
+    /// The raw lines of the facts of `kinds`, one per line.
+    pub(crate) fn raw_lines(&self, kinds: &[&str]) -> String {
+        self.facts
+            .0
+            .iter()
+            .filter(|f| kinds.contains(&f.kind.as_str()))
+            .map(|f| f.raw.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+/// Writes a section document: `docs/<file>`, or `dir/<file>` when `quick`.
+pub(crate) fn write_section_doc(
+    dir: &std::path::Path,
+    quick: bool,
+    file: &str,
+    doc: &str,
+) -> Result<()> {
+    let path = if quick {
+        dir.join(file)
+    } else {
+        root().join("docs").join(file)
+    };
+    std::fs::write(&path, doc).map_err(|e| format!("{}: {e}", path.display()))?;
+    eprintln!("wrote {}", path.display());
+    Ok(())
 }
 
 #[cfg(test)]

@@ -1,4 +1,5 @@
-//! `cargo xtask interop`, `image-interop`, `topic-configs` and `topics-long`:
+//! `cargo xtask interop`, `image-interop`, `topic-configs`, `controller-configs`
+//! and `topics-long`:
 //! kraft-rs against real Apache Kafka 4.4 (JDK 17 + Maven): Kafka decodes
 //! what our encoder writes, our image and Kafka's load each other's
 //! snapshots, the topic config facts come from Kafka's own classes, our CLI
@@ -87,6 +88,7 @@ pub fn interop() -> Result<()> {
     golden::golden_verify()?;
     image_interop()?;
     topic_configs_check()?;
+    controller_configs_check()?;
     run_with_env(
         "cargo",
         &[
@@ -235,4 +237,37 @@ fn topic_configs_check() -> Result<()> {
 /// Regenerates the topic config facts dump with Kafka 4.4's own classes.
 pub fn topic_configs() -> Result<()> {
     run("bash", &["tests/interop/topic-configs.sh"])
+}
+
+/// Writes the controller's config definitions again with Kafka's classes
+/// and fails if the checked-in file differs.
+fn controller_configs_check() -> Result<()> {
+    let fresh = std::env::temp_dir().join(format!(
+        "kafka-controller-configs-{}.json",
+        std::process::id()
+    ));
+    let fresh_text = fresh.display().to_string();
+    run(
+        "bash",
+        &["tests/interop/controller-configs.sh", &fresh_text],
+    )?;
+    let checked_in =
+        root().join("crates/controller/src/handlers/configs/kafka-controller-configs.json");
+    let same = std::fs::read(&fresh).map_err(|e| format!("{fresh_text}: {e}"))?
+        == std::fs::read(&checked_in).map_err(|e| format!("{}: {e}", checked_in.display()))?;
+    let _ = std::fs::remove_file(&fresh);
+    if same {
+        Ok(())
+    } else {
+        Err(
+            "the controller config definitions are stale: run `cargo xtask controller-configs`"
+                .into(),
+        )
+    }
+}
+
+/// Regenerates the controller's config definitions (DescribeConfigs) with
+/// Kafka 4.4's own classes.
+pub fn controller_configs() -> Result<()> {
+    run("bash", &["tests/interop/controller-configs.sh"])
 }

@@ -12,6 +12,9 @@
 //! * `topic-configs` — regenerate the topic config facts
 //!   (`crates/controller/src/topic_config/kafka-topic-configs.json`) with
 //!   Kafka 4.4's own `LogConfig` and `ConfigurationControlManager`.
+//! * `controller-configs` — regenerate the config definitions DescribeConfigs
+//!   answers from (`crates/controller/src/handlers/configs/kafka-controller-configs.json`)
+//!   with Kafka 4.4's own broker, topic, group and client-metrics `ConfigDef`s.
 //! * `bench-image` — the metadata image against Kafka 4.4's own image classes
 //!   on the same records (not in `ci`); writes `docs/benchmarks-image.md`.
 //! * `bench-brokers` — a kraft-rs 3-controller quorum against a Java Kafka
@@ -88,6 +91,7 @@ fn main() -> ExitCode {
         Some("golden-verify") => golden::golden_verify(),
         Some("image-interop") => interop::image_interop(),
         Some("topic-configs") => interop::topic_configs(),
+        Some("controller-configs") => interop::controller_configs(),
         Some("bench-image") => bench::image::bench_image(),
         Some("bench-brokers") => bench::brokers::bench_brokers(),
         Some("bench-authz") => bench::authz::bench_authz(args.iter().any(|a| a == "--quick")),
@@ -103,7 +107,7 @@ fn main() -> ExitCode {
         Some("dist") => dist::dist().map(|_| ()),
         Some("release") => release::release(&args[1..]),
         _ => Err(
-            "usage: cargo xtask <codegen [--check] | ci | golden | golden-verify | image-interop | topic-configs | bench-image | bench-brokers | bench-authz [--quick] | bench-tls [--quick] | interop | topics-long [RECORDS] | soak --seeds N | soak-restarts [SECONDS] | mutants [SEEDS] | modelcheck | bench [--quick] | readme | dist | release [--dry-run]>"
+            "usage: cargo xtask <codegen [--check] | ci | golden | golden-verify | image-interop | topic-configs | controller-configs | bench-image | bench-brokers | bench-authz [--quick] | bench-tls [--quick] | interop | topics-long [RECORDS] | soak --seeds N | soak-restarts [SECONDS] | mutants [SEEDS] | modelcheck | bench [--quick] | readme | dist | release [--dry-run]>"
                 .to_string(),
         ),
     };

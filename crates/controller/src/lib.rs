@@ -21,6 +21,7 @@
 //! * [`server`]: the controller's TCP server (Kafka framing, in-order
 //!   responses, graceful shutdown).
 //! * [`java`]: Kafka's random UUIDs and directory ids.
+//! * [`loggers`]: this process's log levels, as BROKER_LOGGER resources.
 //!
 //! Inside the crate: `activation` (becoming the active controller),
 //! `loader` (the image fed from the raft layer, fail-stop), `bridge` (the
@@ -55,6 +56,7 @@ pub mod handlers;
 pub mod image;
 pub mod java;
 mod loader;
+pub mod loggers;
 mod memory;
 mod metrics;
 pub mod node;

@@ -670,6 +670,44 @@ pub fn cases() -> Vec<Case> {
             },
         },
         Case {
+            api: ApiKey::DescribeConfigs,
+            name: "unknown-topic",
+            body: |_| {
+                use describe_configs_request as q;
+                Some(RequestBody::DescribeConfigs(q::DescribeConfigsRequest {
+                    resources: List::from([q::DescribeConfigsResource {
+                        resource_type: 2,
+                        resource_name: s(NO_SUCH_TOPIC),
+                        configuration_keys: None,
+                        ..Default::default()
+                    }]),
+                    include_synonyms: true,
+                    ..Default::default()
+                }))
+            },
+        },
+        Case {
+            api: ApiKey::AlterConfigs,
+            name: "unknown-topic",
+            body: |_| {
+                use alter_configs_request as q;
+                Some(RequestBody::AlterConfigs(q::AlterConfigsRequest {
+                    resources: List::from([q::AlterConfigsResource {
+                        resource_type: 2,
+                        resource_name: s(NO_SUCH_TOPIC),
+                        configs: List::from([q::AlterableConfig {
+                            name: s("retention.ms"),
+                            value: Some(s("1000")),
+                            ..Default::default()
+                        }]),
+                        ..Default::default()
+                    }]),
+                    validate_only: true,
+                    ..Default::default()
+                }))
+            },
+        },
+        Case {
             api: ApiKey::IncrementalAlterConfigs,
             name: "unknown-topic",
             body: |_| {
@@ -1179,6 +1217,8 @@ pub fn codes(body: &ResponseBody) -> Answer {
         ResponseBody::IncrementalAlterConfigs(r) => {
             (0, r.responses.iter().map(|t| t.error_code).collect())
         }
+        ResponseBody::DescribeConfigs(r) => (0, r.results.iter().map(|t| t.error_code).collect()),
+        ResponseBody::AlterConfigs(r) => (0, r.responses.iter().map(|t| t.error_code).collect()),
         ResponseBody::AlterPartitionReassignments(r) => (
             r.error_code,
             of(r.responses.iter(), |t| {

@@ -252,6 +252,29 @@ pub struct ControllerConfig {
     /// TLS and SASL of the controller listeners and of this node's own
     /// connections to other controllers.
     pub transport: TransportSecurity,
+    /// Every property of the file as written: the static configs
+    /// DescribeConfigs lists.
+    pub static_properties: StaticProperties,
+}
+
+/// A configuration file's properties as written (key, value), in file
+/// order. Values may be secrets: the `Debug` output shows the keys only.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct StaticProperties(pub Vec<(String, String)>);
+
+impl StaticProperties {
+    /// The properties, in file order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.0.iter().map(|(k, v)| (k.as_str(), v.as_str()))
+    }
+}
+
+impl fmt::Debug for StaticProperties {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list()
+            .entries(self.0.iter().map(|(k, _)| format!("{k}=[hidden]")))
+            .finish()
+    }
 }
 
 impl ControllerConfig {
@@ -470,6 +493,12 @@ impl ControllerConfig {
             metrics_listener,
             security,
             transport,
+            static_properties: StaticProperties(
+                props
+                    .iter()
+                    .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                    .collect(),
+            ),
         })
     }
 

@@ -745,8 +745,27 @@ pub fn reference_markdown() -> String {
     }
     out.push_str(&security::reference_markdown());
     out.push_str(&super::transport::reference_markdown());
+    out.push_str(DYNAMIC_CONFIGS_MARKDOWN);
     out
 }
+
+/// What happens to configs changed at run time (IncrementalAlterConfigs,
+/// the legacy AlterConfigs) that address this controller.
+const DYNAMIC_CONFIGS_MARKDOWN: &str = "
+## Configs changed at run time
+
+A BROKER config set for this controller's own id (or as the cluster-wide default, the BROKER resource `\"\"`) is stored in the metadata log as on a Kafka controller. kraft-rs applies these keys to its own behaviour, at once and wherever they are set:
+
+| key | where it acts |
+| --- | --- |
+| `min.insync.replicas`, `unclean.leader.election.enable` | partition leadership of topics without their own value: the minimum ISR (and the ELR when eligible leader replicas are on) and unclean elections, as Kafka's controller reads them |
+| the broker synonyms of topic configs (`log.retention.ms`, `log.cleanup.policy`...) | the effective configs of new topics (CreateTopics) and the values DescribeConfigs shows for topics |
+| `group.*` broker synonyms of group configs | the values DescribeConfigs shows for groups without their own |
+
+DescribeConfigs (BROKER, this node's id) lists every config of Kafka 4.4's broker definition with the value this node runs with: its dynamic config if Kafka's `DynamicBrokerConfig` would accept it (a dynamic key, not a keystore or truststore key without a listener prefix), else the cluster-wide default, else the configuration file, else Kafka's default; `\"\"` lists the cluster-wide defaults. Other dynamic keys are recorded and described but change nothing in kraft-rs (it has no log cleaner, no network threads to resize, no quotas to enforce).
+
+BROKER_LOGGER (`kafka-configs --bootstrap-controller ... --alter --entity-type broker-loggers --entity-name <node id> --add-config <logger>=DEBUG`) changes this process's log levels at once: a logger is a `tracing` target (`root`, the crates `kraft_controller`, `kraft_raft`, `kraft_protocol`, `kraft_security`, `kraft_admin`, `kraft_cli`, `kraft`, and every target `KRAFT_LOG` names), its level one of Kafka's (`TRACE`, `DEBUG`, `INFO`, `WARN`, `ERROR`, `FATAL`, the last filtering as `error`); `--delete-config` gives a logger its parent's level again. Changes last until the process ends (`KRAFT_LOG` applies at the next start).
+";
 
 /// The value of `key`, untrimmed.
 fn raw<'a>(props: &'a Properties, key: &str) -> Option<&'a str> {

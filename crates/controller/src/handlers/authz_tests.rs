@@ -719,3 +719,138 @@ async fn assign_replicas_to_dirs_needs_cluster_action() {
         ErrorCode::StaleBrokerEpoch.code()
     );
 }
+
+#[tokio::test]
+async fn describe_configs_and_legacy_alter_configs_are_authorized_per_resource() {
+    use kraft_protocol::messages::alter_configs_request as legacy;
+    use kraft_protocol::messages::describe_configs_request as describe;
+    let (c, q) = cluster().await;
+    assert_eq!(create_results(&c, "User:admin", &["logs"]).await[0].1, 0);
+    let describe_request = RequestBody::DescribeConfigs(describe::DescribeConfigsRequest {
+        resources: vec![
+            describe::DescribeConfigsResource {
+                resource_type: 4,
+                resource_name: "1".into(),
+                configuration_keys: Some(vec!["node.id".into()]),
+                ..Default::default()
+            },
+            describe::DescribeConfigsResource {
+                resource_type: 2,
+                resource_name: "logs".into(),
+                configuration_keys: Some(vec!["retention.ms".into()]),
+                ..Default::default()
+            },
+            describe::DescribeConfigsResource {
+                resource_type: 32,
+                resource_name: "g".into(),
+                configuration_keys: None,
+                ..Default::default()
+            },
+        ]
+        .into(),
+        ..Default::default()
+    });
+    let outcomes = |r: &ResponseBody| -> Vec<(i8, i16, Option<String>)> {
+        let ResponseBody::DescribeConfigs(r) = r else {
+            panic!("{r:?}")
+        };
+        r.results
+            .iter()
+            .map(|x| {
+                (
+                    x.resource_type,
+                    x.error_code,
+                    x.error_message.as_ref().map(|m| m.as_str().to_owned()),
+                )
+            })
+            .collect()
+    };
+    let r = send(&c, "User:alice", 4, describe_request.clone()).await;
+    assert_eq!(
+        outcomes(&r),
+        [
+            (
+                4,
+                ErrorCode::ClusterAuthorizationFailed.code(),
+                Some(
+                    ErrorCode::ClusterAuthorizationFailed
+                        .default_message()
+                        .into()
+                )
+            ),
+            (
+                2,
+                ErrorCode::TopicAuthorizationFailed.code(),
+                Some("Topic authorization failed.".into())
+            ),
+            (
+                32,
+                ErrorCode::GroupAuthorizationFailed.code(),
+                Some(ErrorCode::GroupAuthorizationFailed.default_message().into())
+            ),
+        ]
+    );
+    // DESCRIBE_CONFIGS on the topic only: the topic is answered first, the
+    // refused resources after it.
+    grant(
+        &q,
+        1,
+        (ResourceType::Topic, "logs", PatternType::Literal),
+        "User:alice",
+        AclOperation::DescribeConfigs,
+        ALLOW,
+    );
+    let r = send(&c, "User:alice", 4, describe_request).await;
+    let seen: Vec<(i8, i16)> = outcomes(&r).into_iter().map(|(t, e, _)| (t, e)).collect();
+    assert_eq!(
+        seen,
+        [
+            (2, 0),
+            (4, ErrorCode::ClusterAuthorizationFailed.code()),
+            (32, ErrorCode::GroupAuthorizationFailed.code()),
+        ]
+    );
+    // The legacy AlterConfigs wants ALTER_CONFIGS, which DESCRIBE_CONFIGS
+    // does not imply.
+    let alter = RequestBody::AlterConfigs(legacy::AlterConfigsRequest {
+        resources: vec![legacy::AlterConfigsResource {
+            resource_type: 2,
+            resource_name: "logs".into(),
+            configs: vec![legacy::AlterableConfig {
+                name: "retention.ms".into(),
+                value: Some("1000".into()),
+                ..Default::default()
+            }]
+            .into(),
+            ..Default::default()
+        }]
+        .into(),
+        ..Default::default()
+    });
+    let ResponseBody::AlterConfigs(r) = send(&c, "User:alice", 1, alter.clone()).await else {
+        panic!()
+    };
+    let first = r.responses.to_vec()[0].clone();
+    assert_eq!(
+        (
+            first.error_code,
+            first.error_message.as_ref().map(|m| m.as_str())
+        ),
+        (
+            ErrorCode::TopicAuthorizationFailed.code(),
+            Some("Topic authorization failed.")
+        )
+    );
+    grant(
+        &q,
+        2,
+        (ResourceType::Topic, "logs", PatternType::Literal),
+        "User:alice",
+        AclOperation::AlterConfigs,
+        ALLOW,
+    );
+    let ResponseBody::AlterConfigs(r) = send(&c, "User:alice", 1, alter).await else {
+        panic!()
+    };
+    assert_eq!(r.responses.to_vec()[0].error_code, 0);
+}

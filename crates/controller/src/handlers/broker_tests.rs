@@ -180,6 +180,7 @@ pub(super) fn setup_with(
             authorizer,
             delegation_tokens,
             groups: Default::default(),
+            static_configs: Default::default(),
         },
         image,
         quorum.clone(),

@@ -100,6 +100,7 @@ fn says_not_controller(response: &ResponseBody) -> bool {
         ResponseBody::IncrementalAlterConfigs(r) => {
             r.responses.iter().any(|t| t.error_code == code)
         }
+        ResponseBody::AlterConfigs(r) => r.responses.iter().any(|t| t.error_code == code),
         ResponseBody::AlterClientQuotas(r) => r.entries.iter().any(|e| e.error_code == code),
         ResponseBody::AlterUserScramCredentials(r) => {
             r.results.iter().any(|u| u.error_code == code)

@@ -16,7 +16,8 @@
 //! | ElectLeaders | top level from v1; every requested partition (none when all partitions were asked for) | ApiError, per partition |
 //! | AlterPartitionReassignments | top level and every requested partition | ApiError, at both levels |
 //! | ListPartitionReassignments | top level; every requested partition is listed, with no replicas | ApiError |
-//! | IncrementalAlterConfigs | every requested resource, by type and name | ApiError |
+//! | IncrementalAlterConfigs, AlterConfigs | every requested resource, by type and name | ApiError |
+//! | DescribeConfigs | every requested resource, by type and name, no configs | the code's own text |
 //! | Vote, BeginQuorumEpoch, EndQuorumEpoch, Envelope | top level | none |
 //! | DescribeQuorum | top level | the code's own text (v2+) |
 //! | FetchSnapshot, UpdateRaftVoter, AlterPartition, BrokerRegistration, BrokerHeartbeat, AllocateProducerIds, AssignReplicasToDirs | top level | none |
@@ -124,6 +125,18 @@ pub(crate) fn error_response(
         }
         RequestBody::IncrementalAlterConfigs(r) => {
             ResponseBody::IncrementalAlterConfigs(incremental_alter_configs(r, failure))
+        }
+        RequestBody::DescribeConfigs(r) => {
+            ResponseBody::DescribeConfigs(super::configs::describe_configs_error_response(r, code))
+        }
+        RequestBody::AlterConfigs(r) => {
+            ResponseBody::AlterConfigs(super::configs::alter_configs_error_response(
+                r,
+                &super::ApiError {
+                    code,
+                    message: message.map(str::to_owned),
+                },
+            ))
         }
         RequestBody::AlterPartitionReassignments(r) => {
             ResponseBody::AlterPartitionReassignments(alter_partition_reassignments(r, failure))

@@ -1364,6 +1364,32 @@ fn full_request(api: ApiKey) -> RequestBody {
             ),
             ..Default::default()
         }),
+        ApiKey::DescribeConfigs => RequestBody::DescribeConfigs(
+            kraft_protocol::messages::describe_configs_request::DescribeConfigsRequest {
+                resources: vec![
+                    kraft_protocol::messages::describe_configs_request::DescribeConfigsResource {
+                        resource_type: 2,
+                        resource_name: "foo".into(),
+                        ..Default::default()
+                    },
+                ]
+                .into(),
+                ..Default::default()
+            },
+        ),
+        ApiKey::AlterConfigs => RequestBody::AlterConfigs(
+            kraft_protocol::messages::alter_configs_request::AlterConfigsRequest {
+                resources: vec![
+                    kraft_protocol::messages::alter_configs_request::AlterConfigsResource {
+                        resource_type: 2,
+                        resource_name: "foo".into(),
+                        ..Default::default()
+                    },
+                ]
+                .into(),
+                ..Default::default()
+            },
+        ),
         ApiKey::IncrementalAlterConfigs => {
             RequestBody::IncrementalAlterConfigs(IncrementalAlterConfigsRequest {
                 resources: vec![AlterConfigsResource {

@@ -47,7 +47,8 @@
 //! * `reassignments`: AlterPartitionReassignments and
 //!   ListPartitionReassignments (`ReplicationControlManager`);
 //! * `directories`: AssignReplicasToDirs (`ReplicationControlManager`);
-//! * `configs`: IncrementalAlterConfigs (`ConfigurationControlManager`);
+//! * `configs`: DescribeConfigs (`ConfigHelper`), AlterConfigs and
+//!   IncrementalAlterConfigs (`ConfigurationControlManager`);
 //! * `producer_ids`: AllocateProducerIds (`ProducerIdControlManager`);
 //! * `acls`, `scram`, `quotas`, `tokens`: ACLs, SCRAM credentials, client
 //!   quotas and delegation tokens (`AclControlManager`,
@@ -139,6 +140,9 @@ pub struct ControllerSettings {
     pub delegation_tokens: crate::config::security::DelegationTokenSettings,
     /// The group coordinator's bounds that GROUP configs are checked against.
     pub groups: crate::config::groups::GroupSettings,
+    /// The configuration file's properties as written: the static configs
+    /// DescribeConfigs lists for this node.
+    pub static_configs: crate::config::StaticProperties,
 }
 
 /// The static settings that shape topics and partition leadership.
@@ -213,6 +217,7 @@ impl ControllerSettings {
             }),
             delegation_tokens: config.security.delegation_tokens.clone(),
             groups: config.groups.clone(),
+            static_configs: config.static_properties.clone(),
         }
     }
 
@@ -247,6 +252,8 @@ pub const CONTROLLER_APIS: &[ApiKey] = &[
     ApiKey::AlterPartitionReassignments,
     ApiKey::ListPartitionReassignments,
     ApiKey::AssignReplicasToDirs,
+    ApiKey::DescribeConfigs,
+    ApiKey::AlterConfigs,
     ApiKey::IncrementalAlterConfigs,
     ApiKey::DescribeAcls,
     ApiKey::CreateAcls,
@@ -275,6 +282,8 @@ pub struct Controller {
     sessions: std::sync::Mutex<heartbeats::SessionTracker>,
     /// The authorizer, when `authorizer.class.name` names one.
     authorizer: Option<crate::authorizer::StandardAuthorizer>,
+    /// This process's loggers (BROKER_LOGGER resources).
+    loggers: Arc<crate::loggers::Loggers>,
 }
 
 impl fmt::Debug for Controller {
@@ -383,7 +392,15 @@ impl Controller {
             last_append: std::sync::Mutex::new(None),
             write_stats: writer::WriteCounters::default(),
             sessions: std::sync::Mutex::new(sessions),
+            loggers: crate::loggers::process(),
         }
+    }
+
+    /// This controller with its own `loggers` in place of the process's
+    /// ([`crate::loggers::process`]).
+    pub fn with_loggers(mut self, loggers: Arc<crate::loggers::Loggers>) -> Self {
+        self.loggers = loggers;
+        self
     }
 
     /// The settings.
@@ -527,6 +544,12 @@ impl RequestHandler for Controller {
             RequestBody::AssignReplicasToDirs(r) => {
                 ResponseBody::AssignReplicasToDirs(self.assign_replicas_to_dirs(&r).await)
             }
+            RequestBody::DescribeConfigs(r) => {
+                ResponseBody::DescribeConfigs(self.describe_configs_with(&access, &r))
+            }
+            RequestBody::AlterConfigs(r) => ResponseBody::AlterConfigs(
+                self.alter_configs_with(&access, &r, ctx.forwarded).await,
+            ),
             RequestBody::IncrementalAlterConfigs(r) => ResponseBody::IncrementalAlterConfigs(
                 self.incremental_alter_configs_with(&access, &r, ctx.forwarded)
                     .await,
@@ -581,6 +604,8 @@ mod acls_tests;
 mod authz_tests;
 #[cfg(test)]
 mod broker_tests;
+#[cfg(test)]
+mod configs_describe_tests;
 #[cfg(test)]
 mod configs_tests;
 #[cfg(test)]

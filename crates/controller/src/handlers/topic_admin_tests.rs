@@ -816,6 +816,7 @@ fn standby(image: SharedImage) -> Controller {
             authorizer: None,
             delegation_tokens: Default::default(),
             groups: Default::default(),
+            static_configs: Default::default(),
         },
         image,
         Arc::new(Standby),

@@ -221,6 +221,12 @@ pub mod source {
     pub const STATIC_BROKER_CONFIG: i8 = 4;
     /// `DEFAULT_CONFIG`: the config's default.
     pub const DEFAULT_CONFIG: i8 = 5;
+    /// `DYNAMIC_BROKER_LOGGER_CONFIG`: a logger's level.
+    pub const DYNAMIC_BROKER_LOGGER_CONFIG: i8 = 6;
+    /// `CLIENT_METRICS_CONFIG`: set on the client-metrics subscription.
+    pub const CLIENT_METRICS_CONFIG: i8 = 7;
+    /// `GROUP_CONFIG`: set on the group.
+    pub const GROUP_CONFIG: i8 = 8;
 }
 
 /// A refused config change: the error code and message Kafka answers with.
@@ -256,3 +262,30 @@ impl fmt::Display for ConfigError {
 }
 
 impl std::error::Error for ConfigError {}
+
+/// A config value as Kafka shows it once parsed with its type
+/// (`ConfigDef.parseType` then `ConfigDef.convertToString`): trimmed,
+/// numbers and booleans normalised, lists joined with bare commas. A value
+/// the type does not parse is shown as given (Kafka would not have it).
+pub fn render_value(value: &str, config_type: Option<ConfigType>) -> String {
+    let trimmed = java_text::trim(value);
+    let parsed = match config_type {
+        None | Some(ConfigType::Password) => None,
+        Some(ConfigType::Boolean) => java_text::parse_bool(trimmed).map(|b| b.to_string()),
+        Some(ConfigType::Int) => java_text::parse_int(trimmed).map(|v| v.to_string()),
+        Some(ConfigType::Short) => trimmed.parse::<i16>().ok().map(|v| v.to_string()),
+        Some(ConfigType::Long) => java_text::parse_long(trimmed).map(|v| v.to_string()),
+        Some(ConfigType::Double) => {
+            java_text::parse_double(trimmed).map(java_text::double_to_string)
+        }
+        Some(ConfigType::List) => Some(java_text::parse_list(value).join(",")),
+        Some(ConfigType::String | ConfigType::Class) => Some(trimmed.to_owned()),
+    };
+    parsed.unwrap_or_else(|| value.to_owned())
+}
+
+/// A broker synonym's value in its topic config's unit (hours and minutes
+/// become milliseconds), as Kafka's `ConfigSynonym` converters give it.
+pub fn synonym_value(value: &str, unit: SynonymUnit) -> String {
+    validate::convert_synonym(value, unit)
+}

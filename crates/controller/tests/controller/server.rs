@@ -137,6 +137,7 @@ async fn start(max_frame_size: usize) -> Running {
             authorizer: None,
             delegation_tokens: Default::default(),
             groups: Default::default(),
+            static_configs: Default::default(),
         },
         image,
         quorum.clone(),
@@ -237,8 +238,8 @@ async fn api_versions_every_version() {
         assert_eq!(
             keys,
             [
-                17, 18, 19, 20, 29, 30, 31, 36, 37, 38, 39, 40, 43, 44, 45, 46, 49, 51, 56, 57, 58,
-                60, 62, 63, 64, 67, 70, 73, 94
+                17, 18, 19, 20, 29, 30, 31, 32, 33, 36, 37, 38, 39, 40, 43, 44, 45, 46, 49, 51, 56,
+                57, 58, 60, 62, 63, 64, 67, 70, 73, 94
             ],
             "v{version}"
         );
@@ -533,6 +534,7 @@ async fn a_late_listener_accepts_once_the_image_is_loaded() {
             authorizer: None,
             delegation_tokens: Default::default(),
             groups: Default::default(),
+            static_configs: Default::default(),
         },
         image.clone(),
         quorum,

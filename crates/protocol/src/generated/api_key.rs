@@ -9,6 +9,8 @@ use super::allocate_producer_ids_request::AllocateProducerIdsRequest;
 use super::allocate_producer_ids_response::AllocateProducerIdsResponse;
 use super::alter_client_quotas_request::AlterClientQuotasRequest;
 use super::alter_client_quotas_response::AlterClientQuotasResponse;
+use super::alter_configs_request::AlterConfigsRequest;
+use super::alter_configs_response::AlterConfigsResponse;
 use super::alter_partition_reassignments_request::AlterPartitionReassignmentsRequest;
 use super::alter_partition_reassignments_response::AlterPartitionReassignmentsResponse;
 use super::alter_partition_request::AlterPartitionRequest;
@@ -45,6 +47,8 @@ use super::describe_client_quotas_request::DescribeClientQuotasRequest;
 use super::describe_client_quotas_response::DescribeClientQuotasResponse;
 use super::describe_cluster_request::DescribeClusterRequest;
 use super::describe_cluster_response::DescribeClusterResponse;
+use super::describe_configs_request::DescribeConfigsRequest;
+use super::describe_configs_response::DescribeConfigsResponse;
 use super::describe_delegation_token_request::DescribeDelegationTokenRequest;
 use super::describe_delegation_token_response::DescribeDelegationTokenResponse;
 use super::describe_quorum_request::DescribeQuorumRequest;
@@ -108,6 +112,10 @@ pub enum ApiKey {
     CreateAcls = 30,
     /// `DeleteAcls` (key 31).
     DeleteAcls = 31,
+    /// `DescribeConfigs` (key 32).
+    DescribeConfigs = 32,
+    /// `AlterConfigs` (key 33).
+    AlterConfigs = 33,
     /// `SaslAuthenticate` (key 36).
     SaslAuthenticate = 36,
     /// `CreatePartitions` (key 37).
@@ -187,6 +195,8 @@ impl ApiKey {
         ApiKey::DescribeAcls,
         ApiKey::CreateAcls,
         ApiKey::DeleteAcls,
+        ApiKey::DescribeConfigs,
+        ApiKey::AlterConfigs,
         ApiKey::SaslAuthenticate,
         ApiKey::CreatePartitions,
         ApiKey::CreateDelegationToken,
@@ -233,6 +243,8 @@ impl ApiKey {
             29 => Some(ApiKey::DescribeAcls),
             30 => Some(ApiKey::CreateAcls),
             31 => Some(ApiKey::DeleteAcls),
+            32 => Some(ApiKey::DescribeConfigs),
+            33 => Some(ApiKey::AlterConfigs),
             36 => Some(ApiKey::SaslAuthenticate),
             37 => Some(ApiKey::CreatePartitions),
             38 => Some(ApiKey::CreateDelegationToken),
@@ -286,6 +298,8 @@ impl ApiKey {
             ApiKey::DescribeAcls => "DESCRIBE_ACLS",
             ApiKey::CreateAcls => "CREATE_ACLS",
             ApiKey::DeleteAcls => "DELETE_ACLS",
+            ApiKey::DescribeConfigs => "DESCRIBE_CONFIGS",
+            ApiKey::AlterConfigs => "ALTER_CONFIGS",
             ApiKey::SaslAuthenticate => "SASL_AUTHENTICATE",
             ApiKey::CreatePartitions => "CREATE_PARTITIONS",
             ApiKey::CreateDelegationToken => "CREATE_DELEGATION_TOKEN",
@@ -333,6 +347,8 @@ impl ApiKey {
             ApiKey::DescribeAcls => (1, 3),
             ApiKey::CreateAcls => (1, 3),
             ApiKey::DeleteAcls => (1, 3),
+            ApiKey::DescribeConfigs => (1, 4),
+            ApiKey::AlterConfigs => (0, 2),
             ApiKey::SaslAuthenticate => (0, 2),
             ApiKey::CreatePartitions => (0, 3),
             ApiKey::CreateDelegationToken => (1, 3),
@@ -380,6 +396,8 @@ impl ApiKey {
             ApiKey::DescribeAcls => Some(2),
             ApiKey::CreateAcls => Some(2),
             ApiKey::DeleteAcls => Some(2),
+            ApiKey::DescribeConfigs => Some(4),
+            ApiKey::AlterConfigs => Some(2),
             ApiKey::SaslAuthenticate => Some(2),
             ApiKey::CreatePartitions => Some(2),
             ApiKey::CreateDelegationToken => Some(2),
@@ -433,6 +451,8 @@ impl ApiKey {
                 | ApiKey::DescribeAcls
                 | ApiKey::CreateAcls
                 | ApiKey::DeleteAcls
+                | ApiKey::DescribeConfigs
+                | ApiKey::AlterConfigs
                 | ApiKey::SaslAuthenticate
                 | ApiKey::CreatePartitions
                 | ApiKey::CreateDelegationToken
@@ -480,6 +500,8 @@ impl ApiKey {
                 | ApiKey::DescribeAcls
                 | ApiKey::CreateAcls
                 | ApiKey::DeleteAcls
+                | ApiKey::DescribeConfigs
+                | ApiKey::AlterConfigs
                 | ApiKey::SaslAuthenticate
                 | ApiKey::CreatePartitions
                 | ApiKey::CreateDelegationToken
@@ -551,6 +573,10 @@ pub enum RequestBody {
     CreateAcls(CreateAclsRequest),
     /// `DeleteAclsRequest`.
     DeleteAcls(DeleteAclsRequest),
+    /// `DescribeConfigsRequest`.
+    DescribeConfigs(DescribeConfigsRequest),
+    /// `AlterConfigsRequest`.
+    AlterConfigs(AlterConfigsRequest),
     /// `SaslAuthenticateRequest`.
     SaslAuthenticate(SaslAuthenticateRequest),
     /// `CreatePartitionsRequest`.
@@ -631,6 +657,8 @@ impl RequestBody {
             RequestBody::DescribeAcls(_) => ApiKey::DescribeAcls,
             RequestBody::CreateAcls(_) => ApiKey::CreateAcls,
             RequestBody::DeleteAcls(_) => ApiKey::DeleteAcls,
+            RequestBody::DescribeConfigs(_) => ApiKey::DescribeConfigs,
+            RequestBody::AlterConfigs(_) => ApiKey::AlterConfigs,
             RequestBody::SaslAuthenticate(_) => ApiKey::SaslAuthenticate,
             RequestBody::CreatePartitions(_) => ApiKey::CreatePartitions,
             RequestBody::CreateDelegationToken(_) => ApiKey::CreateDelegationToken,
@@ -678,6 +706,10 @@ impl RequestBody {
             ApiKey::DescribeAcls => decode_checked(buf, version).map(RequestBody::DescribeAcls),
             ApiKey::CreateAcls => decode_checked(buf, version).map(RequestBody::CreateAcls),
             ApiKey::DeleteAcls => decode_checked(buf, version).map(RequestBody::DeleteAcls),
+            ApiKey::DescribeConfigs => {
+                decode_checked(buf, version).map(RequestBody::DescribeConfigs)
+            }
+            ApiKey::AlterConfigs => decode_checked(buf, version).map(RequestBody::AlterConfigs),
             ApiKey::SaslAuthenticate => {
                 decode_checked(buf, version).map(RequestBody::SaslAuthenticate)
             }
@@ -773,6 +805,8 @@ impl RequestBody {
             RequestBody::DescribeAcls(m) => m.encode(buf, version),
             RequestBody::CreateAcls(m) => m.encode(buf, version),
             RequestBody::DeleteAcls(m) => m.encode(buf, version),
+            RequestBody::DescribeConfigs(m) => m.encode(buf, version),
+            RequestBody::AlterConfigs(m) => m.encode(buf, version),
             RequestBody::SaslAuthenticate(m) => m.encode(buf, version),
             RequestBody::CreatePartitions(m) => m.encode(buf, version),
             RequestBody::CreateDelegationToken(m) => m.encode(buf, version),
@@ -820,6 +854,8 @@ impl RequestBody {
             RequestBody::DescribeAcls(m) => m.encoded_len(version),
             RequestBody::CreateAcls(m) => m.encoded_len(version),
             RequestBody::DeleteAcls(m) => m.encoded_len(version),
+            RequestBody::DescribeConfigs(m) => m.encoded_len(version),
+            RequestBody::AlterConfigs(m) => m.encoded_len(version),
             RequestBody::SaslAuthenticate(m) => m.encoded_len(version),
             RequestBody::CreatePartitions(m) => m.encoded_len(version),
             RequestBody::CreateDelegationToken(m) => m.encoded_len(version),
@@ -886,6 +922,10 @@ pub enum ResponseBody {
     CreateAcls(CreateAclsResponse),
     /// `DeleteAclsResponse`.
     DeleteAcls(DeleteAclsResponse),
+    /// `DescribeConfigsResponse`.
+    DescribeConfigs(DescribeConfigsResponse),
+    /// `AlterConfigsResponse`.
+    AlterConfigs(AlterConfigsResponse),
     /// `SaslAuthenticateResponse`.
     SaslAuthenticate(SaslAuthenticateResponse),
     /// `CreatePartitionsResponse`.
@@ -966,6 +1006,8 @@ impl ResponseBody {
             ResponseBody::DescribeAcls(_) => ApiKey::DescribeAcls,
             ResponseBody::CreateAcls(_) => ApiKey::CreateAcls,
             ResponseBody::DeleteAcls(_) => ApiKey::DeleteAcls,
+            ResponseBody::DescribeConfigs(_) => ApiKey::DescribeConfigs,
+            ResponseBody::AlterConfigs(_) => ApiKey::AlterConfigs,
             ResponseBody::SaslAuthenticate(_) => ApiKey::SaslAuthenticate,
             ResponseBody::CreatePartitions(_) => ApiKey::CreatePartitions,
             ResponseBody::CreateDelegationToken(_) => ApiKey::CreateDelegationToken,
@@ -1013,6 +1055,10 @@ impl ResponseBody {
             ApiKey::DescribeAcls => decode_checked(buf, version).map(ResponseBody::DescribeAcls),
             ApiKey::CreateAcls => decode_checked(buf, version).map(ResponseBody::CreateAcls),
             ApiKey::DeleteAcls => decode_checked(buf, version).map(ResponseBody::DeleteAcls),
+            ApiKey::DescribeConfigs => {
+                decode_checked(buf, version).map(ResponseBody::DescribeConfigs)
+            }
+            ApiKey::AlterConfigs => decode_checked(buf, version).map(ResponseBody::AlterConfigs),
             ApiKey::SaslAuthenticate => {
                 decode_checked(buf, version).map(ResponseBody::SaslAuthenticate)
             }
@@ -1116,6 +1162,8 @@ impl ResponseBody {
             ResponseBody::DescribeAcls(m) => m.encode(buf, version),
             ResponseBody::CreateAcls(m) => m.encode(buf, version),
             ResponseBody::DeleteAcls(m) => m.encode(buf, version),
+            ResponseBody::DescribeConfigs(m) => m.encode(buf, version),
+            ResponseBody::AlterConfigs(m) => m.encode(buf, version),
             ResponseBody::SaslAuthenticate(m) => m.encode(buf, version),
             ResponseBody::CreatePartitions(m) => m.encode(buf, version),
             ResponseBody::CreateDelegationToken(m) => m.encode(buf, version),
@@ -1163,6 +1211,8 @@ impl ResponseBody {
             ResponseBody::DescribeAcls(m) => m.encoded_len(version),
             ResponseBody::CreateAcls(m) => m.encoded_len(version),
             ResponseBody::DeleteAcls(m) => m.encoded_len(version),
+            ResponseBody::DescribeConfigs(m) => m.encoded_len(version),
+            ResponseBody::AlterConfigs(m) => m.encoded_len(version),
             ResponseBody::SaslAuthenticate(m) => m.encoded_len(version),
             ResponseBody::CreatePartitions(m) => m.encoded_len(version),
             ResponseBody::CreateDelegationToken(m) => m.encoded_len(version),

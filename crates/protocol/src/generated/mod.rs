@@ -9,6 +9,8 @@ pub mod allocate_producer_ids_request;
 pub mod allocate_producer_ids_response;
 pub mod alter_client_quotas_request;
 pub mod alter_client_quotas_response;
+pub mod alter_configs_request;
+pub mod alter_configs_response;
 pub mod alter_partition_reassignments_request;
 pub mod alter_partition_reassignments_response;
 pub mod alter_partition_request;
@@ -53,6 +55,8 @@ pub mod describe_client_quotas_request;
 pub mod describe_client_quotas_response;
 pub mod describe_cluster_request;
 pub mod describe_cluster_response;
+pub mod describe_configs_request;
+pub mod describe_configs_response;
 pub mod describe_delegation_token_request;
 pub mod describe_delegation_token_response;
 pub mod describe_quorum_request;
@@ -134,6 +138,8 @@ macro_rules! for_each_message {
         $m!(allocate_producer_ids_response, AllocateProducerIdsResponse);
         $m!(alter_client_quotas_request, AlterClientQuotasRequest);
         $m!(alter_client_quotas_response, AlterClientQuotasResponse);
+        $m!(alter_configs_request, AlterConfigsRequest);
+        $m!(alter_configs_response, AlterConfigsResponse);
         $m!(
             alter_partition_reassignments_request,
             AlterPartitionReassignmentsRequest
@@ -210,6 +216,8 @@ macro_rules! for_each_message {
         );
         $m!(describe_cluster_request, DescribeClusterRequest);
         $m!(describe_cluster_response, DescribeClusterResponse);
+        $m!(describe_configs_request, DescribeConfigsRequest);
+        $m!(describe_configs_response, DescribeConfigsResponse);
         $m!(
             describe_delegation_token_request,
             DescribeDelegationTokenRequest
@@ -330,6 +338,9 @@ macro_rules! for_each_array_element {
         $m!(alter_client_quotas_request, OpData);
         $m!(alter_client_quotas_response, EntityData);
         $m!(alter_client_quotas_response, EntryData);
+        $m!(alter_configs_request, AlterConfigsResource);
+        $m!(alter_configs_request, AlterableConfig);
+        $m!(alter_configs_response, AlterConfigsResourceResponse);
         $m!(alter_partition_reassignments_request, ReassignablePartition);
         $m!(alter_partition_reassignments_request, ReassignableTopic);
         $m!(
@@ -400,6 +411,10 @@ macro_rules! for_each_array_element {
         $m!(describe_client_quotas_response, EntryData);
         $m!(describe_client_quotas_response, ValueData);
         $m!(describe_cluster_response, DescribeClusterBroker);
+        $m!(describe_configs_request, DescribeConfigsResource);
+        $m!(describe_configs_response, DescribeConfigsResourceResult);
+        $m!(describe_configs_response, DescribeConfigsResult);
+        $m!(describe_configs_response, DescribeConfigsSynonym);
         $m!(
             describe_delegation_token_request,
             DescribeDelegationTokenOwner

@@ -1,5 +1,5 @@
-//! BROKER_LOGGER resources: this node's loggers, handled as Kafka's
-//! `RuntimeLoggerManager` does, outside the write.
+//! BROKER_LOGGER resources: this node's loggers ([`crate::loggers`]),
+//! altered as Kafka's `RuntimeLoggerManager` does, outside the write.
 
 use kraft_protocol::messages::incremental_alter_configs_request::AlterConfigsResource;
 
@@ -8,16 +8,16 @@ use super::operations::OpType;
 use super::{invalid_config, invalid_request};
 use crate::handlers::{ApiError, Controller};
 
-/// Kafka's `LoggingController.ROOT_LOGGER`.
-const ROOT_LOGGER: &str = "root";
+use crate::loggers::ROOT_LOGGER;
 /// Kafka's `LogLevelConfig.VALID_LOG_LEVELS`, sorted as its messages list them.
 const VALID_LOG_LEVELS: [&str; 6] = ["DEBUG", "ERROR", "FATAL", "INFO", "TRACE", "WARN"];
 
 impl Controller {
     /// Kafka's `RuntimeLoggerManager.applyChangesForResource` for this
-    /// node's loggers. This controller has no log4j loggers: only the root
-    /// logger exists, and setting its level is accepted but not applied
-    /// (Kafka too answers success when an update fails, and logs it).
+    /// node's loggers: every change is checked (the node id, the logger's
+    /// existence, the level), then, unless `validate_only`, applied in
+    /// order to the process's log filter. As in Kafka, a change that cannot
+    /// be applied is logged and the answer is still a success.
     pub(super) fn alter_broker_logger(
         &self,
         resource: &AlterConfigsResource,
@@ -36,7 +36,7 @@ impl Controller {
             )));
         }
         let exists = |logger: &str| {
-            if logger == ROOT_LOGGER {
+            if self.loggers.exists(logger) {
                 Ok(())
             } else {
                 Err(invalid_config(format!("Logger {logger} does not exist!")))
@@ -80,11 +80,19 @@ impl Controller {
         }
         if !validate_only {
             for op in resource.configs.iter() {
-                tracing::error!(
-                    "Failed to update the log level of {} to {}: this controller's log levels are set by its KRAFT_LOG filter",
-                    op.name.as_str(),
-                    op.value.as_ref().map_or("null", |v| v.as_str())
-                );
+                let logger = op.name.as_str();
+                if op.config_operation == 0 {
+                    let level = op.value.as_ref().map_or("null", |v| v.as_str());
+                    if self.loggers.set(logger, level) {
+                        tracing::warn!("Updated the log level of {logger} to {level}");
+                    } else {
+                        tracing::error!("Failed to update the log level of {logger} to {level}");
+                    }
+                } else if self.loggers.unset(logger) {
+                    tracing::warn!("Unset the log level of {logger}");
+                } else {
+                    tracing::error!("Failed to unset the log level of {logger}");
+                }
             }
         }
         Ok(())

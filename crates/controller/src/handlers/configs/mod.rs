@@ -1,4 +1,4 @@
-//! IncrementalAlterConfigs (44): Kafka's
+//! The config APIs. IncrementalAlterConfigs (44): Kafka's
 //! `ControllerApis.handleIncrementalAlterConfigs` (resource types,
 //! duplicate resources, BROKER_LOGGER), `ConfigurationControlManager`
 //! (SET / DELETE / APPEND / SUBTRACT, the eligible-leader-replicas and
@@ -52,6 +52,10 @@
 //!   `java_text` (Java's text functions);
 //! * `broker_logger`: BROKER_LOGGER resources.
 //!
+//! Beside it, the other config APIs: `describe` (DescribeConfigs, from
+//! Kafka's own definitions in `definitions`) and `legacy` (the legacy
+//! AlterConfigs, which replaces a resource's whole set).
+//!
 //! [`topic_config::validate_topic_configs`]: crate::topic_config::validate_topic_configs
 
 use std::collections::HashSet;
@@ -74,10 +78,16 @@ use operations::ResourceChanges;
 mod broker_logger;
 mod client_metrics;
 mod config_def;
+mod definitions;
+mod describe;
 mod group;
 mod java_text;
+mod legacy;
 mod operations;
 mod validation;
+
+pub(crate) use describe::describe_configs_error_response;
+pub(crate) use legacy::alter_configs_error_response;
 
 /// Kafka's `MAX_RECORDS_PER_USER_OP`.
 const MAX_RECORDS_PER_USER_OP: usize = 10_000;

@@ -171,7 +171,7 @@ impl Controller {
 }
 
 /// Kafka's `ConfigResource.Type` name of a type id.
-fn resource_type_name(id: i8) -> &'static str {
+pub(super) fn resource_type_name(id: i8) -> &'static str {
     match id {
         ConfigResource::TOPIC => "TOPIC",
         ConfigResource::BROKER => "BROKER",

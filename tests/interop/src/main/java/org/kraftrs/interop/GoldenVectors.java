@@ -60,6 +60,8 @@ public final class GoldenVectors {
         "ElectLeadersRequest", "ElectLeadersResponse",
         "AlterPartitionReassignmentsRequest", "AlterPartitionReassignmentsResponse",
         "ListPartitionReassignmentsRequest", "ListPartitionReassignmentsResponse",
+        "DescribeConfigsRequest", "DescribeConfigsResponse",
+        "AlterConfigsRequest", "AlterConfigsResponse",
         "IncrementalAlterConfigsRequest", "IncrementalAlterConfigsResponse",
         "AlterPartitionRequest", "AlterPartitionResponse",
         "AllocateProducerIdsRequest", "AllocateProducerIdsResponse",

@@ -48,6 +48,10 @@ import org.apache.kafka.common.message.DeleteTopicsRequestData;
 import org.apache.kafka.common.message.DeleteTopicsResponseData;
 import org.apache.kafka.common.message.ElectLeadersRequestData;
 import org.apache.kafka.common.message.ElectLeadersResponseData;
+import org.apache.kafka.common.message.AlterConfigsRequestData;
+import org.apache.kafka.common.message.AlterConfigsResponseData;
+import org.apache.kafka.common.message.DescribeConfigsRequestData;
+import org.apache.kafka.common.message.DescribeConfigsResponseData;
 import org.apache.kafka.common.message.IncrementalAlterConfigsRequestData;
 import org.apache.kafka.common.message.IncrementalAlterConfigsResponseData;
 import org.apache.kafka.common.message.ApiMessageType;
@@ -746,6 +750,64 @@ final class Samples {
                             .setPartitionResult(new ArrayList<>(List.of(
                                 new ElectLeadersResponseData.PartitionResult().setPartitionId(1)
                                     .setErrorCode((short) 0).setErrorMessage(null)))))));
+            case "DescribeConfigsRequest": // kafka-configs --describe of a controller (its id 1), its loggers and topic orders
+                return new DescribeConfigsRequestData().setIncludeSynonyms(true).setIncludeDocumentation(false)
+                    .setResources(new ArrayList<>(List.of(
+                        new DescribeConfigsRequestData.DescribeConfigsResource().setResourceType((byte) 4)
+                            .setResourceName("1").setConfigurationKeys(null),
+                        new DescribeConfigsRequestData.DescribeConfigsResource().setResourceType((byte) 8)
+                            .setResourceName("1").setConfigurationKeys(null),
+                        new DescribeConfigsRequestData.DescribeConfigsResource().setResourceType((byte) 2)
+                            .setResourceName(USER_TOPIC).setConfigurationKeys(new ArrayList<>(List.of("retention.ms", "cleanup.policy"))))));
+            case "DescribeConfigsResponse": // the answer: two configs with synonyms, the root logger, an unknown topic
+                return new DescribeConfigsResponseData().setThrottleTimeMs(0).setResults(new ArrayList<>(List.of(
+                    new DescribeConfigsResponseData.DescribeConfigsResult().setErrorCode((short) 0).setErrorMessage(null)
+                        .setResourceType((byte) 4).setResourceName("1")
+                        .setConfigs(new ArrayList<>(List.of(
+                            new DescribeConfigsResponseData.DescribeConfigsResourceResult().setName("log.retention.ms")
+                                .setValue("259200000").setReadOnly(false).setConfigSource((byte) 3).setIsSensitive(false)
+                                .setSynonyms(new ArrayList<>(List.of(
+                                    new DescribeConfigsResponseData.DescribeConfigsSynonym().setName("log.retention.ms")
+                                        .setValue("259200000").setSource((byte) 3),
+                                    new DescribeConfigsResponseData.DescribeConfigsSynonym().setName("log.retention.hours")
+                                        .setValue("168").setSource((byte) 5))))
+                                .setConfigType((byte) 5).setDocumentation("How long a log segment is kept."),
+                            new DescribeConfigsResponseData.DescribeConfigsResourceResult().setName("ssl.keystore.password")
+                                .setValue(null).setReadOnly(false).setConfigSource((byte) 4).setIsSensitive(true)
+                                .setSynonyms(new ArrayList<>(List.of(
+                                    new DescribeConfigsResponseData.DescribeConfigsSynonym().setName("ssl.keystore.password")
+                                        .setValue(null).setSource((byte) 4))))
+                                .setConfigType((byte) 9).setDocumentation(null)))),
+                    new DescribeConfigsResponseData.DescribeConfigsResult().setErrorCode((short) 0).setErrorMessage(null)
+                        .setResourceType((byte) 8).setResourceName("1")
+                        .setConfigs(new ArrayList<>(List.of(
+                            new DescribeConfigsResponseData.DescribeConfigsResourceResult().setName("root")
+                                .setValue("INFO").setReadOnly(false).setConfigSource((byte) 6).setIsSensitive(false)
+                                .setSynonyms(new ArrayList<>()).setConfigType((byte) 0).setDocumentation(null)))),
+                    new DescribeConfigsResponseData.DescribeConfigsResult()
+                        .setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code()).setErrorMessage(null)
+                        .setResourceType((byte) 2).setResourceName(USER_TOPIC).setConfigs(new ArrayList<>()))));
+            case "AlterConfigsRequest": { // librdkafka's legacy alter: topic orders's whole set, the cluster-wide broker default
+                AlterConfigsRequestData.AlterableConfigCollection tc = new AlterConfigsRequestData.AlterableConfigCollection();
+                tc.add(new AlterConfigsRequestData.AlterableConfig().setName("retention.ms").setValue("86400000"));
+                tc.add(new AlterConfigsRequestData.AlterableConfig().setName("cleanup.policy").setValue("compact,delete"));
+                AlterConfigsRequestData.AlterableConfigCollection dc = new AlterConfigsRequestData.AlterableConfigCollection();
+                dc.add(new AlterConfigsRequestData.AlterableConfig().setName("log.retention.ms").setValue("259200000"));
+                AlterConfigsRequestData.AlterConfigsResourceCollection rs = new AlterConfigsRequestData.AlterConfigsResourceCollection();
+                rs.add(new AlterConfigsRequestData.AlterConfigsResource().setResourceType((byte) 2)
+                    .setResourceName(USER_TOPIC).setConfigs(tc));
+                rs.add(new AlterConfigsRequestData.AlterConfigsResource().setResourceType((byte) 4)
+                    .setResourceName("").setConfigs(dc));
+                return new AlterConfigsRequestData().setResources(rs).setValidateOnly(false);
+            }
+            case "AlterConfigsResponse": // the topic's set replaced; a broker logger refused as Kafka's controller refuses it
+                return new AlterConfigsResponseData().setThrottleTimeMs(0).setResponses(new ArrayList<>(List.of(
+                    new AlterConfigsResponseData.AlterConfigsResourceResponse().setErrorCode((short) 0)
+                        .setErrorMessage(null).setResourceType((byte) 2).setResourceName(USER_TOPIC),
+                    new AlterConfigsResponseData.AlterConfigsResourceResponse()
+                        .setErrorCode(Errors.INVALID_REQUEST.code())
+                        .setErrorMessage("Unexpected resource type BROKER_LOGGER.")
+                        .setResourceType((byte) 8).setResourceName("1"))));
             case "IncrementalAlterConfigsRequest": { // a topic, one broker and the cluster-wide broker default
                 IncrementalAlterConfigsRequestData.AlterableConfigCollection tc = new IncrementalAlterConfigsRequestData.AlterableConfigCollection();
                 tc.add(new IncrementalAlterConfigsRequestData.AlterableConfig().setName("retention.ms")

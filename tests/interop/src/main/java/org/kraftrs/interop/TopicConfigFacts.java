@@ -548,7 +548,7 @@ public final class TopicConfigFacts {
      * character repeated more than 64 times is written as
      * {"repeat": CHAR, "times": N} to keep the file small.
      */
-    private static final class Json {
+    static final class Json {
         private final StringBuilder sb = new StringBuilder();
         private final List<boolean[]> open = new ArrayList<>(); // {first, inline}
         private boolean afterKey = false;
