@@ -25,14 +25,12 @@ use kraft_protocol::messages::alter_configs_request::AlterConfigsRequest;
 use kraft_protocol::messages::alter_configs_response::{
     AlterConfigsResourceResponse, AlterConfigsResponse,
 };
-use kraft_protocol::messages::clear_elr_record::ClearElrRecord;
-use kraft_protocol::messages::config_record::ConfigRecord;
 use kraft_protocol::{ErrorCode, StrBytes};
 
 use super::validation::resource_type_name;
 use super::{
-    error, invalid_request, known_resource_type, ResourceResult, MAX_RECORDS_PER_USER_OP,
-    MIN_INSYNC_REPLICAS,
+    error, invalid_request, known_resource_type, push_config_records, ResourceResult,
+    MAX_RECORDS_PER_USER_OP,
 };
 use crate::handlers::authz::{Access, Refusal, CLUSTER_NAME};
 use crate::handlers::writer::{ActiveState, Generated};
@@ -251,32 +249,7 @@ impl Controller {
             );
             match self.validate_alter(image, resource, &altered, forwarded) {
                 Ok(()) => {
-                    for (key, value) in altered {
-                        if elr && key == MIN_INSYNC_REPLICAS {
-                            let topic_name = if resource.resource_type == ConfigResource::TOPIC {
-                                resource.name.as_str()
-                            } else {
-                                ""
-                            };
-                            clear_elr.push(MetadataRecord::new(
-                                ClearElrRecord {
-                                    topic_name: topic_name.into(),
-                                    ..Default::default()
-                                },
-                                0,
-                            ));
-                        }
-                        records.push(MetadataRecord::new(
-                            ConfigRecord {
-                                resource_type: resource.resource_type,
-                                resource_name: resource.name.as_str().into(),
-                                name: key.into(),
-                                value: value.map(StrBytes::from),
-                                ..Default::default()
-                            },
-                            0,
-                        ));
-                    }
+                    push_config_records(resource, altered, elr, &mut records, &mut clear_elr);
                     results.push((resource.clone(), Ok(())));
                 }
                 Err(e) => results.push((resource.clone(), Err(e))),

@@ -71,7 +71,7 @@ use kraft_protocol::{ErrorCode, StrBytes};
 
 use super::authz::{Access, Refusal, CLUSTER_NAME};
 use super::writer::{ActiveState, Generated};
-use super::{ApiError, Controller};
+use super::{error, ApiError, Controller, MAX_RECORDS_PER_USER_OP};
 use crate::image::{ConfigResource, MetadataRecord};
 use operations::ResourceChanges;
 
@@ -89,17 +89,11 @@ mod validation;
 pub(crate) use describe::describe_configs_error_response;
 pub(crate) use legacy::alter_configs_error_response;
 
-/// Kafka's `MAX_RECORDS_PER_USER_OP`.
-const MAX_RECORDS_PER_USER_OP: usize = 10_000;
 /// The config that drives the minimum ISR and, with ELR, the ELR.
 use crate::replication::broker_changes::MIN_IN_SYNC_REPLICAS as MIN_INSYNC_REPLICAS;
 
 /// A resource's outcome in the write.
 type ResourceResult = (ConfigResource, Result<(), ApiError>);
-
-fn error(code: ErrorCode, message: impl Into<String>) -> ApiError {
-    ApiError::new(code, message)
-}
 
 fn invalid_config(message: impl Into<String>) -> ApiError {
     error(ErrorCode::InvalidConfig, message)
@@ -323,32 +317,7 @@ impl Controller {
             };
             match outcome {
                 Ok(new) => {
-                    for (key, value) in new {
-                        if elr && key == MIN_INSYNC_REPLICAS {
-                            let topic_name = if resource.resource_type == ConfigResource::TOPIC {
-                                resource.name.as_str()
-                            } else {
-                                ""
-                            };
-                            clear_elr.push(MetadataRecord::new(
-                                ClearElrRecord {
-                                    topic_name: topic_name.into(),
-                                    ..Default::default()
-                                },
-                                0,
-                            ));
-                        }
-                        records.push(MetadataRecord::new(
-                            ConfigRecord {
-                                resource_type: resource.resource_type,
-                                resource_name: resource.name.as_str().into(),
-                                name: key.into(),
-                                value: value.map(StrBytes::from),
-                                ..Default::default()
-                            },
-                            0,
-                        ));
-                    }
+                    push_config_records(resource, new, elr, &mut records, &mut clear_elr);
                     results.push((resource.clone(), Ok(())));
                 }
                 Err(e) => results.push((resource.clone(), Err(e))),
@@ -384,5 +353,44 @@ impl Controller {
         }
         tracing::info!("IncrementalAlterConfigs result(s): {}", summary.join(", "));
         Ok(Generated::new(records, results))
+    }
+}
+
+/// The ConfigRecords of `resource`'s `changes` (`None`: deleted) onto
+/// `records`, and, with ELR on, a ClearElrRecord onto `clear_elr` for each
+/// change of `min.insync.replicas` (the topic's, or every topic's for a
+/// broker-level change), as `ConfigurationControlManager` writes them.
+fn push_config_records(
+    resource: &ConfigResource,
+    changes: impl IntoIterator<Item = (String, Option<String>)>,
+    elr: bool,
+    records: &mut Vec<MetadataRecord>,
+    clear_elr: &mut Vec<MetadataRecord>,
+) {
+    for (key, value) in changes {
+        if elr && key == MIN_INSYNC_REPLICAS {
+            let topic_name = if resource.resource_type == ConfigResource::TOPIC {
+                resource.name.as_str()
+            } else {
+                ""
+            };
+            clear_elr.push(MetadataRecord::new(
+                ClearElrRecord {
+                    topic_name: topic_name.into(),
+                    ..Default::default()
+                },
+                0,
+            ));
+        }
+        records.push(MetadataRecord::new(
+            ConfigRecord {
+                resource_type: resource.resource_type,
+                resource_name: resource.name.as_str().into(),
+                name: key.into(),
+                value: value.map(StrBytes::from),
+                ..Default::default()
+            },
+            0,
+        ));
     }
 }
