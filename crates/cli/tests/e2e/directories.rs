@@ -11,7 +11,7 @@ use kraft_protocol::messages::*;
 use kraft_protocol::{ErrorCode, List, RequestBody, ResponseBody, StrBytes, Uuid};
 
 use super::protocol_sweep::sweep::leader_and_follower;
-use super::reassignments::{call, finalized_features};
+use super::reassignments::{call, finalized_features, register_with_dirs};
 use super::{kraft, start_three, Cluster};
 
 const TOPIC: &str = "jbod";
@@ -27,38 +27,7 @@ fn dir(id: i32, n: u64) -> Uuid {
 
 /// Registers broker `id` with two log directories; returns its epoch.
 fn register(addr: &str, cluster_id: &str, id: i32, features: &[(String, i16)]) -> i64 {
-    use broker_registration_request as q;
-    let request = q::BrokerRegistrationRequest {
-        broker_id: id,
-        cluster_id: s(cluster_id),
-        incarnation_id: Uuid::from_u64_pair(0xe2e, id as u64),
-        listeners: List::from([q::Listener {
-            name: s("PLAINTEXT"),
-            host: s("localhost"),
-            port: 9092,
-            security_protocol: 0,
-            ..Default::default()
-        }]),
-        features: features
-            .iter()
-            .map(|(name, level)| q::Feature {
-                name: s(name),
-                min_supported_version: if name == "metadata.version" { 7 } else { 0 },
-                max_supported_version: *level,
-                ..Default::default()
-            })
-            .collect(),
-        log_dirs: vec![dir(id, 1), dir(id, 2)],
-        previous_broker_epoch: -1,
-        ..Default::default()
-    };
-    let ResponseBody::BrokerRegistration(r) =
-        call(addr, 4, RequestBody::BrokerRegistration(request))
-    else {
-        panic!("not a BrokerRegistration response")
-    };
-    assert_eq!(r.error_code, 0, "broker {id} registers");
-    r.broker_epoch
+    register_with_dirs(addr, cluster_id, id, features, vec![dir(id, 1), dir(id, 2)])
 }
 
 /// A heartbeat (v2) of a caught-up broker reporting `offline`

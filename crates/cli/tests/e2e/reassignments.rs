@@ -44,6 +44,19 @@ pub(super) fn finalized_features(addr: &str) -> Vec<(String, i16)> {
 
 /// Registers broker `id` as a 4.4 broker would; returns its epoch.
 fn register(addr: &str, cluster_id: &str, id: i32, features: &[(String, i16)]) -> i64 {
+    let dirs = vec![Uuid::from_u64_pair(0xd1, id as u64)];
+    register_with_dirs(addr, cluster_id, id, features, dirs)
+}
+
+/// Registers broker `id` with the log directories `log_dirs` as a 4.4
+/// broker would; returns its epoch.
+pub(super) fn register_with_dirs(
+    addr: &str,
+    cluster_id: &str,
+    id: i32,
+    features: &[(String, i16)],
+    log_dirs: Vec<Uuid>,
+) -> i64 {
     use broker_registration_request as q;
     let request = q::BrokerRegistrationRequest {
         broker_id: id,
@@ -65,7 +78,7 @@ fn register(addr: &str, cluster_id: &str, id: i32, features: &[(String, i16)]) -
                 ..Default::default()
             })
             .collect(),
-        log_dirs: vec![Uuid::from_u64_pair(0xd1, id as u64)],
+        log_dirs,
         previous_broker_epoch: -1,
         ..Default::default()
     };
