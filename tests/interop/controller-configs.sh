@@ -23,30 +23,6 @@ case $out in
     *) out=$PWD/$out ;;
 esac
 
-# shellcheck source=tests/interop/ensure-tools.sh
-source "$here/ensure-tools.sh"
-mvn_cmd=${MVN:-mvn}
-java_cmd=${JAVA:-java}
-# shellcheck disable=SC2206
-extra=(${MVN_ARGS:-})
-command -v "$mvn_cmd" >/dev/null || { echo "controller-configs.sh: '$mvn_cmd' not found (need Maven)" >&2; exit 2; }
-command -v "$java_cmd" >/dev/null || { echo "controller-configs.sh: '$java_cmd' not found (need a JDK 17+)" >&2; exit 2; }
-
-build() {
-    local pom=$1 log
-    log=$(mktemp)
-    if ! "$mvn_cmd" -q -B -o -f "$pom" ${extra[@]+"${extra[@]}"} compile >"$log" 2>&1 &&
-        ! "$mvn_cmd" -q -B -f "$pom" ${extra[@]+"${extra[@]}"} compile >"$log" 2>&1; then
-        cat "$log" >&2
-        rm -f "$log"
-        echo "controller-configs.sh: maven build of $pom failed" >&2
-        exit 2
-    fi
-    rm -f "$log"
-}
-
-build "$here/pom.xml"
-build "$here/kafka-quorum/pom.xml"
-"$java_cmd" -Dlog4j2.level=OFF -cp "$here/target/classes:$(cat "$here/kafka-quorum/target/classpath.txt")" \
-    org.kraftrs.interop.ControllerConfigFacts "$out"
-echo "controller-configs.sh: wrote $out" >&2
+# shellcheck source=tests/interop/config-facts-lib.sh
+source "$here/config-facts-lib.sh"
+write_config_facts controller-configs.sh ControllerConfigFacts "$out"
