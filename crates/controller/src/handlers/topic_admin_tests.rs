@@ -885,3 +885,78 @@ async fn a_standby_answers_not_controller_for_every_topic() {
         [row(Some("x"), Uuid::nil(), not_controller, None)]
     );
 }
+
+/// CreateTopics and IncrementalAlterConfigs check `remote.storage.enable`
+/// against the controller's own `remote.log.storage.system.enable`, read
+/// from its configuration file as Kafka's `ControllerConfigurationValidator`
+/// reads its `KafkaConfig`; the file's `log.retention.ms` stands in for the
+/// topic's unset `retention.ms` in the local-retention check.
+#[tokio::test]
+async fn tiered_storage_follows_the_controllers_static_config() {
+    let (c, q) = cluster(&[1, 2, 3], &[]).await;
+    let remote = [("remote.storage.enable", "true")];
+    let refused = c
+        .create_topics(&CreateTopicsRequest {
+            topics: vec![CreatableTopic {
+                name: "tiered".into(),
+                num_partitions: 1,
+                replication_factor: 1,
+                configs: vec![CreatableTopicConfig {
+                    name: "remote.storage.enable".into(),
+                    value: Some("true".into()),
+                    ..Default::default()
+                }]
+                .into(),
+                ..Default::default()
+            }]
+            .into(),
+            timeout_ms: 5000,
+            ..Default::default()
+        })
+        .await;
+    let t = refused.topics.first().expect("one result");
+    assert_eq!(
+        (t.error_code, t.error_message.as_ref().map(|m| m.as_str())),
+        (
+            ErrorCode::InvalidConfig.code(),
+            Some("Tiered Storage functionality is disabled in the broker. Topic cannot be configured with remote log storage.")
+        )
+    );
+    let mut settings = c.settings().clone();
+    settings.static_configs = crate::config::StaticProperties(vec![
+        ("remote.log.storage.system.enable".into(), "true".into()),
+        ("log.retention.ms".into(), "60000".into()),
+    ]);
+    let tiered = Controller::new(settings, c.image().clone(), q.clone());
+    create_topic(&tiered, "tiered", 1, 1, &remote).await;
+    // local.retention.ms above the file's log.retention.ms is refused.
+    let err = tiered
+        .create_topics(&CreateTopicsRequest {
+            topics: vec![CreatableTopic {
+                name: "local".into(),
+                num_partitions: 1,
+                replication_factor: 1,
+                configs: [
+                    ("remote.storage.enable", "true"),
+                    ("local.retention.ms", "60001"),
+                ]
+                .iter()
+                .map(|(k, v)| CreatableTopicConfig {
+                    name: (*k).into(),
+                    value: Some((*v).into()),
+                    ..Default::default()
+                })
+                .collect(),
+                ..Default::default()
+            }]
+            .into(),
+            timeout_ms: 5000,
+            ..Default::default()
+        })
+        .await;
+    let t = err.topics.first().expect("one result");
+    assert_eq!(
+        t.error_message.as_ref().map(|m| m.as_str()),
+        Some("Invalid value 60001 for configuration local.retention.ms: Value must not be more than retention.ms property value: 60000")
+    );
+}

@@ -383,7 +383,7 @@ impl Controller {
             return Ok(Vec::new());
         }
         let elr = image.eligible_leader_replicas_enabled();
-        topic_config::validate_new_topic(configs)
+        topic_config::validate_new_topic(configs, |key| self.server_config(image, key))
             .map_err(|e| error(ErrorCode::InvalidConfig, e.to_string()))?;
         let mut records: Vec<MetadataRecord> = configs
             .iter()

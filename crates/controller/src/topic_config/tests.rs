@@ -460,28 +460,31 @@ fn min_insync_replicas_must_be_at_least_one() {
         err.to_string(),
         "Invalid value 0 for configuration min.insync.replicas: Value must be at least 1"
     );
-    assert!(validate_new_topic(&[("min.insync.replicas".into(), "2".into())]).is_ok());
+    assert!(validate_new_topic(&[("min.insync.replicas".into(), "2".into())], no_server).is_ok());
 }
 
 #[test]
 fn new_topic_validation_reports_kafka_texts() {
-    let err = validate_new_topic(&[("retention.ms".into(), "soon".into())]).unwrap_err();
+    let err = validate_new_topic(&[("retention.ms".into(), "soon".into())], no_server).unwrap_err();
     assert_eq!(
         err.message,
         "Invalid value soon for configuration retention.ms: Not a number of type LONG"
     );
-    let err = validate_new_topic(&[("retention.mins".into(), "5".into())]).unwrap_err();
+    let err = validate_new_topic(&[("retention.mins".into(), "5".into())], no_server).unwrap_err();
     assert_eq!(err.message, "Unknown topic config name: retention.mins");
-    let err = validate_new_topic(&[
-        ("min.compaction.lag.ms".into(), "9".into()),
-        ("max.compaction.lag.ms".into(), "8".into()),
-    ])
+    let err = validate_new_topic(
+        &[
+            ("min.compaction.lag.ms".into(), "9".into()),
+            ("max.compaction.lag.ms".into(), "8".into()),
+        ],
+        no_server,
+    )
     .unwrap_err();
     assert_eq!(
         err.message,
         "conflict topic config setting min.compaction.lag.ms (9) > max.compaction.lag.ms (8)"
     );
-    assert!(validate_new_topic(&[]).is_ok());
+    assert!(validate_new_topic(&[], no_server).is_ok());
 }
 
 #[test]

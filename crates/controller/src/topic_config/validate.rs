@@ -38,13 +38,19 @@ pub fn check_creation_nulls(configs: &[(String, Option<String>)]) -> Result<(), 
 
 /// [`validate_topic_configs`] for the configs of a topic being created
 /// (no existing configs; the topic name was checked already), against
-/// Kafka's default broker configs.
-pub fn validate_new_topic(configs: &[(String, String)]) -> Result<(), ConfigError> {
+/// the controller's broker configs (`server`, as for
+/// [`validate_topic_configs`]).
+pub fn validate_new_topic<F, V>(configs: &[(String, String)], server: F) -> Result<(), ConfigError>
+where
+    F: Fn(&str) -> Option<V>,
+    V: AsRef<str>,
+{
     let changes: Vec<(String, Option<String>)> = configs
         .iter()
         .map(|(k, v)| (k.clone(), Some(v.clone())))
         .collect();
-    validate_changes(None, &BTreeMap::new(), &changes, &|_| None)
+    let server = |name: &str| server(name).map(|v| v.as_ref().to_owned());
+    validate_changes(None, &BTreeMap::new(), &changes, &server)
 }
 
 /// Whether the config changes of topic `topic` would be accepted, as

@@ -125,12 +125,24 @@ impl Controller {
     }
 
     /// The controller's value of a broker config, as its `KafkaConfig` has
-    /// it: this node's dynamic config, the cluster default, the static
-    /// setting (only `min.insync.replicas` here). Tiered storage is never
-    /// enabled on this controller.
-    fn server_config(&self, image: &MetadataImage, key: &str) -> Option<String> {
+    /// it: this node's dynamic config, the cluster default, then the
+    /// static configuration file (Kafka's default when none sets it).
+    /// `remote.log.storage.system.enable` is read-only in Kafka: only the
+    /// file sets it.
+    pub(in crate::handlers) fn server_config(
+        &self,
+        image: &MetadataImage,
+        key: &str,
+    ) -> Option<String> {
+        let file = || {
+            self.settings
+                .static_configs
+                .iter()
+                .find(|(k, _)| *k == key)
+                .map(|(_, v)| v.to_owned())
+        };
         if key == REMOTE_STORAGE_SYSTEM_ENABLE {
-            return None;
+            return file();
         }
         let configs = image.configs();
         configs
@@ -140,10 +152,7 @@ impl Controller {
             )
             .or_else(|| configs.cluster_default(key))
             .map(str::to_owned)
-            .or_else(|| {
-                (key == MIN_INSYNC_REPLICAS)
-                    .then(|| self.settings.topics.min_insync_replicas.to_string())
-            })
+            .or_else(file)
     }
 
     /// `QuorumController.ConfigResourceExistenceChecker` for a BROKER
