@@ -14,6 +14,7 @@
 //! [`ConfigError`]s that name the key and what is allowed.
 
 pub mod groups;
+pub mod kafka_keys;
 pub mod listeners;
 pub mod security;
 #[cfg(test)]
@@ -444,6 +445,8 @@ impl ControllerConfig {
             fetch_snapshot_max_bytes: QUORUM_FETCH_SNAPSHOT_MAX_BYTES.read(props)?,
             fetch_max_bytes: QUORUM_FETCH_MAX_BYTES.read(props)?,
         };
+        // Read where topic configs are validated (the static file); checked here.
+        REMOTE_LOG_STORAGE_SYSTEM_ENABLE.read(props)?;
         let metrics_listener = parse_metrics_listener(props)?;
         let mut listener_names: Vec<String> = listeners.iter().map(|l| l.name.clone()).collect();
         listener_names.extend(controller_listener_names.iter().cloned());
@@ -658,22 +661,15 @@ impl ControllerConfig {
 }
 
 fn collect_warnings(props: &Properties) -> Vec<ConfigWarning> {
-    let mut out = Vec::new();
-    for (key, _) in props.iter() {
-        if SETTINGS.iter().any(|s| s.key() == key) || transport::is_transport_key(key) {
-            continue;
-        }
-        let message = if KAFKA_KEYS_NOT_USED.contains(&key) {
-            format!("Ignoring configuration {key}: it is a Kafka setting kraft-rs does not use.")
-        } else {
-            format!("Ignoring unknown configuration {key}.")
-        };
-        out.push(ConfigWarning {
-            key: key.to_string(),
-            message,
-        });
-    }
-    out
+    props
+        .iter()
+        .filter_map(|(key, _)| {
+            kafka_keys::warning(key).map(|message| ConfigWarning {
+                key: key.to_string(),
+                message,
+            })
+        })
+        .collect()
 }
 
 /// `kraft.metrics.listener`: `HOST:PORT`; an empty value is "not set".

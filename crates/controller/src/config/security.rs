@@ -131,6 +131,10 @@ pub const REFUSED_PLUGIN_KEYS: &[(&str, &str)] = &[
         "security.providers",
         "security providers change the cryptography in use",
     ),
+    (
+        "config.providers",
+        "config providers replace values of the configuration file, secrets among them",
+    ),
 ];
 
 /// A secret setting: its value never reaches logs or `Debug` output (Kafka

@@ -515,6 +515,12 @@ pub const DELETE_TOPIC_ENABLE: Bool = Bool {
     default: true,
     doc: "Whether topics may be deleted: when false, every DeleteTopics is refused (TOPIC_DELETION_DISABLED; INVALID_REQUEST below version 3) and nothing is deleted, as on a Kafka controller.",
 };
+/// `remote.log.storage.system.enable`
+pub const REMOTE_LOG_STORAGE_SYSTEM_ENABLE: Bool = Bool {
+    key: "remote.log.storage.system.enable",
+    default: false,
+    doc: "Whether topics may use tiered storage: CreateTopics and config changes setting `remote.storage.enable=true` are refused with Kafka's message while it is false. As on a Kafka controller, set it on the controllers as well as on the brokers (it cannot be changed at run time).",
+};
 /// `unclean.leader.election.enable`
 pub const UNCLEAN_LEADER_ELECTION_ENABLE: Bool = Bool {
     key: "unclean.leader.election.enable",
@@ -623,6 +629,7 @@ pub const SETTINGS: &[Setting] = &[
     Setting::Int(&DEFAULT_REPLICATION_FACTOR),
     Setting::Bool(&AUTO_LEADER_REBALANCE_ENABLE),
     Setting::Bool(&DELETE_TOPIC_ENABLE),
+    Setting::Bool(&REMOTE_LOG_STORAGE_SYSTEM_ENABLE),
     Setting::Long(&LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS),
     Setting::Bool(&UNCLEAN_LEADER_ELECTION_ENABLE),
     Setting::Long(&UNCLEAN_LEADER_ELECTION_INTERVAL_MS),
@@ -688,27 +695,6 @@ pub const SETTINGS: &[Setting] = &[
     Setting::Int(&super::groups::SHARE_MIN_PARTITION_MAX_RECORD_LOCKS),
 ];
 
-/// Kafka server settings found in Kafka's sample `controller.properties`
-/// that have no meaning for a kraft-rs controller. They are accepted with a
-/// gentler warning than unknown keys.
-pub const KAFKA_KEYS_NOT_USED: &[&str] = &[
-    "num.network.threads",
-    "num.io.threads",
-    "socket.send.buffer.bytes",
-    "socket.receive.buffer.bytes",
-    "num.recovery.threads.per.data.dir",
-    "offsets.topic.replication.factor",
-    "transaction.state.log.replication.factor",
-    "transaction.state.log.min.isr",
-    "share.coordinator.state.topic.replication.factor",
-    "share.coordinator.state.topic.min.isr",
-    "log.retention.hours",
-    "log.segment.bytes",
-    "log.retention.check.interval.ms",
-    "group.initial.rebalance.delay.ms",
-    "inter.broker.listener.name",
-];
-
 /// The settings table as a Markdown reference (`docs/configuration.md`).
 pub fn reference_markdown() -> String {
     let mut out = String::from(
@@ -746,6 +732,7 @@ pub fn reference_markdown() -> String {
     out.push_str(&security::reference_markdown());
     out.push_str(&super::transport::reference_markdown());
     out.push_str(DYNAMIC_CONFIGS_MARKDOWN);
+    out.push_str(&super::kafka_keys::reference_markdown());
     out
 }
 
