@@ -19,6 +19,8 @@ use kraft_protocol::{RequestBody, ResponseBody};
 const LIFETIME_MS: i64 = 3000;
 /// `connections.max.idle.ms`: how long a connection may take to authenticate.
 const IDLE_MS: u64 = 8000;
+/// The close delay after a failed authentication.
+const FAILED_AUTH_DELAY_MS: u64 = 400;
 
 /// `describe --status --output json` against controller `via` as `client`.
 fn status_with(c: &Cluster, via: usize, client: &str) -> Option<Value> {
@@ -196,6 +198,7 @@ fn reauthentication_v0_tokens_and_stalled_handshakes_on_a_secured_quorum() {
              ssl.truststore.type=PEM\nssl.truststore.location={ca}\n\
              connections.max.reauth.ms={LIFETIME_MS}\n\
              connections.max.idle.ms={IDLE_MS}\n\
+             connection.failed.authentication.delay.ms={FAILED_AUTH_DELAY_MS}\n\
              sasl.enabled.mechanisms=PLAIN\n\
              sasl.mechanism.controller.protocol=PLAIN\n\
              listener.name.controller.plain.sasl.jaas.config={PLAIN_MODULE} required \
@@ -263,6 +266,19 @@ fn reauthentication_v0_tokens_and_stalled_handshakes_on_a_secured_quorum() {
         "Cannot change principals during re-authentication from User.admin: User.bob"
     );
     assert!(!served(&mut other));
+
+    // connection.failed.authentication.delay.ms: a wrong password is
+    // answered at once, and the connection closed only after the delay.
+    let mut wrong = Connection::open(&raw);
+    let (code, _, _) = plain_login(&mut wrong, "admin", "not-the-password");
+    let answered = Instant::now();
+    assert_eq!(code, 58, "SASL_AUTHENTICATION_FAILED");
+    assert!(closed(&mut wrong));
+    let held = answered.elapsed();
+    assert!(
+        held >= Duration::from_millis(FAILED_AUTH_DELAY_MS - 50),
+        "closed {held:?} after the failure, before the delay"
+    );
 
     // A different mechanism: the handshake is answered, its first token
     // closes the connection.

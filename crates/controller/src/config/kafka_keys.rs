@@ -56,8 +56,6 @@ const OWN_LOGIN: &str = "this node's own OAUTHBEARER or Kerberos login; kraft-rs
 const CONNECTION_LIMITS: &str =
     "kraft-rs does not limit the number or the creation rate of connections";
 const MUTATION_QUOTAS: &str = "kraft-rs stores client quotas and serves them to brokers but does not throttle the topic mutations sent to it (`controller_mutation_rate`)";
-const SOCKET_OPTIONS: &str =
-    "kraft-rs leaves socket buffers and the listen backlog at the operating system's defaults";
 
 /// The keys kraft-rs does not read, by rule: an exact key, or a prefix
 /// ending in `.`. The first rule that matches applies.
@@ -156,19 +154,12 @@ const RULES: &[(&str, Handling)] = &[
     ("sasl.oauthbearer.scope", Handling::NotApplicable(OWN_LOGIN)),
     ("sasl.oauthbearer.token.endpoint.url", Handling::NotApplicable(OWN_LOGIN)),
     ("sasl.oauthbearer.jwt.retriever.class", Handling::NotApplicable(OWN_LOGIN)),
-    (
-        "connection.failed.authentication.delay.ms",
-        Handling::NotApplied("kraft-rs closes a connection as soon as its authentication fails"),
-    ),
     ("max.connections", Handling::NotApplied(CONNECTION_LIMITS)),
     ("max.connections.per.ip", Handling::NotApplied(CONNECTION_LIMITS)),
     ("max.connections.per.ip.overrides", Handling::NotApplied(CONNECTION_LIMITS)),
     ("max.connection.creation.rate", Handling::NotApplied(CONNECTION_LIMITS)),
     ("quota.window.", Handling::NotApplied(MUTATION_QUOTAS)),
     ("controller.quota.window.", Handling::NotApplied(MUTATION_QUOTAS)),
-    ("socket.send.buffer.bytes", Handling::NotApplied(SOCKET_OPTIONS)),
-    ("socket.receive.buffer.bytes", Handling::NotApplied(SOCKET_OPTIONS)),
-    ("socket.listen.backlog.size", Handling::NotApplied(SOCKET_OPTIONS)),
     (
         "socket.connection.setup.timeout.",
         Handling::NotApplied("kraft-rs's connections to other controllers time out after `controller.quorum.request.timeout.ms`"),

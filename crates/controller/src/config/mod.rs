@@ -217,6 +217,14 @@ pub struct ControllerConfig {
     pub unstable_api_versions_enable: bool,
     /// `socket.request.max.bytes`: the largest request frame accepted.
     pub socket_request_max_bytes: i32,
+    /// `socket.send.buffer.bytes` (-1: the operating system's default).
+    pub socket_send_buffer_bytes: i32,
+    /// `socket.receive.buffer.bytes` (-1: the operating system's default).
+    pub socket_receive_buffer_bytes: i32,
+    /// `socket.listen.backlog.size`.
+    pub socket_listen_backlog_size: i32,
+    /// `connection.failed.authentication.delay.ms`.
+    pub connection_failed_authentication_delay_ms: i32,
     /// `connections.max.idle.ms`: how long an unauthenticated connection
     /// may stay idle (negative: no limit besides the 30 s authentication
     /// timeout).
@@ -479,6 +487,11 @@ impl ControllerConfig {
             unstable_feature_versions_enable: UNSTABLE_FEATURE_VERSIONS_ENABLE.read(props)?,
             unstable_api_versions_enable: UNSTABLE_API_VERSIONS_ENABLE.read(props)?,
             socket_request_max_bytes: SOCKET_REQUEST_MAX_BYTES.read(props)?,
+            socket_send_buffer_bytes: SOCKET_SEND_BUFFER_BYTES.read(props)?,
+            socket_receive_buffer_bytes: SOCKET_RECEIVE_BUFFER_BYTES.read(props)?,
+            socket_listen_backlog_size: SOCKET_LISTEN_BACKLOG_SIZE.read(props)?,
+            connection_failed_authentication_delay_ms: CONNECTION_FAILED_AUTHENTICATION_DELAY_MS
+                .read(props)?,
             connections_max_idle_ms: CONNECTIONS_MAX_IDLE_MS.read(props)?,
             metadata_max_idle_interval_ms: METADATA_MAX_IDLE_INTERVAL_MS.read(props)?,
             min_insync_replicas: MIN_INSYNC_REPLICAS.read(props)?,

@@ -577,6 +577,38 @@ pub const SOCKET_REQUEST_MAX_BYTES: Int = Int {
     max: None,
     doc: "The largest request frame accepted.",
 };
+/// `socket.send.buffer.bytes`
+pub const SOCKET_SEND_BUFFER_BYTES: Int = Int {
+    key: "socket.send.buffer.bytes",
+    default: 102400,
+    min: None,
+    max: None,
+    doc: "SO_SNDBUF of the controller listeners' connections (-1: the operating system's default).",
+};
+/// `socket.receive.buffer.bytes`
+pub const SOCKET_RECEIVE_BUFFER_BYTES: Int = Int {
+    key: "socket.receive.buffer.bytes",
+    default: 102400,
+    min: None,
+    max: None,
+    doc: "SO_RCVBUF of the controller listeners' connections (-1: the operating system's default).",
+};
+/// `socket.listen.backlog.size`
+pub const SOCKET_LISTEN_BACKLOG_SIZE: Int = Int {
+    key: "socket.listen.backlog.size",
+    default: 50,
+    min: Some(1),
+    max: None,
+    doc: "The most connections a listener keeps pending before they are accepted (Linux also caps it with `somaxconn`).",
+};
+/// `connection.failed.authentication.delay.ms`
+pub const CONNECTION_FAILED_AUTHENTICATION_DELAY_MS: Int = Int {
+    key: "connection.failed.authentication.delay.ms",
+    default: 100,
+    min: Some(0),
+    max: None,
+    doc: "How long a connection whose SASL authentication failed is kept open (answered, then closed after this delay), slowing down password guessing; a failed TLS handshake closes at once.",
+};
 /// `connections.max.idle.ms`
 pub const CONNECTIONS_MAX_IDLE_MS: Long = Long {
     key: "connections.max.idle.ms",
@@ -638,6 +670,10 @@ pub const SETTINGS: &[Setting] = &[
     Setting::Bool(&UNSTABLE_FEATURE_VERSIONS_ENABLE),
     Setting::Bool(&UNSTABLE_API_VERSIONS_ENABLE),
     Setting::Int(&SOCKET_REQUEST_MAX_BYTES),
+    Setting::Int(&SOCKET_SEND_BUFFER_BYTES),
+    Setting::Int(&SOCKET_RECEIVE_BUFFER_BYTES),
+    Setting::Int(&SOCKET_LISTEN_BACKLOG_SIZE),
+    Setting::Int(&CONNECTION_FAILED_AUTHENTICATION_DELAY_MS),
     Setting::Long(&CONNECTIONS_MAX_IDLE_MS),
     Setting::Text(&KRAFT_METRICS_LISTENER),
     Setting::Text(&security::AUTHORIZER_CLASS_NAME),

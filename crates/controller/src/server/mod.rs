@@ -183,6 +183,92 @@ pub struct ServerConfig {
     /// How long a connection may take to complete TLS and SASL (and a
     /// re-authentication) before it is closed.
     pub authentication_timeout: std::time::Duration,
+    /// Socket options of the listeners and the close delay after a failed
+    /// authentication.
+    pub sockets: SocketOptions,
+}
+
+/// Kafka's `socket.*` options of a server socket and
+/// `connection.failed.authentication.delay.ms`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SocketOptions {
+    /// SO_SNDBUF of accepted connections; `None`: the OS default.
+    pub send_buffer_bytes: Option<u32>,
+    /// SO_RCVBUF of accepted connections; `None`: the OS default.
+    pub receive_buffer_bytes: Option<u32>,
+    /// The listen backlog.
+    pub listen_backlog: u32,
+    /// How long a connection stays open after its SASL authentication
+    /// failed (the failure answered first).
+    pub failed_authentication_delay: std::time::Duration,
+}
+
+impl Default for SocketOptions {
+    /// Kafka's defaults.
+    fn default() -> Self {
+        SocketOptions {
+            send_buffer_bytes: Some(102_400),
+            receive_buffer_bytes: Some(102_400),
+            listen_backlog: 50,
+            failed_authentication_delay: std::time::Duration::from_millis(100),
+        }
+    }
+}
+
+impl SocketOptions {
+    /// The options a controller's configuration sets (-1 buffers: the OS
+    /// default).
+    pub fn from_controller_config(config: &ControllerConfig) -> SocketOptions {
+        let buffer = |v: i32| u32::try_from(v).ok().filter(|v| *v > 0);
+        SocketOptions {
+            send_buffer_bytes: buffer(config.socket_send_buffer_bytes),
+            receive_buffer_bytes: buffer(config.socket_receive_buffer_bytes),
+            listen_backlog: u32::try_from(config.socket_listen_backlog_size).unwrap_or(1),
+            failed_authentication_delay: std::time::Duration::from_millis(
+                u64::try_from(config.connection_failed_authentication_delay_ms).unwrap_or(0),
+            ),
+        }
+    }
+}
+
+/// Binds a listening socket to `host:port` (every address the name
+/// resolves to is tried in turn) with the buffer sizes, which accepted
+/// connections inherit, keep-alive and the backlog of `options`.
+pub async fn bind_listener(
+    host: &str,
+    port: u16,
+    options: &SocketOptions,
+) -> io::Result<TcpListener> {
+    let mut last = None;
+    for addr in tokio::net::lookup_host((host, port)).await? {
+        let bound = (|| {
+            let socket = if addr.is_ipv4() {
+                tokio::net::TcpSocket::new_v4()?
+            } else {
+                tokio::net::TcpSocket::new_v6()?
+            };
+            socket.set_reuseaddr(true)?;
+            socket.set_keepalive(true)?;
+            if let Some(n) = options.send_buffer_bytes {
+                socket.set_send_buffer_size(n)?;
+            }
+            if let Some(n) = options.receive_buffer_bytes {
+                socket.set_recv_buffer_size(n)?;
+            }
+            socket.bind(addr)?;
+            socket.listen(options.listen_backlog)
+        })();
+        match bound {
+            Ok(listener) => return Ok(listener),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{host} resolves to no address"),
+        )
+    }))
 }
 
 impl std::fmt::Debug for ServerConfig {
@@ -292,6 +378,7 @@ impl ServerConfig {
             max_frame_size: usize::try_from(config.socket_request_max_bytes).unwrap_or(usize::MAX),
             credentials: None,
             authentication_timeout: authentication_timeout(config.connections_max_idle_ms),
+            sockets: SocketOptions::from_controller_config(config),
         }
     }
 
@@ -341,6 +428,7 @@ impl ControllerServer {
         let mut accept_tasks = JoinSet::new();
         let max_frame = config.max_frame_size;
         let auth_timeout = config.authentication_timeout;
+        let sockets = config.sockets;
         for spec in &config.listeners {
             let runtime = Arc::new(ListenerRuntime::build(spec, &config.credentials)?);
             let host = if spec.host.is_empty() {
@@ -348,15 +436,17 @@ impl ControllerServer {
             } else {
                 spec.host.as_str()
             };
-            let listener = TcpListener::bind((host, spec.port)).await.map_err(|e| {
-                io::Error::new(
-                    e.kind(),
-                    format!(
-                        "cannot bind listener {} to {host}:{}: {e}",
-                        spec.name, spec.port
-                    ),
-                )
-            })?;
+            let listener = bind_listener(host, spec.port, &sockets)
+                .await
+                .map_err(|e| {
+                    io::Error::new(
+                        e.kind(),
+                        format!(
+                            "cannot bind listener {} to {host}:{}: {e}",
+                            spec.name, spec.port
+                        ),
+                    )
+                })?;
             let addr = listener.local_addr()?;
             tracing::info!(listener = %spec.name, %addr, "controller listener bound");
             bound.push((spec.name.clone(), addr));
@@ -379,6 +469,7 @@ impl ControllerServer {
                 let limits = Limits {
                     max_frame,
                     auth_timeout,
+                    failed_auth_delay: sockets.failed_authentication_delay,
                 };
                 accept_loop(listener, name, runtime, handler, limits, shutdown).await;
             });
@@ -418,6 +509,18 @@ impl ControllerServer {
         let mut rx = self.shutdown.subscribe();
         until_shutdown(&mut rx).await;
         while self.accept_tasks.join_next().await.is_some() {}
+    }
+}
+
+/// Kafka's delayed close after a failed authentication: waits `delay`, or
+/// less when the server shuts down.
+async fn delay_close(delay: std::time::Duration, shutdown: &mut watch::Receiver<bool>) {
+    if delay.is_zero() {
+        return;
+    }
+    tokio::select! {
+        () = tokio::time::sleep(delay) => {}
+        _ = until_shutdown(shutdown) => {}
     }
 }
 
@@ -463,6 +566,9 @@ struct Limits {
     max_frame: usize,
     /// How long TLS and SASL (or a re-authentication) may take.
     auth_timeout: std::time::Duration,
+    /// How long a connection stays open after a failed SASL
+    /// authentication.
+    failed_auth_delay: std::time::Duration,
 }
 
 async fn accept_loop(
@@ -656,10 +762,12 @@ async fn serve_connection(
                         let _ = stream.write_all(&bytes).await;
                         let _ = stream.flush().await;
                         tracing::info!(%peer, listener = %listener, "Failed authentication with {peer} ({reason})");
+                        delay_close(limits.failed_auth_delay, &mut shutdown).await;
                         return;
                     }
                     Step::Close(reason) => {
                         tracing::info!(%peer, listener = %listener, "Failed authentication with {peer} ({reason})");
+                        delay_close(limits.failed_auth_delay, &mut shutdown).await;
                         return;
                     }
                 }

@@ -12,7 +12,8 @@ use kraft_controller::handlers::{
 };
 use kraft_controller::image::{MetadataRecord, SharedImage};
 use kraft_controller::server::{
-    ControllerServer, ListenerSpec, ServerConfig, AUTHENTICATION_TIMEOUT,
+    bind_listener, ControllerServer, ListenerSpec, ServerConfig, SocketOptions,
+    AUTHENTICATION_TIMEOUT,
 };
 use kraft_protocol::header::{decode_response_as, encode_request_frame};
 use kraft_protocol::messages::api_versions_request::ApiVersionsRequest;
@@ -154,6 +155,7 @@ async fn start(max_frame_size: usize) -> Running {
             max_frame_size,
             credentials: None,
             authentication_timeout: AUTHENTICATION_TIMEOUT,
+            sockets: Default::default(),
         },
         Arc::new(controller),
     )
@@ -552,6 +554,7 @@ async fn a_late_listener_accepts_once_the_image_is_loaded() {
             max_frame_size: 1 << 20,
             credentials: None,
             authentication_timeout: AUTHENTICATION_TIMEOUT,
+            sockets: Default::default(),
         },
         Arc::new(controller),
     )
@@ -590,4 +593,37 @@ async fn a_late_listener_accepts_once_the_image_is_loaded() {
             .unwrap();
     assert_eq!((corr, resp.error_code), (2, 0));
     server.shutdown().await;
+}
+
+/// `socket.send.buffer.bytes` and `socket.receive.buffer.bytes` set on the
+/// listening socket reach the connections it accepts (Linux reports twice
+/// the value set, its bookkeeping included); -1 leaves the OS default.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn listener_socket_options_reach_accepted_connections() {
+    async fn accepted_buffers(options: SocketOptions) -> (u32, u32) {
+        let listener = bind_listener("127.0.0.1", 0, &options).await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let _client = TcpStream::connect(addr).await.unwrap();
+        let (stream, _) = listener.accept().await.unwrap();
+        let socket = tokio::net::TcpSocket::from_std_stream(stream.into_std().unwrap());
+        (
+            socket.send_buffer_size().unwrap(),
+            socket.recv_buffer_size().unwrap(),
+        )
+    }
+    let set = SocketOptions {
+        send_buffer_bytes: Some(48_000),
+        receive_buffer_bytes: Some(56_000),
+        listen_backlog: 7,
+        failed_authentication_delay: Duration::ZERO,
+    };
+    assert_eq!(accepted_buffers(set).await, (96_000, 112_000));
+    let os = accepted_buffers(SocketOptions {
+        send_buffer_bytes: None,
+        receive_buffer_bytes: None,
+        ..set
+    })
+    .await;
+    assert_ne!(os, (96_000, 112_000), "the OS defaults");
 }
