@@ -74,6 +74,16 @@ pub fn process_env() -> Env {
         .collect()
 }
 
+/// The image's `run` script: each `NAME=VALUE` argument is exported over
+/// the environment; an argument without `=` changes nothing.
+pub fn apply_overrides(env: &mut Env, args: &[String]) {
+    for arg in args {
+        if let Some((name, value)) = arg.split_once('=') {
+            env.insert(name.to_owned(), value.to_owned());
+        }
+    }
+}
+
 /// The property a `KAFKA_*` variable sets, or `None` for other variables
 /// and [`EXCLUDED_ENV`] (`getServerConfigsFromEnv`).
 pub fn property_key(env_name: &str) -> Option<String> {

@@ -154,6 +154,10 @@ pub struct ServerArgs {
     /// With --from-env: where KAFKA_SSL_*_FILENAME and *_CREDENTIALS files are.
     #[arg(long, value_name = "DIR", default_value = "/etc/kafka/secrets")]
     pub secrets_dir: PathBuf,
+    /// With --from-env: variables that override the environment, as the image's `run`
+    /// script exports its arguments (e.g. KAFKA_NODE_ID=2).
+    #[arg(value_name = "NAME=VALUE", requires = "from_env")]
+    pub env_overrides: Vec<String>,
 }
 
 /// `kraft quickstart` flags.
@@ -243,7 +247,8 @@ pub async fn server(args: ServerArgs, out: &mut dyn Write) -> Result<(), CliErro
                 final_dir: args.final_configs_dir,
                 secrets_dir: args.secrets_dir,
             };
-            let env = crate::docker_env::process_env();
+            let mut env = crate::docker_env::process_env();
+            crate::docker_env::apply_overrides(&mut env, &args.env_overrides);
             crate::docker_env::setup(&dirs, env, &mut std::io::stderr())?.1
         }
     };

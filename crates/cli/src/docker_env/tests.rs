@@ -485,3 +485,19 @@ fn the_image_defaults_format_a_static_quorum_of_one() {
         "{meta}"
     );
 }
+
+#[test]
+fn run_arguments_override_the_environment() {
+    let mut e = env(&[("KAFKA_NODE_ID", "1"), ("CLUSTER_ID", "a")]);
+    apply_overrides(
+        &mut e,
+        &[
+            "KAFKA_NODE_ID=2".into(),
+            "KAFKA_X=a=b".into(),
+            "CLUSTER_ID".into(),
+        ],
+    );
+    assert_eq!(e["KAFKA_NODE_ID"], "2");
+    assert_eq!(e["KAFKA_X"], "a=b");
+    assert_eq!(e["CLUSTER_ID"], "a");
+}
