@@ -156,7 +156,7 @@ pub struct ServerArgs {
     pub secrets_dir: PathBuf,
     /// With --from-env: variables that override the environment, as the image's `run`
     /// script exports its arguments (e.g. KAFKA_NODE_ID=2).
-    #[arg(value_name = "NAME=VALUE", requires = "from_env")]
+    #[arg(value_name = "NAME=VALUE")]
     pub env_overrides: Vec<String>,
 }
 
@@ -239,6 +239,11 @@ pub fn storage(args: StorageArgs, out: &mut dyn Write) -> Result<(), CliError> {
 /// `kraft server --config FILE`: runs until SIGTERM or Ctrl-C.
 pub async fn server(args: ServerArgs, out: &mut dyn Write) -> Result<(), CliError> {
     let config = match &args.config {
+        Some(_) if !args.env_overrides.is_empty() => {
+            return Err(CliError::new(
+                "NAME=VALUE arguments are only taken with --from-env (see --help)",
+            ))
+        }
         Some(path) => load_config(path, &mut std::io::stderr())?,
         None => {
             let dirs = crate::docker_env::ConfigDirs {

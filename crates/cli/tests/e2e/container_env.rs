@@ -163,3 +163,21 @@ fn container_env_formats_on_first_start_and_keeps_storage_on_restart() {
         .unwrap_or_default()
         .contains("hunter2"));
 }
+
+#[test]
+fn container_env_arguments_need_from_env() {
+    let (code, _, err) = kraft(&[
+        "server",
+        "--config",
+        "controller.properties",
+        "KAFKA_NODE_ID=2",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(
+        err,
+        "NAME=VALUE arguments are only taken with --from-env (see --help)\n"
+    );
+    let (code, _, err) = kraft(&["server", "--config", "c.properties", "--from-env"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("cannot be used with"), "{err}");
+}
