@@ -11,7 +11,10 @@ fn main() -> ExitCode {
         Some("server") => "info",
         _ => "off",
     };
-    let wanted = std::env::var("KRAFT_LOG").ok();
+    // KRAFT_LOG wins over the apache/kafka image's log variables.
+    let wanted = std::env::var("KRAFT_LOG")
+        .ok()
+        .or_else(kraft_cli::docker_env::process_log_filter);
     let (directives, filter) = match wanted
         .as_deref()
         .map(|w| (w, tracing_subscriber::EnvFilter::try_new(w)))

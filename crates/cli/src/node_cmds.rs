@@ -118,12 +118,46 @@ pub struct InfoArgs {
 #[command(after_help = "Examples:
   kraft server --config controller.properties
   KRAFT_LOG=debug kraft server --config controller.properties
+  KAFKA_NODE_ID=1 KAFKA_PROCESS_ROLES=controller CLUSTER_ID=MkU3OEVBNTcwNTJENDM2Qk ... kraft server --from-env
+
+--from-env is the container entry point: the apache/kafka image's rules turn KAFKA_*
+variables into properties (KAFKA_NODE_ID -> node.id; _ -> ., __ -> _, ___ -> -) that
+override <mounted-configs-dir>/server.properties (<default-configs-dir>/server.properties
+when neither is given), the result is written to <final-configs-dir>/server.properties, and
+empty log directories are formatted with CLUSTER_ID (already formatted ones are kept).
+KRAFT_STANDALONE=true, KRAFT_INITIAL_CONTROLLERS=... or KRAFT_NO_INITIAL_CONTROLLERS=true
+format a dynamic quorum (controller.quorum.bootstrap.servers) as the storage format flags do.
 
 SIGTERM or Ctrl-C resigns leadership, flushes the log and exits 0.")]
 pub struct ServerArgs {
     /// The controller's properties file.
-    #[arg(short = 'c', long = "config")]
-    pub config: PathBuf,
+    #[arg(
+        short = 'c',
+        long = "config",
+        required_unless_present = "from_env",
+        conflicts_with = "from_env"
+    )]
+    pub config: Option<PathBuf>,
+    /// Configure from KAFKA_* environment variables and CLUSTER_ID as the apache/kafka
+    /// image does, formatting empty storage on first start.
+    #[arg(long = "from-env")]
+    pub from_env: bool,
+    /// With --from-env: the image's default server.properties.
+    #[arg(long, value_name = "DIR", default_value = "/etc/kraft/docker")]
+    pub default_configs_dir: PathBuf,
+    /// With --from-env: where an operator may mount a server.properties.
+    #[arg(long, value_name = "DIR", default_value = "/mnt/shared/config")]
+    pub mounted_configs_dir: PathBuf,
+    /// With --from-env: where the resulting server.properties is written.
+    #[arg(long, value_name = "DIR", default_value = "/var/lib/kraft/config")]
+    pub final_configs_dir: PathBuf,
+    /// With --from-env: where KAFKA_SSL_*_FILENAME and *_CREDENTIALS files are.
+    #[arg(long, value_name = "DIR", default_value = "/etc/kafka/secrets")]
+    pub secrets_dir: PathBuf,
+    /// With --from-env: variables that override the environment, as the image's `run`
+    /// script exports its arguments (e.g. KAFKA_NODE_ID=2).
+    #[arg(value_name = "NAME=VALUE")]
+    pub env_overrides: Vec<String>,
 }
 
 /// `kraft quickstart` flags.
@@ -204,7 +238,25 @@ pub fn storage(args: StorageArgs, out: &mut dyn Write) -> Result<(), CliError> {
 
 /// `kraft server --config FILE`: runs until SIGTERM or Ctrl-C.
 pub async fn server(args: ServerArgs, out: &mut dyn Write) -> Result<(), CliError> {
-    let config = load_config(&args.config, &mut std::io::stderr())?;
+    let config = match &args.config {
+        Some(_) if !args.env_overrides.is_empty() => {
+            return Err(CliError::new(
+                "NAME=VALUE arguments are only taken with --from-env (see --help)",
+            ))
+        }
+        Some(path) => load_config(path, &mut std::io::stderr())?,
+        None => {
+            let dirs = crate::docker_env::ConfigDirs {
+                default_dir: args.default_configs_dir,
+                mounted_dir: args.mounted_configs_dir,
+                final_dir: args.final_configs_dir,
+                secrets_dir: args.secrets_dir,
+            };
+            let mut env = crate::docker_env::process_env();
+            crate::docker_env::apply_overrides(&mut env, &args.env_overrides);
+            crate::docker_env::setup(&dirs, env, &mut std::io::stderr())?.1
+        }
+    };
     let node_id = config.node_id;
     let node = ControllerNode::start(config)
         .await
