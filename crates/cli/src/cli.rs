@@ -175,7 +175,8 @@ pub struct ClusterConnection {
   kraft cluster cluster-id --bootstrap-controller localhost:9093
   kraft cluster list-endpoints --bootstrap-controller localhost:9093
   kraft cluster unregister --bootstrap-controller localhost:9093 --id 5
-  kraft cluster unregister-controller --bootstrap-controller localhost:9093 --id 4")]
+  kraft cluster unregister-controller --bootstrap-controller localhost:9093 --id 4
+  kraft cluster api-versions --bootstrap-controller localhost:9093")]
 pub struct ClusterArgs {
     /// Where the cluster is.
     #[command(flatten)]
@@ -242,6 +243,11 @@ Example:
         #[arg(long)]
         include_fenced_brokers: bool,
     },
+    /// Get information about the api versions of the brokers or controllers.
+    #[command(after_help = "Examples:
+  kraft cluster api-versions --bootstrap-controller localhost:9093
+  kraft cluster api-versions --bootstrap-server localhost:9092")]
+    ApiVersions,
 }
 
 /// `kraft features`: manages feature flags.

@@ -600,9 +600,34 @@ async fn cluster(args: ClusterArgs, out: &mut dyn Write) -> CmdResult {
             }
             Ok(())
         }
+        ClusterCommand::ApiVersions => api_versions(&admin, out).await,
     };
     admin.close().await;
     result
+}
+
+/// `kafka-cluster api-versions` (KIP-1220): for every broker (bootstrap
+/// servers) or controller (bootstrap controllers), by id, what its
+/// ApiVersions answer holds, as `NodeApiVersions.toString(true)`; a node
+/// that does not answer gets an `ERROR:` line and the command still succeeds.
+async fn api_versions(admin: &Admin, out: &mut dyn Write) -> CmdResult {
+    let mut nodes = admin.describe_cluster().await?.nodes;
+    nodes.sort_by_key(|n| n.id);
+    nodes.dedup_by_key(|n| n.id);
+    for node in &nodes {
+        let answer = admin
+            .describe_features_with(DescribeFeaturesOptions {
+                node_id: Some(node.id),
+                timeout: None,
+            })
+            .await;
+        let text = match answer {
+            Ok(f) => render::node_api_versions_text(&f.api_versions),
+            Err(e) => format!("ERROR: {}", describe_admin_error(&e)),
+        };
+        writeln!(out, "{} -> {text}", render::node_text(node))?;
+    }
+    Ok(())
 }
 
 // --------------------------------------------------------------------------
