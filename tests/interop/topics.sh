@@ -677,6 +677,42 @@ controller_configs() {
     did "served kafka-configs --bootstrap-controller --describe of controller 1 and of its loggers, and changed its root log level"
 }
 
+# ---------- 3b (end). api-versions and describe --replication --human-readable ----------
+# tool_outputs: Kafka's `kafka-cluster api-versions` (KIP-1220) and
+# `kraft cluster api-versions`, pointed at the same controllers and at the
+# same brokers, print the same stdout; so do `kafka-metadata-quorum describe
+# --replication --human-readable` and kraft's, once the cells that move
+# between two runs (LogEndOffset, Lag, "<n> ms ago") are masked.
+mask_replication() {
+    sed -E 's/[0-9]+ ms ago/N_ms_ago/g' | awk 'NR > 1 {$3 = "N"; $4 = "N"} {$1 = $1; print}'
+}
+tool_outputs() {
+    local t0 flag target kafka_out ours rc counts=
+    t0=$(now)
+    for flag in --bootstrap-controller --bootstrap-server; do
+        if [[ $flag == --bootstrap-controller ]]; then target=$cbs; else target=$(bs); fi
+        rc=0
+        kafka_out=$(tool org.apache.kafka.tools.ClusterTool api-versions "$flag" "$target" --command-config "$fast" 2>/dev/null) || rc=$?
+        ((rc == 0)) || fail "kafka-cluster api-versions $flag exited with $rc: $(head -n 3 <<<"$kafka_out")"
+        ours=$("$kraft" cluster api-versions "$flag" "$target" --command-config "$fast" 2>&1) ||
+            fail "kraft cluster api-versions $flag failed: $(head -n 3 <<<"$ours")"
+        [[ $ours == "$kafka_out" ]] ||
+            fail "kraft cluster api-versions $flag differs from Kafka's: $(diff <(echo "$kafka_out") <(echo "$ours") | head -n 20)"
+        grep -q -- '-> ($' <<<"$ours" || fail "kafka-cluster api-versions $flag listed no node: $(head -n 3 <<<"$ours")"
+        counts+="${counts:+, }$flag: $(grep -c -- '-> ($' <<<"$ours") nodes"
+    done
+    pass "kraft cluster api-versions prints what kafka-cluster api-versions prints ($counts)"
+    kafka_out=$(tool org.apache.kafka.tools.MetadataQuorumCommand --bootstrap-controller "$cbs" --command-config "$fast" describe --replication --human-readable 2>/dev/null) ||
+        fail "kafka-metadata-quorum describe --replication --human-readable failed: $(head -n 3 <<<"$kafka_out")"
+    ours=$("$kraft" metadata-quorum --bootstrap-controller "$cbs" --command-config "$fast" describe --replication --human-readable 2>&1) ||
+        fail "kraft metadata-quorum describe --replication --human-readable failed: $(head -n 3 <<<"$ours")"
+    grep -q ' ms ago' <<<"$ours" || fail "kraft describe --replication --human-readable shows no \"ms ago\": $ours"
+    [[ $(mask_replication <<<"$ours") == "$(mask_replication <<<"$kafka_out")" ]] ||
+        fail "kraft describe --replication --human-readable differs from Kafka's: $(diff <(mask_replication <<<"$kafka_out") <(mask_replication <<<"$ours"))"
+    timing "$tag: api-versions and describe --replication --human-readable, Kafka's and kraft's" "$(secs "$t0")"
+    pass "kraft metadata-quorum describe --replication --human-readable: the rows, node ids, directory ids and statuses of Kafka's"
+}
+
 # ---------- 3c. eligible leader replicas ----------
 # Two topics with min.insync.replicas=2 and fixed replicas: elr (RF 3,
 # replicas 4,5,6) and elr2 (RF 2, replicas 4,5); broker 6 stays up to answer.
@@ -916,6 +952,7 @@ run_scenario() {
         check_brokers "at the end"
         wait_describe all_isr_full 20 "at the end: every partition with 3 in Isr"
     fi
+    tool_outputs
     term_end
     # ---------- 4. ----------
     if [[ $mode != kraft ]]; then

@@ -106,6 +106,10 @@ pub fn interop() -> Result<()> {
     // A kraft-rs controller inside a real Kafka controller quorum.
     run("cargo", &["build", "-p", "kraft-cli"])?;
     let kraft = root().join("target/debug/kraft");
+    // The offline tools (about 10 s, no cluster): kafka-storage and
+    // kafka-features version-mapping / feature-dependencies and kraft's
+    // print the same stdout, stderr and exit code.
+    run_interop_script("offline-tools.sh", &kraft, 300)?;
     run_interop_script("mixed-quorum.sh", &kraft, 1800)?;
     // ... with a Java broker: kraft-rs's snapshots hold the whole image, a
     // Java controller catches up from one, and a kraft-rs-formatted cluster

@@ -33,6 +33,20 @@ pub struct FeatureMetadata {
     pub finalized_features_epoch: Option<i64>,
     /// Features the node supports, by name.
     pub supported_features: BTreeMap<String, SupportedVersionRange>,
+    /// The API versions the node answered with, in the order it sent them
+    /// (Kafka's `NodeApiVersions`, which `kafka-cluster api-versions` prints).
+    pub api_versions: Vec<ApiVersionRange>,
+}
+
+/// One API a node supports (an `ApiVersionsResponse` entry).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ApiVersionRange {
+    /// The API key.
+    pub api_key: i16,
+    /// Lowest supported version.
+    pub min_version: i16,
+    /// Highest supported version.
+    pub max_version: i16,
 }
 
 /// How a feature level may change (`FeatureUpdate.UpgradeType`).

@@ -175,7 +175,8 @@ pub struct ClusterConnection {
   kraft cluster cluster-id --bootstrap-controller localhost:9093
   kraft cluster list-endpoints --bootstrap-controller localhost:9093
   kraft cluster unregister --bootstrap-controller localhost:9093 --id 5
-  kraft cluster unregister-controller --bootstrap-controller localhost:9093 --id 4")]
+  kraft cluster unregister-controller --bootstrap-controller localhost:9093 --id 4
+  kraft cluster api-versions --bootstrap-controller localhost:9093")]
 pub struct ClusterArgs {
     /// Where the cluster is.
     #[command(flatten)]
@@ -242,6 +243,11 @@ Example:
         #[arg(long)]
         include_fenced_brokers: bool,
     },
+    /// Get information about the api versions of the brokers or controllers.
+    #[command(after_help = "Examples:
+  kraft cluster api-versions --bootstrap-controller localhost:9093
+  kraft cluster api-versions --bootstrap-server localhost:9092")]
+    ApiVersions,
 }
 
 /// `kraft features`: manages feature flags.
@@ -250,7 +256,8 @@ Example:
   kraft features --bootstrap-controller localhost:9093 describe
   kraft features --bootstrap-controller localhost:9093 upgrade --release-version 4.4-IV2 --dry-run
   kraft features --bootstrap-controller localhost:9093 upgrade --feature kraft.version=1
-  kraft features version-mapping --release-version 3.9")]
+  kraft features version-mapping --release-version 3.9
+  kraft features feature-dependencies --feature eligible.leader.replicas.version=1")]
 pub struct FeaturesArgs {
     /// Where the cluster is.
     #[command(flatten)]
@@ -306,6 +313,15 @@ pub enum FeaturesCommand {
         /// The release version to use for the corresponding feature mapping. The minimum is 3.3-IV3; the default is 4.4-IV2.
         #[arg(long)]
         release_version: Option<String>,
+    },
+    /// Look up dependencies for a given feature version. If the feature is not known or the version not yet defined, an error is thrown. Multiple features can be specified.
+    #[command(
+        after_help = "Example:\n  kraft features feature-dependencies --feature eligible.leader.replicas.version=1 --feature metadata.version=33"
+    )]
+    FeatureDependencies {
+        /// The feature and version to look up dependencies for, in feature=version format. For example: `metadata.version=5`.
+        #[arg(long, required = true, value_name = "FEATURE=VERSION")]
+        feature: Vec<String>,
     },
 }
 

@@ -600,9 +600,34 @@ async fn cluster(args: ClusterArgs, out: &mut dyn Write) -> CmdResult {
             }
             Ok(())
         }
+        ClusterCommand::ApiVersions => api_versions(&admin, out).await,
     };
     admin.close().await;
     result
+}
+
+/// `kafka-cluster api-versions` (KIP-1220): for every broker (bootstrap
+/// servers) or controller (bootstrap controllers), by id, what its
+/// ApiVersions answer holds, as `NodeApiVersions.toString(true)`; a node
+/// that does not answer gets an `ERROR:` line and the command still succeeds.
+async fn api_versions(admin: &Admin, out: &mut dyn Write) -> CmdResult {
+    let mut nodes = admin.describe_cluster().await?.nodes;
+    nodes.sort_by_key(|n| n.id);
+    nodes.dedup_by_key(|n| n.id);
+    for node in &nodes {
+        let answer = admin
+            .describe_features_with(DescribeFeaturesOptions {
+                node_id: Some(node.id),
+                timeout: None,
+            })
+            .await;
+        let text = match answer {
+            Ok(f) => render::node_api_versions_text(&f.api_versions),
+            Err(e) => format!("ERROR: {}", describe_admin_error(&e)),
+        };
+        writeln!(out, "{} -> {text}", render::node_text(node))?;
+    }
+    Ok(())
 }
 
 // --------------------------------------------------------------------------
@@ -610,8 +635,18 @@ async fn cluster(args: ClusterArgs, out: &mut dyn Write) -> CmdResult {
 // --------------------------------------------------------------------------
 
 async fn features(args: FeaturesArgs, out: &mut dyn Write) -> CmdResult {
-    if let FeaturesCommand::VersionMapping { release_version } = &args.command {
-        return version_mapping(release_version.as_deref(), out);
+    match &args.command {
+        FeaturesCommand::VersionMapping { release_version } => {
+            return crate::feature_tools::version_mapping(release_version.as_deref(), out);
+        }
+        FeaturesCommand::FeatureDependencies { feature } => {
+            return crate::feature_tools::feature_dependencies(
+                feature,
+                crate::feature_tools::Dialect::Features,
+                out,
+            );
+        }
+        _ => {}
     }
     let conn = &args.connection;
     let props = load_properties(conn.command_config.as_deref())?;
@@ -690,22 +725,12 @@ async fn features(args: FeaturesArgs, out: &mut dyn Write) -> CmdResult {
             }
             update(&admin, "disable", updates, dry_run, out).await
         }
-        FeaturesCommand::VersionMapping { .. } => Ok(()),
+        FeaturesCommand::VersionMapping { .. } | FeaturesCommand::FeatureDependencies { .. } => {
+            Ok(())
+        }
     };
     admin.close().await;
     result
-}
-
-fn version_mapping(release: Option<&str>, out: &mut dyn Write) -> CmdResult {
-    let text = release
-        .map(str::to_owned)
-        .unwrap_or_else(|| MetadataVersion::LATEST_PRODUCTION.to_string());
-    let mv = MetadataVersion::from_version_string(&text, true).map_err(CliError::new)?;
-    writeln!(out, "metadata.version={} ({text})", mv.feature_level())?;
-    for (name, level) in kraft_admin::features::default_feature_levels(mv) {
-        writeln!(out, "{name}={level}")?;
-    }
-    Ok(())
 }
 
 fn parse_name_and_level(input: &str) -> Result<(String, i16), CliError> {

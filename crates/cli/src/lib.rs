@@ -9,6 +9,7 @@ pub mod cli;
 pub mod commands;
 pub mod controller_config;
 pub mod docker_env;
+pub mod feature_tools;
 pub mod node_cmds;
 pub mod quickstart_brokers;
 pub mod render;

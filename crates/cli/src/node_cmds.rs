@@ -17,7 +17,9 @@ use crate::commands::CliError;
 #[command(after_help = "Examples:
   kraft storage random-uuid
   kraft storage format --config controller.properties --cluster-id MkU3OEVBNTcwNTJENDM2Qk --standalone
-  kraft storage info --config controller.properties")]
+  kraft storage info --config controller.properties
+  kraft storage version-mapping --release-version 3.9-IV0
+  kraft storage feature-dependencies --feature eligible.leader.replicas.version=1")]
 pub struct StorageArgs {
     /// The operation.
     #[command(subcommand)]
@@ -45,6 +47,26 @@ pub enum StorageCommand {
         after_help = "Example:\n  kraft storage random-uuid"
     )]
     RandomUuid,
+    /// Look up the corresponding features for a given metadata version. Using the command with no --release-version argument will return the mapping for the latest stable metadata version.
+    #[command(
+        name = "version-mapping",
+        after_help = "Example:\n  kraft storage version-mapping --release-version 3.9-IV0"
+    )]
+    VersionMapping {
+        /// The release version to use for the corresponding feature mapping. The minimum is 3.3-IV3; the default is 4.4-IV2.
+        #[arg(short = 'r', long)]
+        release_version: Option<String>,
+    },
+    /// Look up dependencies for a given feature version. If the feature is not known or the version not yet defined, an error is thrown. Multiple features can be specified.
+    #[command(
+        name = "feature-dependencies",
+        after_help = "Example:\n  kraft storage feature-dependencies --feature eligible.leader.replicas.version=1 -f metadata.version=33"
+    )]
+    FeatureDependencies {
+        /// The features and their versions to look up dependencies for, in feature=version format. For example: `metadata.version=5`.
+        #[arg(short = 'f', long, required = true, value_name = "FEATURE=VERSION")]
+        feature: Vec<String>,
+    },
 }
 
 /// `kraft storage format` flags (kafka-storage format). Its `Debug` output
@@ -193,6 +215,16 @@ pub fn storage(args: StorageArgs, out: &mut dyn Write) -> Result<(), CliError> {
         StorageCommand::RandomUuid => {
             let _ = writeln!(out, "{}", format::random_uuid_text());
             Ok(())
+        }
+        StorageCommand::VersionMapping { release_version } => {
+            crate::feature_tools::version_mapping(release_version.as_deref(), out)
+        }
+        StorageCommand::FeatureDependencies { feature } => {
+            crate::feature_tools::feature_dependencies(
+                &feature,
+                crate::feature_tools::Dialect::Storage,
+                out,
+            )
         }
         StorageCommand::Info(a) => {
             let config = load_config(&a.config, &mut std::io::stderr())?;

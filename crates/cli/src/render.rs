@@ -3,9 +3,11 @@
 //! Every function here is pure (no I/O, the clock is a parameter), so the
 //! outputs are snapshot-tested.
 
+use kraft_admin::features::ApiVersionRange;
 use kraft_admin::{
     kafka_uuid, ClusterNode, FeatureMetadata, MetadataVersion, QuorumInfo, ReplicaState, Uuid,
 };
+use kraft_protocol::kafka_api_keys::{KafkaApiKey, KAFKA_API_KEYS};
 use serde_json::{json, Value};
 
 /// Why a describe output cannot be rendered.
@@ -370,4 +372,52 @@ pub fn endpoints_text(nodes: &[ClusterNode], controllers: bool) -> String {
         }
     }
     out
+}
+
+/// Kafka's `Node.toString`: `host:port (id: 1 rack: null isFenced: false)`.
+pub fn node_text(node: &ClusterNode) -> String {
+    format!(
+        "{}:{} (id: {} rack: {} isFenced: {})",
+        node.host,
+        node.port,
+        node.id,
+        node.rack.as_deref().unwrap_or("null"),
+        node.is_fenced
+    )
+}
+
+/// Kafka's `NodeApiVersions.toString(true)`: every API the node answered
+/// with and every client API of Kafka 4.4.0 it did not (`UNSUPPORTED`), in
+/// key order, each with the version Kafka 4.4.0's client would use.
+pub fn node_api_versions_text(versions: &[ApiVersionRange]) -> String {
+    use std::collections::BTreeMap;
+    let mut lines: BTreeMap<i16, String> = BTreeMap::new();
+    for v in versions {
+        let range = if v.min_version == v.max_version {
+            v.min_version.to_string()
+        } else {
+            format!("{} to {}", v.min_version, v.max_version)
+        };
+        let text = match KafkaApiKey::find(v.api_key) {
+            Some(key) => {
+                let usable = if key.latest_version < v.min_version {
+                    " [unusable: node too new]".to_owned()
+                } else if v.max_version < key.oldest_version {
+                    " [unusable: node too old]".to_owned()
+                } else {
+                    format!(" [usable: {}]", key.latest_version.min(v.max_version))
+                };
+                format!("{}({}): {range}{usable}", key.name, key.id)
+            }
+            None => format!("UNKNOWN({}): {range}", v.api_key),
+        };
+        lines.insert(v.api_key, text);
+    }
+    for key in KAFKA_API_KEYS.iter().filter(|k| k.client_api) {
+        lines
+            .entry(key.id)
+            .or_insert_with(|| format!("{}({}): UNSUPPORTED", key.name, key.id));
+    }
+    let body: Vec<&str> = lines.values().map(String::as_str).collect();
+    format!("(\n\t{}\n)", body.join(",\n\t"))
 }

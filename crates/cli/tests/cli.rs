@@ -839,6 +839,46 @@ fn cluster_id_and_endpoints() {
     );
 }
 
+/// `cluster api-versions` asks every controller DescribeCluster lists, by
+/// id; one that answers gets Kafka's `NodeApiVersions` text, one that does
+/// not an `ERROR:` line, and the command still succeeds (as Kafka's tool).
+#[test]
+fn cluster_api_versions() {
+    let f = fake(kafka_4_4_controller_versions(), ok_everything);
+    let (_dir, cfg) = quick_config("api-versions");
+    let r = kraft(&[
+        "cluster",
+        "api-versions",
+        "--bootstrap-controller",
+        &f.bootstrap(),
+        "--command-config",
+        &cfg,
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    let port = f
+        .bootstrap()
+        .rsplit(':')
+        .next()
+        .map(str::to_owned)
+        .expect("port");
+    assert_eq!(
+        lines[0],
+        format!("127.0.0.1:{port} (id: 1 rack: null isFenced: false) -> (")
+    );
+    for line in [
+        "\tProduce(0): UNSUPPORTED,",
+        "\tDescribeQuorum(55): 0 to 2 [usable: 2],",
+        "\tVote(52): 0 to 2 [usable: 2],",
+    ] {
+        assert!(lines.contains(&line), "{line:?} missing:\n{}", r.stdout);
+    }
+    let errors: Vec<&&str> = lines.iter().filter(|l| l.contains("-> ERROR: ")).collect();
+    assert_eq!(errors.len(), 2, "{}", r.stdout);
+    assert!(errors[0].starts_with("127.0.0.1:19002 (id: 2 rack: null isFenced: false) -> ERROR: "));
+    assert!(errors[1].starts_with("127.0.0.1:19004 (id: 4 rack: null isFenced: false) -> ERROR: "));
+}
+
 #[test]
 fn features_commands() {
     let upgrades = Arc::new(AtomicUsize::new(0));
@@ -1052,16 +1092,20 @@ fn every_subcommand_has_help_with_examples() {
         &["cluster", "unregister"],
         &["cluster", "unregister-controller"],
         &["cluster", "list-endpoints"],
+        &["cluster", "api-versions"],
         &["features"],
         &["features", "describe"],
         &["features", "upgrade"],
         &["features", "downgrade"],
         &["features", "disable"],
         &["features", "version-mapping"],
+        &["features", "feature-dependencies"],
         &["storage"],
         &["storage", "format"],
         &["storage", "info"],
         &["storage", "random-uuid"],
+        &["storage", "version-mapping"],
+        &["storage", "feature-dependencies"],
         &["server"],
         &["quickstart"],
     ];

@@ -214,6 +214,7 @@ fn features() -> FeatureMetadata {
             ("group.version".to_owned(), supported(0, 1)),
             ("share.version".to_owned(), supported(0, 2)),
         ]),
+        api_versions: Vec::new(),
     }
 }
 
@@ -278,4 +279,50 @@ fn pretty_table_matches_kafka_tools_utils() {
         &[vec!["wide cell".into(), "x".into()]],
     );
     assert_eq!(t, "A        \tLong header\t\nwide cell\tx          \t\n");
+}
+
+/// `kafka-cluster api-versions` lines: the golden text is what Kafka
+/// 4.4.0's `Node.toString` and `NodeApiVersions.toString(true)` print for
+/// the same answers (tests/golden/api-versions/NodeText.java).
+#[test]
+fn api_versions_text_matches_kafka() {
+    use kraft_admin::features::ApiVersionRange;
+    let golden = include_str!("golden/api-versions/node-api-versions.txt");
+    let v = |api_key, min_version, max_version| ApiVersionRange {
+        api_key,
+        min_version,
+        max_version,
+    };
+    let answer = [
+        v(55, 0, 2),
+        v(18, 0, 4),
+        v(4, 0, 7),
+        v(0, 0, 2),
+        v(999, 1, 1),
+        v(1, 4, 20),
+        v(80, 0, 1),
+        v(57, 0, 0),
+    ];
+    let controller = ClusterNode {
+        id: 3,
+        host: "127.0.0.1".to_owned(),
+        port: 9093,
+        rack: None,
+        is_fenced: false,
+    };
+    let broker = ClusterNode {
+        id: 4,
+        host: "broker-4.example".to_owned(),
+        port: 9092,
+        rack: Some("rack-a".to_owned()),
+        is_fenced: true,
+    };
+    let ours = format!(
+        "{} -> {}\n{} -> {}\n",
+        render::node_text(&controller),
+        render::node_api_versions_text(&answer),
+        render::node_text(&broker),
+        render::node_api_versions_text(&[]),
+    );
+    assert_eq!(ours, golden);
 }

@@ -21,6 +21,7 @@ pub mod header;
 pub mod java_hash_map;
 #[cfg(feature = "json")]
 pub mod json;
+pub mod kafka_api_keys;
 pub mod kafka_uuid;
 pub mod list;
 pub mod message;

@@ -12,7 +12,8 @@ use super::Admin;
 use crate::config::HostPort;
 use crate::error::{AdminError, ApiError, Result};
 use crate::features::{
-    FeatureMetadata, FeatureUpdate, FinalizedVersionRange, SupportedVersionRange, UpgradeType,
+    ApiVersionRange, FeatureMetadata, FeatureUpdate, FinalizedVersionRange, SupportedVersionRange,
+    UpgradeType,
 };
 use crate::types::{DescribeFeaturesOptions, UpdateFeaturesOptions};
 
@@ -103,6 +104,15 @@ impl Admin {
                                     max_version: f.max_version,
                                 },
                             )
+                        })
+                        .collect(),
+                    api_versions: response
+                        .api_keys
+                        .iter()
+                        .map(|k| ApiVersionRange {
+                            api_key: k.api_key,
+                            min_version: k.min_version,
+                            max_version: k.max_version,
                         })
                         .collect(),
                 })
