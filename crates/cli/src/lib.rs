@@ -8,6 +8,7 @@
 pub mod cli;
 pub mod commands;
 pub mod controller_config;
+pub mod logging;
 pub mod node_cmds;
 pub mod quickstart_brokers;
 pub mod render;

@@ -118,6 +118,10 @@ pub struct InfoArgs {
 #[command(after_help = "Examples:
   kraft server --config controller.properties
   KRAFT_LOG=debug kraft server --config controller.properties
+  KRAFT_LOG_FORMAT=json kraft server --config controller.properties
+
+The log's level, format (text, json) and file rotated by size come from the kraft.log.*
+keys of the properties file; KRAFT_LOG and KRAFT_LOG_FORMAT win over them.
 
 SIGTERM or Ctrl-C resigns leadership, flushes the log and exits 0.")]
 pub struct ServerArgs {
@@ -204,7 +208,18 @@ pub fn storage(args: StorageArgs, out: &mut dyn Write) -> Result<(), CliError> {
 
 /// `kraft server --config FILE`: runs until SIGTERM or Ctrl-C.
 pub async fn server(args: ServerArgs, out: &mut dyn Write) -> Result<(), CliError> {
-    let config = load_config(&args.config, &mut std::io::stderr())?;
+    let path = &args.config;
+    let (config, warnings) = ControllerConfig::load(path)
+        .map_err(|e| CliError::new(format!("{}: {e}", path.display())))?;
+    let level = std::env::var(crate::logging::LOG_ENV).ok();
+    let format = std::env::var(crate::logging::LOG_FORMAT_ENV).ok();
+    crate::logging::server_setup(&config.logging, level.as_deref(), format.as_deref())
+        .and_then(|setup| crate::logging::install(&setup))
+        .map_err(|e| CliError::new(format!("{}: {e}", path.display())))?;
+    // Logged where the log goes now that it is set up.
+    for w in &warnings {
+        tracing::warn!(key = %w.key, "{}", w.message);
+    }
     let node_id = config.node_id;
     let node = ControllerNode::start(config)
         .await
