@@ -10,6 +10,7 @@ pub mod commands;
 pub mod controller_config;
 pub mod docker_env;
 pub mod feature_tools;
+pub mod logging;
 pub mod node_cmds;
 pub mod quickstart_brokers;
 pub mod render;

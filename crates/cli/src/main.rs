@@ -2,44 +2,21 @@
 
 use std::process::ExitCode;
 
-use tracing_subscriber::layer::SubscriberExt;
-use tracing_subscriber::util::SubscriberInitExt;
-
 fn main() -> ExitCode {
-    // A server logs at info by default; the tools stay quiet unless asked.
-    let default = match std::env::args().nth(1).as_deref() {
-        Some("server") => "info",
-        _ => "off",
-    };
-    // KRAFT_LOG wins over the apache/kafka image's log variables.
-    let wanted = std::env::var("KRAFT_LOG")
-        .ok()
-        .or_else(kraft_cli::docker_env::process_log_filter);
-    let (directives, filter) = match wanted
-        .as_deref()
-        .map(|w| (w, tracing_subscriber::EnvFilter::try_new(w)))
-    {
-        Some((w, Ok(filter))) => (w.to_owned(), filter),
-        _ => (
-            default.to_owned(),
-            tracing_subscriber::EnvFilter::new(default),
-        ),
-    };
-    // The filter is reloadable: a server's BROKER_LOGGER changes
-    // (IncrementalAlterConfigs) replace it while it runs.
-    let (filter, reload) = tracing_subscriber::reload::Layer::new(filter);
-    tracing_subscriber::registry()
-        .with(filter)
-        .with(tracing_subscriber::fmt::layer().with_writer(std::io::stderr))
-        .init();
-    kraft_controller::loggers::install(kraft_controller::loggers::Loggers::with_apply(
-        &directives,
-        Box::new(move |directives| {
-            let filter =
-                tracing_subscriber::EnvFilter::try_new(directives).map_err(|e| e.to_string())?;
-            reload.reload(filter).map_err(|e| e.to_string())
-        }),
-    ));
+    // A server sets up its log once it has read its properties file
+    // (`kraft.log.*`); the tools stay quiet unless KRAFT_LOG asks.
+    if std::env::args().nth(1).as_deref() != Some("server") {
+        // KRAFT_LOG wins over the apache/kafka image's log variables.
+        let level = std::env::var(kraft_cli::logging::LOG_ENV)
+            .ok()
+            .or_else(kraft_cli::docker_env::process_log_filter);
+        let format = std::env::var(kraft_cli::logging::LOG_FORMAT_ENV).ok();
+        let setup = kraft_cli::logging::tool_setup(level.as_deref(), format.as_deref());
+        if let Err(e) = kraft_cli::logging::install(&setup) {
+            eprintln!("{e}");
+            return ExitCode::from(1);
+        }
+    }
     // Unlocked handles: a lock held for the whole run would block every
     // log line written from another thread (a blocking task, the raft I/O
     // thread) until the process ends.

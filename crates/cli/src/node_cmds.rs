@@ -140,6 +140,7 @@ pub struct InfoArgs {
 #[command(after_help = "Examples:
   kraft server --config controller.properties
   KRAFT_LOG=debug kraft server --config controller.properties
+  KRAFT_LOG_FORMAT=json kraft server --config controller.properties
   KAFKA_NODE_ID=1 KAFKA_PROCESS_ROLES=controller CLUSTER_ID=MkU3OEVBNTcwNTJENDM2Qk ... kraft server --from-env
 
 --from-env is the container entry point: the apache/kafka image's rules turn KAFKA_*
@@ -149,6 +150,9 @@ when neither is given), the result is written to <final-configs-dir>/server.prop
 empty log directories are formatted with CLUSTER_ID (already formatted ones are kept).
 KRAFT_STANDALONE=true, KRAFT_INITIAL_CONTROLLERS=... or KRAFT_NO_INITIAL_CONTROLLERS=true
 format a dynamic quorum (controller.quorum.bootstrap.servers) as the storage format flags do.
+
+The log's level, format (text, json) and file rotated by size come from the kraft.log.*
+keys of the properties file; KRAFT_LOG and KRAFT_LOG_FORMAT win over them.
 
 SIGTERM or Ctrl-C resigns leadership, flushes the log and exits 0.")]
 pub struct ServerArgs {
@@ -270,13 +274,17 @@ pub fn storage(args: StorageArgs, out: &mut dyn Write) -> Result<(), CliError> {
 
 /// `kraft server --config FILE`: runs until SIGTERM or Ctrl-C.
 pub async fn server(args: ServerArgs, out: &mut dyn Write) -> Result<(), CliError> {
-    let config = match &args.config {
+    let (config, warnings, source) = match &args.config {
         Some(_) if !args.env_overrides.is_empty() => {
             return Err(CliError::new(
                 "NAME=VALUE arguments are only taken with --from-env (see --help)",
             ))
         }
-        Some(path) => load_config(path, &mut std::io::stderr())?,
+        Some(path) => {
+            let (config, warnings) = ControllerConfig::load(path)
+                .map_err(|e| CliError::new(format!("{}: {e}", path.display())))?;
+            (config, warnings, path.display().to_string())
+        }
         None => {
             let dirs = crate::docker_env::ConfigDirs {
                 default_dir: args.default_configs_dir,
@@ -286,9 +294,23 @@ pub async fn server(args: ServerArgs, out: &mut dyn Write) -> Result<(), CliErro
             };
             let mut env = crate::docker_env::process_env();
             crate::docker_env::apply_overrides(&mut env, &args.env_overrides);
-            crate::docker_env::setup(&dirs, env, &mut std::io::stderr())?.1
+            // Its warnings are printed as the image's scripts print theirs.
+            let (path, config) = crate::docker_env::setup(&dirs, env, &mut std::io::stderr())?;
+            (config, Vec::new(), path.display().to_string())
         }
     };
+    // KRAFT_LOG wins; in a container, the image's log variables come next.
+    let level = std::env::var(crate::logging::LOG_ENV)
+        .ok()
+        .or_else(crate::docker_env::process_log_filter);
+    let format = std::env::var(crate::logging::LOG_FORMAT_ENV).ok();
+    crate::logging::server_setup(&config.logging, level.as_deref(), format.as_deref())
+        .and_then(|setup| crate::logging::install(&setup))
+        .map_err(|e| CliError::new(format!("{source}: {e}")))?;
+    // Logged where the log goes now that it is set up.
+    for w in &warnings {
+        tracing::warn!(key = %w.key, "{}", w.message);
+    }
     let node_id = config.node_id;
     let node = ControllerNode::start(config)
         .await

@@ -272,6 +272,11 @@ pub(crate) fn spawn_activation(
                     );
                     match plan {
                         Ok(plan) => {
+                            // QuorumController's wording, which operators grep for.
+                            tracing::info!(
+                                epoch,
+                                "Becoming the active controller at epoch {epoch}, next write offset {start}."
+                            );
                             tracing::info!(epoch, "{}", plan.message);
                             if let Err(e) = controller.activate(epoch, plan.records).await {
                                 tracing::warn!(epoch, error = %e, "cannot append the activation records; retrying");
@@ -298,8 +303,17 @@ pub(crate) fn spawn_activation(
                 }
                 (true, _) => {}
                 (false, _) => {
-                    if active.borrow().is_some() {
-                        tracing::info!(epoch, "no longer the active controller");
+                    let was = *active.borrow();
+                    if let Some(was) = was {
+                        let leader = s
+                            .leader
+                            .leader_id
+                            .map_or_else(|| "(none)".to_owned(), |l| l.to_string());
+                        tracing::warn!(
+                            epoch,
+                            "Renouncing the leadership due to a metadata log event. We were the \
+                             leader at epoch {was}, but in the new epoch {epoch}, the leader is {leader}."
+                        );
                         active.send_replace(None);
                     }
                 }

@@ -124,7 +124,15 @@ pub(crate) fn spawn_loader(
                     load_snapshot(&log_dir, id, &image, &outputs, &mut snapshots)
                 }
                 RaftEvent::LeaderChange(leader) => {
-                    tracing::info!(leader = ?leader.leader_id, epoch = leader.epoch, "leader change");
+                    let name = leader
+                        .leader_id
+                        .map_or_else(|| "(none)".to_owned(), |l| l.to_string());
+                    tracing::info!(
+                        leader = ?leader.leader_id,
+                        epoch = leader.epoch,
+                        "In the new epoch {}, the leader is {name}.",
+                        leader.epoch
+                    );
                     Ok(())
                 }
                 // The driver logged it; the owner of the node decides.
@@ -291,11 +299,14 @@ fn load_snapshot(
     image
         .load_snapshot(records, id.offset - 1, kraft_version)
         .map_err(|e| failed(LoadError::Replay(e)))?;
+    // MetadataLoader's wording ("handleLoadSnapshot(snapshot NAME): ...").
     tracing::info!(
         offset = id.offset,
         epoch = id.epoch,
         records = count,
-        "loaded the image from a snapshot"
+        "handleLoadSnapshot(snapshot {:020}-{:010}): loaded the image from the snapshot.",
+        id.offset,
+        id.epoch
     );
     snapshots.on_snapshot_loaded(&image.read());
     outputs.applied.send_replace(id.offset - 1);

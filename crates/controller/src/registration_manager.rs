@@ -30,6 +30,7 @@ pub(crate) fn spawn_registration(
         .with_security(security);
     tokio::spawn(async move {
         let mut backoff = Duration::from_millis(200);
+        let mut last_leader = None;
         loop {
             tokio::time::sleep(backoff).await;
             let registered = image
@@ -50,6 +51,16 @@ pub(crate) fn spawn_registration(
             let Some(ep) = voter.endpoints.iter().find(|e| e.name == listener) else {
                 continue;
             };
+            if last_leader != Some(leader) {
+                // NodeToControllerRequestThread's wording.
+                tracing::info!(
+                    leader,
+                    "Recorded new KRaft controller, from now on will use node {}:{} (id: {leader} rack: null)",
+                    ep.host,
+                    ep.port
+                );
+                last_leader = Some(leader);
+            }
             let request = controller.registration_request(incarnation, &endpoints);
             let address = Address::new(ep.host.as_str(), ep.port);
             match send_registration(&transport, &address, request).await {

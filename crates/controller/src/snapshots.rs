@@ -228,13 +228,23 @@ async fn run_writer(
             request = requests.recv() => {
                 let Some(request) = request else { return };
                 let started = Instant::now();
+                // SnapshotGenerator's and SnapshotEmitter's wording, which
+                // operators grep for.
+                tracing::info!(
+                    end_offset = request.end_offset,
+                    "Creating new KRaft snapshot file at end offset {} because {}.",
+                    request.end_offset,
+                    request.reason
+                );
                 match raft.create_snapshot(request.end_offset, request.records).await {
                     Ok(Some(id)) => tracing::info!(
                         offset = id.offset,
                         epoch = id.epoch,
                         elapsed_ms = started.elapsed().as_millis() as u64,
                         reason = %request.reason,
-                        "wrote a metadata snapshot"
+                        "Successfully wrote snapshot {:020}-{:010}",
+                        id.offset,
+                        id.epoch
                     ),
                     Ok(None) => tracing::debug!(
                         end_offset = request.end_offset,

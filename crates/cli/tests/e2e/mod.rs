@@ -20,6 +20,7 @@ mod container_env;
 mod directories;
 mod fail_stop;
 mod fatal_exit;
+mod logging;
 mod oauth;
 mod reassignments;
 mod rolling_restarts;
@@ -243,13 +244,13 @@ fn wait_for_three_voters(c: &Cluster) -> Value {
 }
 
 /// Formats controllers 1-3 as a dynamic quorum at `release_version` with
-/// `extra` properties, starts them and waits for [`wait_for_three_voters`]
+/// `extra` properties (`{id}` in them replaced by the node id), starts them and waits for [`wait_for_three_voters`]
 /// and for all three controller registrations (a feature update before them
 /// is refused: "controller N has not registered").
 fn start_three(c: &mut Cluster, cluster_id: &str, extra: &str, release_version: &str) -> Value {
     let initial = initial_controllers(c);
     for id in 1..=3 {
-        c.write_props_with(id, extra);
+        c.write_props_with(id, &extra.replace("{id}", &id.to_string()));
         format(
             c,
             id,

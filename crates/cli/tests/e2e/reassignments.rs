@@ -43,7 +43,7 @@ pub(super) fn finalized_features(addr: &str) -> Vec<(String, i16)> {
 }
 
 /// Registers broker `id` as a 4.4 broker would; returns its epoch.
-fn register(addr: &str, cluster_id: &str, id: i32, features: &[(String, i16)]) -> i64 {
+pub(super) fn register(addr: &str, cluster_id: &str, id: i32, features: &[(String, i16)]) -> i64 {
     let dirs = vec![Uuid::from_u64_pair(0xd1, id as u64)];
     register_with_dirs(addr, cluster_id, id, features, dirs)
 }
@@ -92,7 +92,7 @@ pub(super) fn register_with_dirs(
 }
 
 /// A heartbeat of a caught-up broker; returns whether it is fenced.
-fn heartbeat(addr: &str, id: i32, epoch: i64) -> bool {
+pub(super) fn heartbeat(addr: &str, id: i32, epoch: i64) -> bool {
     let request = broker_heartbeat_request::BrokerHeartbeatRequest {
         broker_id: id,
         broker_epoch: epoch,

@@ -16,6 +16,7 @@
 pub mod groups;
 pub mod kafka_keys;
 pub mod listeners;
+pub mod logging;
 pub mod security;
 #[cfg(test)]
 mod security_tests;
@@ -256,6 +257,9 @@ pub struct ControllerConfig {
     /// `kraft.metrics.listener` (kraft-rs's own): where to serve
     /// `GET /metrics`; `None` serves no metrics.
     pub metrics_listener: Option<HostPort>,
+    /// `kraft.log.*` (kraft-rs's own): the `kraft server` log's level,
+    /// format and file.
+    pub logging: logging::LogSettings,
     /// The authorizer, early-start listeners and delegation tokens.
     pub security: SecurityConfig,
     /// TLS and SASL of the controller listeners and of this node's own
@@ -456,6 +460,7 @@ impl ControllerConfig {
         // Read where topic configs are validated (the static file); checked here.
         REMOTE_LOG_STORAGE_SYSTEM_ENABLE.read(props)?;
         let metrics_listener = parse_metrics_listener(props)?;
+        let logging = logging::LogSettings::parse(props)?;
         let mut listener_names: Vec<String> = listeners.iter().map(|l| l.name.clone()).collect();
         listener_names.extend(controller_listener_names.iter().cloned());
         let security = SecurityConfig::parse(props, &listener_names)?;
@@ -507,6 +512,7 @@ impl ControllerConfig {
             broker_session_timeout_ms: BROKER_SESSION_TIMEOUT_MS.read(props)?,
             broker_heartbeat_interval_ms: BROKER_HEARTBEAT_INTERVAL_MS.read(props)?,
             metrics_listener,
+            logging,
             security,
             transport,
             static_properties: StaticProperties(

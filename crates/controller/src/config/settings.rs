@@ -676,6 +676,11 @@ pub const SETTINGS: &[Setting] = &[
     Setting::Int(&CONNECTION_FAILED_AUTHENTICATION_DELAY_MS),
     Setting::Long(&CONNECTIONS_MAX_IDLE_MS),
     Setting::Text(&KRAFT_METRICS_LISTENER),
+    Setting::Text(&super::logging::KRAFT_LOG_LEVEL),
+    Setting::Text(&super::logging::KRAFT_LOG_FORMAT),
+    Setting::Text(&super::logging::KRAFT_LOG_FILE),
+    Setting::Long(&super::logging::KRAFT_LOG_FILE_MAX_BYTES),
+    Setting::Int(&super::logging::KRAFT_LOG_FILE_MAX_FILES),
     Setting::Text(&security::AUTHORIZER_CLASS_NAME),
     Setting::Text(&security::SUPER_USERS),
     Setting::Bool(&security::ALLOW_EVERYONE_IF_NO_ACL_FOUND),
@@ -737,7 +742,9 @@ pub fn reference_markdown() -> String {
         "# Controller configuration\n\n\
          The keys a `kraft server` reads from its `.properties` file, with Kafka 4.4's \
          types, defaults and bounds. Unknown keys are logged and ignored, except the keys \
-         that decide who may do what, which are served or refused (see the end of this page). \
+         that decide who may do what, which are served or refused (see the end of this page), \
+         and unknown `kraft.log.*` keys, which are refused (a misspelled logging key would \
+         leave the log somewhere else than intended). \
          Generated from `crates/controller/src/config/settings.rs` and `security.rs`; \
          `cargo test -p kraft-controller` fails when this file is stale \
          (`KRAFT_WRITE_CONFIG_DOC=1` rewrites it).\n\n\
@@ -787,7 +794,7 @@ A BROKER config set for this controller's own id (or as the cluster-wide default
 
 DescribeConfigs (BROKER, this node's id) lists every config of Kafka 4.4's broker definition with the value this node runs with: its dynamic config if Kafka's `DynamicBrokerConfig` would accept it (a dynamic key, not a keystore or truststore key without a listener prefix), else the cluster-wide default, else the configuration file, else Kafka's default; `\"\"` lists the cluster-wide defaults. Other dynamic keys are recorded and described but change nothing in kraft-rs (it has no log cleaner, no network threads to resize, no quotas to enforce).
 
-BROKER_LOGGER (`kafka-configs --bootstrap-controller ... --alter --entity-type broker-loggers --entity-name <node id> --add-config <logger>=DEBUG`) changes this process's log levels at once: a logger is a `tracing` target (`root`, the crates `kraft_controller`, `kraft_raft`, `kraft_protocol`, `kraft_security`, `kraft_admin`, `kraft_cli`, `kraft`, and every target `KRAFT_LOG` names), its level one of Kafka's (`TRACE`, `DEBUG`, `INFO`, `WARN`, `ERROR`, `FATAL`, the last filtering as `error`); `--delete-config` gives a logger its parent's level again. Changes last until the process ends (`KRAFT_LOG` applies at the next start).
+BROKER_LOGGER (`kafka-configs --bootstrap-controller ... --alter --entity-type broker-loggers --entity-name <node id> --add-config <logger>=DEBUG`) changes this process's log levels at once: a logger is a `tracing` target (`root`, the crates `kraft_controller`, `kraft_raft`, `kraft_protocol`, `kraft_security`, `kraft_admin`, `kraft_cli`, `kraft`, and every target the starting filter names: `KRAFT_LOG`, else `kraft.log.level`), its level one of Kafka's (`TRACE`, `DEBUG`, `INFO`, `WARN`, `ERROR`, `FATAL`, the last filtering as `error`); `--delete-config` gives a logger its parent's level again. Changes last until the process ends (the starting filter applies at the next start).
 ";
 
 /// The value of `key`, untrimmed.

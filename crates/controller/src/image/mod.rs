@@ -483,11 +483,23 @@ impl MetadataImage {
             });
         entry.count += 1;
         if entry.count == 1 {
+            // MetadataDelta's wording for an unknown type ("Unknown metadata
+            // record type N"), which operators grep for.
+            let what = match entry.reason {
+                NotUnderstoodReason::UnknownType => {
+                    format!("Unknown metadata record type {}", entry.record_type)
+                }
+                NotUnderstoodReason::UnknownVersion => format!(
+                    "Unknown metadata record version {} of record type {}",
+                    entry.version, entry.record_type
+                ),
+            };
             tracing::error!(
                 record_type = entry.record_type,
                 version = entry.version,
+                offset,
                 record = %entry,
-                "metadata record not understood: this node keeps it in the log and takes no snapshot and cleans no log until a build that understands it runs"
+                "{what}: this node keeps it in the log and takes no snapshot and cleans no log until a build that understands it runs"
             );
         }
     }

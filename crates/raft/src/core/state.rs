@@ -179,3 +179,72 @@ impl State {
         }
     }
 }
+
+/// Kafka's `Optional` rendering of a high watermark.
+fn optional_hw(hw: Option<i64>) -> String {
+    hw.map_or_else(|| "Optional.empty".to_owned(), |o| format!("Optional[{o}]"))
+}
+
+/// Kafka's `Optional` rendering of a node id or replica key.
+fn optional<T: std::fmt::Display>(value: Option<T>) -> String {
+    value.map_or_else(|| "Optional.empty".to_owned(), |v| format!("Optional[{v}]"))
+}
+
+impl State {
+    /// The state as Kafka's `EpochState.toString()` names it (`Leader(...)`,
+    /// `FollowerState(...)`, `CandidateState(...)`, `ProspectiveState(...)`,
+    /// `UnattachedState(...)`, `ResignedState(...)`), so that QuorumState's
+    /// "Completed transition to ..." lines read as Kafka's. The fields are
+    /// the ones this core keeps.
+    pub(crate) fn describe(&self, local_id: Option<NodeId>) -> String {
+        let local = optional(local_id);
+        match self {
+            State::Leader(l) => format!(
+                "Leader(localVoterNode={}, epoch={}, epochStartOffset={}, highWatermark={}, voters={:?})",
+                l.local.key,
+                l.epoch,
+                l.epoch_start_offset,
+                optional_hw(l.high_watermark),
+                l.voters.keys().collect::<Vec<_>>()
+            ),
+            State::Follower(f) => format!(
+                "FollowerState(epoch={}, leader={}, votedKey={}, highWatermark={}, fetchingSnapshot={})",
+                f.epoch,
+                f.leader,
+                optional(f.voted),
+                optional_hw(f.hw),
+                optional(f.fetching_snapshot.map(|s| format!("{}-{}", s.offset, s.epoch)))
+            ),
+            State::Candidate(c) => format!(
+                "CandidateState(localId={local}, epoch={}, epochElection={:?}, highWatermark={})",
+                c.epoch,
+                c.election.granting(),
+                optional_hw(c.hw)
+            ),
+            State::Prospective(p) => format!(
+                "ProspectiveState(epoch={}, leaderId={}, votedKey={}, epochElection={:?}, highWatermark={})",
+                p.epoch,
+                optional(p.leader),
+                optional(p.voted),
+                p.election.granting(),
+                optional_hw(p.hw)
+            ),
+            State::Unattached(u) => format!(
+                "UnattachedState(epoch={}, leaderId={}, votedKey={}, highWatermark={})",
+                u.epoch,
+                optional(u.leader),
+                optional(u.voted),
+                optional_hw(u.hw)
+            ),
+            State::Resigned(r) => format!(
+                "ResignedState(localId={local}, epoch={}, unackedVoters={:?}, preferredSuccessors={:?})",
+                r.epoch,
+                r.unacked,
+                r.preferred_successors
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+            ),
+        }
+    }
+}

@@ -331,11 +331,18 @@ impl ControlState {
 
     /// Records a voter set at `offset`.
     pub fn add_voters(&mut self, offset: i64, voters: VoterSet) {
+        // KRaftControlRecordStateMachine's wording: the voter-change line
+        // operators watch.
+        tracing::info!(
+            offset,
+            "Latest set of voters is {voters} at offset {offset}"
+        );
         self.voters.add_at(offset, voters);
     }
 
     /// Records a `kraft.version` at `offset`.
     pub fn add_kraft_version(&mut self, offset: i64, level: i16) {
+        tracing::info!(offset, "Latest kraft.version is {level} at offset {offset}");
         self.kraft_versions.add_at(offset, level);
     }
 

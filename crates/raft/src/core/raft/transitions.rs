@@ -108,6 +108,10 @@ impl<L: RaftLog> RaftCore<L> {
                 hw: None,
             })
         };
+        tracing::info!(
+            "Completed transition to {} from null",
+            self.state.describe(self.local_id())
+        );
         self.persist();
         self.maybe_fire_leader_change();
 
@@ -164,6 +168,15 @@ impl<L: RaftLog> RaftCore<L> {
 
     fn replace_state(&mut self, new: State, now: i64) {
         let old = std::mem::replace(&mut self.state, new);
+        // QuorumState's wording, which operators' alert rules look for.
+        let local = self.local_id();
+        tracing::info!(
+            epoch = self.state.epoch(),
+            role = ?self.state.role(),
+            "Completed transition to {} from {}",
+            self.state.describe(local),
+            old.describe(local)
+        );
         self.abort_snapshot_download(&old);
         self.on_leave_leader(&old, now);
     }
