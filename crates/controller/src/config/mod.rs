@@ -247,6 +247,9 @@ pub struct ControllerConfig {
     /// `kraft.metrics.listener` (kraft-rs's own): where to serve
     /// `GET /metrics`; `None` serves no metrics.
     pub metrics_listener: Option<HostPort>,
+    /// `kraft.metrics.naming` (kraft-rs's own): the exporter rules the
+    /// Kafka-named metrics follow.
+    pub metrics_naming: crate::metrics::MetricNaming,
     /// The authorizer, early-start listeners and delegation tokens.
     pub security: SecurityConfig,
     /// TLS and SASL of the controller listeners and of this node's own
@@ -445,6 +448,7 @@ impl ControllerConfig {
             fetch_max_bytes: QUORUM_FETCH_MAX_BYTES.read(props)?,
         };
         let metrics_listener = parse_metrics_listener(props)?;
+        let metrics_naming = parse_metrics_naming(props)?;
         let mut listener_names: Vec<String> = listeners.iter().map(|l| l.name.clone()).collect();
         listener_names.extend(controller_listener_names.iter().cloned());
         let security = SecurityConfig::parse(props, &listener_names)?;
@@ -491,6 +495,7 @@ impl ControllerConfig {
             broker_session_timeout_ms: BROKER_SESSION_TIMEOUT_MS.read(props)?,
             broker_heartbeat_interval_ms: BROKER_HEARTBEAT_INTERVAL_MS.read(props)?,
             metrics_listener,
+            metrics_naming,
             security,
             transport,
             static_properties: StaticProperties(
@@ -689,6 +694,18 @@ fn parse_metrics_listener(props: &Properties) -> Result<Option<HostPort>, Config
             KRAFT_METRICS_LISTENER.key,
             raw,
             "Expected HOST:PORT, e.g. 127.0.0.1:9308 (port 0: an ephemeral port)",
+        )
+    })
+}
+
+/// `kraft.metrics.naming`: `strimzi` (the default) or `confluent`.
+fn parse_metrics_naming(props: &Properties) -> Result<crate::metrics::MetricNaming, ConfigError> {
+    let raw = KRAFT_METRICS_NAMING.read(props)?.unwrap_or("strimzi");
+    crate::metrics::MetricNaming::parse(raw.trim()).ok_or_else(|| {
+        invalid(
+            KRAFT_METRICS_NAMING.key,
+            raw,
+            "Expected strimzi or confluent",
         )
     })
 }
