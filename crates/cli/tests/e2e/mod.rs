@@ -16,6 +16,7 @@ use kraft_testkit::{free_port, wait_for, KraftServer, TempDir};
 use serde_json::Value;
 
 mod authorization;
+mod dashboard_metrics;
 mod directories;
 mod fail_stop;
 mod fatal_exit;

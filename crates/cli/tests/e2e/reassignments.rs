@@ -92,7 +92,7 @@ pub(super) fn register_with_dirs(
 }
 
 /// A heartbeat of a caught-up broker; returns whether it is fenced.
-fn heartbeat(addr: &str, id: i32, epoch: i64) -> bool {
+pub(super) fn heartbeat(addr: &str, id: i32, epoch: i64) -> bool {
     let request = broker_heartbeat_request::BrokerHeartbeatRequest {
         broker_id: id,
         broker_epoch: epoch,
