@@ -20,6 +20,21 @@
 //! | `kraft_metadata_records_not_understood` | `record_type`, `version`, `reason` | records of a type or version this build does not understand, kept in the image; `reason` is `unknown type` or `unknown version` |
 //! | `kraft_metadata_snapshots_suspended` | | 1 while this node takes no snapshot and applies no log retention because of such records |
 //!
+//! Beside them, Kafka 4.4's own metrics, named as the Prometheus JMX
+//! exporter renders them with Strimzi's or Confluent's rules
+//! ([`MetricNaming`], `kraft.metrics.naming`; the rendering rules are in
+//! the `kafka` module):
+//!
+//! | Kafka source | metrics (Strimzi naming) |
+//! | --- | --- |
+//! | `QuorumControllerMetrics` | `kafka_controller_kafkacontroller_` `activecontrollercount`, `lastappliedrecordoffset`, `lastcommittedrecordoffset`, `lastappliedrecordtimestamp`, `lastappliedrecordlagms`, `timedoutbrokerheartbeatcount`, `eventqueueoperationsstartedcount`, `eventqueueoperationstimedoutcount`, `newactivecontrollerscount`; `kafka_controller_controllereventmanager_` `eventqueuetimems` and `eventqueueprocessingtimems` (`_count` and `quantile` 0.50 ... 0.999), `avgidleratio` |
+//! | `ControllerMetadataMetrics` | `kafka_controller_kafkacontroller_` `activebrokercount` (unfenced, controlled shutdown included), `fencedbrokercount`, `controlledshutdownbrokercount`, `brokerregistrationstate{broker}`, `globaltopiccount`, `globalpartitioncount`, `offlinepartitionscount`, `preferredreplicaimbalancecount`, `metadataerrorcount`, `ignoredstaticvoters`; `kafka_controller_controllerstats_` `uncleanleaderelections_total`, `electionfromeligibleleaderreplicas_total` |
+//! | `KafkaRaftMetrics` | `kafka_server_raftmetrics_` `current_state{current_state}`, `current_leader`, `current_vote`, `current_epoch`, `high_watermark`, `log_end_offset`, `log_end_epoch`, `number_unknown_voter_connections`, `number_of_voters`, `number_of_observers` and `uncommitted_voter_change` (leader only), `commit_latency_avg`/`_max`, `election_latency_avg`/`_max`, `fetch_records_rate`, `append_records_rate`, `poll_idle_ratio_avg` |
+//! | raft channel | `kafka_server_raftchannelmetrics_` `incoming_byte_total`, `outgoing_byte_total`, `request_total`, `response_total` |
+//! | `MetadataLoaderMetrics` | `kafka_server_metadataloader_` `currentmetadataversion`, `currentcontrollerid`, `handleloadsnapshotcount`, `avgidleratio`, `finalizedlevel{featureName}` |
+//! | `SnapshotEmitterMetrics` | `kafka_server_snapshotemitter_` `latestsnapshotgeneratedbytes`, `latestsnapshotgeneratedagems` |
+//! | process | `process_cpu_seconds_total`, `process_resident_memory_bytes`, `process_virtual_memory_bytes`, `process_start_time_seconds`, `process_open_fds`, `process_max_fds` (from `/proc`) |
+//!
 //! The HTTP side is deliberately small: one request per connection, the
 //! request line parsed and the headers skipped, at most
 //! [`MAX_REQUEST_BYTES`] read within [`REQUEST_TIMEOUT`]; the answer is
