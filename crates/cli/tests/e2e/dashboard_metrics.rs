@@ -14,11 +14,12 @@ use std::net::TcpStream;
 use std::time::Duration;
 
 use kraft_protocol::messages::broker_heartbeat_request::BrokerHeartbeatRequest;
-use kraft_protocol::{RequestBody, ResponseBody, Uuid};
+use kraft_protocol::messages::create_topics_request;
+use kraft_protocol::{List, RequestBody, ResponseBody, StrBytes, Uuid};
 use kraft_testkit::{free_port, wait_for};
 use serde_json::Value;
 
-use super::protocol_sweep::sweep::leader_id;
+use super::protocol_sweep::sweep::leader_and_follower;
 use super::reassignments::{call, finalized_features, heartbeat, register_with_dirs};
 use super::{format, initial_controllers, kraft, wait_for_three_voters, Cluster};
 
@@ -176,9 +177,12 @@ fn every_dashboard_metric_selects_a_series_on_a_real_quorum() {
     }
     wait_for_three_voters(&c);
     let leader_of = |c: &Cluster| {
-        wait_for("a leader", PATIENCE, || {
-            (1..=3).find_map(|id| leader_id(&c.controller(id)))
-        })
+        let nodes: Vec<(i32, String)> = (1..=3).map(|id| (id as i32, c.controller(id))).collect();
+        let (leader, _) = leader_and_follower(&nodes, PATIENCE);
+        nodes
+            .iter()
+            .find(|(_, a)| *a == leader.addr)
+            .map_or(1, |(id, _)| *id)
     };
     let leader = leader_of(&c);
     let addr = c.controller(leader as usize);
@@ -204,6 +208,31 @@ fn every_dashboard_metric_selects_a_series_on_a_real_quorum() {
             .all(|&(id, epoch)| !heartbeat(&addr, id, epoch))
             .then_some(())
     });
+    // A partition led by the broker that shuts down: it stays in
+    // controlled shutdown (unfenced) until its leadership has moved and it
+    // heartbeats again or its session expires.
+    let create = create_topics_request::CreateTopicsRequest {
+        topics: List::from([create_topics_request::CreatableTopic {
+            name: StrBytes::from("dashboards"),
+            num_partitions: -1,
+            replication_factor: -1,
+            assignments: List::from([create_topics_request::CreatableReplicaAssignment {
+                partition_index: 0,
+                broker_ids: vec![2003, 2001, 2002],
+                ..Default::default()
+            }]),
+            ..Default::default()
+        }]),
+        timeout_ms: 10_000,
+        ..Default::default()
+    };
+    let ResponseBody::CreateTopics(r) = call(&addr, 7, RequestBody::CreateTopics(create)) else {
+        panic!("not a CreateTopics response")
+    };
+    assert!(
+        r.topics.iter().all(|t| t.error_code == 0),
+        "the topic is created"
+    );
     let (shutting, epoch) = epochs[2];
     request_shutdown(&addr, shutting, epoch);
     wait_for(
