@@ -530,3 +530,17 @@ fn group_coordinator_settings_are_checked_at_start() {
     assert_eq!(c.groups.streams_assignor_names, ["sticky"]);
     assert_eq!(c.groups.consumer.max_session_timeout_ms, 90_000);
 }
+
+#[test]
+fn metrics_naming_is_strimzi_by_default_or_confluent() {
+    use crate::metrics::MetricNaming;
+    let (c, _) = parse(MINIMAL).expect("valid");
+    assert_eq!(c.metrics_naming, MetricNaming::Strimzi);
+    let (c, _) = parse(&format!("{MINIMAL}kraft.metrics.naming=confluent\n")).expect("valid");
+    assert_eq!(c.metrics_naming, MetricNaming::Confluent);
+    let e = err(&format!("{MINIMAL}kraft.metrics.naming=prometheus\n"));
+    assert!(
+        e.contains("kraft.metrics.naming") && e.contains("Expected strimzi or confluent"),
+        "{e}"
+    );
+}
