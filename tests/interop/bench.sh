@@ -567,7 +567,7 @@ cold_once() {
         fail "$i standalone: no leader: $(tail -n 3 "$d/wait.err")"
     if [[ $i == kraft-rs ]]; then
         first=$(grep -m1 -oE '^[0-9]{4}-[0-9-]+T[0-9:.]+Z' "$d/node1/server.log")
-        elected=$(grep -m1 'leader change leader=Some(1)' "$d/node1/server.log" | grep -oE '^[0-9]{4}-[0-9-]+T[0-9:.]+Z')
+        elected=$(grep -m1 'the leader is 1\. leader=Some(1)' "$d/node1/server.log" | grep -oE '^[0-9]{4}-[0-9-]+T[0-9:.]+Z')
         first=$(date -d "$first" +%s.%N) elected=$(date -d "$elected" +%s.%N)
     else
         pattern='Completed transition to Leader'

@@ -276,7 +276,7 @@ kraft_pid=$!
 qbs="$bootstrap,127.0.0.1:$port"
 wait_caught_up 5 Observer 60 || fail "kraft-rs controller 5 did not catch up as an observer: $snap"
 how="replayed the log"
-grep -q "loaded the image from a snapshot" "$kraft_log" && how="fetched the Java leader's snapshot (FetchSnapshot) and replayed the rest"
+grep -q "loaded the image from the snapshot" "$kraft_log" && how="fetched the Java leader's snapshot (FetchSnapshot) and replayed the rest"
 pass "kraft-rs controller 5 caught up as an observer ($how; LogEndOffset $(leo_of 5))"
 
 tool org.apache.kafka.tools.MetadataQuorumCommand --bootstrap-controller "$bootstrap" \
@@ -307,7 +307,7 @@ while ((SECONDS < deadline)); do
 done
 [[ -n $k ]] && (($(ckpt_offset "$k") >= target)) || fail "kraft-rs wrote no snapshot at or past offset $target in 120s (latest: ${k:-none})"
 [[ -n $j ]] && (($(ckpt_offset "$j") >= target)) || fail "Java leader $java_leader wrote no snapshot past offset $target in 120s (latest: ${j:-none})"
-nsnaps=$(grep -c "wrote a metadata snapshot" "$kraft_log" || true)
+nsnaps=$(grep -c "Successfully wrote snapshot" "$kraft_log" || true)
 pass "kraft-rs controller 5 wrote snapshots ($nsnaps so far, latest $k)"
 
 # Cleaning: the retention (1 byte) keeps only the latest snapshot; the log

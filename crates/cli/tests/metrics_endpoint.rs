@@ -276,7 +276,7 @@ fn metrics_report_a_healthy_controller_then_records_not_understood() {
     let log = node.server.log();
     let errors: Vec<&str> = log
         .lines()
-        .filter(|l| l.contains("ERROR") && l.contains("metadata record not understood"))
+        .filter(|l| l.contains("ERROR") && l.contains("this node keeps it in the log"))
         .collect();
     assert_eq!(errors.len(), 3, "one line per type and version:\n{log}");
     assert!(

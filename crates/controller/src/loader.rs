@@ -20,6 +20,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
+use kraft_protocol::records::decode_metadata_record_header;
+use kraft_protocol::{MetadataRecordBody, MetadataRecordType};
 use kraft_raft::{
     ControlRecord, FatalError, RaftEvent, RaftHandle, RaftLog, Record, SnapshotId,
     BOOTSTRAP_SNAPSHOT_ID,
@@ -28,6 +30,7 @@ use tokio::sync::{mpsc, watch};
 
 use crate::activation::{ActiveEpoch, BootstrapMetadata};
 use crate::image::{CommittedRecordError, MetadataRecord, ScramImage, SharedImage};
+use crate::metrics::ControllerStats;
 use crate::snapshots::SnapshotTrigger;
 
 /// Why a running node stopped on its own. The node answers nothing that
@@ -97,6 +100,8 @@ pub(crate) struct LoaderOutputs {
     pub(crate) failure: watch::Sender<Option<Arc<NodeFailure>>>,
     /// The bootstrap metadata read from the `0-0` checkpoint.
     pub(crate) bootstrap: watch::Sender<Option<Arc<BootstrapMetadata>>>,
+    /// Where applied batches, leader changes and elections are counted.
+    pub(crate) stats: Arc<ControllerStats>,
 }
 
 /// Applies committed records and snapshots to the image, in log order,
@@ -113,6 +118,7 @@ pub(crate) fn spawn_loader(
 ) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
         while let Some(event) = events.recv().await {
+            let started = std::time::Instant::now();
             let outcome = match event {
                 RaftEvent::Committed(batches) => {
                     apply_batches(batches, &image, &outputs, &active, &mut snapshots)
@@ -133,6 +139,9 @@ pub(crate) fn spawn_loader(
                         "In the new epoch {}, the leader is {name}.",
                         leader.epoch
                     );
+                    if leader.leader_id.is_some() {
+                        outputs.stats.new_active_controller();
+                    }
                     Ok(())
                 }
                 // The driver logged it; the owner of the node decides.
@@ -140,6 +149,9 @@ pub(crate) fn spawn_loader(
                 // Events this controller does not act on.
                 _ => Ok(()),
             };
+            outputs
+                .stats
+                .loader_worked(started.elapsed().as_secs_f64() * 1000.0);
             if let Err(failure) = outcome {
                 if !matches!(failure, NodeFailure::Storage(_)) {
                     tracing::error!("{failure}");
@@ -163,13 +175,21 @@ fn apply_batches(
     let mut data = Vec::new();
     let mut bytes = 0u64;
     let mut base_offsets = Vec::with_capacity(batches.len());
+    let mut append_time = None;
+    let mut unclean = 0u64;
     for batch in batches {
         bytes += batch.size_estimate() as u64;
+        append_time = Some(batch.append_time);
         base_offsets.push(batch.base_offset);
         for (i, record) in batch.records.into_iter().enumerate() {
             let offset = batch.base_offset + i as i64;
             match record {
-                Record::Data(bytes) => data.push((offset, bytes)),
+                Record::Data(bytes) => {
+                    if elects_uncleanly(&bytes) {
+                        unclean += 1;
+                    }
+                    data.push((offset, bytes))
+                }
                 Record::Control(ControlRecord::KRaftVersion(level)) => kraft_version = Some(level),
                 Record::Control(_) => {}
             }
@@ -202,11 +222,31 @@ fn apply_batches(
             i.set_last_offset(last);
         }
     });
+    outputs.stats.elections(unclean, 0);
+    if let Some(time) = append_time {
+        outputs.stats.applied_batch(time);
+    }
     if let Some(last) = last {
         outputs.applied.send_replace(last);
         snapshots.on_committed(bytes, last, &image.read());
     }
     Ok(())
+}
+
+/// Whether a record value is a PartitionChangeRecord whose leader was
+/// elected uncleanly (leader recovery state RECOVERING: Kafka's
+/// `PartitionRegistration.electionWasUnclean`, counted by its
+/// `UncleanLeaderElectionsPerSec`).
+fn elects_uncleanly(value: &Bytes) -> bool {
+    let mut frame = value.clone();
+    match decode_metadata_record_header(&mut frame) {
+        Ok(header) if header.api_key == MetadataRecordType::PartitionChange.id() => {}
+        _ => return false,
+    }
+    matches!(
+        MetadataRecordBody::decode(value.clone()),
+        Ok((_, MetadataRecordBody::PartitionChange(r))) if r.leader_recovery_state == 1
+    )
 }
 
 fn load_bootstrap(

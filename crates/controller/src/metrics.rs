@@ -20,6 +20,21 @@
 //! | `kraft_metadata_records_not_understood` | `record_type`, `version`, `reason` | records of a type or version this build does not understand, kept in the image; `reason` is `unknown type` or `unknown version` |
 //! | `kraft_metadata_snapshots_suspended` | | 1 while this node takes no snapshot and applies no log retention because of such records |
 //!
+//! Beside them, Kafka 4.4's own metrics, named as the Prometheus JMX
+//! exporter renders them with Strimzi's or Confluent's rules
+//! ([`MetricNaming`], `kraft.metrics.naming`; the rendering rules are in
+//! the `kafka` module):
+//!
+//! | Kafka source | metrics (Strimzi naming) |
+//! | --- | --- |
+//! | `QuorumControllerMetrics` | `kafka_controller_kafkacontroller_` `activecontrollercount`, `lastappliedrecordoffset`, `lastcommittedrecordoffset`, `lastappliedrecordtimestamp`, `lastappliedrecordlagms`, `timedoutbrokerheartbeatcount`, `eventqueueoperationsstartedcount`, `eventqueueoperationstimedoutcount`, `newactivecontrollerscount`; `kafka_controller_controllereventmanager_` `eventqueuetimems` and `eventqueueprocessingtimems` (`_count` and `quantile` 0.50 ... 0.999), `avgidleratio` |
+//! | `ControllerMetadataMetrics` | `kafka_controller_kafkacontroller_` `activebrokercount` (unfenced, controlled shutdown included), `fencedbrokercount`, `controlledshutdownbrokercount`, `brokerregistrationstate{broker}`, `globaltopiccount`, `globalpartitioncount`, `offlinepartitionscount`, `preferredreplicaimbalancecount`, `metadataerrorcount`, `ignoredstaticvoters`; `kafka_controller_controllerstats_` `uncleanleaderelections_total`, `electionfromeligibleleaderreplicas_total` |
+//! | `KafkaRaftMetrics` | `kafka_server_raftmetrics_` `current_state{current_state}`, `current_leader`, `current_vote`, `current_epoch`, `high_watermark`, `log_end_offset`, `log_end_epoch`, `number_unknown_voter_connections`, `number_of_voters`, `number_of_observers` and `uncommitted_voter_change` (leader only), `commit_latency_avg`/`_max`, `election_latency_avg`/`_max`, `fetch_records_rate`, `append_records_rate`, `poll_idle_ratio_avg` |
+//! | raft channel | `kafka_server_raftchannelmetrics_` `incoming_byte_total`, `outgoing_byte_total`, `request_total`, `response_total` |
+//! | `MetadataLoaderMetrics` | `kafka_server_metadataloader_` `currentmetadataversion`, `currentcontrollerid`, `handleloadsnapshotcount`, `avgidleratio`, `finalizedlevel{featureName}` |
+//! | `SnapshotEmitterMetrics` | `kafka_server_snapshotemitter_` `latestsnapshotgeneratedbytes`, `latestsnapshotgeneratedagems` |
+//! | process | `process_cpu_seconds_total`, `process_resident_memory_bytes`, `process_virtual_memory_bytes`, `process_start_time_seconds`, `process_open_fds`, `process_max_fds` (from `/proc`) |
+//!
 //! The HTTP side is deliberately small: one request per connection, the
 //! request line parsed and the headers skipped, at most
 //! [`MAX_REQUEST_BYTES`] read within [`REQUEST_TIMEOUT`]; the answer is
@@ -39,6 +54,11 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
+
+use kraft_raft::RaftMetricsSnapshot;
+
+pub use self::process::ProcessValues;
+pub use self::stats::{ControllerStats, StatsValues};
 
 use crate::activation::ActiveEpoch;
 use crate::image::{MetadataImage, NotUnderstood, NotUnderstoodReason, SharedImage};
@@ -67,6 +87,62 @@ const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(1);
 const DRAIN_MAX_BYTES: usize = 1 << 20;
 
+mod kafka;
+mod process;
+pub mod stats;
+
+/// Which exporter rules the Kafka-named metrics follow
+/// (`kraft.metrics.naming`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum MetricNaming {
+    /// Strimzi's `kafka-metrics.yaml` (`kafka_server_raftmetrics_*`,
+    /// histograms as `_count` and quantiles, meters as `_total`).
+    #[default]
+    Strimzi,
+    /// Confluent's jmx-monitoring-stacks `kafka_controller.yml`
+    /// (`kafka_server_raft_metrics_*`, histograms and meters as their
+    /// count under the bare name).
+    Confluent,
+}
+
+impl MetricNaming {
+    /// The setting's value for this naming.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MetricNaming::Strimzi => "strimzi",
+            MetricNaming::Confluent => "confluent",
+        }
+    }
+
+    /// Parses a `kraft.metrics.naming` value.
+    pub fn parse(value: &str) -> Option<MetricNaming> {
+        match value {
+            "strimzi" => Some(MetricNaming::Strimzi),
+            "confluent" => Some(MetricNaming::Confluent),
+            _ => None,
+        }
+    }
+}
+
+/// Registered brokers as Kafka's `ControllerMetadataMetrics` count them:
+/// a broker in controlled shutdown is active (unfenced) too.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct KafkaBrokerCounts {
+    /// Unfenced brokers (`ActiveBrokerCount`).
+    pub active: u64,
+    /// Fenced brokers (`FencedBrokerCount`).
+    pub fenced: u64,
+    /// Brokers in controlled shutdown (`ControlledShutdownBrokerCount`).
+    pub controlled_shutdown: u64,
+}
+
+/// Kafka's `BrokerRegistrationState` of a fenced broker.
+pub const REGISTRATION_FENCED: i32 = 10;
+/// Kafka's `BrokerRegistrationState` of a broker in controlled shutdown.
+pub const REGISTRATION_CONTROLLED_SHUTDOWN: i32 = 20;
+/// Kafka's `BrokerRegistrationState` of an active broker.
+pub const REGISTRATION_ACTIVE: i32 = 30;
+
 /// Registered brokers by state.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct BrokerCounts {
@@ -91,13 +167,41 @@ pub struct ImageGauges {
     pub offline_partitions: u64,
     /// Records not understood, one entry per type and version.
     pub not_understood: Vec<NotUnderstood>,
+    /// Brokers as Kafka counts them.
+    pub kafka_brokers: KafkaBrokerCounts,
+    /// Each registered broker's Kafka `BrokerRegistrationState`, by id.
+    pub registrations: Vec<(i32, i32)>,
+    /// Partitions whose leader is not their first replica.
+    pub preferred_replica_imbalance: u64,
+    /// The metadata.version feature level, 0 before one is finalized.
+    pub metadata_version: i16,
+    /// Finalized feature levels: metadata.version (once set),
+    /// kraft.version and every other finalized feature.
+    pub finalized_levels: Vec<(String, i16)>,
 }
 
 impl ImageGauges {
     /// Counts what `image` holds.
     pub fn read(image: &MetadataImage) -> ImageGauges {
         let mut brokers = BrokerCounts::default();
+        let mut kafka_brokers = KafkaBrokerCounts::default();
+        let mut registrations = Vec::new();
         for broker in image.cluster().brokers() {
+            let state = if broker.fenced() {
+                kafka_brokers.fenced += 1;
+                REGISTRATION_FENCED
+            } else {
+                kafka_brokers.active += 1;
+                if broker.in_controlled_shutdown() {
+                    REGISTRATION_CONTROLLED_SHUTDOWN
+                } else {
+                    REGISTRATION_ACTIVE
+                }
+            };
+            if broker.in_controlled_shutdown() {
+                kafka_brokers.controlled_shutdown += 1;
+            }
+            registrations.push((broker.id(), state));
             if broker.fenced() {
                 brokers.fenced += 1;
             } else if broker.in_controlled_shutdown() {
@@ -108,26 +212,45 @@ impl ImageGauges {
         }
         let mut partitions = 0u64;
         let mut offline_partitions = 0u64;
+        let mut preferred_replica_imbalance = 0u64;
         for topic in image.topics().topics() {
             for (_, partition) in topic.partitions() {
                 partitions += 1;
                 if !partition.has_leader() {
                     offline_partitions += 1;
                 }
+                // Kafka's hasPreferredLeader: leader == replicas[0] (-1
+                // without replicas).
+                let preferred = partition.replicas().next().unwrap_or(-1);
+                if partition.leader() != preferred {
+                    preferred_replica_imbalance += 1;
+                }
             }
         }
+        let metadata_version = image.metadata_version().map_or(0, |v| v.feature_level());
+        let mut finalized_levels = Vec::new();
+        if metadata_version > 0 {
+            finalized_levels.push(("metadata.version".to_owned(), metadata_version));
+        }
+        finalized_levels.push(("kraft.version".to_owned(), image.kraft_version()));
+        finalized_levels.extend(image.finalized_features().iter().cloned());
         ImageGauges {
             brokers,
             topics: image.topics().len() as u64,
             partitions,
             offline_partitions,
             not_understood: image.not_understood().cloned().collect(),
+            kafka_brokers,
+            registrations,
+            preferred_replica_imbalance,
+            metadata_version,
+            finalized_levels,
         }
     }
 }
 
 /// Everything one scrape reports.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct ControllerMetrics {
     /// Whether this node is the active controller.
     pub active_controller: bool,
@@ -145,6 +268,18 @@ pub struct ControllerMetrics {
     pub snapshots_suspended: bool,
     /// What the image holds.
     pub image: ImageGauges,
+    /// The exporter rules the Kafka-named metrics follow.
+    pub naming: MetricNaming,
+    /// When the scrape was taken (ms since the Unix epoch).
+    pub now_ms: i64,
+    /// Kafka's raft metrics, when a raft node is behind the scrape.
+    pub raft: Option<RaftMetricsSnapshot>,
+    /// The controller's counters.
+    pub stats: StatsValues,
+    /// Whether `controller.quorum.voters` is set but ignored.
+    pub ignored_static_voters: bool,
+    /// This process's resource use, where `/proc` can be read.
+    pub process: Option<ProcessValues>,
 }
 
 impl ControllerMetrics {
@@ -234,6 +369,7 @@ impl ControllerMetrics {
             "1 while this node takes no snapshot and applies no metadata log retention because it holds records it does not understand, else 0.",
             i64::from(self.snapshots_suspended),
         );
+        kafka::render(&mut out.text, self);
         out.text
     }
 }
@@ -328,6 +464,9 @@ pub struct NodeMetrics {
     applied: watch::Receiver<i64>,
     active: ActiveEpoch,
     log_hold: LogHold,
+    stats: Arc<ControllerStats>,
+    naming: MetricNaming,
+    static_voters: bool,
 }
 
 impl NodeMetrics {
@@ -346,6 +485,26 @@ impl NodeMetrics {
             applied,
             active,
             log_hold,
+            stats: Arc::default(),
+            naming: MetricNaming::default(),
+            static_voters: false,
+        }
+    }
+
+    /// Reads the controller's counters from `stats`, names the Kafka
+    /// metrics after `naming`, and knows whether `controller.quorum.voters`
+    /// is set (`static_voters`).
+    pub fn with_kafka(
+        self,
+        stats: Arc<ControllerStats>,
+        naming: MetricNaming,
+        static_voters: bool,
+    ) -> NodeMetrics {
+        NodeMetrics {
+            stats,
+            naming,
+            static_voters,
+            ..self
         }
     }
 }
@@ -358,7 +517,14 @@ impl MetricsSource for NodeMetrics {
         let active_controller =
             status.takes_records() && *self.active.borrow() == Some(status.leader.epoch);
         let image = ImageGauges::read(&self.image.read());
+        let now_ms = stats::now_ms();
         ControllerMetrics {
+            naming: self.naming,
+            now_ms,
+            raft: Some(self.raft.metrics().snapshot(now_ms)),
+            stats: self.stats.values(),
+            ignored_static_voters: self.static_voters && status.kraft_version >= 1,
+            process: ProcessValues::read(),
             active_controller,
             leader_id: status.leader.leader_id,
             epoch: status.leader.epoch,

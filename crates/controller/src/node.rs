@@ -200,12 +200,18 @@ impl ControllerNode {
             SnapshotPolicy::from_config(&config.metadata_log),
             raft.clone(),
         );
+        let stats = trigger.stats();
         let node_metrics = NodeMetrics::new(
             raft.clone(),
             image.clone(),
             applied_rx.clone(),
             active_rx.clone(),
             trigger.log_hold(),
+        )
+        .with_kafka(
+            stats.clone(),
+            config.metrics_naming,
+            !config.quorum.voters.is_empty(),
         );
         let mut tasks = vec![
             spawn_loader(
@@ -215,6 +221,7 @@ impl ControllerNode {
                     applied: applied_tx,
                     failure: fatal_tx,
                     bootstrap: bootstrap_tx,
+                    stats: stats.clone(),
                 },
                 active_rx.clone(),
                 log_dir,
@@ -232,11 +239,14 @@ impl ControllerNode {
         };
         bridge.spawn_refresher();
         let quorum: Arc<dyn RaftQuorum> = Arc::new(bridge);
-        let controller = Arc::new(Controller::new(
-            ControllerSettings::from_config(&config, cluster_id),
-            image.clone(),
-            quorum.clone(),
-        ));
+        let controller = Arc::new(
+            Controller::new(
+                ControllerSettings::from_config(&config, cluster_id),
+                image.clone(),
+                quorum.clone(),
+            )
+            .with_stats(stats),
+        );
         let activation = ActivationSettings::from_config(&config);
         tasks.push(spawn_activation(
             raft.clone(),

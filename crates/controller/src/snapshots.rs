@@ -28,6 +28,7 @@ use tokio::sync::mpsc;
 
 use crate::config::MetadataLogConfig;
 use crate::image::MetadataImage;
+use crate::metrics::ControllerStats;
 
 /// How often the retention policy is applied even without new snapshots
 /// (Kafka's `RaftMetadataLogCleanerManager` interval).
@@ -99,6 +100,8 @@ pub struct SnapshotTrigger {
     /// Why the image could not be written last time, to log each new
     /// reason once.
     last_refusal: Option<String>,
+    /// Where snapshots written and loaded are counted.
+    stats: Arc<ControllerStats>,
 }
 
 impl SnapshotTrigger {
@@ -107,7 +110,8 @@ impl SnapshotTrigger {
     pub fn start(policy: SnapshotPolicy, raft: RaftHandle) -> (Self, tokio::task::JoinHandle<()>) {
         let (trigger, rx) = Self::new(policy);
         let held = Arc::clone(&trigger.log_held);
-        let task = tokio::spawn(run_writer(rx, raft, policy.retention, held));
+        let stats = Arc::clone(&trigger.stats);
+        let task = tokio::spawn(run_writer(rx, raft, policy.retention, held, stats));
         (trigger, task)
     }
 
@@ -123,13 +127,21 @@ impl SnapshotTrigger {
                 requests: tx,
                 log_held: Arc::new(AtomicBool::new(false)),
                 last_refusal: None,
+                stats: Arc::default(),
             },
             rx,
         )
     }
 
+    /// The controller's counters this trigger's writer reports snapshots
+    /// to.
+    pub fn stats(&self) -> Arc<ControllerStats> {
+        Arc::clone(&self.stats)
+    }
+
     /// The image was just replaced by a snapshot: counting starts again.
     pub fn on_snapshot_loaded(&mut self, image: &MetadataImage) {
+        self.stats.snapshot_loaded();
         self.bytes_since_last = 0;
         self.last_snapshot = Instant::now();
         self.hold_log_if_not_understood(image);
@@ -220,6 +232,7 @@ async fn run_writer(
     raft: RaftHandle,
     retention: Retention,
     log_held: Arc<AtomicBool>,
+    stats: Arc<ControllerStats>,
 ) {
     let mut clean_timer = tokio::time::interval(CLEAN_INTERVAL);
     clean_timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -236,8 +249,11 @@ async fn run_writer(
                     request.end_offset,
                     request.reason
                 );
+                let bytes: u64 = request.records.iter().map(|r| r.len() as u64).sum();
                 match raft.create_snapshot(request.end_offset, request.records).await {
-                    Ok(Some(id)) => tracing::info!(
+                    Ok(Some(id)) => {
+                        stats.snapshot_generated(bytes);
+                        tracing::info!(
                         offset = id.offset,
                         epoch = id.epoch,
                         elapsed_ms = started.elapsed().as_millis() as u64,
@@ -245,7 +261,8 @@ async fn run_writer(
                         "Successfully wrote snapshot {:020}-{:010}",
                         id.offset,
                         id.epoch
-                    ),
+                        )
+                    }
                     Ok(None) => tracing::debug!(
                         end_offset = request.end_offset,
                         "no snapshot taken: the offset is not a batch end above the log start"

@@ -26,6 +26,7 @@ use crate::core::{
     Action, ElectionState, ErrorCode, RaftConfig, RaftCore, RaftError, RaftLog, UpgradeError,
 };
 use crate::disk_log::Retention;
+use crate::metrics::RaftMetrics;
 use crate::storage::durable::{DurableLog, ElectionStore, FlushJob, FlushOutcome};
 use crate::storage::StorageError;
 use crate::transport::{Transport, TransportResult};
@@ -321,6 +322,7 @@ pub struct Inspection {
 pub struct RaftHandle {
     commands: mpsc::UnboundedSender<Command>,
     status: watch::Receiver<RaftStatus>,
+    metrics: RaftMetrics,
 }
 
 impl RaftHandle {
@@ -468,6 +470,11 @@ impl RaftHandle {
         self.status.borrow().clone()
     }
 
+    /// Kafka's raft metrics of this node.
+    pub fn metrics(&self) -> &RaftMetrics {
+        &self.metrics
+    }
+
     /// A receiver that sees every status change.
     pub fn watch_status(&self) -> watch::Receiver<RaftStatus> {
         self.status.clone()
@@ -496,6 +503,7 @@ struct Driver<L: DurableLog, S: ElectionStore> {
     /// A failure found while handling a command; the loop stops on it.
     failed: Option<FatalError>,
     flushes: Flushes,
+    metrics: RaftMetrics,
 }
 
 /// The most unflushed records a node that does not lead syncs inline with
@@ -568,11 +576,13 @@ pub fn start_driver<L: DurableLog, S: ElectionStore>(
     let (outcomes_tx, outcomes_rx) = mpsc::unbounded_channel();
     let status = status_of(&core);
     let (status_tx, status_rx) = watch::channel(status);
+    let metrics = RaftMetrics::new(&core);
     let driver = Driver {
         core,
         store,
         transport: Transport::new(options.client_id, request_timeout + fetch_wait)
-            .with_security(options.security),
+            .with_security(options.security)
+            .counting(metrics.channel.clone()),
         cluster_id,
         inbound_next: 1,
         inbound: HashMap::new(),
@@ -587,6 +597,7 @@ pub fn start_driver<L: DurableLog, S: ElectionStore>(
             running: Vec::new(),
             waiting: Vec::new(),
         },
+        metrics: metrics.clone(),
     };
     tokio::spawn(async move {
         match driver.run(commands_rx, outcomes_rx, flush_done_rx).await {
@@ -601,6 +612,7 @@ pub fn start_driver<L: DurableLog, S: ElectionStore>(
         RaftHandle {
             commands: commands_tx,
             status: status_rx,
+            metrics,
         },
         events_rx,
     ))
@@ -654,6 +666,7 @@ impl<L: DurableLog, S: ElectionStore> Driver<L, S> {
     ) -> Result<(), FatalError> {
         self.execute_actions()?;
         loop {
+            let idle_from = std::time::Instant::now();
             let deadline = self.core.next_deadline();
             let wait = (deadline - now_ms()).clamp(0, 60_000) as u64;
             let io_thread = self.flushes.io_thread.is_some();
@@ -678,7 +691,13 @@ impl<L: DurableLog, S: ElectionStore> Driver<L, S> {
                     self.core.tick(now_ms());
                 }
             }
+            let busy_from = std::time::Instant::now();
             self.execute_actions()?;
+            self.metrics.polled(
+                (busy_from - idle_from).as_secs_f64() * 1000.0,
+                busy_from.elapsed().as_secs_f64() * 1000.0,
+                now_ms(),
+            );
         }
     }
 
@@ -798,6 +817,9 @@ impl<L: DurableLog, S: ElectionStore> Driver<L, S> {
                 // failure; a batch refused for its size fails alone.
                 if let Err(DriverError::Raft(RaftError::Log(e @ LogError::Storage(_)))) = &result {
                     self.failed = Some(FatalError::AppendLog(e.clone()));
+                }
+                if let Ok(last) = &result {
+                    self.metrics.appended(count as usize, *last, now);
                 }
                 let _ = reply.send(result.map(|last| {
                     let (tx, rx) = oneshot::channel();
@@ -948,6 +970,7 @@ impl<L: DurableLog, S: ElectionStore> Driver<L, S> {
                 self.execute(action)?;
             }
         }
+        self.metrics.observe(&self.core, now_ms());
         let status = status_of(&self.core);
         self.status.send_if_modified(|s| {
             if *s == status {
@@ -1018,6 +1041,9 @@ impl<L: DurableLog, S: ElectionStore> Driver<L, S> {
                 result,
                 ..
             } => {
+                if result == ErrorCode::None {
+                    self.metrics.committed(last_offset, now_ms());
+                }
                 if let Some(tx) = self.proposals.remove(&last_offset) {
                     let _ = tx.send(if result == ErrorCode::None {
                         Ok(last_offset)

@@ -184,6 +184,8 @@ mod driver;
 #[cfg(feature = "runtime")]
 mod transport;
 
+pub mod metrics;
+
 pub mod codec;
 pub mod storage;
 pub mod wire;
@@ -211,4 +213,5 @@ pub use crate::driver::{
     FlushMode, Inspection, PendingAppend, RaftEvent, RaftHandle, RaftStatus, StartError,
 };
 #[cfg(feature = "runtime")]
+pub use crate::metrics::{ChannelTotals, RaftMetrics, RaftMetricsSnapshot};
 pub use crate::transport::{Transport, TransportResult};

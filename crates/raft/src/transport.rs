@@ -12,6 +12,8 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::{Arc, Mutex};
+
+use crate::metrics::ChannelCounters;
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
@@ -77,6 +79,7 @@ struct Inner {
     correlation: AtomicI32,
     pool: Mutex<HashMap<(String, u16), Vec<Conn>>>,
     security: ClientSecurity,
+    channel: Arc<ChannelCounters>,
 }
 
 /// A pool of connections to KRaft peers.
@@ -95,6 +98,7 @@ impl Transport {
                 correlation: AtomicI32::new(1),
                 pool: Mutex::new(HashMap::new()),
                 security: ClientSecurity::plaintext(),
+                channel: Arc::new(ChannelCounters::default()),
             }),
         }
     }
@@ -108,6 +112,23 @@ impl Transport {
             correlation: AtomicI32::new(1),
             pool: Mutex::new(HashMap::new()),
             security,
+            channel: self.inner.channel.clone(),
+        };
+        Transport {
+            inner: Arc::new(inner),
+        }
+    }
+
+    /// The same transport counting its traffic in `channel` (before any
+    /// request is sent).
+    pub(crate) fn counting(self, channel: Arc<ChannelCounters>) -> Self {
+        let inner = Inner {
+            client_id: self.inner.client_id.clone(),
+            timeout: self.inner.timeout,
+            correlation: AtomicI32::new(1),
+            pool: Mutex::new(HashMap::new()),
+            security: self.inner.security.clone(),
+            channel,
         };
         Transport {
             inner: Arc::new(inner),
@@ -295,6 +316,7 @@ impl Transport {
         let mut out = Vec::with_capacity(64 + body.encoded_len(version));
         encode_request_frame(&mut out, &header, body)?;
         conn.stream.write_all(&out).await?;
+        self.inner.channel.sent(out.len());
         let frame = loop {
             if let Some(frame) = conn.decoder.decode(&mut conn.read_buf)? {
                 break frame;
@@ -306,6 +328,8 @@ impl Transport {
                 return Err(ConnError::Closed);
             }
         };
+        // The frame and its 4-byte size prefix.
+        self.inner.channel.received(frame.len() + 4);
         let (correlation, response) = decode_api_response(frame, api, version)?;
         if correlation != correlation_id {
             return Err(ConnError::Correlation);

@@ -178,7 +178,7 @@ fn a_snapshot_with_a_corrupt_record_stops_the_controller_before_it_serves() {
         "the error names the file: {log}"
     );
     assert!(
-        !log.contains("loaded the image from a snapshot")
+        !log.contains("loaded the image from the snapshot")
             && !log.contains("the metadata image is loaded"),
         "{log}"
     );

@@ -17,6 +17,7 @@ use serde_json::Value;
 
 mod authorization;
 mod container_env;
+mod dashboard_metrics;
 mod directories;
 mod fail_stop;
 mod fatal_exit;

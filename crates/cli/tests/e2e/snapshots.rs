@@ -78,7 +78,7 @@ fn every_controller_snapshots_and_new_ones_catch_up_from_a_snapshot() {
         );
         let written = c
             .server_log(id)
-            .matches("wrote a metadata snapshot")
+            .matches("Successfully wrote snapshot")
             .count();
         eprintln!(
             "e2e: controller {id}: {written} snapshots written, kept {snaps:?} (offset, bytes), first segment {start}"
@@ -112,7 +112,7 @@ fn every_controller_snapshots_and_new_ones_catch_up_from_a_snapshot() {
     );
     assert!(
         c.server_log(follower)
-            .contains("loaded the image from a snapshot"),
+            .contains("loaded the image from the snapshot"),
         "{}",
         c.server_log(follower)
     );
@@ -134,7 +134,10 @@ fn every_controller_snapshots_and_new_ones_catch_up_from_a_snapshot() {
     );
     let log4 = c.server_log(4);
     assert!(log4.contains("installed snapshot"), "{log4}");
-    assert!(log4.contains("loaded the image from a snapshot"), "{log4}");
+    assert!(
+        log4.contains("loaded the image from the snapshot"),
+        "{log4}"
+    );
     let snaps4 = checkpoints(&c.log_dir(4));
     eprintln!("e2e: controller 4 holds {snaps4:?} (offset, bytes)");
     assert!(snaps4.iter().any(|(o, _)| *o > 0), "{snaps4:?}");

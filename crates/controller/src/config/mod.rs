@@ -260,6 +260,9 @@ pub struct ControllerConfig {
     /// `kraft.log.*` (kraft-rs's own): the `kraft server` log's level,
     /// format and file.
     pub logging: logging::LogSettings,
+    /// `kraft.metrics.naming` (kraft-rs's own): the exporter rules the
+    /// Kafka-named metrics follow.
+    pub metrics_naming: crate::metrics::MetricNaming,
     /// The authorizer, early-start listeners and delegation tokens.
     pub security: SecurityConfig,
     /// TLS and SASL of the controller listeners and of this node's own
@@ -461,6 +464,7 @@ impl ControllerConfig {
         REMOTE_LOG_STORAGE_SYSTEM_ENABLE.read(props)?;
         let metrics_listener = parse_metrics_listener(props)?;
         let logging = logging::LogSettings::parse(props)?;
+        let metrics_naming = parse_metrics_naming(props)?;
         let mut listener_names: Vec<String> = listeners.iter().map(|l| l.name.clone()).collect();
         listener_names.extend(controller_listener_names.iter().cloned());
         let security = SecurityConfig::parse(props, &listener_names)?;
@@ -513,6 +517,7 @@ impl ControllerConfig {
             broker_heartbeat_interval_ms: BROKER_HEARTBEAT_INTERVAL_MS.read(props)?,
             metrics_listener,
             logging,
+            metrics_naming,
             security,
             transport,
             static_properties: StaticProperties(
@@ -704,6 +709,18 @@ fn parse_metrics_listener(props: &Properties) -> Result<Option<HostPort>, Config
             KRAFT_METRICS_LISTENER.key,
             raw,
             "Expected HOST:PORT, e.g. 127.0.0.1:9308 (port 0: an ephemeral port)",
+        )
+    })
+}
+
+/// `kraft.metrics.naming`: `strimzi` (the default) or `confluent`.
+fn parse_metrics_naming(props: &Properties) -> Result<crate::metrics::MetricNaming, ConfigError> {
+    let raw = KRAFT_METRICS_NAMING.read(props)?.unwrap_or("strimzi");
+    crate::metrics::MetricNaming::parse(raw.trim()).ok_or_else(|| {
+        invalid(
+            KRAFT_METRICS_NAMING.key,
+            raw,
+            "Expected strimzi or confluent",
         )
     })
 }

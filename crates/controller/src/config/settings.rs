@@ -624,6 +624,14 @@ pub const KRAFT_METRICS_LISTENER: Text = Text {
     required: false,
     doc: "kraft-rs's own extension (Kafka has no such key): `HOST:PORT` of a plain HTTP listener that answers `GET /metrics` in the Prometheus text format; `0.0.0.0` binds every interface, port 0 an ephemeral port (the bound address is logged). Unset: no metrics endpoint.",
 };
+/// `kraft.metrics.naming`
+pub const KRAFT_METRICS_NAMING: Text = Text {
+    key: "kraft.metrics.naming",
+    list: false,
+    default: Some("strimzi"),
+    required: false,
+    doc: "kraft-rs's own extension (Kafka has no such key): which Prometheus JMX exporter rules the Kafka-named metrics of `kraft.metrics.listener` follow, so the dashboards built on them work unchanged. `strimzi`: Strimzi's `kafka-metrics.yaml` (`kafka_server_raftmetrics_*`, `kafka_server_raftchannelmetrics_*`, histograms as `_count` and `quantile` series, meters as `_total`). `confluent`: Confluent's jmx-monitoring-stacks `kafka_controller.yml` (`kafka_server_raft_metrics_*`, histograms and meters as their count under the bare name).",
+};
 
 /// Every setting kraft-rs reads, in documentation order.
 pub const SETTINGS: &[Setting] = &[
@@ -681,6 +689,7 @@ pub const SETTINGS: &[Setting] = &[
     Setting::Text(&super::logging::KRAFT_LOG_FILE),
     Setting::Long(&super::logging::KRAFT_LOG_FILE_MAX_BYTES),
     Setting::Int(&super::logging::KRAFT_LOG_FILE_MAX_FILES),
+    Setting::Text(&KRAFT_METRICS_NAMING),
     Setting::Text(&security::AUTHORIZER_CLASS_NAME),
     Setting::Text(&security::SUPER_USERS),
     Setting::Bool(&security::ALLOW_EVERYONE_IF_NO_ACL_FOUND),

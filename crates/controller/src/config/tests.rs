@@ -548,3 +548,17 @@ fn remote_log_storage_system_enable_is_a_boolean() {
         "{e}"
     );
 }
+
+#[test]
+fn metrics_naming_is_strimzi_by_default_or_confluent() {
+    use crate::metrics::MetricNaming;
+    let (c, _) = parse(MINIMAL).expect("valid");
+    assert_eq!(c.metrics_naming, MetricNaming::Strimzi);
+    let (c, _) = parse(&format!("{MINIMAL}kraft.metrics.naming=confluent\n")).expect("valid");
+    assert_eq!(c.metrics_naming, MetricNaming::Confluent);
+    let e = err(&format!("{MINIMAL}kraft.metrics.naming=prometheus\n"));
+    assert!(
+        e.contains("kraft.metrics.naming") && e.contains("Expected strimzi or confluent"),
+        "{e}"
+    );
+}

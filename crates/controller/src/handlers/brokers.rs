@@ -383,6 +383,7 @@ impl Controller {
             },
             Err(e) => {
                 if e.code == ErrorCode::RequestTimedOut {
+                    self.stats.heartbeat_timed_out();
                     tracing::error!(
                         "processExpiredBrokerHeartbeat: controller event queue overloaded. Timed out heartbeat from broker {}.",
                         request.broker_id

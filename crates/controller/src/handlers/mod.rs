@@ -278,6 +278,8 @@ pub struct Controller {
     last_append: std::sync::Mutex<Option<(i32, i64)>>,
     /// What the writer counts (see [`WriteStats`]).
     write_stats: writer::WriteCounters,
+    /// Kafka's controller counters (the writer's waits and holds).
+    stats: Arc<crate::metrics::ControllerStats>,
     /// Broker session contact times, touched outside the writer.
     sessions: std::sync::Mutex<heartbeats::SessionTracker>,
     /// The authorizer, when `authorizer.class.name` names one.
@@ -391,9 +393,16 @@ impl Controller {
             writer: Mutex::new(None),
             last_append: std::sync::Mutex::new(None),
             write_stats: writer::WriteCounters::default(),
+            stats: Arc::default(),
             sessions: std::sync::Mutex::new(sessions),
             loggers: crate::loggers::process(),
         }
+    }
+
+    /// This controller counting its writer's operations in `stats` (shared
+    /// with the metrics endpoint).
+    pub fn with_stats(self, stats: Arc<crate::metrics::ControllerStats>) -> Self {
+        Controller { stats, ..self }
     }
 
     /// This controller with its own `loggers` in place of the process's

@@ -315,8 +315,35 @@ pub(crate) fn remove_topic(topic_id: kraft_protocol::Uuid) -> Generated<()> {
     )
 }
 
-/// The writer lock, held.
-pub(crate) type WriterGuard<'a> = MutexGuard<'a, Option<ActiveState>>;
+/// The writer lock, held; dropping it reports how long it was held
+/// (Kafka's `EventQueueProcessingTimeMs`).
+pub(crate) struct WriterGuard<'a> {
+    guard: MutexGuard<'a, Option<ActiveState>>,
+    acquired: Instant,
+    stats: &'a crate::metrics::ControllerStats,
+}
+
+impl std::ops::Deref for WriterGuard<'_> {
+    type Target = Option<ActiveState>;
+
+    fn deref(&self) -> &Self::Target {
+        &self.guard
+    }
+}
+
+impl std::ops::DerefMut for WriterGuard<'_> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.guard
+    }
+}
+
+impl Drop for WriterGuard<'_> {
+    fn drop(&mut self) {
+        let held = self.acquired.elapsed().as_millis();
+        self.stats
+            .operation_finished(i64::try_from(held).unwrap_or(i64::MAX));
+    }
+}
 
 impl Controller {
     /// What the writer has done since this controller started.
@@ -353,6 +380,21 @@ impl Controller {
         Ok(ActiveState::new(epoch, image))
     }
 
+    /// Takes the writer lock, counting the wait (Kafka's
+    /// `EventQueueTimeMs`) and the operation started.
+    async fn lock_timed(&self) -> WriterGuard<'_> {
+        let asked = Instant::now();
+        let guard = self.writer.lock().await;
+        let waited = asked.elapsed().as_millis();
+        self.stats
+            .operation_started(i64::try_from(waited).unwrap_or(i64::MAX));
+        WriterGuard {
+            guard,
+            acquired: Instant::now(),
+            stats: &self.stats,
+        }
+    }
+
     /// Takes the writer lock as the active controller (by `deadline`, if
     /// given: Kafka's event deadline), with the state of the current epoch.
     async fn lock_writer(
@@ -360,13 +402,17 @@ impl Controller {
         deadline: Option<tokio::time::Instant>,
     ) -> Result<(WriterGuard<'_>, i32), ApiError> {
         let mut guard = match deadline {
-            Some(d) => tokio::time::timeout_at(d, self.writer.lock())
-                .await
-                .map_err(|_| ApiError {
-                    code: ErrorCode::RequestTimedOut,
-                    message: None,
-                })?,
-            None => self.writer.lock().await,
+            Some(d) => match tokio::time::timeout_at(d, self.lock_timed()).await {
+                Ok(guard) => guard,
+                Err(_) => {
+                    self.stats.operation_timed_out();
+                    return Err(ApiError {
+                        code: ErrorCode::RequestTimedOut,
+                        message: None,
+                    });
+                }
+            },
+            None => self.lock_timed().await,
         };
         let facts = self.quorum.facts();
         if !facts.is_active_controller || !self.image.is_loaded() {
@@ -399,7 +445,7 @@ impl Controller {
         epoch: i32,
         records: Vec<MetadataRecord>,
     ) -> Result<(), ApiError> {
-        let mut guard = self.writer.lock().await;
+        let mut guard = self.lock_timed().await;
         if guard.as_ref().map(|s| s.epoch) != Some(epoch) {
             *guard = Some(self.new_state(epoch).await?);
         }

@@ -46,7 +46,9 @@ fn sample_metrics() -> ControllerMetrics {
                 not_understood(12, 5, NotUnderstoodReason::UnknownVersion, 1),
                 not_understood(300, 0, NotUnderstoodReason::UnknownType, 2),
             ],
+            ..ImageGauges::default()
         },
+        ..ControllerMetrics::default()
     }
 }
 
@@ -94,7 +96,13 @@ kraft_metadata_snapshots_suspended 1
 
 #[test]
 fn renders_every_gauge_in_the_text_format() {
-    assert_eq!(sample_metrics().render(), SAMPLE_TEXT);
+    let text = sample_metrics().render();
+    assert!(
+        text.starts_with(SAMPLE_TEXT),
+        "the kraft_ families come first, unchanged:\n{text}"
+    );
+    assert!(text[SAMPLE_TEXT.len()..]
+        .starts_with("# HELP kafka_controller_kafkacontroller_activecontrollercount "));
 }
 
 #[test]
@@ -303,10 +311,11 @@ async fn serves_one_answer_per_connection_over_tcp() {
         false,
     )
     .await;
+    let body = sample_metrics().render();
     let expected = format!(
         "HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: {}\r\n\
-         Connection: close\r\n\r\n{SAMPLE_TEXT}",
-        SAMPLE_TEXT.len()
+         Connection: close\r\n\r\n{body}",
+        body.len()
     );
     assert_eq!(ok, expected, "one answer, then the connection is closed");
     let missing = exchange(&server, b"GET /nothing HTTP/1.1\r\n\r\n", false).await;
@@ -367,3 +376,5 @@ async fn a_silent_client_is_answered_408_after_the_timeout() {
     );
     server.shutdown().await;
 }
+
+mod kafka_names;

@@ -181,6 +181,48 @@ impl<L: RaftLog> RaftCore<L> {
         self.state.role()
     }
 
+    /// Kafka's `current-state` raft metric (`KafkaRaftMetrics`): leader,
+    /// prospective, prospective-voted, candidate, unattached-voted, follower,
+    /// observer (a follower outside the voter set) or unattached (also a
+    /// resigned leader, as Kafka reports it).
+    pub fn state_name(&self) -> &'static str {
+        match &self.state {
+            State::Leader(_) => "leader",
+            State::Prospective(s) if s.voted.is_some() => "prospective-voted",
+            State::Prospective(_) => "prospective",
+            State::Candidate(_) => "candidate",
+            State::Unattached(s) if s.voted.is_some() => "unattached-voted",
+            State::Follower(_) if !self.is_voter() => "observer",
+            State::Follower(_) => "follower",
+            State::Unattached(_) | State::Resigned(_) => "unattached",
+        }
+    }
+
+    /// Kafka's `current-vote`: this node as leader or candidate, else the
+    /// replica voted for in this epoch.
+    pub fn current_vote(&self) -> Option<NodeId> {
+        match &self.state {
+            State::Leader(_) | State::Candidate(_) => self.cfg.node_id,
+            _ => self.voted_key().map(|k| k.id),
+        }
+    }
+
+    /// As the leader: the observers it tracks.
+    pub fn observer_count(&self) -> Option<usize> {
+        self.leader_state().map(|l| l.observers.len())
+    }
+
+    /// As the leader: whether the latest voter set is not committed yet.
+    pub fn uncommitted_voter_change(&self) -> Option<bool> {
+        self.leader_state()?;
+        let hw = self.high_watermark().unwrap_or(0);
+        Some(
+            self.control
+                .last_voter_set_offset()
+                .is_some_and(|offset| offset >= hw),
+        )
+    }
+
     /// Whether this node leads and was asked to resign ([`Self::resign`]):
     /// it takes no more records.
     pub fn is_resigning(&self) -> bool {
