@@ -184,6 +184,7 @@ mod driver;
 #[cfg(feature = "runtime")]
 mod transport;
 
+#[cfg(feature = "runtime")]
 pub mod metrics;
 
 pub mod codec;
@@ -214,4 +215,5 @@ pub use crate::driver::{
 };
 #[cfg(feature = "runtime")]
 pub use crate::metrics::{ChannelTotals, RaftMetrics, RaftMetricsSnapshot};
+#[cfg(feature = "runtime")]
 pub use crate::transport::{Transport, TransportResult};

@@ -51,6 +51,34 @@ async fn register(c: &Controller, unfenced: &[i32], fenced: &[i32]) {
     }
 }
 
+/// A CreateTopics request for one topic.
+fn create_request(
+    name: &str,
+    partitions: i32,
+    replication_factor: i16,
+    configs: &[(&str, &str)],
+) -> CreateTopicsRequest {
+    CreateTopicsRequest {
+        topics: vec![CreatableTopic {
+            name: name.into(),
+            num_partitions: partitions,
+            replication_factor,
+            configs: configs
+                .iter()
+                .map(|(k, v)| CreatableTopicConfig {
+                    name: (*k).into(),
+                    value: Some((*v).into()),
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
+        }]
+        .into(),
+        timeout_ms: 5000,
+        ..Default::default()
+    }
+}
+
 /// Creates `name` through CreateTopics; returns its id.
 async fn create_topic(
     c: &Controller,
@@ -60,25 +88,12 @@ async fn create_topic(
     configs: &[(&str, &str)],
 ) -> Uuid {
     let r = c
-        .create_topics(&CreateTopicsRequest {
-            topics: vec![CreatableTopic {
-                name: name.into(),
-                num_partitions: partitions,
-                replication_factor,
-                configs: configs
-                    .iter()
-                    .map(|(k, v)| CreatableTopicConfig {
-                        name: (*k).into(),
-                        value: Some((*v).into()),
-                        ..Default::default()
-                    })
-                    .collect(),
-                ..Default::default()
-            }]
-            .into(),
-            timeout_ms: 5000,
-            ..Default::default()
-        })
+        .create_topics(&create_request(
+            name,
+            partitions,
+            replication_factor,
+            configs,
+        ))
         .await;
     let t = r.topics.first().expect("one result").into_owned();
     assert_eq!(
@@ -896,23 +911,7 @@ async fn tiered_storage_follows_the_controllers_static_config() {
     let (c, q) = cluster(&[1, 2, 3], &[]).await;
     let remote = [("remote.storage.enable", "true")];
     let refused = c
-        .create_topics(&CreateTopicsRequest {
-            topics: vec![CreatableTopic {
-                name: "tiered".into(),
-                num_partitions: 1,
-                replication_factor: 1,
-                configs: vec![CreatableTopicConfig {
-                    name: "remote.storage.enable".into(),
-                    value: Some("true".into()),
-                    ..Default::default()
-                }]
-                .into(),
-                ..Default::default()
-            }]
-            .into(),
-            timeout_ms: 5000,
-            ..Default::default()
-        })
+        .create_topics(&create_request("tiered", 1, 1, &remote))
         .await;
     let t = refused.topics.first().expect("one result");
     assert_eq!(
@@ -931,28 +930,15 @@ async fn tiered_storage_follows_the_controllers_static_config() {
     create_topic(&tiered, "tiered", 1, 1, &remote).await;
     // local.retention.ms above the file's log.retention.ms is refused.
     let err = tiered
-        .create_topics(&CreateTopicsRequest {
-            topics: vec![CreatableTopic {
-                name: "local".into(),
-                num_partitions: 1,
-                replication_factor: 1,
-                configs: [
-                    ("remote.storage.enable", "true"),
-                    ("local.retention.ms", "60001"),
-                ]
-                .iter()
-                .map(|(k, v)| CreatableTopicConfig {
-                    name: (*k).into(),
-                    value: Some((*v).into()),
-                    ..Default::default()
-                })
-                .collect(),
-                ..Default::default()
-            }]
-            .into(),
-            timeout_ms: 5000,
-            ..Default::default()
-        })
+        .create_topics(&create_request(
+            "local",
+            1,
+            1,
+            &[
+                ("remote.storage.enable", "true"),
+                ("local.retention.ms", "60001"),
+            ],
+        ))
         .await;
     let t = err.topics.first().expect("one result");
     assert_eq!(
