@@ -18,6 +18,16 @@ use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 use tracing_subscriber::EnvFilter;
 
+/// Whether text lines are coloured: never in a file or when `NO_COLOR`
+/// is set (the convention `tracing-subscriber` follows by default), and
+/// only when stderr is a terminal.
+fn colour(to_file: bool) -> bool {
+    use std::io::IsTerminal;
+    !to_file
+        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+        && std::io::stderr().is_terminal()
+}
+
 /// The environment variable holding the starting filter.
 pub const LOG_ENV: &str = "KRAFT_LOG";
 /// The environment variable choosing `text` or `json`.
@@ -129,7 +139,7 @@ pub fn install(setup: &LogSetup) -> Result<(), String> {
         LogFormat::Text => (
             Some(
                 tracing_subscriber::fmt::layer()
-                    .with_ansi(!to_file)
+                    .with_ansi(colour(to_file))
                     .with_writer(writer),
             ),
             None,
