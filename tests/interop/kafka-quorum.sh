@@ -109,8 +109,10 @@ if [[ -n ${KQ_JVM_FLAGS:-} ]]; then read -ra jvm_flags <<<"$KQ_JVM_FLAGS"; fi
 run_tool() {
     local class=$1
     shift
-    # Tools log warnings only, to stderr.
-    timeout 60 "$java_cmd" "${jvm_flags[@]}" -Dlog4j2.configurationFile="$dir/tools-log4j2.properties" \
+    # Tools log warnings only, to stderr. No hsperfdata file: the JVM warns
+    # on stdout when a stale one holds its pid, and scripts compare the
+    # tools' stdout.
+    timeout 60 "$java_cmd" "${jvm_flags[@]}" -XX:-UsePerfData -Dlog4j2.configurationFile="$dir/tools-log4j2.properties" \
         -cp "$(classpath)" "$class" "$@"
 }
 
