@@ -131,15 +131,14 @@ fn first_line(program: &str, args: &[&str]) -> String {
 pub(crate) fn build_binaries() -> Result<()> {
     run(
         "cargo",
-        &["build", "--release", "-p", "kraft-cli", "--bin", "kraft"],
+        &["build", "--release", "--workspace", "--bin", "kraft"],
     )?;
     run(
         "cargo",
         &[
             "build",
             "--release",
-            "-p",
-            "kraft-controller",
+            "--workspace",
             "--example",
             "broker_load",
             "--example",
@@ -161,8 +160,7 @@ pub fn bench(quick: bool) -> Result<()> {
             &[
                 "build",
                 "--release",
-                "-p",
-                "kraft-raft",
+                "--workspace",
                 "--example",
                 "raft_perf",
             ],
@@ -175,13 +173,12 @@ pub fn bench(quick: bool) -> Result<()> {
     });
     std::fs::create_dir_all(&out_dir).map_err(|e| format!("{}: {e}", out_dir.display()))?;
     let results = out_dir.join("results.txt");
-    for bench in [
-        ("kraft-protocol", "codec"),
-        ("kraft-raft", "commit_latency"),
-    ] {
+    // `--workspace` everywhere: one feature set for every cargo call, so
+    // no crate is compiled twice for a different package selection.
+    for bench in ["codec", "commit_latency"] {
         run(
             "cargo",
-            &["bench", "--no-run", "-p", bench.0, "--bench", bench.1],
+            &["bench", "--no-run", "--workspace", "--bench", bench],
         )?;
     }
     let measured = std::time::Instant::now();
@@ -252,12 +249,11 @@ pub fn bench(quick: bool) -> Result<()> {
 
 /// The codec ratio table printed by `codec -- ratios-only`.
 fn codec_ratios() -> Result<Vec<String>> {
-    eprintln!("$ cargo bench -p kraft-protocol --bench codec -- ratios-only");
+    eprintln!("$ cargo bench --workspace --bench codec -- ratios-only");
     let out = Command::new("cargo")
         .args([
             "bench",
-            "-p",
-            "kraft-protocol",
+            "--workspace",
             "--bench",
             "codec",
             "--",
@@ -283,10 +279,10 @@ fn codec_ratios() -> Result<Vec<String>> {
 /// p50 µs, p99 µs, p50/floor, p99/floor, floor µs, record fsync µs, probe
 /// p99 µs, probe max µs.
 fn io_thread(quick: bool) -> Result<Vec<Vec<String>>> {
-    eprintln!("$ cargo bench -p kraft-raft --bench commit_latency");
+    eprintln!("$ cargo bench --workspace --bench commit_latency");
     let (commits, rounds) = if quick { ("150", "1") } else { ("2000", "4") };
     let out = Command::new("cargo")
-        .args(["bench", "-p", "kraft-raft", "--bench", "commit_latency"])
+        .args(["bench", "--workspace", "--bench", "commit_latency"])
         .env("KRAFT_BENCH_COMMITS", commits)
         .env("KRAFT_BENCH_ROUNDS", rounds)
         .current_dir(root())

@@ -17,8 +17,7 @@ pub fn golden_verify() -> Result<()> {
         "cargo",
         &[
             "test",
-            "-p",
-            "kraft-protocol",
+            "--workspace",
             "--test",
             "protocol",
             "golden::write_our_vectors",

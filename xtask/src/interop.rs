@@ -64,8 +64,7 @@ pub fn image_interop() -> Result<()> {
         "cargo",
         &[
             "test",
-            "-p",
-            "kraft-controller",
+            "--workspace",
             "--test",
             "image_interop",
             "--",
@@ -93,8 +92,7 @@ pub fn interop() -> Result<()> {
         "cargo",
         &[
             "test",
-            "-p",
-            "kraft-cli",
+            "--workspace",
             "--test",
             "interop_kafka",
             "--",
@@ -104,7 +102,7 @@ pub fn interop() -> Result<()> {
     )
     .map_err(|e| format!("interop tests against real Kafka 4.4 failed: {e}"))?;
     // A kraft-rs controller inside a real Kafka controller quorum.
-    run("cargo", &["build", "-p", "kraft-cli"])?;
+    run("cargo", &["build", "--workspace", "--bin", "kraft"])?;
     let kraft = root().join("target/debug/kraft");
     // The offline tools (about 10 s, no cluster): kafka-storage and
     // kafka-features version-mapping / feature-dependencies and kraft's
@@ -206,7 +204,7 @@ pub fn topics_long(records: Option<&str>) -> Result<()> {
             "topics-long: RECORDS must be a positive whole number, not {records:?}"
         ));
     }
-    run("cargo", &["build", "-p", "kraft-cli"])?;
+    run("cargo", &["build", "--workspace", "--bin", "kraft"])?;
     let kraft = root().join("target/debug/kraft").display().to_string();
     run_with_env(
         "bash",

@@ -129,7 +129,7 @@ pub fn mutants(seeds: Option<&str>) -> Result<()> {
 fn run_simulation(mutant: &str, filter: &[&str], env: &[(&str, &str)]) -> Result<String> {
     let (flags_var, flags) = rustflags_with_mutant(mutant);
     let output = Command::new("cargo")
-        .args(["test", "-q", "-p", "kraft-raft", "--test", "simulation"])
+        .args(["test", "-q", "--workspace", "--test", "simulation"])
         .args(filter)
         .args(["--", "--nocapture"])
         .env(flags_var, flags)

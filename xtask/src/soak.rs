@@ -11,8 +11,7 @@ pub fn modelcheck() -> Result<()> {
         &[
             "test",
             "--release",
-            "-p",
-            "kraft-raft",
+            "--workspace",
             "--test",
             "simulation",
             "model_check",
@@ -32,14 +31,7 @@ pub fn soak(args: &[String]) -> Result<()> {
         .unwrap_or_else(|| "10000".into());
     run_with_env(
         "cargo",
-        &[
-            "test",
-            "--release",
-            "-p",
-            "kraft-raft",
-            "--test",
-            "simulation",
-        ],
+        &["test", "--release", "--workspace", "--test", "simulation"],
         &[("SIM_SEEDS", seeds.as_str())],
     )
 }
@@ -57,8 +49,7 @@ pub fn soak_restarts(seconds: Option<&str>) -> Result<()> {
         "cargo",
         &[
             "test",
-            "-p",
-            "kraft-cli",
+            "--workspace",
             "--test",
             "cli",
             "e2e::rolling_restarts",
