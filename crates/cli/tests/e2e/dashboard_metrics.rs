@@ -21,7 +21,7 @@ use serde_json::Value;
 
 use super::protocol_sweep::sweep::leader_and_follower;
 use super::reassignments::{call, finalized_features, heartbeat, register_with_dirs};
-use super::{format, initial_controllers, kraft, wait_for_three_voters, Cluster};
+use super::{format_and_start_three, kraft, wait_for_three_voters, Cluster};
 
 const BROKERS: [i32; 3] = [2001, 2002, 2003];
 const PATIENCE: Duration = Duration::from_secs(60);
@@ -159,22 +159,12 @@ fn every_dashboard_metric_selects_a_series_on_a_real_quorum() {
         )
     };
     let cluster_id = kraft(&["storage", "random-uuid"]).1.trim().to_string();
-    let initial = initial_controllers(&c);
-    for id in 1..=3 {
-        c.write_props_with(id, &props(id, "strimzi"));
-        format(
-            &c,
-            id,
-            &cluster_id,
-            &[
-                "--initial-controllers",
-                &initial,
-                "--release-version",
-                "4.4-IV2",
-            ],
-        );
-        c.server(id).start();
-    }
+    format_and_start_three(
+        &mut c,
+        &cluster_id,
+        |id| props(id, "strimzi"),
+        &["--release-version", "4.4-IV2"],
+    );
     wait_for_three_voters(&c);
     let leader_of = |c: &Cluster| {
         let nodes: Vec<(i32, String)> = (1..=3).map(|id| (id as i32, c.controller(id))).collect();

@@ -229,6 +229,25 @@ fn initial_controllers(c: &Cluster) -> String {
         .join(",")
 }
 
+/// Writes controller `id`'s properties with `extra(id)` for each of
+/// controllers 1-3, formats it as a voter of a dynamic quorum of the three
+/// (`--initial-controllers`, then `format_args`) and starts it.
+fn format_and_start_three(
+    c: &mut Cluster,
+    cluster_id: &str,
+    extra: impl Fn(usize) -> String,
+    format_args: &[&str],
+) {
+    let initial = initial_controllers(c);
+    let mut args = vec!["--initial-controllers", initial.as_str()];
+    args.extend_from_slice(format_args);
+    for id in 1..=3 {
+        c.write_props_with(id, &extra(id));
+        format(c, id, cluster_id, &args);
+        c.server(id).start();
+    }
+}
+
 /// Waits until controller 1 reports a leader and voters 1-3 committed;
 /// returns that status.
 fn wait_for_three_voters(c: &Cluster) -> Value {
@@ -249,22 +268,12 @@ fn wait_for_three_voters(c: &Cluster) -> Value {
 /// and for all three controller registrations (a feature update before them
 /// is refused: "controller N has not registered").
 fn start_three(c: &mut Cluster, cluster_id: &str, extra: &str, release_version: &str) -> Value {
-    let initial = initial_controllers(c);
-    for id in 1..=3 {
-        c.write_props_with(id, &extra.replace("{id}", &id.to_string()));
-        format(
-            c,
-            id,
-            cluster_id,
-            &[
-                "--initial-controllers",
-                &initial,
-                "--release-version",
-                release_version,
-            ],
-        );
-        c.server(id).start();
-    }
+    format_and_start_three(
+        c,
+        cluster_id,
+        |id| extra.replace("{id}", &id.to_string()),
+        &["--release-version", release_version],
+    );
     let status = wait_for_three_voters(c);
     wait_for(
         "controllers 1-3 registered",

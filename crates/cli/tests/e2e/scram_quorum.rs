@@ -62,23 +62,16 @@ fn scram_status(c: &Cluster, via: usize, client: &str) -> Option<Value> {
 fn controllers_authenticate_each_other_with_bootstrapped_scram_credentials() {
     let mut c = Cluster::new("scram-quorum", 3);
     let cluster_id = kraft_ok(&["storage", "random-uuid"]).trim().to_string();
-    let initial = initial_controllers(&c);
     let extra = scram_props("ctl-scram-secret");
-    for id in 1..=3 {
-        c.write_props_with(id, &extra);
-        format(
-            &c,
-            id,
-            &cluster_id,
-            &[
-                "--initial-controllers",
-                &initial,
-                "--add-scram",
-                "SCRAM-SHA-512=[name=controller,password=ctl-scram-secret,salt=\"W22ZaJ0SNY7soEsUEjb6gQ==\"]",
-            ],
-        );
-        c.server(id).start();
-    }
+    format_and_start_three(
+        &mut c,
+        &cluster_id,
+        |_| extra.clone(),
+        &[
+            "--add-scram",
+            "SCRAM-SHA-512=[name=controller,password=ctl-scram-secret,salt=\"W22ZaJ0SNY7soEsUEjb6gQ==\"]",
+        ],
+    );
     let client = scram_client("ctl-scram-secret");
     let first = wait_for(
         "a leader elected over SCRAM-SHA-512",

@@ -181,9 +181,9 @@ fn a_sasl_ssl_quorum_serves_the_cli_and_refuses_what_kafka_refuses() {
     // A second controller listener, SASL_PLAINTEXT, for raw protocol checks.
     let raw_ports: Vec<u16> = (0..3).map(|_| free_port()).collect();
     let cluster_id = kraft_ok(&["storage", "random-uuid"]).trim().to_string();
-    let initial = initial_controllers(&c);
-    for id in 1..=3 {
-        let extra = format!(
+    let ports = c.ports.clone();
+    let extra = |id: usize| {
+        format!(
             "controller.listener.names=CONTROLLER,RAW\n\
              listeners=CONTROLLER://127.0.0.1:{port},RAW://127.0.0.1:{raw}\n\
              listener.security.protocol.map=CONTROLLER:SASL_SSL,RAW:SASL_PLAINTEXT\n\
@@ -199,25 +199,18 @@ fn a_sasl_ssl_quorum_serves_the_cli_and_refuses_what_kafka_refuses() {
              listener.name.raw.plain.sasl.jaas.config={PLAIN_MODULE} required \
              user_admin=\"admin-secret\";\n\
              listener.name.raw.scram-sha-256.sasl.jaas.config={SCRAM_MODULE} required;\n",
-            port = c.ports[id - 1],
+            port = ports[id - 1],
             raw = raw_ports[id - 1],
             store = stores[id - 1].display(),
             ca = pki.ca().display(),
-        );
-        c.write_props_with(id, &extra);
-        format(
-            &c,
-            id,
-            &cluster_id,
-            &[
-                "--initial-controllers",
-                &initial,
-                "--release-version",
-                "4.4-IV2",
-            ],
-        );
-        c.server(id).start();
-    }
+        )
+    };
+    format_and_start_three(
+        &mut c,
+        &cluster_id,
+        extra,
+        &["--release-version", "4.4-IV2"],
+    );
     let admin = sasl_ssl_client(&pki, "PLAIN", "admin", "admin-secret");
     // The controllers reach each other only over TLS with PLAIN: a leader
     // with three voters proves their own connections are secured.

@@ -18,6 +18,7 @@ use kraft_protocol::{ErrorCode, MetadataRecordBody, Uuid};
 
 use super::broker_tests::{heartbeat, registration, setup, GatedQuorum};
 use super::directories::assign_replicas_to_dirs;
+use super::topic_admin_tests::create_request;
 use super::Controller;
 use crate::image::{MetadataImage, MetadataRecord};
 use crate::replication::broker_changes::ReplicationSettings;
@@ -532,17 +533,8 @@ async fn placement_skips_a_broker_whose_directories_are_all_cordoned() {
     hb.cordoned_log_dirs = Some(vec![dirs2[0]]);
     assert_eq!(c.broker_heartbeat(&hb).await.error_code, 0);
 
-    let create = |name: &str, replication_factor: i16| CreateTopicsRequest {
-        topics: vec![CreatableTopic {
-            name: name.into(),
-            num_partitions: 4,
-            replication_factor,
-            ..Default::default()
-        }]
-        .into(),
-        timeout_ms: 5000,
-        ..Default::default()
-    };
+    let create =
+        |name: &str, replication_factor: i16| create_request(name, 4, replication_factor, &[]);
     let r = c.create_topics(&create("two", 2)).await;
     let t = r.topics.single().expect("one topic");
     assert_eq!(t.error_code, ErrorCode::InvalidReplicationFactor.code());

@@ -52,7 +52,7 @@ async fn register(c: &Controller, unfenced: &[i32], fenced: &[i32]) {
 }
 
 /// A CreateTopics request for one topic.
-fn create_request(
+pub(super) fn create_request(
     name: &str,
     partitions: i32,
     replication_factor: i16,

@@ -59,14 +59,19 @@ impl Writer<'_> {
         self.family(name, kind, help, &[(Vec::new(), value)]);
     }
 
+    /// The family type of a Yammer gauge: Strimzi's rules declare it a
+    /// gauge, Confluent's exporter leaves it untyped.
+    fn yammer_gauge_type(&self) -> &'static str {
+        match self.naming {
+            MetricNaming::Strimzi => "gauge",
+            MetricNaming::Confluent => "untyped",
+        }
+    }
+
     /// A Yammer gauge `kafka.<domain>:type=<kind>,name=<name>`.
     fn yammer_gauge(&mut self, domain: &str, kind: &str, name: &str, help: &str, value: f64) {
         let metric = yammer_name(domain, kind, name);
-        let family_type = match self.naming {
-            MetricNaming::Strimzi => "gauge",
-            MetricNaming::Confluent => "untyped",
-        };
-        self.one(&metric, family_type, help, value);
+        self.one(&metric, self.yammer_gauge_type(), help, value);
     }
 
     /// A Yammer gauge with one tag.
@@ -88,11 +93,7 @@ impl Writer<'_> {
             .iter()
             .map(|(v, x)| (vec![(label.clone(), v.clone())], *x))
             .collect();
-        let family_type = match self.naming {
-            MetricNaming::Strimzi => "gauge",
-            MetricNaming::Confluent => "untyped",
-        };
-        self.family(&metric, family_type, help, &samples);
+        self.family(&metric, self.yammer_gauge_type(), help, &samples);
     }
 
     /// A Yammer histogram.

@@ -149,8 +149,8 @@ fn label_values_and_help_texts_are_escaped() {
     );
 }
 
-#[test]
-fn image_gauges_count_brokers_topics_and_leaderless_partitions() {
+/// Four brokers: 1 fenced, 2 in controlled shutdown, 3 and 4 unfenced.
+fn four_brokers() -> ImageBuilder {
     let fenced = TestBroker {
         fenced: true,
         ..TestBroker::new(1)
@@ -159,10 +159,15 @@ fn image_gauges_count_brokers_topics_and_leaderless_partitions() {
         in_controlled_shutdown: true,
         ..TestBroker::new(2)
     };
-    let mut image = ImageBuilder::new(21, false)
+    ImageBuilder::new(21, false)
         .broker(fenced)
         .broker(shutting_down)
         .brokers(&[3, 4])
+}
+
+#[test]
+fn image_gauges_count_brokers_topics_and_leaderless_partitions() {
+    let mut image = four_brokers()
         .topic(
             "a",
             kraft_protocol::Uuid::from_u64_pair(1, 1),

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::*;
 use crate::metrics::stats::{Histogram, HistogramValues, StatsValues, PERCENTILES};
-use crate::replication::test_support::{partition, ImageBuilder, TestBroker};
+use crate::replication::test_support::{partition, ImageBuilder};
 
 fn raft_snapshot() -> RaftMetricsSnapshot {
     RaftMetricsSnapshot {
@@ -83,19 +83,7 @@ fn lines(text: &str) -> BTreeSet<&str> {
 
 #[test]
 fn active_brokers_include_those_in_controlled_shutdown() {
-    let fenced = TestBroker {
-        fenced: true,
-        ..TestBroker::new(1)
-    };
-    let shutting_down = TestBroker {
-        in_controlled_shutdown: true,
-        ..TestBroker::new(2)
-    };
-    let image = ImageBuilder::new(21, false)
-        .broker(fenced)
-        .broker(shutting_down)
-        .brokers(&[3, 4])
-        .build();
+    let image = four_brokers().build();
     let gauges = ImageGauges::read(&image);
     assert_eq!(
         gauges.kafka_brokers,
