@@ -16,6 +16,7 @@ use kraft_testkit::{free_port, wait_for, KraftServer, TempDir};
 use serde_json::Value;
 
 mod authorization;
+mod connection_limits;
 mod container_env;
 mod dashboard_metrics;
 mod directories;

@@ -53,8 +53,7 @@ const THREADS: &str = "a thread pool of Kafka's JVM server; kraft-rs runs on an 
 const QUEUE: &str = "Kafka's request queue between its network and I/O threads; kraft-rs has none (a connection's requests are handled in order, `socket.request.max.bytes` bounds each)";
 const JMX: &str = "Kafka's JMX metrics and Java reporter plugins; kraft-rs serves Prometheus metrics on `kraft.metrics.listener`";
 const OWN_LOGIN: &str = "this node's own OAUTHBEARER or Kerberos login; kraft-rs controllers refuse both as `sasl.mechanism.controller.protocol`";
-const CONNECTION_LIMITS: &str =
-    "kraft-rs does not limit the number or the creation rate of connections";
+const CONNECTION_RATE: &str = "kraft-rs limits the number of connections (`max.connections`, `max.connections.per.ip`) but not the rate at which they are created";
 const MUTATION_QUOTAS: &str = "kraft-rs stores client quotas and serves them to brokers but does not throttle the topic mutations sent to it (`controller_mutation_rate`)";
 
 /// The keys kraft-rs does not read, by rule: an exact key, or a prefix
@@ -154,10 +153,7 @@ const RULES: &[(&str, Handling)] = &[
     ("sasl.oauthbearer.scope", Handling::NotApplicable(OWN_LOGIN)),
     ("sasl.oauthbearer.token.endpoint.url", Handling::NotApplicable(OWN_LOGIN)),
     ("sasl.oauthbearer.jwt.retriever.class", Handling::NotApplicable(OWN_LOGIN)),
-    ("max.connections", Handling::NotApplied(CONNECTION_LIMITS)),
-    ("max.connections.per.ip", Handling::NotApplied(CONNECTION_LIMITS)),
-    ("max.connections.per.ip.overrides", Handling::NotApplied(CONNECTION_LIMITS)),
-    ("max.connection.creation.rate", Handling::NotApplied(CONNECTION_LIMITS)),
+    ("max.connection.creation.rate", Handling::NotApplied(CONNECTION_RATE)),
     ("quota.window.", Handling::NotApplied(MUTATION_QUOTAS)),
     ("controller.quota.window.", Handling::NotApplied(MUTATION_QUOTAS)),
     (
@@ -222,7 +218,10 @@ pub fn handling(key: &str) -> Option<Handling> {
     if REFUSED_PLUGIN_KEYS.iter().any(|(k, _)| *k == key) {
         return Some(Handling::Refused(REFUSED));
     }
-    if SETTINGS.iter().any(|s| s.key() == key) || transport::is_transport_key(key) {
+    if SETTINGS.iter().any(|s| s.key() == key)
+        || transport::is_transport_key(key)
+        || super::connections::ConnectionLimits::is_listener_key(key)
+    {
         return Some(Handling::Read(IN_TABLES));
     }
     if topic_synonym(key) {
@@ -334,9 +333,11 @@ mod tests {
         assert_eq!(warning("log.retention.ms"), None);
         assert_eq!(warning("num.io.threads").as_deref(), Some("Ignoring configuration num.io.threads: it is not applicable to a kraft-rs controller (a thread pool of Kafka's JVM server; kraft-rs runs on an asynchronous runtime with one worker thread per core)."));
         assert_eq!(
-            warning("max.connections").as_deref(),
-            Some("Configuration max.connections is not applied: kraft-rs does not limit the number or the creation rate of connections.")
+            warning("max.connection.creation.rate").as_deref(),
+            Some("Configuration max.connection.creation.rate is not applied: kraft-rs limits the number of connections (`max.connections`, `max.connections.per.ip`) but not the rate at which they are created.")
         );
+        assert_eq!(warning("max.connections"), None);
+        assert_eq!(warning("listener.name.controller.max.connections"), None);
         assert_eq!(
             warning("no.such.key").as_deref(),
             Some("Ignoring unknown configuration no.such.key.")

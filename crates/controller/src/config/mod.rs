@@ -13,6 +13,7 @@
 //! returns them as [`ConfigWarning`]s (and logs them). Invalid values are
 //! [`ConfigError`]s that name the key and what is allowed.
 
+pub mod connections;
 pub mod groups;
 pub mod kafka_keys;
 pub mod listeners;
@@ -246,6 +247,8 @@ pub struct ControllerConfig {
     pub leader_imbalance_check_interval_seconds: i64,
     /// The group coordinator's bounds for GROUP configs (`group.*`).
     pub groups: groups::GroupSettings,
+    /// `max.connections`, `max.connections.per.ip` and their overrides.
+    pub connection_limits: connections::ConnectionLimits,
     /// `unclean.leader.election.enable` (the static fallback of topics)
     pub unclean_leader_election_enable: bool,
     /// `unclean.leader.election.interval.ms`
@@ -482,6 +485,8 @@ impl ControllerConfig {
             snapshot_max_new_record_bytes: METADATA_SNAPSHOT_MAX_NEW_RECORD_BYTES.read(props)?,
             snapshot_max_interval_ms: METADATA_SNAPSHOT_MAX_INTERVAL_MS.read(props)?,
         };
+        let connection_limits =
+            connections::ConnectionLimits::read(props, &controller_listener_names)?;
         Ok(ControllerConfig {
             node_id,
             process_roles: roles,
@@ -511,6 +516,7 @@ impl ControllerConfig {
             leader_imbalance_check_interval_seconds: LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS
                 .read(props)?,
             groups: groups::GroupSettings::read(props)?,
+            connection_limits,
             unclean_leader_election_enable: UNCLEAN_LEADER_ELECTION_ENABLE.read(props)?,
             unclean_leader_election_interval_ms: UNCLEAN_LEADER_ELECTION_INTERVAL_MS.read(props)?,
             broker_session_timeout_ms: BROKER_SESSION_TIMEOUT_MS.read(props)?,

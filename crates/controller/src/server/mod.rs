@@ -61,8 +61,10 @@ use kraft_security::sasl::{CredentialSource, NoCredentials, SaslServerConfig};
 use kraft_security::stream::KafkaStream;
 use kraft_security::tls::ServerTls;
 
+mod connection_quotas;
 pub mod sasl;
 
+use connection_quotas::{ConnectionQuotas, ConnectionSlot};
 use sasl::{SaslListener, SaslSession, Step};
 
 /// The longest a new connection may take to finish its TLS handshake and
@@ -186,6 +188,8 @@ pub struct ServerConfig {
     /// Socket options of the listeners and the close delay after a failed
     /// authentication.
     pub sockets: SocketOptions,
+    /// `max.connections`, `max.connections.per.ip` and their overrides.
+    pub connections: crate::config::connections::ConnectionLimits,
 }
 
 /// Kafka's `socket.*` options of a server socket and
@@ -379,6 +383,7 @@ impl ServerConfig {
             credentials: None,
             authentication_timeout: authentication_timeout(config.connections_max_idle_ms),
             sockets: SocketOptions::from_controller_config(config),
+            connections: config.connection_limits.clone(),
         }
     }
 
@@ -429,6 +434,7 @@ impl ControllerServer {
         let max_frame = config.max_frame_size;
         let auth_timeout = config.authentication_timeout;
         let sockets = config.sockets;
+        let quotas = ConnectionQuotas::new(config.connections.clone());
         for spec in &config.listeners {
             let runtime = Arc::new(ListenerRuntime::build(spec, &config.credentials)?);
             let host = if spec.host.is_empty() {
@@ -454,6 +460,7 @@ impl ControllerServer {
             let name = spec.name.clone();
             let shutdown = tx.subscribe();
             let early_start = spec.early_start;
+            let quotas = quotas.clone();
             if let Some(tls) = runtime.tls.clone() {
                 accept_tasks.spawn(reload_certificates(tls, spec.name.clone(), tx.subscribe()));
             }
@@ -471,7 +478,14 @@ impl ControllerServer {
                     auth_timeout,
                     failed_auth_delay: sockets.failed_authentication_delay,
                 };
-                accept_loop(listener, name, runtime, handler, limits, shutdown).await;
+                let accepting = Accepting {
+                    name,
+                    runtime,
+                    handler,
+                    limits,
+                    quotas,
+                };
+                accept_loop(listener, accepting, shutdown).await;
             });
         }
         Ok(ControllerServer {
@@ -571,14 +585,27 @@ struct Limits {
     failed_auth_delay: std::time::Duration,
 }
 
-async fn accept_loop(
-    listener: TcpListener,
+/// What one listener's accept loop serves its connections with.
+struct Accepting {
     name: String,
     runtime: Arc<ListenerRuntime>,
     handler: Arc<dyn RequestHandler>,
     limits: Limits,
+    quotas: Arc<ConnectionQuotas>,
+}
+
+async fn accept_loop(
+    listener: TcpListener,
+    accepting: Accepting,
     mut shutdown: watch::Receiver<bool>,
 ) {
+    let Accepting {
+        name,
+        runtime,
+        handler,
+        limits,
+        quotas,
+    } = accepting;
     let mut connections = JoinSet::new();
     let for_connections = shutdown.clone();
     loop {
@@ -586,10 +613,24 @@ async fn accept_loop(
             _ = until_shutdown(&mut shutdown) => break,
             accepted = listener.accept() => match accepted {
                 Ok((stream, peer)) => {
+                    // As Kafka's acceptor: wait for a listener and server
+                    // slot (taking no other connection meanwhile), then
+                    // count the connection against its address.
+                    let admitted = tokio::select! {
+                        _ = until_shutdown(&mut shutdown) => break,
+                        admitted = quotas.admit(&name, peer.ip()) => admitted,
+                    };
+                    let slot = match admitted {
+                        Ok(slot) => slot,
+                        Err(refused) => {
+                            tracing::info!(listener = %name, %peer, "{refused}");
+                            drop(stream);
+                            continue;
+                        }
+                    };
                     let _ = stream.set_nodelay(true);
                     connections.spawn(serve_connection(
-                        stream,
-                        peer,
+                        Accepted { tcp: stream, peer, _slot: slot },
                         name.clone(),
                         runtime.clone(),
                         handler.clone(),
@@ -671,15 +712,27 @@ async fn establish(
     ))
 }
 
-async fn serve_connection(
+/// An accepted connection and its place in the connection counts, held
+/// until it closes.
+struct Accepted {
     tcp: TcpStream,
     peer: SocketAddr,
+    _slot: ConnectionSlot,
+}
+
+async fn serve_connection(
+    accepted: Accepted,
     listener: String,
     runtime: Arc<ListenerRuntime>,
     handler: Arc<dyn RequestHandler>,
     limits: Limits,
     mut shutdown: watch::Receiver<bool>,
 ) {
+    let Accepted {
+        tcp,
+        peer,
+        _slot: _held_until_closed,
+    } = accepted;
     let started = tokio::time::Instant::now();
     let Some((mut stream, mut identity)) =
         establish(tcp, peer, &listener, &runtime, limits.auth_timeout).await

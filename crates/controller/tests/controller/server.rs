@@ -156,6 +156,7 @@ async fn start(max_frame_size: usize) -> Running {
             credentials: None,
             authentication_timeout: AUTHENTICATION_TIMEOUT,
             sockets: Default::default(),
+            connections: Default::default(),
         },
         Arc::new(controller),
     )
@@ -555,6 +556,7 @@ async fn a_late_listener_accepts_once_the_image_is_loaded() {
             credentials: None,
             authentication_timeout: AUTHENTICATION_TIMEOUT,
             sockets: Default::default(),
+            connections: Default::default(),
         },
         Arc::new(controller),
     )
