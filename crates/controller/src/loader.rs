@@ -20,18 +20,19 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use kraft_protocol::records::decode_metadata_record_header;
-use kraft_protocol::{MetadataRecordBody, MetadataRecordType};
 use kraft_raft::{
     ControlRecord, FatalError, RaftEvent, RaftHandle, RaftLog, Record, SnapshotId,
     BOOTSTRAP_SNAPSHOT_ID,
 };
 use tokio::sync::{mpsc, watch};
 
+mod elections;
+
 use crate::activation::{ActiveEpoch, BootstrapMetadata};
 use crate::image::{CommittedRecordError, MetadataRecord, ScramImage, SharedImage};
 use crate::metrics::ControllerStats;
 use crate::snapshots::SnapshotTrigger;
+use elections::ElectionCounts;
 
 /// Why a running node stopped on its own. The node answers nothing that
 /// needs the quorum after one of these; the process should exit non-zero.
@@ -176,7 +177,8 @@ fn apply_batches(
     let mut bytes = 0u64;
     let mut base_offsets = Vec::with_capacity(batches.len());
     let mut append_time = None;
-    let mut unclean = 0u64;
+    let mut elections = ElectionCounts::default();
+    let before = image.read();
     for batch in batches {
         bytes += batch.size_estimate() as u64;
         append_time = Some(batch.append_time);
@@ -185,9 +187,7 @@ fn apply_batches(
             let offset = batch.base_offset + i as i64;
             match record {
                 Record::Data(bytes) => {
-                    if elects_uncleanly(&bytes) {
-                        unclean += 1;
-                    }
+                    elections.record(&bytes, &before);
                     data.push((offset, bytes))
                 }
                 Record::Control(ControlRecord::KRaftVersion(level)) => kraft_version = Some(level),
@@ -196,6 +196,7 @@ fn apply_batches(
             last = Some(offset);
         }
     }
+    drop(before);
     if let Err(record) = image.apply_committed(data) {
         let role = if active.borrow().is_some() {
             "active"
@@ -222,7 +223,9 @@ fn apply_batches(
             i.set_last_offset(last);
         }
     });
-    outputs.stats.elections(unclean, 0);
+    outputs
+        .stats
+        .elections(elections.unclean, elections.from_elr);
     if let Some(time) = append_time {
         outputs.stats.applied_batch(time);
     }
@@ -237,18 +240,6 @@ fn apply_batches(
 /// elected uncleanly (leader recovery state RECOVERING: Kafka's
 /// `PartitionRegistration.electionWasUnclean`, counted by its
 /// `UncleanLeaderElectionsPerSec`).
-fn elects_uncleanly(value: &Bytes) -> bool {
-    let mut frame = value.clone();
-    match decode_metadata_record_header(&mut frame) {
-        Ok(header) if header.api_key == MetadataRecordType::PartitionChange.id() => {}
-        _ => return false,
-    }
-    matches!(
-        MetadataRecordBody::decode(value.clone()),
-        Ok((_, MetadataRecordBody::PartitionChange(r))) if r.leader_recovery_state == 1
-    )
-}
-
 fn load_bootstrap(
     log_dir: &Path,
     image: &SharedImage,
