@@ -255,6 +255,26 @@ fn every_dashboard_metric_selects_a_series_on_a_real_quorum() {
     );
     assert!(leader_text
         .contains("kafka_server_raftmetrics_current_state{current_state=\"leader\"} 1\n"));
+    // The active controller tells how long ago each broker heartbeated:
+    // at most the 9 s session timeout; standbys serve none.
+    for &(id, _) in &epochs {
+        let age = samples(leader_text)
+            .into_iter()
+            .find(|(n, l, _)| {
+                n == "kafka_controller_kafkacontroller_timesincelastheartbeatreceivedms"
+                    && l.contains(&format!("broker=\"{id}\""))
+            })
+            .map(|(_, _, v)| v);
+        assert!(
+            age.is_some_and(|a| (0.0..=9000.0).contains(&a)),
+            "broker {id}: {age:?}\n{leader_text}"
+        );
+    }
+    assert!(scrapes
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i + 1 != leader as usize)
+        .all(|(_, s)| !s.contains("timesincelastheartbeatreceivedms")));
     let (strimzi_checked, strimzi_missing) = check(&fixture, "strimzi", &scrapes);
     let strimzi_na: BTreeSet<String> = strimzi_checked
         .intersection(&not_applicable)

@@ -307,6 +307,9 @@ impl Controller {
                 records = broker_changes::broker_shutdown(image, id, clean, &settings);
                 let cleanup = records.len();
                 record.broker_epoch = new_epoch;
+                if existing.is_none() {
+                    self.stats.broker_contact(id);
+                }
                 match existing {
                     None => format!(
                         "No previous registration found for broker {id}. New incarnation ID is {}. Generated {cleanup} record(s) to clean up previous incarnations. New broker epoch is {new_epoch}.",
@@ -367,6 +370,7 @@ impl Controller {
         if let Ok(mut sessions) = self.sessions.lock() {
             sessions.track(facts.epoch, key, received);
         }
+        self.stats.broker_contact(request.broker_id);
         let deadline =
             tokio::time::Instant::from_std(received) + self.settings.heartbeat_deadline();
         let result = self

@@ -381,6 +381,8 @@ impl Controller {
         quorum: Arc<dyn RaftQuorum>,
     ) -> Self {
         let sessions = heartbeats::SessionTracker::new(settings.broker_session_timeout);
+        let stats = Arc::new(crate::metrics::ControllerStats::default());
+        stats.set_broker_session_timeout(settings.broker_session_timeout);
         let authorizer = settings
             .authorizer
             .clone()
@@ -393,7 +395,7 @@ impl Controller {
             writer: Mutex::new(None),
             last_append: std::sync::Mutex::new(None),
             write_stats: writer::WriteCounters::default(),
-            stats: Arc::default(),
+            stats,
             sessions: std::sync::Mutex::new(sessions),
             loggers: crate::loggers::process(),
         }
@@ -402,6 +404,7 @@ impl Controller {
     /// This controller counting its writer's operations in `stats` (shared
     /// with the metrics endpoint).
     pub fn with_stats(self, stats: Arc<crate::metrics::ControllerStats>) -> Self {
+        stats.set_broker_session_timeout(self.settings.broker_session_timeout);
         Controller { stats, ..self }
     }
 

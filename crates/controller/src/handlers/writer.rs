@@ -371,6 +371,8 @@ impl Controller {
         if let Ok(mut sessions) = self.sessions.lock() {
             sessions.activate(epoch, image.cluster(), Instant::now());
         }
+        self.stats
+            .brokers_activated(image.cluster().brokers().map(|b| b.id()));
         tracing::info!(
             epoch,
             brokers = image.cluster().brokers().count(),

@@ -294,6 +294,29 @@ pub(super) fn render(out: &mut String, m: &ControllerMetrics) {
         .iter()
         .map(|(id, state)| (id.to_string(), f64::from(*state)))
         .collect();
+    if m.active_controller {
+        // On the active controller only, one per registered broker: the
+        // time since it was last heard from, capped at the session timeout
+        // (the timeout for a broker not heard from since activation).
+        let ages: Vec<(String, f64)> = image
+            .registrations
+            .iter()
+            .map(|(id, _)| {
+                let age = s.broker_contacts.get(id).map_or(s.session_timeout_ms, |t| {
+                    (m.now_ms - t).clamp(0, s.session_timeout_ms)
+                });
+                (id.to_string(), age as f64)
+            })
+            .collect();
+        w.yammer_tagged(
+            "controller",
+            "KafkaController",
+            "TimeSinceLastHeartbeatReceivedMs",
+            "broker",
+            "Milliseconds since the active controller last heard from a broker, at most broker.session.timeout.ms.",
+            &ages,
+        );
+    }
     w.yammer_tagged(
         "controller",
         "KafkaController",

@@ -3,7 +3,7 @@
 //! leader changes, unclean elections, the last applied batch's time,
 //! snapshots loaded and generated).
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -122,6 +122,11 @@ pub struct ControllerStats {
     snapshots_loaded: AtomicU64,
     snapshot_bytes: AtomicU64,
     snapshot_time_ms: AtomicI64,
+    /// When each broker was last heard from by this active controller (ms
+    /// since the epoch): Kafka's `brokerContactTimesMs`.
+    broker_contacts: Mutex<BTreeMap<i32, i64>>,
+    /// `broker.session.timeout.ms`, the cap of `TimeSinceLastHeartbeatReceivedMs`.
+    session_timeout_ms: AtomicI64,
 }
 
 impl Default for ControllerStats {
@@ -139,6 +144,9 @@ impl Default for ControllerStats {
             snapshot_bytes: AtomicU64::new(0),
             // Kafka's SnapshotEmitterMetrics start the age at creation.
             snapshot_time_ms: AtomicI64::new(now_ms()),
+            broker_contacts: Mutex::default(),
+            // Kafka's default `broker.session.timeout.ms`.
+            session_timeout_ms: AtomicI64::new(9_000),
         }
     }
 }
@@ -176,6 +184,11 @@ pub struct StatsValues {
     /// When the latest snapshot was generated (ms since the epoch; the
     /// process start before any).
     pub snapshot_time_ms: i64,
+    /// When each broker was last heard from while this controller was
+    /// active (ms since the epoch), for `TimeSinceLastHeartbeatReceivedMs`.
+    pub broker_contacts: BTreeMap<i32, i64>,
+    /// `broker.session.timeout.ms`.
+    pub session_timeout_ms: i64,
 }
 
 impl ControllerStats {
@@ -206,6 +219,33 @@ impl ControllerStats {
     /// An operation timed out waiting for the writer.
     pub fn operation_timed_out(&self) {
         self.operations_timed_out.fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn contacts(&self) -> MutexGuard<'_, BTreeMap<i32, i64>> {
+        self.broker_contacts
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// This controller became active with `brokers` registered: each is
+    /// taken as heard from now (Kafka's `ClusterControlManager.activate`).
+    pub fn brokers_activated(&self, brokers: impl Iterator<Item = i32>) {
+        let now = now_ms();
+        let mut contacts = self.contacts();
+        contacts.clear();
+        contacts.extend(brokers.map(|id| (id, now)));
+    }
+
+    /// Sets `broker.session.timeout.ms`.
+    pub fn set_broker_session_timeout(&self, timeout: std::time::Duration) {
+        let ms = i64::try_from(timeout.as_millis()).unwrap_or(i64::MAX);
+        self.session_timeout_ms.store(ms, Ordering::Relaxed);
+    }
+
+    /// Broker `id` was heard from now: a heartbeat reached the active
+    /// controller, or a first registration.
+    pub fn broker_contact(&self, id: i32) {
+        self.contacts().insert(id, now_ms());
     }
 
     /// A broker heartbeat timed out waiting for the writer.
@@ -261,6 +301,8 @@ impl ControllerStats {
             snapshots_loaded: self.snapshots_loaded.load(Ordering::Relaxed),
             snapshot_bytes: self.snapshot_bytes.load(Ordering::Relaxed),
             snapshot_time_ms: self.snapshot_time_ms.load(Ordering::Relaxed),
+            broker_contacts: self.contacts().clone(),
+            session_timeout_ms: self.session_timeout_ms.load(Ordering::Relaxed),
         }
     }
 }

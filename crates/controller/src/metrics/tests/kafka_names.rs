@@ -352,3 +352,33 @@ fn every_dashboard_metric_is_rendered_except_the_ones_without_meaning() {
         "names without a series must be exactly the ones without meaning"
     );
 }
+
+#[test]
+fn heartbeat_ages_are_served_on_the_active_controller_only() {
+    let image = ImageGauges::read(&four_brokers().build());
+    let stats = StatsValues {
+        broker_contacts: std::collections::BTreeMap::from([(1, 10_000), (3, 19_000)]),
+        session_timeout_ms: 9_000,
+        ..StatsValues::default()
+    };
+    let metrics = |active_controller| ControllerMetrics {
+        active_controller,
+        now_ms: 20_000,
+        image: image.clone(),
+        stats: stats.clone(),
+        ..ControllerMetrics::default()
+    };
+    let text = metrics(true).render();
+    let lines = lines(&text);
+    // Broker 1 was heard from 10 s ago (capped at the 9 s session timeout),
+    // 3 one second ago; 2 and 4 not since activation: the timeout.
+    for (broker, age) in [(1, 9000), (2, 9000), (3, 1000), (4, 9000)] {
+        let line = format!(
+            "kafka_controller_kafkacontroller_timesincelastheartbeatreceivedms{{broker=\"{broker}\"}} {age}"
+        );
+        assert!(lines.contains(line.as_str()), "{line} missing from\n{text}");
+    }
+    assert!(!metrics(false)
+        .render()
+        .contains("timesincelastheartbeatreceivedms"));
+}
