@@ -55,7 +55,7 @@ const JMX: &str = "Kafka's JMX metrics and Java reporter plugins; kraft-rs serve
 const OWN_LOGIN: &str = "this node's own OAUTHBEARER or Kerberos login; kraft-rs controllers refuse both as `sasl.mechanism.controller.protocol`";
 const CONNECTION_LIMITS: &str =
     "kraft-rs does not limit the number or the creation rate of connections";
-const MUTATION_QUOTAS: &str = "kraft-rs stores client quotas and serves them to brokers but does not throttle the topic mutations sent to it (`controller_mutation_rate`)";
+const REQUEST_QUOTAS: &str = "the windows of the request, produce and fetch quotas; kraft-rs applies only the controller mutation quota (`controller_mutation_rate`, windowed by `controller.quota.window.*`)";
 
 /// The keys kraft-rs does not read, by rule: an exact key, or a prefix
 /// ending in `.`. The first rule that matches applies.
@@ -158,8 +158,7 @@ const RULES: &[(&str, Handling)] = &[
     ("max.connections.per.ip", Handling::NotApplied(CONNECTION_LIMITS)),
     ("max.connections.per.ip.overrides", Handling::NotApplied(CONNECTION_LIMITS)),
     ("max.connection.creation.rate", Handling::NotApplied(CONNECTION_LIMITS)),
-    ("quota.window.", Handling::NotApplied(MUTATION_QUOTAS)),
-    ("controller.quota.window.", Handling::NotApplied(MUTATION_QUOTAS)),
+    ("quota.window.", Handling::NotApplied(REQUEST_QUOTAS)),
     (
         "socket.connection.setup.timeout.",
         Handling::NotApplied("kraft-rs's connections to other controllers time out after `controller.quorum.request.timeout.ms`"),
