@@ -437,15 +437,10 @@ impl Controller {
         self
     }
 
-    /// This controller reading the controller mutation quota's buckets
-    /// against `clock` (milliseconds since the epoch) in place of the
-    /// system clock.
-    pub fn with_mutation_quota_clock(mut self, clock: mutation_quota::MillisClock) -> Self {
-        self.mutation_quotas = Arc::new(mutation_quota::MutationQuotas::with_clock(
-            self.settings.mutation_quota_window,
-            clock,
-        ));
-        self
+    /// Reads the controller mutation quota's buckets against `clock`
+    /// (milliseconds since the epoch) in place of the system clock.
+    pub fn set_mutation_quota_clock(&self, clock: mutation_quota::MillisClock) {
+        self.mutation_quotas.set_clock(clock);
     }
 
     /// The controller mutation quota of a request from `ctx` at `version`,
@@ -693,6 +688,8 @@ mod directories_tests;
 mod elections_tests;
 #[cfg(test)]
 mod error_response_tests;
+#[cfg(test)]
+mod mutation_quota_handler_tests;
 #[cfg(test)]
 mod quotas_tests;
 #[cfg(test)]

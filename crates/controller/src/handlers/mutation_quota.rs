@@ -264,7 +264,7 @@ struct Bucket {
 /// client-id) tags (Kafka's `ControllerMutationQuotaManager`).
 pub struct MutationQuotas {
     window: MutationQuotaWindow,
-    clock: MillisClock,
+    clock: Mutex<MillisClock>,
     buckets: Mutex<HashMap<(String, String), Bucket>>,
 }
 
@@ -308,9 +308,14 @@ impl MutationQuotas {
     pub fn with_clock(window: MutationQuotaWindow, clock: MillisClock) -> Self {
         MutationQuotas {
             window,
-            clock,
+            clock: Mutex::new(clock),
             buckets: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Reads the buckets against `clock` from now on.
+    pub fn set_clock(&self, clock: MillisClock) {
+        *self.clock.lock().unwrap_or_else(|e| e.into_inner()) = clock;
     }
 
     /// The quota of one request from `user` (the principal's name) with
@@ -345,7 +350,8 @@ impl MutationQuotas {
     }
 
     fn now_ms(&self) -> i64 {
-        (self.clock)()
+        let clock = Arc::clone(&self.clock.lock().unwrap_or_else(|e| e.into_inner()));
+        clock()
     }
 
     /// Runs `f` on the bucket of `tags` (a new, full one when there is none).
