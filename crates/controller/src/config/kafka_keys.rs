@@ -55,7 +55,7 @@ const JMX: &str = "Kafka's JMX metrics and Java reporter plugins; kraft-rs serve
 const OWN_LOGIN: &str = "this node's own OAUTHBEARER or Kerberos login; kraft-rs controllers refuse both as `sasl.mechanism.controller.protocol`";
 const CONNECTION_LIMITS: &str =
     "kraft-rs does not limit the number or the creation rate of connections";
-const REQUEST_QUOTAS: &str = "the windows of the request, produce and fetch quotas; kraft-rs applies only the controller mutation quota (`controller_mutation_rate`, windowed by `controller.quota.window.*`)";
+const REQUEST_QUOTAS: &str = "the window of the request quota (`request_percentage`), which kraft-rs does not apply; the controller mutation quota (`controller_mutation_rate`) is applied, over `controller.quota.window.*`";
 
 /// The keys kraft-rs does not read, by rule: an exact key, or a prefix
 /// ending in `.`. The first rule that matches applies.

@@ -54,6 +54,9 @@
 //!   quotas and delegation tokens (`AclControlManager`,
 //!   `ScramControlManager`, `ClientQuotaControlManager`,
 //!   `DelegationTokenControlManager`);
+//! * `mutation_quota`: the controller mutation quota (KIP-599) charged by
+//!   CreateTopics, DeleteTopics and CreatePartitions
+//!   (`ControllerMutationQuotaManager`);
 //! * `envelope`: requests brokers forward;
 //! * `error_response`: the answer to a request that fails as a whole
 //!   (Kafka's `AbstractRequest.getErrorResponse`), for every API.
