@@ -23,6 +23,7 @@ mod directories;
 mod fail_stop;
 mod fatal_exit;
 mod logging;
+mod mutation_quota;
 mod oauth;
 mod reassignments;
 mod rolling_restarts;

@@ -54,7 +54,7 @@ const QUEUE: &str = "Kafka's request queue between its network and I/O threads; 
 const JMX: &str = "Kafka's JMX metrics and Java reporter plugins; kraft-rs serves Prometheus metrics on `kraft.metrics.listener`";
 const OWN_LOGIN: &str = "this node's own OAUTHBEARER or Kerberos login; kraft-rs controllers refuse both as `sasl.mechanism.controller.protocol`";
 const CONNECTION_RATE: &str = "kraft-rs limits the number of connections (`max.connections`, `max.connections.per.ip`) but not the rate at which they are created";
-const MUTATION_QUOTAS: &str = "kraft-rs stores client quotas and serves them to brokers but does not throttle the topic mutations sent to it (`controller_mutation_rate`)";
+const REQUEST_QUOTAS: &str = "the window of the request quota (`request_percentage`), which kraft-rs does not apply; the controller mutation quota (`controller_mutation_rate`) is applied, over `controller.quota.window.*`";
 
 /// The keys kraft-rs does not read, by rule: an exact key, or a prefix
 /// ending in `.`. The first rule that matches applies.
@@ -154,8 +154,7 @@ const RULES: &[(&str, Handling)] = &[
     ("sasl.oauthbearer.token.endpoint.url", Handling::NotApplicable(OWN_LOGIN)),
     ("sasl.oauthbearer.jwt.retriever.class", Handling::NotApplicable(OWN_LOGIN)),
     ("max.connection.creation.rate", Handling::NotApplied(CONNECTION_RATE)),
-    ("quota.window.", Handling::NotApplied(MUTATION_QUOTAS)),
-    ("controller.quota.window.", Handling::NotApplied(MUTATION_QUOTAS)),
+    ("quota.window.", Handling::NotApplied(REQUEST_QUOTAS)),
     (
         "socket.connection.setup.timeout.",
         Handling::NotApplied("kraft-rs's connections to other controllers time out after `controller.quorum.request.timeout.ms`"),

@@ -257,6 +257,10 @@ pub struct ControllerConfig {
     pub broker_session_timeout_ms: i32,
     /// `broker.heartbeat.interval.ms`
     pub broker_heartbeat_interval_ms: i32,
+    /// `controller.quota.window.num`
+    pub controller_quota_window_num: i32,
+    /// `controller.quota.window.size.seconds`
+    pub controller_quota_window_size_seconds: i32,
     /// `kraft.metrics.listener` (kraft-rs's own): where to serve
     /// `GET /metrics`; `None` serves no metrics.
     pub metrics_listener: Option<HostPort>,
@@ -521,6 +525,9 @@ impl ControllerConfig {
             unclean_leader_election_interval_ms: UNCLEAN_LEADER_ELECTION_INTERVAL_MS.read(props)?,
             broker_session_timeout_ms: BROKER_SESSION_TIMEOUT_MS.read(props)?,
             broker_heartbeat_interval_ms: BROKER_HEARTBEAT_INTERVAL_MS.read(props)?,
+            controller_quota_window_num: CONTROLLER_QUOTA_WINDOW_NUM.read(props)?,
+            controller_quota_window_size_seconds: CONTROLLER_QUOTA_WINDOW_SIZE_SECONDS
+                .read(props)?,
             metrics_listener,
             logging,
             metrics_naming,

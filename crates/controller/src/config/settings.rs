@@ -557,6 +557,22 @@ pub const BROKER_HEARTBEAT_INTERVAL_MS: Int = Int {
     max: None,
     doc: "The brokers' heartbeat interval; a heartbeat not processed within half of it is answered REQUEST_TIMED_OUT.",
 };
+/// `controller.quota.window.num`
+pub const CONTROLLER_QUOTA_WINDOW_NUM: Int = Int {
+    key: "controller.quota.window.num",
+    default: 11,
+    min: Some(1),
+    max: None,
+    doc: "With `controller.quota.window.size.seconds`, the burst of the controller mutation quota (KIP-599): a principal and client id with a `controller_mutation_rate` quota R may create or delete up to R x window.num x window.size.seconds partitions at once before CreateTopics, CreatePartitions and DeleteTopics are throttled.",
+};
+/// `controller.quota.window.size.seconds`
+pub const CONTROLLER_QUOTA_WINDOW_SIZE_SECONDS: Int = Int {
+    key: "controller.quota.window.size.seconds",
+    default: 1,
+    min: Some(1),
+    max: None,
+    doc: "The time span of each sample of the controller mutation quota; see `controller.quota.window.num`.",
+};
 /// `unstable.feature.versions.enable`
 pub const UNSTABLE_FEATURE_VERSIONS_ENABLE: Bool = Bool {
     key: "unstable.feature.versions.enable",
@@ -675,6 +691,8 @@ pub const SETTINGS: &[Setting] = &[
     Setting::Long(&UNCLEAN_LEADER_ELECTION_INTERVAL_MS),
     Setting::Int(&BROKER_SESSION_TIMEOUT_MS),
     Setting::Int(&BROKER_HEARTBEAT_INTERVAL_MS),
+    Setting::Int(&CONTROLLER_QUOTA_WINDOW_NUM),
+    Setting::Int(&CONTROLLER_QUOTA_WINDOW_SIZE_SECONDS),
     Setting::Bool(&UNSTABLE_FEATURE_VERSIONS_ENABLE),
     Setting::Bool(&UNSTABLE_API_VERSIONS_ENABLE),
     Setting::Int(&SOCKET_REQUEST_MAX_BYTES),

@@ -562,3 +562,47 @@ fn metrics_naming_is_strimzi_by_default_or_confluent() {
         "{e}"
     );
 }
+
+/// `controller.quota.window.num` and `controller.quota.window.size.seconds`
+/// are read with Kafka's defaults (11 and 1) and lower bound (1), and
+/// shape the controller mutation quota's burst.
+#[test]
+fn controller_quota_window_keys_are_read() {
+    use crate::config::kafka_keys::{handling, Handling};
+    use crate::handlers::MutationQuotaWindow;
+    let (c, _) = parse(MINIMAL).expect("valid");
+    assert_eq!(c.controller_quota_window_num, 11);
+    assert_eq!(c.controller_quota_window_size_seconds, 1);
+    assert_eq!(
+        crate::handlers::ControllerSettings::from_config(&c, "id").mutation_quota_window,
+        MutationQuotaWindow::default()
+    );
+    let (c, _) = parse(&format!(
+        "{MINIMAL}controller.quota.window.num=5\ncontroller.quota.window.size.seconds=2\n"
+    ))
+    .expect("valid");
+    let window = crate::handlers::ControllerSettings::from_config(&c, "id").mutation_quota_window;
+    assert_eq!(
+        window,
+        MutationQuotaWindow {
+            samples: 5,
+            size_seconds: 2
+        }
+    );
+    assert_eq!(window.burst(3.0), 30.0);
+    assert!(parse(&format!("{MINIMAL}controller.quota.window.num=0\n")).is_err());
+    assert!(parse(&format!(
+        "{MINIMAL}controller.quota.window.size.seconds=0\n"
+    ))
+    .is_err());
+    for key in [
+        "controller.quota.window.num",
+        "controller.quota.window.size.seconds",
+    ] {
+        assert!(matches!(handling(key), Some(Handling::Read(_))), "{key}");
+    }
+    assert!(matches!(
+        handling("quota.window.num"),
+        Some(Handling::NotApplied(_))
+    ));
+}

@@ -181,6 +181,7 @@ pub(super) fn setup_with(
             delegation_tokens,
             groups: Default::default(),
             static_configs: Default::default(),
+            mutation_quota_window: Default::default(),
         },
         image,
         quorum.clone(),

@@ -54,6 +54,9 @@
 //!   quotas and delegation tokens (`AclControlManager`,
 //!   `ScramControlManager`, `ClientQuotaControlManager`,
 //!   `DelegationTokenControlManager`);
+//! * `mutation_quota`: the controller mutation quota (KIP-599) charged by
+//!   CreateTopics, DeleteTopics and CreatePartitions
+//!   (`ControllerMutationQuotaManager`);
 //! * `envelope`: requests brokers forward;
 //! * `error_response`: the answer to a request that fails as a whole
 //!   (Kafka's `AbstractRequest.getErrorResponse`), for every API.
@@ -82,6 +85,7 @@ mod envelope;
 mod error_response;
 mod features;
 mod heartbeats;
+pub mod mutation_quota;
 mod partitions;
 mod producer_ids;
 mod quorum;
@@ -93,6 +97,7 @@ pub(crate) mod tokens;
 mod topic_admin;
 mod topics;
 pub(crate) mod writer;
+pub use mutation_quota::MutationQuotaWindow;
 pub use writer::WriteStats;
 
 pub use authz::{cluster_operation, Access, Caller, CLUSTER_NAME};
@@ -143,6 +148,8 @@ pub struct ControllerSettings {
     /// The configuration file's properties as written: the static configs
     /// DescribeConfigs lists for this node.
     pub static_configs: crate::config::StaticProperties,
+    /// The controller mutation quota's windows (`controller.quota.window.*`).
+    pub mutation_quota_window: MutationQuotaWindow,
 }
 
 /// The static settings that shape topics and partition leadership.
@@ -218,6 +225,11 @@ impl ControllerSettings {
             delegation_tokens: config.security.delegation_tokens.clone(),
             groups: config.groups.clone(),
             static_configs: config.static_properties.clone(),
+            mutation_quota_window: MutationQuotaWindow {
+                samples: u32::try_from(config.controller_quota_window_num).unwrap_or(1),
+                size_seconds: u32::try_from(config.controller_quota_window_size_seconds)
+                    .unwrap_or(1),
+            },
         }
     }
 
@@ -231,6 +243,16 @@ impl ControllerSettings {
 fn duration_ms(ms: i32) -> Duration {
     Duration::from_millis(u64::try_from(ms).unwrap_or(0))
 }
+
+/// The CreateTopics version from which the controller mutation quota is
+/// strict (Kafka's `ControllerApis.handleCreateTopics`).
+pub const CREATE_TOPICS_STRICT_SINCE: i16 = 6;
+/// The DeleteTopics version from which the controller mutation quota is
+/// strict.
+pub const DELETE_TOPICS_STRICT_SINCE: i16 = 5;
+/// The CreatePartitions version from which the controller mutation quota is
+/// strict.
+pub const CREATE_PARTITIONS_STRICT_SINCE: i16 = 3;
 
 /// The controller APIs served by [`Controller`] itself.
 pub const CONTROLLER_APIS: &[ApiKey] = &[
@@ -286,6 +308,8 @@ pub struct Controller {
     authorizer: Option<crate::authorizer::StandardAuthorizer>,
     /// This process's loggers (BROKER_LOGGER resources).
     loggers: Arc<crate::loggers::Loggers>,
+    /// The controller mutation quota's buckets.
+    mutation_quotas: Arc<mutation_quota::MutationQuotas>,
 }
 
 impl fmt::Debug for Controller {
@@ -387,8 +411,12 @@ impl Controller {
             .authorizer
             .clone()
             .map(crate::authorizer::StandardAuthorizer::new);
+        let mutation_quotas = Arc::new(mutation_quota::MutationQuotas::new(
+            settings.mutation_quota_window,
+        ));
         Controller {
             authorizer,
+            mutation_quotas,
             settings,
             image,
             quorum,
@@ -413,6 +441,37 @@ impl Controller {
     pub fn with_loggers(mut self, loggers: Arc<crate::loggers::Loggers>) -> Self {
         self.loggers = loggers;
         self
+    }
+
+    /// Reads the controller mutation quota's buckets against `clock`
+    /// (milliseconds since the epoch) in place of the system clock.
+    pub fn set_mutation_quota_clock(&self, clock: mutation_quota::MillisClock) {
+        self.mutation_quotas.set_clock(clock);
+    }
+
+    /// The controller mutation quota of a request from `ctx` at `version`,
+    /// strict from `strict_since` (Kafka's `newQuotaFor`).
+    pub(crate) fn mutation_quota(
+        &self,
+        ctx: &RequestContext,
+        strict_since: i16,
+    ) -> mutation_quota::RequestQuota {
+        let (user, client_id) = mutation_quota::request_identity(ctx);
+        self.mutation_quota_for(&user, &client_id, ctx.api_version, strict_since)
+    }
+
+    /// The controller mutation quota of a request from `user` with
+    /// `client_id` at `version`, strict from `strict_since`.
+    pub(crate) fn mutation_quota_for(
+        &self,
+        user: &str,
+        client_id: &str,
+        version: i16,
+        strict_since: i16,
+    ) -> mutation_quota::RequestQuota {
+        let mode = mutation_quota::QuotaMode::for_version(version, strict_since);
+        self.mutation_quotas
+            .quota_for(self.image.read().client_quotas(), user, client_id, mode)
     }
 
     /// The settings.
@@ -531,16 +590,25 @@ impl RequestHandler for Controller {
                 ResponseBody::Envelope(self.envelope(&access, &ctx, r).await)
             }
             RequestBody::CreateTopics(r) => {
-                ResponseBody::CreateTopics(self.create_topics_with(&access, &r).await)
+                let quota = self.mutation_quota(&ctx, CREATE_TOPICS_STRICT_SINCE);
+                let mut response = self.create_topics_with(&access, &quota, &r).await;
+                response.throttle_time_ms = quota.throttle_time_ms();
+                ResponseBody::CreateTopics(response)
             }
             RequestBody::AlterPartition(r) => {
                 ResponseBody::AlterPartition(self.alter_partition(v, &r).await)
             }
             RequestBody::DeleteTopics(r) => {
-                ResponseBody::DeleteTopics(self.delete_topics_with(&access, v, &r).await)
+                let quota = self.mutation_quota(&ctx, DELETE_TOPICS_STRICT_SINCE);
+                let mut response = self.delete_topics_with(&access, &quota, v, &r).await;
+                response.throttle_time_ms = quota.throttle_time_ms();
+                ResponseBody::DeleteTopics(response)
             }
             RequestBody::CreatePartitions(r) => {
-                ResponseBody::CreatePartitions(self.create_partitions_with(&access, &r).await)
+                let quota = self.mutation_quota(&ctx, CREATE_PARTITIONS_STRICT_SINCE);
+                let mut response = self.create_partitions_with(&access, &quota, &r).await;
+                response.throttle_time_ms = quota.throttle_time_ms();
+                ResponseBody::CreatePartitions(response)
             }
             RequestBody::ElectLeaders(r) => {
                 ResponseBody::ElectLeaders(self.elect_leaders(v, &r).await)
@@ -626,6 +694,8 @@ mod directories_tests;
 mod elections_tests;
 #[cfg(test)]
 mod error_response_tests;
+#[cfg(test)]
+mod mutation_quota_handler_tests;
 #[cfg(test)]
 mod quotas_tests;
 #[cfg(test)]

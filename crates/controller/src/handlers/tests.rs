@@ -215,6 +215,7 @@ fn setup_with(mv: i16, records: &[MetadataRecord], static_voters: Vec<i32>) -> S
             delegation_tokens: Default::default(),
             groups: Default::default(),
             static_configs: Default::default(),
+            mutation_quota_window: Default::default(),
         },
         image,
         quorum.clone(),

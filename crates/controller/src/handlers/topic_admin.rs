@@ -61,6 +61,7 @@ use kraft_protocol::messages::remove_topic_record::RemoveTopicRecord;
 use kraft_protocol::{ErrorCode, StrBytes, Uuid};
 
 use super::authz::{Access, Refusal, CLUSTER_NAME};
+use super::mutation_quota::{QuotaAttempt, RequestQuota};
 use super::writer::{ActiveState, Generated};
 use super::{error, not_controller, ApiError, Controller, MAX_RECORDS_PER_USER_OP};
 use crate::image::{MetadataImage, MetadataRecord, TopicImage};
@@ -200,8 +201,13 @@ impl Controller {
         version: i16,
         request: &DeleteTopicsRequest,
     ) -> DeleteTopicsResponse {
-        self.delete_topics_with(&Access::everything(), version, request)
-            .await
+        self.delete_topics_with(
+            &Access::everything(),
+            &RequestQuota::unbounded(),
+            version,
+            request,
+        )
+        .await
     }
 
     /// DeleteTopics as `ControllerApis.deleteTopics` authorizes it: DELETE
@@ -212,6 +218,7 @@ impl Controller {
     pub(crate) async fn delete_topics_with(
         &self,
         access: &Access<'_>,
+        quota: &RequestQuota,
         version: i16,
         request: &DeleteTopicsRequest,
     ) -> DeleteTopicsResponse {
@@ -319,9 +326,11 @@ impl Controller {
         );
         let order: Vec<Uuid> = id_to_name.order.iter().map(|k| k.0).collect();
         if !order.is_empty() {
+            let mut attempt = QuotaAttempt::new();
             let outcome = self
                 .write(deadline(request.timeout_ms), |state| {
-                    Ok(generate_deletions(state, &order))
+                    quota.begin_attempt(&mut attempt);
+                    Ok(generate_deletions(state, &order, quota))
                 })
                 .await;
             match outcome {
@@ -350,7 +359,7 @@ impl Controller {
         &self,
         request: &CreatePartitionsRequest,
     ) -> CreatePartitionsResponse {
-        self.create_partitions_with(&Access::everything(), request)
+        self.create_partitions_with(&Access::everything(), &RequestQuota::unbounded(), request)
             .await
     }
 
@@ -360,6 +369,7 @@ impl Controller {
     pub(crate) async fn create_partitions_with(
         &self,
         access: &Access<'_>,
+        quota: &RequestQuota,
         request: &CreatePartitionsRequest,
     ) -> CreatePartitionsResponse {
         let requested: Vec<CreatePartitionsTopic> = request.topics.to_vec();
@@ -405,9 +415,11 @@ impl Controller {
             .filter_map(|name| requested.iter().find(|t| t.name.as_str() == name))
             .collect();
         if !topics.is_empty() {
+            let mut attempt = QuotaAttempt::new();
             let outcome = self
                 .write(deadline(request.timeout_ms), |state| {
-                    generate_create_partitions(state, &topics, request.validate_only)
+                    quota.begin_attempt(&mut attempt);
+                    generate_create_partitions(state, &topics, request.validate_only, quota)
                 })
                 .await;
             match outcome {
@@ -540,6 +552,7 @@ fn resolve_names(
 fn generate_deletions(
     state: &ActiveState,
     ids: &[Uuid],
+    quota: &RequestQuota,
 ) -> Generated<Vec<(Uuid, Option<ApiError>)>> {
     let image = &state.image;
     let mut records = Vec::new();
@@ -549,19 +562,22 @@ fn generate_deletions(
         let topic = image.topics().topic(id);
         let outcome = match topic {
             None => Some(ApiError::bare(ErrorCode::UnknownTopicId)),
-            Some(_) if records.len() >= MAX_RECORDS_PER_USER_OP => {
-                Some(ApiError::bare(ErrorCode::UnknownServerError))
-            }
-            Some(_) => {
-                records.push(MetadataRecord::new(
-                    RemoveTopicRecord {
-                        topic_id: *id,
-                        ..Default::default()
-                    },
-                    0,
-                ));
-                None
-            }
+            Some(t) => match quota.record(t.partition_count()) {
+                Err(e) => Some(e),
+                Ok(()) if records.len() >= MAX_RECORDS_PER_USER_OP => {
+                    Some(ApiError::bare(ErrorCode::UnknownServerError))
+                }
+                Ok(()) => {
+                    records.push(MetadataRecord::new(
+                        RemoveTopicRecord {
+                            topic_id: *id,
+                            ..Default::default()
+                        },
+                        0,
+                    ));
+                    None
+                }
+            },
         };
         summary.push(format!(
             "{{id: {}, name: {}, result: {}}}",
@@ -581,13 +597,14 @@ fn generate_create_partitions(
     state: &ActiveState,
     topics: &[&CreatePartitionsTopic],
     validate_only: bool,
+    quota: &RequestQuota,
 ) -> Result<Generated<Vec<CreatePartitionsTopicResult>>, ApiError> {
     let image = &state.image;
     let mut random = ThreadRandom::new();
     let mut records = Vec::new();
     let mut results = Vec::with_capacity(topics.len());
     for topic in topics {
-        let outcome = add_partitions(image, topic, &mut records, &mut random);
+        let outcome = add_partitions(image, topic, &mut records, &mut random, quota);
         if results.len() >= MAX_RECORDS_PER_USER_OP {
             return Err(error(
                 ErrorCode::PolicyViolation,
@@ -645,6 +662,7 @@ fn add_partitions(
     topic: &CreatePartitionsTopic,
     records: &mut Vec<MetadataRecord>,
     random: &mut dyn PlacementRandom,
+    quota: &RequestQuota,
 ) -> Result<(), ApiError> {
     let name = topic.name.as_str();
     let Some(info) = image.topics().topic_by_name(name) else {
@@ -677,6 +695,8 @@ fn add_partitions(
             ));
         }
     }
+    // The controller mutation quota, once the request is known to be valid.
+    quota.record(additional as usize)?;
     let Some(first) = first_partition(info) else {
         return Err(ApiError::bare(ErrorCode::UnknownServerError));
     };

@@ -832,6 +832,7 @@ fn standby(image: SharedImage) -> Controller {
             delegation_tokens: Default::default(),
             groups: Default::default(),
             static_configs: Default::default(),
+            mutation_quota_window: Default::default(),
         },
         image,
         Arc::new(Standby),

@@ -25,6 +25,7 @@ use kraft_protocol::messages::topic_record::TopicRecord;
 use kraft_protocol::{ErrorCode, StrBytes, Uuid};
 
 use super::authz::{Access, Refusal, CLUSTER_NAME};
+use super::mutation_quota::{QuotaAttempt, RequestQuota};
 use super::writer::{ActiveState, Generated};
 use super::{error, ApiError, Controller, MAX_RECORDS_PER_USER_OP};
 use crate::image::{MetadataImage, MetadataRecord};
@@ -89,7 +90,7 @@ impl Controller {
     /// Called directly, as a trusted caller: nothing is authorized (the
     /// network path goes through [`Controller::create_topics_with`]).
     pub async fn create_topics(&self, request: &CreateTopicsRequest) -> CreateTopicsResponse {
-        self.create_topics_with(&Access::everything(), request)
+        self.create_topics_with(&Access::everything(), &RequestQuota::unbounded(), request)
             .await
     }
 
@@ -101,6 +102,7 @@ impl Controller {
     pub(crate) async fn create_topics_with(
         &self,
         access: &Access<'_>,
+        quota: &RequestQuota,
         request: &CreateTopicsRequest,
     ) -> CreateTopicsResponse {
         let requested: Vec<CreatableTopic> = request.topics.to_vec();
@@ -157,9 +159,11 @@ impl Controller {
                 tokio::time::Instant::now()
                     + std::time::Duration::from_millis(request.timeout_ms as u64)
             });
+            let mut attempt = QuotaAttempt::new();
             let outcome = self
                 .write(deadline, |state| {
-                    self.generate_topics(state, &wanted, request.validate_only)
+                    quota.begin_attempt(&mut attempt);
+                    self.generate_topics(state, &wanted, request.validate_only, quota)
                 })
                 .await;
             match outcome {
@@ -215,6 +219,7 @@ impl Controller {
         state: &mut ActiveState,
         topics: &[&CreatableTopic],
         validate_only: bool,
+        quota: &RequestQuota,
     ) -> Result<Generated<Vec<CreatableTopicResult>>, ApiError> {
         let defaults = &self.settings.topics;
         let image = &state.image;
@@ -324,7 +329,7 @@ impl Controller {
                     continue;
                 }
             };
-            match self.create_topic(image, t, topic_configs, config_records) {
+            match self.create_topic(image, t, topic_configs, config_records, quota) {
                 Ok(new_topic) => {
                     created.insert(name, new_topic);
                 }
@@ -420,6 +425,7 @@ impl Controller {
         topic: &CreatableTopic,
         configs: &[(String, String)],
         config_records: Vec<MetadataRecord>,
+        quota: &RequestQuota,
     ) -> Result<NewTopic, ApiError> {
         let defaults = &self.settings.topics;
         let mv = image.metadata_version().ok_or_else(|| {
@@ -523,6 +529,8 @@ impl Controller {
                 ));
             }
         }
+        // The controller mutation quota, once the topic is known to be valid.
+        quota.record(partitions.len())?;
         let topic_id = crate::java::random_uuid();
         let name = topic.name.as_str();
         let mut records = Vec::with_capacity(1 + config_records.len() + partitions.len());
