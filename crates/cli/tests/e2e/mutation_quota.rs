@@ -11,10 +11,12 @@ use kraft_protocol::messages::*;
 use kraft_protocol::{ErrorCode, List, RequestBody, ResponseBody, StrBytes};
 
 use super::reassignments::{call, finalized_features, heartbeat, register};
-use super::{format, kraft_ok, wait_for, Cluster};
+use super::{format, kraft_ok, wait_for, Cluster, Connection};
 
 /// The client id `call` sends.
 const CLIENT_ID: &str = "kraft-sweep";
+/// The client id [`Connection`] sends.
+const CONNECTION_CLIENT_ID: &str = "bad-input";
 
 fn s(v: &str) -> StrBytes {
     StrBytes::from(v)
@@ -87,21 +89,23 @@ fn create_topics_beyond_the_controller_mutation_rate_is_throttled() {
     );
 
     // One partition a second for this client id: a burst of 2.
-    let quota = alter_client_quotas_request::AlterClientQuotasRequest {
-        entries: List::from([alter_client_quotas_request::EntryData {
-            entity: List::from([alter_client_quotas_request::EntityData {
-                entity_type: s("client-id"),
-                entity_name: Some(s(CLIENT_ID)),
-                ..Default::default()
-            }]),
-            ops: List::from([alter_client_quotas_request::OpData {
-                key: s("controller_mutation_rate"),
-                value: 1.0,
-                remove: false,
-                ..Default::default()
-            }]),
+    // The same for the client id of `Connection` (a bucket of its own).
+    let entry = |client_id: &str| alter_client_quotas_request::EntryData {
+        entity: List::from([alter_client_quotas_request::EntityData {
+            entity_type: s("client-id"),
+            entity_name: Some(s(client_id)),
             ..Default::default()
         }]),
+        ops: List::from([alter_client_quotas_request::OpData {
+            key: s("controller_mutation_rate"),
+            value: 1.0,
+            remove: false,
+            ..Default::default()
+        }]),
+        ..Default::default()
+    };
+    let quota = alter_client_quotas_request::AlterClientQuotasRequest {
+        entries: List::from([entry(CLIENT_ID), entry(CONNECTION_CLIENT_ID)]),
         validate_only: false,
         ..Default::default()
     };
@@ -109,8 +113,11 @@ fn create_topics_beyond_the_controller_mutation_rate_is_throttled() {
     else {
         panic!("not an AlterClientQuotas response")
     };
-    let entry = r.entries.first().expect("one entry").into_owned();
-    assert_eq!(entry.error_code, 0, "{:?}", entry.error_message);
+    assert!(
+        r.entries.len() == 2 && r.entries.iter().all(|e| e.error_code == 0),
+        "{:?}",
+        r.entries
+    );
 
     // "first" finds the bucket full and takes it below zero; "second" finds
     // it empty and is refused; the client is told to wait about a second.
@@ -130,6 +137,36 @@ fn create_topics_beyond_the_controller_mutation_rate_is_throttled() {
     assert!(
         (1..=1000).contains(&throttle),
         "throttle time {throttle} ms"
+    );
+
+    // As Kafka mutes a throttled client's channel, the connection that got
+    // a throttle time is not read again until it has passed.
+    let mut conn = Connection::open(addr);
+    let request = RequestBody::CreateTopics(create_topics_request::CreateTopicsRequest {
+        topics: vec![topic("muted-a", 3), topic("muted-b", 1)].into(),
+        timeout_ms: 10_000,
+        ..Default::default()
+    });
+    let Some(ResponseBody::CreateTopics(r)) = conn.send(7, &request) else {
+        panic!("no CreateTopics answer")
+    };
+    let throttled = Duration::from_millis(u64::try_from(r.throttle_time_ms).unwrap_or(0));
+    assert!(throttled >= Duration::from_millis(100), "{r:?}");
+    let asked = std::time::Instant::now();
+    let versions = RequestBody::ApiVersions(api_versions_request::ApiVersionsRequest {
+        client_software_name: s("kraft-e2e"),
+        client_software_version: s("1"),
+        ..Default::default()
+    });
+    assert!(matches!(
+        conn.send(3, &versions),
+        Some(ResponseBody::ApiVersions(_))
+    ));
+    // Less a few ms for the time the response took to reach the client.
+    assert!(
+        asked.elapsed() + Duration::from_millis(50) >= throttled,
+        "answered after {:?}, throttled for {throttled:?}",
+        asked.elapsed()
     );
 
     // Once the bucket has refilled, the topic is created.

@@ -651,8 +651,27 @@ async fn accept_loop(
 }
 
 enum Outcome {
-    Respond(Vec<u8>),
+    /// Write the frame; then, for a throttled client, read nothing more
+    /// for the duration (Kafka mutes the channel).
+    Respond(Vec<u8>, Option<std::time::Duration>),
     Close(String),
+}
+
+/// How long a client whose request was answered with `response` must wait:
+/// the controller mutation quota's throttle time of CreateTopics,
+/// DeleteTopics and CreatePartitions. A forwarded request (an Envelope's
+/// answer) is never throttled here: the broker throttles its own client.
+fn client_throttle(response: &ResponseBody) -> Option<std::time::Duration> {
+    let ms = match response {
+        ResponseBody::CreateTopics(r) => r.throttle_time_ms,
+        ResponseBody::DeleteTopics(r) => r.throttle_time_ms,
+        ResponseBody::CreatePartitions(r) => r.throttle_time_ms,
+        _ => 0,
+    };
+    u64::try_from(ms)
+        .ok()
+        .filter(|ms| *ms > 0)
+        .map(std::time::Duration::from_millis)
 }
 
 /// Who is on the other end of a connection.
@@ -836,10 +855,17 @@ async fn serve_connection(
             )
             .await
             {
-                Outcome::Respond(bytes) => {
+                Outcome::Respond(bytes, throttle) => {
                     if let Err(e) = stream.write_all(&bytes).await {
                         tracing::debug!(%peer, error = %e, "write failed; closing connection");
                         return;
+                    }
+                    if let Some(throttle) = throttle {
+                        tracing::debug!(%peer, listener = %listener, ms = throttle.as_millis(), "throttling the connection (controller mutation quota)");
+                        tokio::select! {
+                            _ = until_shutdown(&mut shutdown) => return,
+                            () = tokio::time::sleep(throttle) => {}
+                        }
                     }
                     continue;
                 }
@@ -964,7 +990,7 @@ async fn process(
             let max = range.map_or(ApiKey::ApiVersions.versions().1, |r| r.max_version);
             let body = unsupported_api_versions_response(max);
             return match response_frame(correlation_id, 0, |b| body.encode(b, 0)) {
-                Ok(bytes) => Outcome::Respond(bytes),
+                Ok(bytes) => Outcome::Respond(bytes, None),
                 Err(e) => Outcome::Close(format!("cannot encode ApiVersions response: {e}")),
             };
         }
@@ -1012,7 +1038,7 @@ async fn process(
     match response_frame(correlation_id, header_version, |b| {
         response.encode(b, version)
     }) {
-        Ok(bytes) => Outcome::Respond(bytes),
+        Ok(bytes) => Outcome::Respond(bytes, client_throttle(&response)),
         Err(e) => Outcome::Close(format!(
             "cannot encode {} v{version} response: {e}",
             api_key.kafka_name()
