@@ -9,6 +9,7 @@ pub mod cli;
 pub mod commands;
 pub mod controller_config;
 pub mod docker_env;
+pub mod dump_log;
 pub mod feature_tools;
 pub mod logging;
 pub mod node_cmds;
