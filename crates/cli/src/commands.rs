@@ -82,6 +82,7 @@ pub async fn run(command: Command, out: &mut dyn Write) -> CmdResult {
         Command::Storage(args) => crate::node_cmds::storage(args, out),
         Command::Server(args) => crate::node_cmds::server(args, out).await,
         Command::Quickstart(args) => crate::node_cmds::quickstart(args, out).await,
+        // run_main runs it before starting a runtime, with its stderr.
         Command::DumpLog(args) => crate::dump_log::run(&args, out, &mut std::io::stderr()),
     }
 }
