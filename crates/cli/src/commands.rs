@@ -137,7 +137,7 @@ fn admin_from(
 }
 
 fn write_json(out: &mut dyn Write, value: &serde_json::Value) -> CmdResult {
-    let text = serde_json::to_string_pretty(value)
+    let text = serde_json::to_string_pretty(&crate::render::sorted_keys(value.clone()))
         .map_err(|e| CliError::new(format!("cannot render JSON: {e}")))?;
     writeln!(out, "{text}")?;
     Ok(())
