@@ -100,7 +100,12 @@ const BOOTSTRAP_CHECKPOINT: &str = "bootstrap.checkpoint";
 /// ends the dump with an error after what was already printed.
 pub fn run(args: &DumpLogArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CliError> {
     let mut gaps: Vec<(String, BTreeMap<i64, i64>)> = Vec::new();
-    for file in args.files.split(',') {
+    // Java's String.split: empty names at the end are dropped.
+    let mut files: Vec<&str> = args.files.split(',').collect();
+    while files.len() > 1 && files.last() == Some(&"") {
+        files.pop();
+    }
+    for file in files {
         writeln!(out, "Dumping {file}")?;
         let name = file_name(file);
         let Some(dot) = name.rfind('.') else {
