@@ -35,6 +35,9 @@ pub enum Command {
     Server(crate::node_cmds::ServerArgs),
     /// Start a local 3-controller quorum on loopback and walk through KIP-1141 and KIP-1312.
     Quickstart(crate::node_cmds::QuickstartArgs),
+    /// Print a metadata log segment or snapshot as Kafka's kafka-dump-log does (DumpLogSegments).
+    #[command(name = "dump-log")]
+    DumpLog(crate::dump_log::DumpLogArgs),
 }
 
 /// Output format of describe commands.

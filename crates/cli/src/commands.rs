@@ -82,6 +82,8 @@ pub async fn run(command: Command, out: &mut dyn Write) -> CmdResult {
         Command::Storage(args) => crate::node_cmds::storage(args, out),
         Command::Server(args) => crate::node_cmds::server(args, out).await,
         Command::Quickstart(args) => crate::node_cmds::quickstart(args, out).await,
+        // run_main runs it before starting a runtime, with its stderr.
+        Command::DumpLog(args) => crate::dump_log::run(&args, out, &mut std::io::stderr()),
     }
 }
 
@@ -135,7 +137,7 @@ fn admin_from(
 }
 
 fn write_json(out: &mut dyn Write, value: &serde_json::Value) -> CmdResult {
-    let text = serde_json::to_string_pretty(value)
+    let text = serde_json::to_string_pretty(&crate::render::sorted_keys(value.clone()))
         .map_err(|e| CliError::new(format!("cannot render JSON: {e}")))?;
     writeln!(out, "{text}")?;
     Ok(())

@@ -9,6 +9,7 @@ pub mod cli;
 pub mod commands;
 pub mod controller_config;
 pub mod docker_env;
+pub mod dump_log;
 pub mod feature_tools;
 pub mod logging;
 pub mod node_cmds;
@@ -69,6 +70,17 @@ where
             };
         }
     };
+    // An offline tool: no runtime, and its notes go to `err`.
+    if let cli::Command::DumpLog(args) = &cli.command {
+        return match dump_log::run(args, out, err) {
+            Ok(()) => 0,
+            Err(e) => {
+                let _ = out.flush();
+                let _ = writeln!(err, "{}", e.message);
+                e.exit_code
+            }
+        };
+    }
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

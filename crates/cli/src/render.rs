@@ -113,6 +113,27 @@ pub fn status_text(cluster_id: &str, q: &QuorumInfo) -> Result<String, RenderErr
     Ok(out)
 }
 
+/// `value` with every object's fields in name order: the `--output json`
+/// documents list their fields alphabetically, whatever order they are
+/// built in (serde_json keeps insertion order in this workspace, which the
+/// Kafka-compatible JSON of `kraft_protocol::json` needs).
+pub fn sorted_keys(value: Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut fields: Vec<(String, Value)> = map.into_iter().collect();
+            fields.sort_by(|a, b| a.0.cmp(&b.0));
+            Value::Object(
+                fields
+                    .into_iter()
+                    .map(|(k, v)| (k, sorted_keys(v)))
+                    .collect(),
+            )
+        }
+        Value::Array(items) => Value::Array(items.into_iter().map(sorted_keys).collect()),
+        other => other,
+    }
+}
+
 fn uuid_json(id: &Uuid) -> Value {
     if id.is_nil() {
         Value::Null
@@ -143,7 +164,7 @@ fn replica_json(q: &QuorumInfo, r: &ReplicaState) -> Value {
 pub fn status_json(cluster_id: &str, q: &QuorumInfo) -> Result<Value, RenderError> {
     let (lag, lag_time) = max_follower_lag(q)?;
     let list = |rs: &[ReplicaState]| Value::Array(rs.iter().map(|r| replica_json(q, r)).collect());
-    Ok(json!({
+    Ok(sorted_keys(json!({
         "clusterId": cluster_id,
         "leaderId": q.leader_id,
         "leaderEpoch": q.leader_epoch,
@@ -153,7 +174,7 @@ pub fn status_json(cluster_id: &str, q: &QuorumInfo) -> Result<Value, RenderErro
         "currentVoters": list(&q.voters),
         "currentObservers": list(&q.observers),
         "committedVoters": q.committed_voters.as_deref().map(list),
-    }))
+    })))
 }
 
 fn replication_rows(q: &QuorumInfo) -> Result<Vec<(&ReplicaState, &'static str)>, RenderError> {
@@ -239,7 +260,7 @@ pub fn replication_json(q: &QuorumInfo) -> Result<Value, RenderError> {
             })
         })
         .collect();
-    Ok(json!({ "replicas": rows }))
+    Ok(sorted_keys(json!({ "replicas": rows })))
 }
 
 /// Kafka's `ToolsUtils.prettyPrintTable`.
@@ -316,7 +337,7 @@ pub fn features_json(f: &FeatureMetadata) -> Value {
             })
         })
         .collect();
-    json!({ "epoch": f.finalized_features_epoch, "features": features })
+    sorted_keys(json!({ "epoch": f.finalized_features_epoch, "features": features }))
 }
 
 /// `kafka-cluster list-endpoints`: a `%-10s %-<host>s %-10s %-<rack>s [%-10s ]%-15s` table.

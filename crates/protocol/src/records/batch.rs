@@ -368,6 +368,43 @@ impl RecordBatch {
         Self::validate_complete(data)
     }
 
+    /// Like [`RecordBatch::parse`] but without the CRC check, for tools that
+    /// show a damaged batch as it is (Kafka's `DumpLogSegments` prints its
+    /// records and `isvalid: false`); [`RecordBatch::crc_matches`] tells
+    /// whether the CRC holds. Size, magic and compression id are checked.
+    pub fn parse_unverified(data: Bytes) -> Result<RecordBatch, DecodeError> {
+        match declared_size(&data)? {
+            Some(size) if size == data.len() => {}
+            Some(size) if size > data.len() => {
+                return Err(DecodeError::UnexpectedEof {
+                    needed: size,
+                    remaining: data.len(),
+                })
+            }
+            Some(size) => return Err(DecodeError::TrailingBytes(data.len() - size)),
+            None => {
+                return Err(DecodeError::UnexpectedEof {
+                    needed: LOG_OVERHEAD,
+                    remaining: data.len(),
+                })
+            }
+        }
+        if data.len() < RECORD_BATCH_OVERHEAD {
+            return Err(DecodeError::UnexpectedEof {
+                needed: RECORD_BATCH_OVERHEAD,
+                remaining: data.len(),
+            });
+        }
+        check_magic(data[MAGIC_OFFSET] as i8)?;
+        Self::check_body(RecordBatch { data })
+    }
+
+    /// Whether the stored CRC-32C matches the batch's bytes (always true for
+    /// a batch from [`RecordBatch::parse`] or [`batches`]).
+    pub fn crc_matches(&self) -> bool {
+        self.crc() == compute_crc(&self.data)
+    }
+
     /// Validates a buffer already known to be exactly one batch long.
     fn validate_complete(data: Bytes) -> Result<RecordBatch, DecodeError> {
         check_magic(data[MAGIC_OFFSET] as i8)?;
@@ -376,7 +413,11 @@ impl RecordBatch {
         if stored != computed {
             return Err(DecodeError::CrcMismatch { stored, computed });
         }
-        let batch = RecordBatch { data };
+        Self::check_body(RecordBatch { data })
+    }
+
+    /// The checks after the CRC: compression id and record count.
+    fn check_body(batch: RecordBatch) -> Result<RecordBatch, DecodeError> {
         let attributes = batch.attributes();
         if attributes.compression().is_none() {
             return Err(DecodeError::InvalidRecords(format!(
