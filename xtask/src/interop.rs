@@ -108,6 +108,11 @@ pub fn interop() -> Result<()> {
     // kafka-features version-mapping / feature-dependencies and kraft's
     // print the same stdout, stderr and exit code.
     run_interop_script("offline-tools.sh", &kraft, 300)?;
+    // `kraft dump-log` against Kafka's DumpLogSegments (about 35 s): fresh
+    // Kafka-written metadata logs and snapshots, a running and a stopped
+    // kraft-rs controller's files, and every golden case, diffed line for
+    // line.
+    run_interop_script("dump-log.sh", &kraft, 300)?;
     run_interop_script("mixed-quorum.sh", &kraft, 1800)?;
     // ... with a Java broker: kraft-rs's snapshots hold the whole image, a
     // Java controller catches up from one, and a kraft-rs-formatted cluster

@@ -17,8 +17,10 @@
 //! * `kraft-rs/`: a segment, the bootstrap snapshot and a snapshot written
 //!   by a single `kraft server` controller (formatted with
 //!   `kraft storage format --standalone`, one `kraft features upgrade`);
-//! * `crafted/` and `crafted-corrupt/`: written by the ignored test below
-//!   (`cargo test -p kraft-cli --test dump_log -- --ignored write_crafted_fixtures`):
+//! * `crafted/` and `crafted-corrupt/`: built by `crafted_fixtures_are_reproducible`
+//!   below, which checks the committed files are what it builds and, with
+//!   `KRAFT_WRITE_DUMP_LOG_FIXTURES=1`, writes them
+//!   (`KRAFT_WRITE_DUMP_LOG_FIXTURES=1 cargo test -p kraft-cli --test dump_log crafted`):
 //!   unknown and malformed metadata records, an unknown control record, a
 //!   record with a key and headers, a batch whose CRC does not hold, an
 //!   offset gap, a torn tail, and a batch header declaring too small a size.
@@ -125,10 +127,11 @@ fn raw_frame(frame_version: u32, api_key: i16, version: i16, body: &[u8]) -> Vec
     v
 }
 
-/// Writes `tests/data/dump-log/crafted*/`; see the module documentation.
+/// Builds `tests/data/dump-log/crafted*/` and checks the committed files
+/// are exactly that (or writes them when asked); see the module
+/// documentation.
 #[test]
-#[ignore = "writes the committed fixtures"]
-fn write_crafted_fixtures() {
+fn crafted_fixtures_are_reproducible() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/dump-log");
     let ts = 1_767_225_600_000i64;
     let mut log = Vec::new();
@@ -243,8 +246,7 @@ fn write_crafted_fixtures() {
     b.push(NewRecord::value(&feature));
     log.extend_from_slice(&b.build()[..40]);
 
-    fs::create_dir_all(root.join("crafted")).expect("mkdir");
-    fs::write(root.join("crafted/00000000000000000100.log"), &log).expect("write");
+    let crafted = root.join("crafted/00000000000000000100.log");
 
     // One good batch, then a header declaring a 5-byte batch.
     let mut corrupt = Vec::new();
@@ -256,10 +258,19 @@ fn write_crafted_fixtures() {
     header[11] = 5;
     header[16] = 2;
     corrupt.extend_from_slice(&header);
-    fs::create_dir_all(root.join("crafted-corrupt")).expect("mkdir");
-    fs::write(
-        root.join("crafted-corrupt/00000000000000000000.log"),
-        &corrupt,
-    )
-    .expect("write");
+    let crafted_corrupt = root.join("crafted-corrupt/00000000000000000000.log");
+    for (path, bytes) in [(crafted, log), (crafted_corrupt, corrupt)] {
+        if std::env::var_os("KRAFT_WRITE_DUMP_LOG_FIXTURES").is_some() {
+            if let Some(dir) = path.parent() {
+                fs::create_dir_all(dir).expect("mkdir");
+            }
+            fs::write(&path, &bytes).expect("write");
+        }
+        let committed = fs::read(&path).expect("a committed fixture");
+        assert!(
+            committed == bytes,
+            "{} differs from what this test builds; rebuild it with KRAFT_WRITE_DUMP_LOG_FIXTURES=1",
+            path.display()
+        );
+    }
 }
