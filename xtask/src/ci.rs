@@ -1,7 +1,7 @@
 //! `cargo xtask ci`: what CI runs, in order: fmt check, clippy
 //! `-D warnings`, the raft core without default features, `codegen
-//! --check`, every test, the release dry run (without `dist`), `readme`,
-//! `interop`, `bench --quick`.
+//! --check`, every test, `interop`, `bench --quick`, the release dry run
+//! (without `dist`), `readme`.
 
 use crate::{bench, codegen, interop, readme, release, run, Result};
 
@@ -24,13 +24,16 @@ pub fn ci() -> Result<()> {
     )?;
     codegen::codegen(true)?;
     run("cargo", &["test", "--workspace"])?;
-    // Every publishable crate packaged and built from its package.
-    release::ci()?;
-    // The README's set-up section, followed word for word on a fresh clone.
-    readme::readme()?;
-    // Real Kafka 4.4 on the other side of the wire (JDK 17 + Maven).
+    // Real Kafka 4.4 on the other side of the wire (JDK 17 + Maven). Right
+    // after the tests, whose builds its test runs reuse.
     interop::interop()?;
     // The benchmark harness end to end with small counts (no speed asserted).
     bench::bench(true)?;
+    // Every publishable crate packaged and built from its package. After
+    // the steps above: it drops the workspace crates' build fingerprints
+    // (see `release`), which would make them compile again.
+    release::ci()?;
+    // The README's set-up section, followed word for word on a fresh clone.
+    readme::readme()?;
     Ok(())
 }
