@@ -202,7 +202,16 @@ fn checksums(archive: &Path, crates: &[Crate]) -> Result<()> {
         .ok_or_else(|| format!("{}: no file name", archive.display()))?];
     for c in crates {
         let name = format!("{}-{}.crate", c.name, c.version);
-        let from = root.join("target/package").join(&name);
+        // `cargo package` leaves the file in target/package; a workspace
+        // `cargo publish --dry-run` (cargo 1.90+) in its temporary registry.
+        let package = root.join("target/package");
+        let from = [
+            package.join(&name),
+            package.join("tmp-registry").join(&name),
+        ]
+        .into_iter()
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| package.join(&name));
         std::fs::copy(&from, dist.join(&name)).map_err(|e| format!("{}: {e}", from.display()))?;
         files.push(name);
     }
