@@ -5,11 +5,10 @@
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
 
-use kraft_protocol::messages::client_quota_record::{ClientQuotaRecord, EntityData};
 use kraft_protocol::ErrorCode;
 
 use super::*;
-use crate::image::{MetadataImage, MetadataRecord};
+use crate::image::{client_quota_record, MetadataImage};
 
 /// A clock the test moves.
 struct ManualClock(Arc<AtomicI64>);
@@ -40,23 +39,13 @@ type Entity<'a> = &'a [(&'a str, Option<&'a str>)];
 fn image(quotas: &[(Entity<'_>, f64)]) -> MetadataImage {
     let mut image = MetadataImage::new();
     for (entity, rate) in quotas {
-        let record = ClientQuotaRecord {
-            entity: entity
-                .iter()
-                .map(|(t, n)| EntityData {
-                    entity_type: (*t).into(),
-                    entity_name: n.map(Into::into),
-                    ..Default::default()
-                })
-                .collect::<Vec<_>>()
-                .into(),
-            key: CONTROLLER_MUTATION_RATE.into(),
-            value: *rate,
-            remove: false,
-            ..Default::default()
-        };
         image
-            .replay(&MetadataRecord::new(record, 0))
+            .replay(&client_quota_record(
+                entity,
+                CONTROLLER_MUTATION_RATE,
+                *rate,
+                false,
+            ))
             .expect("a client quota record replays");
     }
     image
@@ -224,20 +213,11 @@ fn no_quota_configured_is_unbounded() {
     // Another quota key does not enable the mutation quota.
     let mut other = MetadataImage::new();
     other
-        .replay(&MetadataRecord::new(
-            ClientQuotaRecord {
-                entity: vec![EntityData {
-                    entity_type: "user".into(),
-                    entity_name: Some(USER.into()),
-                    ..Default::default()
-                }]
-                .into(),
-                key: "producer_byte_rate".into(),
-                value: 1.0,
-                remove: false,
-                ..Default::default()
-            },
-            0,
+        .replay(&client_quota_record(
+            &[("user", Some(USER))],
+            "producer_byte_rate",
+            1.0,
+            false,
         ))
         .expect("a client quota record replays");
     let quota = q.quota_for(other.client_quotas(), USER, CLIENT, QuotaMode::Strict);

@@ -138,14 +138,15 @@ impl ClientQuotasImage {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::image::MetadataImage;
 
     const PRODUCER: &str = "producer_byte_rate";
     const CONSUMER: &str = "consumer_byte_rate";
 
-    fn quota(
+    /// A ClientQuotaRecord setting (or removing) `key` for `entity`.
+    pub(crate) fn quota(
         entity: &[(&str, Option<&str>)],
         key: &str,
         value: f64,

@@ -107,6 +107,8 @@ use kraft_protocol::records::{MetadataRecordError, MetadataRecordHeader};
 use kraft_protocol::{DecodeError, EncodeError, MetadataRecordBody, MetadataRecordType};
 
 pub use acls::{AclsImage, StandardAcl};
+#[cfg(test)]
+pub(crate) use client_quotas::tests::quota as client_quota_record;
 pub use client_quotas::{ClientQuotaEntity, ClientQuotasImage};
 pub use cluster::{BrokerRegistration, ClusterImage, ControllerRegistration, RegistrationEndpoint};
 pub use configs::{ConfigResource, ConfigurationsImage};
