@@ -26,13 +26,10 @@ use kraft_raft::{
 };
 use tokio::sync::{mpsc, watch};
 
-mod elections;
-
 use crate::activation::{ActiveEpoch, BootstrapMetadata};
 use crate::image::{CommittedRecordError, MetadataRecord, ScramImage, SharedImage};
 use crate::metrics::ControllerStats;
 use crate::snapshots::SnapshotTrigger;
-use elections::ElectionCounts;
 
 /// Why a running node stopped on its own. The node answers nothing that
 /// needs the quorum after one of these; the process should exit non-zero.
@@ -177,8 +174,6 @@ fn apply_batches(
     let mut bytes = 0u64;
     let mut base_offsets = Vec::with_capacity(batches.len());
     let mut append_time = None;
-    let mut elections = ElectionCounts::default();
-    let before = image.read();
     for batch in batches {
         bytes += batch.size_estimate() as u64;
         append_time = Some(batch.append_time);
@@ -186,35 +181,34 @@ fn apply_batches(
         for (i, record) in batch.records.into_iter().enumerate() {
             let offset = batch.base_offset + i as i64;
             match record {
-                Record::Data(bytes) => {
-                    elections.record(&bytes, &before);
-                    data.push((offset, bytes))
-                }
+                Record::Data(bytes) => data.push((offset, bytes)),
                 Record::Control(ControlRecord::KRaftVersion(level)) => kraft_version = Some(level),
                 Record::Control(_) => {}
             }
             last = Some(offset);
         }
     }
-    drop(before);
-    if let Err(record) = image.apply_committed(data) {
-        let role = if active.borrow().is_some() {
-            "active"
-        } else {
-            "standby"
-        };
-        let base_offset = base_offsets
-            .iter()
-            .rev()
-            .find(|b| **b <= record.offset)
-            .copied()
-            .unwrap_or(record.offset);
-        return Err(NodeFailure::Apply {
-            record,
-            role,
-            base_offset,
-        });
-    }
+    let elections = match image.apply_committed(data) {
+        Ok(elections) => elections,
+        Err(record) => {
+            let role = if active.borrow().is_some() {
+                "active"
+            } else {
+                "standby"
+            };
+            let base_offset = base_offsets
+                .iter()
+                .rev()
+                .find(|b| **b <= record.offset)
+                .copied()
+                .unwrap_or(record.offset);
+            return Err(NodeFailure::Apply {
+                record,
+                role,
+                base_offset,
+            });
+        }
+    };
     image.update(|i| {
         if let Some(level) = kraft_version {
             i.set_kraft_version(level);
@@ -236,10 +230,6 @@ fn apply_batches(
     Ok(())
 }
 
-/// Whether a record value is a PartitionChangeRecord whose leader was
-/// elected uncleanly (leader recovery state RECOVERING: Kafka's
-/// `PartitionRegistration.electionWasUnclean`, counted by its
-/// `UncleanLeaderElectionsPerSec`).
 fn load_bootstrap(
     log_dir: &Path,
     image: &SharedImage,

@@ -34,6 +34,7 @@ mod client_quotas;
 mod cluster;
 mod configs;
 mod delegation_tokens;
+mod elections;
 mod features;
 mod partition;
 mod producer_ids;
@@ -113,6 +114,7 @@ pub use client_quotas::{ClientQuotaEntity, ClientQuotasImage};
 pub use cluster::{BrokerRegistration, ClusterImage, ControllerRegistration, RegistrationEndpoint};
 pub use configs::{ConfigResource, ConfigurationsImage};
 pub use delegation_tokens::{DelegationTokenData, DelegationTokensImage};
+pub use elections::ElectionTally;
 pub use features::FeaturesImage;
 pub use partition::{LeaderRecoveryState, PartitionRegistration};
 pub use producer_ids::ProducerIdsImage;
@@ -325,6 +327,9 @@ pub struct MetadataImage {
     transaction: Option<OpenTransaction>,
     not_understood: BTreeMap<(i16, i16), NotUnderstood>,
     last_offset: i64,
+    /// The leader elections applied so far (not metadata: see
+    /// [`elections::RunningTally`]).
+    elections: elections::RunningTally,
 }
 
 impl Default for MetadataImage {
@@ -350,6 +355,7 @@ impl MetadataImage {
             transaction: None,
             not_understood: BTreeMap::new(),
             last_offset: -1,
+            elections: elections::RunningTally::default(),
         }
     }
 
@@ -574,8 +580,16 @@ impl MetadataImage {
                 self.cluster.replay_broker_registration_change(r)
             }
             MetadataRecordBody::Topic(r) => self.topics.replay_topic(r),
-            MetadataRecordBody::Partition(r) => self.topics.replay_partition(r),
-            MetadataRecordBody::PartitionChange(r) => self.topics.replay_partition_change(r),
+            MetadataRecordBody::Partition(r) => {
+                let before = self.topics.partition(&r.topic_id, r.partition_id);
+                (self.elections.0).observe(before, r.leader, r.leader_recovery_state);
+                self.topics.replay_partition(r)
+            }
+            MetadataRecordBody::PartitionChange(r) => {
+                let before = self.topics.partition(&r.topic_id, r.partition_id);
+                (self.elections.0).observe(before, r.leader, r.leader_recovery_state);
+                self.topics.replay_partition_change(r)
+            }
             MetadataRecordBody::RemoveTopic(r) => {
                 let name = self.topics.replay_remove_topic(r)?;
                 self.configs.remove_topic(&name);

@@ -6,7 +6,7 @@ use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard};
 
 use bytes::Bytes;
 
-use super::{CommittedRecordError, MetadataImage, ReplayError};
+use super::{CommittedRecordError, ElectionTally, MetadataImage, ReplayError};
 
 /// The image shared between the raft driver (which applies committed
 /// records) and the request handlers (which read it). Cloning shares it.
@@ -111,17 +111,20 @@ impl SharedImage {
     /// Stops at the first record that cannot be replayed and names it; the
     /// records before it stay applied (the caller must stop: the image no
     /// longer matches the log).
-    pub fn apply_committed<I>(&self, records: I) -> Result<(), CommittedRecordError>
+    ///
+    /// Returns the leader elections the records applied.
+    pub fn apply_committed<I>(&self, records: I) -> Result<ElectionTally, CommittedRecordError>
     where
         I: IntoIterator<Item = (i64, Bytes)>,
     {
         self.update(|image| {
+            let before = image.elections.0;
             for (offset, value) in records {
                 if let Err(e) = image.replay_value(value.clone(), offset) {
                     return Err(CommittedRecordError::new(&value, offset, e));
                 }
             }
-            Ok(())
+            Ok(image.elections.0.since(before))
         })
     }
 
