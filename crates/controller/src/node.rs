@@ -271,7 +271,9 @@ impl ControllerNode {
             .with_local(local_scram),
         );
         let server = ControllerServer::start(
-            ServerConfig::from_controller_config(&config).with_credentials(credentials),
+            ServerConfig::from_controller_config(&config)
+                .with_credentials(credentials)
+                .with_ip_connection_rates(image.clone()),
             controller.clone(),
         )
         .await

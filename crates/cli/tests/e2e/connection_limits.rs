@@ -2,13 +2,17 @@
 //! address that already has `max.connections.per.ip` (here its override)
 //! open is closed at once with Kafka's log line, and a listener at its
 //! `listener.name.<l>.max.connections` serves a new connection only once
-//! another one closes.
+//! another one closes. An address over its `connection_creation_rate`
+//! client quota (set with AlterClientQuotas) has its connection held
+//! unread and closed after the throttle time, as Kafka's acceptor does.
 
 use std::net::{SocketAddr, TcpStream};
+use std::time::Instant;
 
 use kraft_protocol::messages::api_versions_request::ApiVersionsRequest;
 use kraft_protocol::{RequestBody, ResponseBody};
 
+use super::mutation_quota::set_client_quotas;
 use super::*;
 
 /// A connection to `addr` from the local address `from`.
@@ -119,4 +123,38 @@ fn per_address_and_listener_limits_hold_as_in_kafka() {
     let mut again = connection(connect_from("127.0.0.2", &raw), patience);
     drop(second);
     assert!(answered(&mut again));
+
+    // One connection a second for 127.0.0.5. Measured over Kafka's 11
+    // windows of 1 s, at least 10 s: its first 10 connections are served,
+    // the next one is throttled (1.1/s against 1: 1000 ms, one window).
+    set_client_quotas(
+        &c.controller(1),
+        &[(
+            &[("ip", Some("127.0.0.5"))],
+            "connection_creation_rate",
+            1.0,
+        )],
+    );
+    // On the CONTROLLER listener: RAW is at its three connections.
+    let ctl = c.controller(1);
+    let mut served = 0;
+    let throttled = loop {
+        assert!(served <= 12, "127.0.0.5 was never throttled");
+        let mut conn = connection(connect_from("127.0.0.5", &ctl), patience);
+        let started = Instant::now();
+        if !answered(&mut conn) {
+            break started.elapsed();
+        }
+        served += 1;
+    };
+    assert!(served >= 8, "throttled after only {served} connections");
+    // Held for the throttle time, then closed (not left open until the
+    // read times out).
+    assert!(
+        throttled >= Duration::from_millis(700) && throttled < Duration::from_secs(10),
+        "the throttled connection closed after {throttled:?}"
+    );
+    // Other addresses have no quota.
+    let mut unlimited = connection(connect_from("127.0.0.6", &ctl), patience);
+    assert!(answered(&mut unlimited));
 }

@@ -22,6 +22,49 @@ fn s(v: &str) -> StrBytes {
     StrBytes::from(v)
 }
 
+/// A client quota entity: (entity type, name; `None` for the default).
+pub(super) type QuotaEntity<'a> = &'a [(&'a str, Option<&'a str>)];
+
+/// Sets each (entity, key, value) quota with one AlterClientQuotas request,
+/// as Kafka's admin client sends it, and checks every entry succeeded.
+pub(super) fn set_client_quotas(addr: &str, quotas: &[(QuotaEntity<'_>, &str, f64)]) {
+    let entries =
+        quotas.iter().map(
+            |(entity, key, value)| alter_client_quotas_request::EntryData {
+                entity: entity
+                    .iter()
+                    .map(|(t, n)| alter_client_quotas_request::EntityData {
+                        entity_type: s(t),
+                        entity_name: n.map(s),
+                        ..Default::default()
+                    })
+                    .collect::<Vec<_>>()
+                    .into(),
+                ops: List::from([alter_client_quotas_request::OpData {
+                    key: s(key),
+                    value: *value,
+                    remove: false,
+                    ..Default::default()
+                }]),
+                ..Default::default()
+            },
+        );
+    let request = alter_client_quotas_request::AlterClientQuotasRequest {
+        entries: entries.collect::<Vec<_>>().into(),
+        validate_only: false,
+        ..Default::default()
+    };
+    let ResponseBody::AlterClientQuotas(r) = call(addr, 1, RequestBody::AlterClientQuotas(request))
+    else {
+        panic!("not an AlterClientQuotas response")
+    };
+    assert!(
+        r.entries.len() == quotas.len() && r.entries.iter().all(|e| e.error_code == 0),
+        "{:?}",
+        r.entries
+    );
+}
+
 fn topic(name: &str, partitions: i32) -> create_topics_request::CreatableTopic {
     create_topics_request::CreatableTopic {
         name: s(name),
@@ -90,33 +133,20 @@ fn create_topics_beyond_the_controller_mutation_rate_is_throttled() {
 
     // One partition a second for this client id: a burst of 2.
     // The same for the client id of `Connection` (a bucket of its own).
-    let entry = |client_id: &str| alter_client_quotas_request::EntryData {
-        entity: List::from([alter_client_quotas_request::EntityData {
-            entity_type: s("client-id"),
-            entity_name: Some(s(client_id)),
-            ..Default::default()
-        }]),
-        ops: List::from([alter_client_quotas_request::OpData {
-            key: s("controller_mutation_rate"),
-            value: 1.0,
-            remove: false,
-            ..Default::default()
-        }]),
-        ..Default::default()
-    };
-    let quota = alter_client_quotas_request::AlterClientQuotasRequest {
-        entries: List::from([entry(CLIENT_ID), entry(CONNECTION_CLIENT_ID)]),
-        validate_only: false,
-        ..Default::default()
-    };
-    let ResponseBody::AlterClientQuotas(r) = call(addr, 1, RequestBody::AlterClientQuotas(quota))
-    else {
-        panic!("not an AlterClientQuotas response")
-    };
-    assert!(
-        r.entries.len() == 2 && r.entries.iter().all(|e| e.error_code == 0),
-        "{:?}",
-        r.entries
+    set_client_quotas(
+        addr,
+        &[
+            (
+                &[("client-id", Some(CLIENT_ID))],
+                "controller_mutation_rate",
+                1.0,
+            ),
+            (
+                &[("client-id", Some(CONNECTION_CLIENT_ID))],
+                "controller_mutation_rate",
+                1.0,
+            ),
+        ],
     );
 
     // "first" finds the bucket full and takes it below zero; "second" finds

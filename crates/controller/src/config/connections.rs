@@ -1,8 +1,11 @@
 //! Kafka's connection limits on the controller listeners: `max.connections`
 //! (all listeners together), `listener.name.<listener>.max.connections`,
-//! `max.connections.per.ip` and `max.connections.per.ip.overrides`, with
-//! Kafka 4.4's defaults, bounds and start-up checks. The server applies
-//! them as Kafka's `ConnectionQuotas` does (see `server::connection_quotas`).
+//! `max.connections.per.ip` and `max.connections.per.ip.overrides`, and the
+//! connection creation rates `max.connection.creation.rate` and
+//! `listener.name.<listener>.max.connection.creation.rate` measured over
+//! `quota.window.num` windows of `quota.window.size.seconds`, with Kafka
+//! 4.4's defaults, bounds and start-up checks. The server applies them as
+//! Kafka's `ConnectionQuotas` does (see `server::connection_quotas`).
 
 use std::collections::BTreeMap;
 use std::net::{IpAddr, ToSocketAddrs};
@@ -35,6 +38,31 @@ pub const MAX_CONNECTIONS_PER_IP_OVERRIDES: Text = Text {
     doc: "Per-address exceptions to `max.connections.per.ip`: `host:count` pairs, comma-separated (e.g. `hostName:100,127.0.0.1:200`); host names are resolved at start.",
 };
 
+/// `max.connection.creation.rate`
+pub const MAX_CONNECTION_CREATION_RATE: Int = Int {
+    key: "max.connection.creation.rate",
+    default: i32::MAX,
+    min: Some(0),
+    max: None,
+    doc: "The most connections per second all controller listeners together accept, measured over `quota.window.num` windows of `quota.window.size.seconds`; above it the acceptor waits (at most one window) before accepting the next. `listener.name.<listener>.max.connection.creation.rate` limits one listener; the `connection_creation_rate` client quota of an `ip` entity limits one address (a connection over it is closed after the throttle time).",
+};
+/// `quota.window.num`
+pub const QUOTA_WINDOW_NUM: Int = Int {
+    key: "quota.window.num",
+    default: 11,
+    min: Some(1),
+    max: None,
+    doc: "The number of samples the connection creation rates are measured over.",
+};
+/// `quota.window.size.seconds`
+pub const QUOTA_WINDOW_SIZE_SECONDS: Int = Int {
+    key: "quota.window.size.seconds",
+    default: 1,
+    min: Some(1),
+    max: None,
+    doc: "The time span of each sample of the connection creation rates; also the longest a connection is throttled.",
+};
+
 /// The connection limits of a controller's configuration.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConnectionLimits {
@@ -47,6 +75,15 @@ pub struct ConnectionLimits {
     pub per_ip: u32,
     /// `max.connections.per.ip.overrides`, host names resolved.
     pub per_ip_overrides: BTreeMap<IpAddr, u32>,
+    /// `max.connection.creation.rate` (per second): all listeners together.
+    pub max_creation_rate: u32,
+    /// `listener.name.<listener>.max.connection.creation.rate`, by
+    /// upper-case listener name.
+    pub per_listener_creation_rate: BTreeMap<String, u32>,
+    /// `quota.window.num`.
+    pub quota_window_num: u32,
+    /// `quota.window.size.seconds`.
+    pub quota_window_size_seconds: u32,
 }
 
 impl Default for ConnectionLimits {
@@ -57,6 +94,10 @@ impl Default for ConnectionLimits {
             per_listener: BTreeMap::new(),
             per_ip: i32::MAX as u32,
             per_ip_overrides: BTreeMap::new(),
+            max_creation_rate: i32::MAX as u32,
+            per_listener_creation_rate: BTreeMap::new(),
+            quota_window_num: 11,
+            quota_window_size_seconds: 1,
         }
     }
 }
@@ -67,24 +108,9 @@ impl ConnectionLimits {
     /// overrides, override hosts of valid characters that resolve.
     pub fn read(props: &Properties, listeners: &[String]) -> Result<ConnectionLimits, ConfigError> {
         let count = |v: i32| u32::try_from(v).unwrap_or(0);
-        let mut per_listener = BTreeMap::new();
-        for listener in listeners {
-            let key = format!(
-                "listener.name.{}.{}",
-                listener.to_ascii_lowercase(),
-                MAX_CONNECTIONS.key
-            );
-            if let Some(raw) = props.get(&key) {
-                let v = raw
-                    .trim()
-                    .parse::<i32>()
-                    .map_err(|_| invalid(&key, raw, "Not a number of type INT"))?;
-                if v < 0 {
-                    return Err(invalid(&key, raw, "Value must be at least 0"));
-                }
-                per_listener.insert(listener.clone(), count(v));
-            }
-        }
+        let per_listener = listener_values(props, listeners, MAX_CONNECTIONS.key)?;
+        let per_listener_creation_rate =
+            listener_values(props, listeners, MAX_CONNECTION_CREATION_RATE.key)?;
         let per_ip = MAX_CONNECTIONS_PER_IP.read(props)?;
         let overrides_raw = MAX_CONNECTIONS_PER_IP_OVERRIDES.read(props)?.unwrap_or("");
         let overrides = parse_overrides(overrides_raw)?;
@@ -115,6 +141,10 @@ impl ConnectionLimits {
             per_listener,
             per_ip: count(per_ip),
             per_ip_overrides,
+            max_creation_rate: count(MAX_CONNECTION_CREATION_RATE.read(props)?),
+            per_listener_creation_rate,
+            quota_window_num: count(QUOTA_WINDOW_NUM.read(props)?).max(1),
+            quota_window_size_seconds: count(QUOTA_WINDOW_SIZE_SECONDS.read(props)?).max(1),
         })
     }
 
@@ -122,8 +152,32 @@ impl ConnectionLimits {
     pub fn is_listener_key(key: &str) -> bool {
         key.strip_prefix("listener.name.")
             .and_then(|rest| rest.split_once('.'))
-            .is_some_and(|(_, suffix)| suffix == MAX_CONNECTIONS.key)
+            .is_some_and(|(_, suffix)| {
+                suffix == MAX_CONNECTIONS.key || suffix == MAX_CONNECTION_CREATION_RATE.key
+            })
     }
+}
+
+/// The `listener.name.<listener>.<suffix>` values (INT, at least 0) of
+/// `listeners` (upper-case names), by listener.
+fn listener_values(
+    props: &Properties,
+    listeners: &[String],
+    suffix: &str,
+) -> Result<BTreeMap<String, u32>, ConfigError> {
+    let mut values = BTreeMap::new();
+    for listener in listeners {
+        let key = format!("listener.name.{}.{suffix}", listener.to_ascii_lowercase());
+        if let Some(raw) = props.get(&key) {
+            let v = raw
+                .trim()
+                .parse::<i32>()
+                .map_err(|_| invalid(&key, raw, "Not a number of type INT"))?;
+            let v = u32::try_from(v).map_err(|_| invalid(&key, raw, "Value must be at least 0"))?;
+            values.insert(listener.clone(), v);
+        }
+    }
+    Ok(values)
 }
 
 /// Kafka's `host:count` list: pairs split on commas (with the spaces
@@ -207,11 +261,23 @@ mod tests {
             &props(
                 "max.connections=10\nmax.connections.per.ip=3\n\
                  max.connections.per.ip.overrides=127.0.0.2:5 , ::1:7\n\
-                 listener.name.raw.max.connections=2\n",
+                 listener.name.raw.max.connections=2\n\
+                 max.connection.creation.rate=30\n\
+                 listener.name.controller.max.connection.creation.rate=5\n\
+                 quota.window.num=3\nquota.window.size.seconds=2\n",
             ),
             &listeners(),
         )
         .expect("read");
+        assert_eq!(limits.max_creation_rate, 30);
+        assert_eq!(
+            limits.per_listener_creation_rate,
+            BTreeMap::from([("CONTROLLER".to_owned(), 5)])
+        );
+        assert_eq!(
+            (limits.quota_window_num, limits.quota_window_size_seconds),
+            (3, 2)
+        );
         assert_eq!(limits.max_connections, 10);
         assert_eq!(limits.per_ip, 3);
         assert_eq!(limits.per_listener, BTreeMap::from([("RAW".to_owned(), 2)]));
@@ -248,6 +314,16 @@ mod tests {
     fn bad_values_are_refused() {
         for (text, needle) in [
             ("max.connections=-1\n", "Value must be at least 0"),
+            (
+                "max.connection.creation.rate=-1\n",
+                "Value must be at least 0",
+            ),
+            (
+                "listener.name.raw.max.connection.creation.rate=-2\n",
+                "Value must be at least 0",
+            ),
+            ("quota.window.num=0\n", "Value must be at least 1"),
+            ("quota.window.size.seconds=0\n", "Value must be at least 1"),
             (
                 "listener.name.controller.max.connections=x\n",
                 "Not a number",
@@ -292,8 +368,11 @@ mod tests {
             "listener.name.controller.max.connections"
         ));
         assert!(!ConnectionLimits::is_listener_key("max.connections"));
-        assert!(!ConnectionLimits::is_listener_key(
+        assert!(ConnectionLimits::is_listener_key(
             "listener.name.controller.max.connection.creation.rate"
+        ));
+        assert!(!ConnectionLimits::is_listener_key(
+            "listener.name.controller.max.connections.per.ip"
         ));
     }
 }

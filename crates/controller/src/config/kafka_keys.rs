@@ -53,8 +53,6 @@ const THREADS: &str = "a thread pool of Kafka's JVM server; kraft-rs runs on an 
 const QUEUE: &str = "Kafka's request queue between its network and I/O threads; kraft-rs has none (a connection's requests are handled in order, `socket.request.max.bytes` bounds each)";
 const JMX: &str = "Kafka's JMX metrics and Java reporter plugins; kraft-rs serves Prometheus metrics on `kraft.metrics.listener`";
 const OWN_LOGIN: &str = "this node's own OAUTHBEARER or Kerberos login; kraft-rs controllers refuse both as `sasl.mechanism.controller.protocol`";
-const CONNECTION_RATE: &str = "kraft-rs limits the number of connections (`max.connections`, `max.connections.per.ip`) but not the rate at which they are created";
-const REQUEST_QUOTAS: &str = "the window of the request quota (`request_percentage`), which kraft-rs does not apply; the controller mutation quota (`controller_mutation_rate`) is applied, over `controller.quota.window.*`";
 
 /// The keys kraft-rs does not read, by rule: an exact key, or a prefix
 /// ending in `.`. The first rule that matches applies.
@@ -153,8 +151,6 @@ const RULES: &[(&str, Handling)] = &[
     ("sasl.oauthbearer.scope", Handling::NotApplicable(OWN_LOGIN)),
     ("sasl.oauthbearer.token.endpoint.url", Handling::NotApplicable(OWN_LOGIN)),
     ("sasl.oauthbearer.jwt.retriever.class", Handling::NotApplicable(OWN_LOGIN)),
-    ("max.connection.creation.rate", Handling::NotApplied(CONNECTION_RATE)),
-    ("quota.window.", Handling::NotApplied(REQUEST_QUOTAS)),
     (
         "socket.connection.setup.timeout.",
         Handling::NotApplied("kraft-rs's connections to other controllers time out after `controller.quorum.request.timeout.ms`"),
@@ -331,9 +327,11 @@ mod tests {
     fn warnings_name_the_key_and_the_reason() {
         assert_eq!(warning("log.retention.ms"), None);
         assert_eq!(warning("num.io.threads").as_deref(), Some("Ignoring configuration num.io.threads: it is not applicable to a kraft-rs controller (a thread pool of Kafka's JVM server; kraft-rs runs on an asynchronous runtime with one worker thread per core)."));
+        assert_eq!(warning("max.connection.creation.rate"), None);
+        assert_eq!(warning("quota.window.num"), None);
         assert_eq!(
-            warning("max.connection.creation.rate").as_deref(),
-            Some("Configuration max.connection.creation.rate is not applied: kraft-rs limits the number of connections (`max.connections`, `max.connections.per.ip`) but not the rate at which they are created.")
+            warning("listener.name.controller.max.connection.creation.rate"),
+            None
         );
         assert_eq!(warning("max.connections"), None);
         assert_eq!(warning("listener.name.controller.max.connections"), None);

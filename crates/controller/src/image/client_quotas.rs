@@ -86,6 +86,38 @@ impl ClientQuotasImage {
         self.entities.get(entity)
     }
 
+    /// The `connection_creation_rate` quota of connections from `ip`: its
+    /// own `ip` entity's, else the default `ip` entity's; `None` when
+    /// neither has one or it is Kafka's "unlimited" (`Integer.MAX_VALUE`).
+    /// The value is truncated to an integer, as Kafka's `toInt`.
+    pub fn ip_connection_creation_rate(&self, ip: std::net::IpAddr) -> Option<u32> {
+        const KEY: &str = "connection_creation_rate";
+        let of = |name: Option<&str>| {
+            let entity = ClientQuotaEntity::new([(ClientQuotaEntity::IP, name)]);
+            self.entities.get(&entity).and_then(|q| q.get(KEY)).copied()
+        };
+        let own = self
+            .entities
+            .iter()
+            .filter(|(entity, _)| entity.entries.len() == 1)
+            .find(|(entity, _)| {
+                entity
+                    .entries
+                    .get(ClientQuotaEntity::IP)
+                    .and_then(|name| name.as_deref())
+                    .and_then(|name| name.parse::<std::net::IpAddr>().ok())
+                    == Some(ip)
+            })
+            .and_then(|(_, q)| q.get(KEY).copied());
+        let rate = own.or_else(|| of(None))?;
+        // Java's double-to-int conversion: truncated, saturated, NaN → 0.
+        let rate = if rate.is_nan() { 0 } else { rate as i32 };
+        if rate == i32::MAX {
+            return None;
+        }
+        Some(u32::try_from(rate).unwrap_or(0))
+    }
+
     /// Every entity with quotas, and its quotas, in entity order.
     pub fn entities(&self) -> impl Iterator<Item = (&ClientQuotaEntity, &BTreeMap<String, f64>)> {
         self.entities.iter()
@@ -213,6 +245,47 @@ pub(crate) mod tests {
             MetadataImage::from_records(&records).expect("reload"),
             image
         );
+    }
+
+    #[test]
+    fn an_address_takes_its_own_connection_rate_else_the_default_one() {
+        const RATE: &str = "connection_creation_rate";
+        let addr = |s: &str| s.parse::<std::net::IpAddr>().expect("ip");
+        let mut image = MetadataImage::from_records(&[
+            MetadataRecord::feature_level("metadata.version", 33),
+            quota(&[("ip", Some("10.0.0.1"))], RATE, 5.0, false),
+            quota(&[("ip", Some("0:0:0:0:0:0:0:1"))], RATE, 2.9, false),
+            // A user-and-ip entity is not an address's quota.
+            quota(BAR_IP, RATE, 1.0, false),
+        ])
+        .expect("image");
+        let quotas = |image: &MetadataImage, a: &str| {
+            image.client_quotas().ip_connection_creation_rate(addr(a))
+        };
+        assert_eq!(quotas(&image, "10.0.0.1"), Some(5));
+        // Any spelling of the address; the value truncated as Java's toInt.
+        assert_eq!(quotas(&image, "::1"), Some(2));
+        assert_eq!(quotas(&image, "127.0.0.1"), None);
+        image
+            .replay(&quota(&[("ip", None)], RATE, 3.0, false))
+            .expect("default");
+        assert_eq!(quotas(&image, "127.0.0.1"), Some(3));
+        assert_eq!(quotas(&image, "10.0.0.1"), Some(5));
+        // Integer.MAX_VALUE is Kafka's "no quota"; removing an address's
+        // own quota falls back to the default.
+        image
+            .replay(&quota(
+                &[("ip", Some("10.0.0.1"))],
+                RATE,
+                2_147_483_647.0,
+                false,
+            ))
+            .expect("unlimited");
+        assert_eq!(quotas(&image, "10.0.0.1"), None);
+        image
+            .replay(&quota(&[("ip", Some("10.0.0.1"))], RATE, 0.0, true))
+            .expect("removed");
+        assert_eq!(quotas(&image, "10.0.0.1"), Some(3));
     }
 
     #[test]

@@ -62,9 +62,10 @@ use kraft_security::stream::KafkaStream;
 use kraft_security::tls::ServerTls;
 
 mod connection_quotas;
+pub(crate) mod rate;
 pub mod sasl;
 
-use connection_quotas::{ConnectionQuotas, ConnectionSlot};
+use connection_quotas::{ConnectionQuotas, ConnectionSlot, Refused};
 use sasl::{SaslListener, SaslSession, Step};
 
 /// The longest a new connection may take to finish its TLS handshake and
@@ -188,8 +189,12 @@ pub struct ServerConfig {
     /// Socket options of the listeners and the close delay after a failed
     /// authentication.
     pub sockets: SocketOptions,
-    /// `max.connections`, `max.connections.per.ip` and their overrides.
+    /// `max.connections`, `max.connections.per.ip` and their overrides,
+    /// and the connection creation rates.
     pub connections: crate::config::connections::ConnectionLimits,
+    /// Where an address's `connection_creation_rate` quota is read (the
+    /// metadata image's client quotas); `None`: no address has one.
+    pub ip_connection_rates: Option<Arc<dyn Fn(IpAddr) -> Option<u32> + Send + Sync>>,
 }
 
 /// Kafka's `socket.*` options of a server socket and
@@ -384,7 +389,17 @@ impl ServerConfig {
             authentication_timeout: authentication_timeout(config.connections_max_idle_ms),
             sockets: SocketOptions::from_controller_config(config),
             connections: config.connection_limits.clone(),
+            ip_connection_rates: None,
         }
+    }
+
+    /// The same settings with each address's connection creation rate
+    /// quota read from `image` at every new connection.
+    pub fn with_ip_connection_rates(mut self, image: crate::image::SharedImage) -> ServerConfig {
+        self.ip_connection_rates = Some(Arc::new(move |ip| {
+            image.read().client_quotas().ip_connection_creation_rate(ip)
+        }));
+        self
     }
 
     /// The same settings with SCRAM logins checked against `credentials`.
@@ -434,7 +449,10 @@ impl ControllerServer {
         let max_frame = config.max_frame_size;
         let auth_timeout = config.authentication_timeout;
         let sockets = config.sockets;
-        let quotas = ConnectionQuotas::new(config.connections.clone());
+        let quotas = ConnectionQuotas::new(
+            config.connections.clone(),
+            config.ip_connection_rates.clone(),
+        );
         for spec in &config.listeners {
             let runtime = Arc::new(ListenerRuntime::build(spec, &config.credentials)?);
             let host = if spec.host.is_empty() {
@@ -622,9 +640,27 @@ async fn accept_loop(
                     };
                     let slot = match admitted {
                         Ok(slot) => slot,
-                        Err(refused) => {
+                        Err(Refused::TooMany(refused)) => {
                             tracing::info!(listener = %name, %peer, "{refused}");
                             drop(stream);
+                            continue;
+                        }
+                        Err(Refused::Throttled { ip, throttle }) => {
+                            // Kafka holds the connection, unread, until
+                            // the throttle time has passed, then closes it.
+                            tracing::debug!(
+                                listener = %name,
+                                "Delaying closing of connection from /{ip} for {} ms",
+                                throttle.as_millis()
+                            );
+                            let mut shutdown = for_connections.clone();
+                            connections.spawn(async move {
+                                tokio::select! {
+                                    _ = tokio::time::sleep(throttle) => {}
+                                    _ = until_shutdown(&mut shutdown) => {}
+                                }
+                                drop(stream);
+                            });
                             continue;
                         }
                     };

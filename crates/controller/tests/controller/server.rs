@@ -158,6 +158,7 @@ async fn start(max_frame_size: usize) -> Running {
             authentication_timeout: AUTHENTICATION_TIMEOUT,
             sockets: Default::default(),
             connections: Default::default(),
+            ip_connection_rates: None,
         },
         Arc::new(controller),
     )
@@ -559,6 +560,7 @@ async fn a_late_listener_accepts_once_the_image_is_loaded() {
             authentication_timeout: AUTHENTICATION_TIMEOUT,
             sockets: Default::default(),
             connections: Default::default(),
+            ip_connection_rates: None,
         },
         Arc::new(controller),
     )
