@@ -25,7 +25,10 @@ use crate::image::SharedImage;
 use crate::loader::{mark_image_loaded, spawn_loader, LoaderOutputs};
 pub use crate::loader::{LoadError, NodeFailure};
 use crate::metrics::{MetricsServer, NodeMetrics};
-use crate::periodic::{spawn_no_op_writer, spawn_periodic_task, spawn_session_checker, Task};
+use crate::periodic::{
+    spawn_no_op_writer, spawn_performance_reporter, spawn_periodic_task, spawn_session_checker,
+    Task,
+};
 use crate::registration_manager::spawn_registration;
 use crate::server::{ControllerServer, ServerConfig};
 use crate::snapshots::{SnapshotPolicy, SnapshotTrigger};
@@ -255,6 +258,10 @@ impl ControllerNode {
             bootstrap_rx,
             activation,
             active_tx,
+        ));
+        tasks.push(spawn_performance_reporter(
+            controller.clone(),
+            active_rx.clone(),
         ));
         if let Some(interval) = activation.max_idle_interval {
             tasks.push(spawn_no_op_writer(

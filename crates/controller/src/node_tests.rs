@@ -110,7 +110,9 @@ async fn a_refused_generated_record_is_not_appended_and_another_node_leads() {
     let unknown = Uuid::from_u64_pair(7, 7);
     let answer = nodes[old]
         .controller
-        .write(None, |_| Ok(crate::handlers::writer::remove_topic(unknown)))
+        .write("removeTopic", None, |_| {
+            Ok(crate::handlers::writer::remove_topic(unknown))
+        })
         .await;
     let Err(ApiError { code, message }) = answer else {
         panic!("the write succeeded: {answer:?}");

@@ -1,6 +1,7 @@
 //! The active controller's periodic tasks (Kafka's `PeriodicTaskControlManager`):
 //! broker session expiry, preferred and unclean leader elections, the
-//! expiry of delegation tokens, and the idle NoOpRecord.
+//! expiry of delegation tokens, the idle NoOpRecord, and the periodic
+//! performance message.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -78,6 +79,28 @@ pub(crate) fn spawn_no_op_writer(
             }
             if let Err(e) = controller.write_no_op().await {
                 tracing::debug!(error = %e, "NoOpRecord not committed");
+            }
+        }
+    })
+}
+
+/// While this node is the active controller, logs every
+/// `controller.performance.sample.period.ms` how its writes went (Kafka's
+/// `generatePeriodicPerformanceMessage` task), starting a new period each
+/// time.
+pub(crate) fn spawn_performance_reporter(
+    controller: Arc<Controller>,
+    mut active: ActiveEpoch,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let period = controller.performance_period();
+        loop {
+            if active.wait_for(Option::is_some).await.is_err() {
+                return;
+            }
+            tokio::time::sleep(period).await;
+            if active.borrow().is_some() {
+                tracing::info!("{}", controller.take_performance_message());
             }
         }
     })

@@ -5,6 +5,8 @@
 //! another one closes. An address over its `connection_creation_rate`
 //! client quota (set with AlterClientQuotas) has its connection held
 //! unread and closed after the throttle time, as Kafka's acceptor does.
+//! The same node logs its writes' times as `controller.performance.*`
+//! asks.
 
 use std::net::{SocketAddr, TcpStream};
 use std::time::Instant;
@@ -67,7 +69,9 @@ fn per_address_and_listener_limits_hold_as_in_kafka() {
              listeners=CONTROLLER://127.0.0.1:{port},RAW://127.0.0.1:{raw_port}\n\
              listener.security.protocol.map=CONTROLLER:PLAINTEXT,RAW:PLAINTEXT\n\
              max.connections.per.ip.overrides=127.0.0.2:2\n\
-             listener.name.raw.max.connections=3\n",
+             listener.name.raw.max.connections=3\n\
+             controller.performance.sample.period.ms=500\n\
+             controller.performance.always.log.threshold.ms=0\n",
             port = c.ports[0],
         ),
     );
@@ -157,4 +161,14 @@ fn per_address_and_listener_limits_hold_as_in_kafka() {
     // Other addresses have no quota.
     let mut unlimited = connection(connect_from("127.0.0.6", &ctl), patience);
     assert!(answered(&mut unlimited));
+
+    // controller.performance.*: at a 0 ms threshold every write is logged
+    // at once, and the active controller sums its writes up every 500 ms.
+    wait_for("the performance lines are logged", patience, || {
+        let log = c.server_log(1);
+        (log.contains("Exceptionally slow controller event alterClientQuotas took ")
+            && log.contains(" controller events were completed, which took an average of ")
+            && log.contains("In the last 500 ms period, "))
+        .then_some(())
+    });
 }

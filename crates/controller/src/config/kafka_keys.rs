@@ -155,10 +155,6 @@ const RULES: &[(&str, Handling)] = &[
         "socket.connection.setup.timeout.",
         Handling::NotApplied("kraft-rs's connections to other controllers time out after `controller.quorum.request.timeout.ms`"),
     ),
-    (
-        "controller.performance.",
-        Handling::NotApplied("kraft-rs does not log the controller's event-handling times periodically"),
-    ),
 ];
 
 /// The rule of `key`, if one matches.

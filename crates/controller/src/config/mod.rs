@@ -261,6 +261,10 @@ pub struct ControllerConfig {
     pub controller_quota_window_num: i32,
     /// `controller.quota.window.size.seconds`
     pub controller_quota_window_size_seconds: i32,
+    /// `controller.performance.sample.period.ms`
+    pub controller_performance_sample_period_ms: i64,
+    /// `controller.performance.always.log.threshold.ms`
+    pub controller_performance_always_log_threshold_ms: i64,
     /// `kraft.metrics.listener` (kraft-rs's own): where to serve
     /// `GET /metrics`; `None` serves no metrics.
     pub metrics_listener: Option<HostPort>,
@@ -528,6 +532,10 @@ impl ControllerConfig {
             controller_quota_window_num: CONTROLLER_QUOTA_WINDOW_NUM.read(props)?,
             controller_quota_window_size_seconds: CONTROLLER_QUOTA_WINDOW_SIZE_SECONDS
                 .read(props)?,
+            controller_performance_sample_period_ms: CONTROLLER_PERFORMANCE_SAMPLE_PERIOD_MS
+                .read(props)?,
+            controller_performance_always_log_threshold_ms:
+                CONTROLLER_PERFORMANCE_ALWAYS_LOG_THRESHOLD_MS.read(props)?,
             metrics_listener,
             logging,
             metrics_naming,

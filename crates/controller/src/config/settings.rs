@@ -557,6 +557,20 @@ pub const BROKER_HEARTBEAT_INTERVAL_MS: Int = Int {
     max: None,
     doc: "The brokers' heartbeat interval; a heartbeat not processed within half of it is answered REQUEST_TIMED_OUT.",
 };
+/// `controller.performance.sample.period.ms`
+pub const CONTROLLER_PERFORMANCE_SAMPLE_PERIOD_MS: Long = Long {
+    key: "controller.performance.sample.period.ms",
+    default: 60_000,
+    min: Some(100),
+    doc: "How often the active controller logs (at INFO) how many writes it completed in the period, their average time and the slowest, in Kafka's words (\"In the last 60000 ms period, ...\").",
+};
+/// `controller.performance.always.log.threshold.ms`
+pub const CONTROLLER_PERFORMANCE_ALWAYS_LOG_THRESHOLD_MS: Long = Long {
+    key: "controller.performance.always.log.threshold.ms",
+    default: 2000,
+    min: Some(0),
+    doc: "A write that holds the active controller's writer this long or longer is logged at once as an ERROR (\"Exceptionally slow controller event createTopics took 2500 ms.\").",
+};
 /// `controller.quota.window.num`
 pub const CONTROLLER_QUOTA_WINDOW_NUM: Int = Int {
     key: "controller.quota.window.num",
@@ -692,6 +706,8 @@ pub const SETTINGS: &[Setting] = &[
     Setting::Int(&BROKER_SESSION_TIMEOUT_MS),
     Setting::Int(&BROKER_HEARTBEAT_INTERVAL_MS),
     Setting::Int(&CONTROLLER_QUOTA_WINDOW_NUM),
+    Setting::Long(&CONTROLLER_PERFORMANCE_SAMPLE_PERIOD_MS),
+    Setting::Long(&CONTROLLER_PERFORMANCE_ALWAYS_LOG_THRESHOLD_MS),
     Setting::Int(&CONTROLLER_QUOTA_WINDOW_SIZE_SECONDS),
     Setting::Bool(&UNSTABLE_FEATURE_VERSIONS_ENABLE),
     Setting::Bool(&UNSTABLE_API_VERSIONS_ENABLE),

@@ -102,13 +102,13 @@ fn unknown_keys_are_warnings() {
     // A Kafka key with no meaning here, a Kafka key kraft-rs does not
     // apply, a topic config's broker synonym (read), an unknown key.
     let (_, w) = parse(&format!(
-        "{MINIMAL}num.io.threads=8\ncontroller.performance.sample.period.ms=10\nlog.retention.hours=5\nfoo.bar=1\n"
+        "{MINIMAL}num.io.threads=8\nsocket.connection.setup.timeout.ms=10\nlog.retention.hours=5\nfoo.bar=1\n"
     ))
     .expect("valid");
     assert_eq!(w.len(), 3, "{w:?}");
     assert_eq!(w[0].key, "num.io.threads");
     assert!(w[0].message.contains("not applicable"), "{}", w[0].message);
-    assert_eq!(w[1].key, "controller.performance.sample.period.ms");
+    assert_eq!(w[1].key, "socket.connection.setup.timeout.ms");
     assert!(w[1].message.contains("is not applied"), "{}", w[1].message);
     assert_eq!(w[2].message, "Ignoring unknown configuration foo.bar.");
 }

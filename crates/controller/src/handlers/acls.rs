@@ -238,8 +238,10 @@ impl Controller {
         let outcome = if valid.is_empty() {
             Ok(Vec::new())
         } else {
-            self.write(None, |state| generate_creations(&state.image, &valid))
-                .await
+            self.write("createAcls", None, |state| {
+                generate_creations(&state.image, &valid)
+            })
+            .await
         };
         // A failed write fails each binding that reached it; those refused
         // before keep their own error (`ClusterMetadataAuthorizer.createAcls`
@@ -307,7 +309,9 @@ impl Controller {
         }
         let filters: Vec<AclBindingFilter> = filters.iter().map(delete_filter).collect();
         let outcome = self
-            .write(None, |state| generate_deletions(&state.image, &filters))
+            .write("deleteAcls", None, |state| {
+                generate_deletions(&state.image, &filters)
+            })
             .await;
         match outcome {
             Ok(results) => Ok(DeleteAclsResponse {

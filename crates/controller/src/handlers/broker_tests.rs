@@ -182,6 +182,7 @@ pub(super) fn setup_with(
             groups: Default::default(),
             static_configs: Default::default(),
             mutation_quota_window: Default::default(),
+            performance: Default::default(),
         },
         image,
         quorum.clone(),

@@ -122,7 +122,7 @@ impl Controller {
         let kraft_version = self.quorum.facts().kraft_version;
         let clean_shutdown_detection = version >= 3;
         let result = self
-            .write(None, |state| {
+            .write("registerBroker", None, |state| {
                 self.register_broker(state, request, kraft_version, clean_shutdown_detection)
             })
             .await;
@@ -374,7 +374,7 @@ impl Controller {
         let deadline =
             tokio::time::Instant::from_std(received) + self.settings.heartbeat_deadline();
         let result = self
-            .write(Some(deadline), |state| {
+            .write("processBrokerHeartbeat", Some(deadline), |state| {
                 self.process_heartbeat(state, request)
             })
             .await;
@@ -565,7 +565,7 @@ impl Controller {
     ) -> UnregisterBrokerResponse {
         let id = request.broker_id;
         let result = self
-            .write(None, |state| {
+            .write("unregisterBroker", None, |state| {
                 let Some(registration) = state.image.cluster().broker(id) else {
                     return Err(error(
                         ErrorCode::BrokerIdNotRegistered,
@@ -604,7 +604,7 @@ impl Controller {
         let mut fenced = 0;
         loop {
             let result = self
-                .write(None, |state| {
+                .write("maybeFenceStaleBroker", None, |state| {
                     let expired = self
                         .sessions
                         .lock()

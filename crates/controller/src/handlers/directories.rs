@@ -155,7 +155,7 @@ impl Controller {
     ) -> AssignReplicasToDirsResponse {
         let settings = self.replication_settings();
         let outcome = self
-            .write(None, |state| {
+            .write("assignReplicasToDirs", None, |state| {
                 assign_replicas_to_dirs(&state.image, &settings, request)
             })
             .await;

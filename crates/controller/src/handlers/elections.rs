@@ -137,7 +137,7 @@ impl Controller {
             request.election_type
         };
         let outcome = self
-            .write(Some(deadline), |state| {
+            .write("electLeaders", Some(deadline), |state| {
                 self.generate_elect_leaders(state, election_type, request)
             })
             .await;
@@ -277,7 +277,7 @@ impl Controller {
     pub async fn balance_partition_leaders(&self) -> bool {
         let started = std::time::Instant::now();
         let outcome = self
-            .write(None, |state| {
+            .write("electPreferred", None, |state| {
                 let records = self.preferred_elections(&state.image, MAX_ELECTIONS_PER_IMBALANCE);
                 let more = records.len() >= MAX_ELECTIONS_PER_IMBALANCE;
                 tracing::info!(
@@ -343,7 +343,7 @@ impl Controller {
     pub async fn elect_unclean_leaders(&self) -> bool {
         let started = std::time::Instant::now();
         let outcome = self
-            .write(None, |state| {
+            .write("electUnclean", None, |state| {
                 let image = &state.image;
                 let settings = self.replication_settings();
                 let mut records = Vec::new();

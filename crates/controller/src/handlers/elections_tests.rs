@@ -99,7 +99,7 @@ async fn move_leader(c: &Controller, topic: &str, index: i32, leader: i32) {
         .metadata_version()
         .expect("metadata.version")
         .partition_change_record_version();
-    c.write(None, |_| {
+    c.write("test", None, |_| {
         Ok(Generated::new(
             vec![MetadataRecord::new(
                 PartitionChangeRecord {

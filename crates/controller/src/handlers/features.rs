@@ -93,7 +93,7 @@ impl Controller {
         request: &UpdateFeaturesRequest,
     ) -> Result<(), UpdateFailure> {
         let (mut guard, epoch) = self
-            .lock_committed()
+            .lock_committed("updateFeatures")
             .await
             .map_err(UpdateFailure::Request)?;
         let facts = self.quorum.facts();

@@ -87,6 +87,7 @@ mod features;
 mod heartbeats;
 pub mod mutation_quota;
 mod partitions;
+mod performance;
 mod producer_ids;
 mod quorum;
 mod quotas;
@@ -150,6 +151,28 @@ pub struct ControllerSettings {
     pub static_configs: crate::config::StaticProperties,
     /// The controller mutation quota's windows (`controller.quota.window.*`).
     pub mutation_quota_window: MutationQuotaWindow,
+    /// When writes are logged for their time (`controller.performance.*`).
+    pub performance: PerformanceSettings,
+}
+
+/// `controller.performance.sample.period.ms` and
+/// `controller.performance.always.log.threshold.ms`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PerformanceSettings {
+    /// How often the active controller logs its writes' times.
+    pub sample_period: Duration,
+    /// A write taking this long or longer is logged at once.
+    pub always_log_threshold: Duration,
+}
+
+impl Default for PerformanceSettings {
+    /// Kafka's defaults: 60 s and 2 s.
+    fn default() -> Self {
+        PerformanceSettings {
+            sample_period: Duration::from_secs(60),
+            always_log_threshold: Duration::from_secs(2),
+        }
+    }
 }
 
 /// The static settings that shape topics and partition leadership.
@@ -229,6 +252,15 @@ impl ControllerSettings {
                 samples: u32::try_from(config.controller_quota_window_num).unwrap_or(1),
                 size_seconds: u32::try_from(config.controller_quota_window_size_seconds)
                     .unwrap_or(1),
+            },
+            performance: PerformanceSettings {
+                sample_period: Duration::from_millis(
+                    u64::try_from(config.controller_performance_sample_period_ms).unwrap_or(100),
+                ),
+                always_log_threshold: Duration::from_millis(
+                    u64::try_from(config.controller_performance_always_log_threshold_ms)
+                        .unwrap_or(0),
+                ),
             },
         }
     }
@@ -310,6 +342,8 @@ pub struct Controller {
     loggers: Arc<crate::loggers::Loggers>,
     /// The controller mutation quota's buckets.
     mutation_quotas: Arc<mutation_quota::MutationQuotas>,
+    /// The writes' times since the last periodic performance message.
+    performance: std::sync::Mutex<performance::PerformanceMonitor>,
 }
 
 impl fmt::Debug for Controller {
@@ -414,9 +448,14 @@ impl Controller {
         let mutation_quotas = Arc::new(mutation_quota::MutationQuotas::new(
             settings.mutation_quota_window,
         ));
+        let performance = std::sync::Mutex::new(performance::PerformanceMonitor::new(
+            settings.performance.sample_period,
+            settings.performance.always_log_threshold,
+        ));
         Controller {
             authorizer,
             mutation_quotas,
+            performance,
             settings,
             image,
             quorum,

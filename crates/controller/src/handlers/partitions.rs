@@ -151,7 +151,7 @@ impl Controller {
             return AlterPartitionResponse::default();
         }
         let result = self
-            .write(None, |state| {
+            .write("alterPartition", None, |state| {
                 self.generate_alter_partition(state, version, request)
             })
             .await;

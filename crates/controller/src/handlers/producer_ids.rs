@@ -37,7 +37,7 @@ impl Controller {
         request: &AllocateProducerIdsRequest,
     ) -> AllocateProducerIdsResponse {
         let result = self
-            .write(None, |state| {
+            .write("allocateProducerIds", None, |state| {
                 let id = request.broker_id;
                 super::check_broker_epoch(&state.image, id, request.broker_epoch)?;
                 let start = state.image.producer_ids().next_producer_id().max(0);

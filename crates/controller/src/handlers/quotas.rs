@@ -496,7 +496,7 @@ impl Controller {
         }
         let validate_only = request.validate_only;
         let result = self
-            .write(None, |state| {
+            .write("alterClientQuotas", None, |state| {
                 let mut generated = alter_quotas(&alterations, &state.image, &resolvable)?;
                 if validate_only {
                     generated.records.clear();

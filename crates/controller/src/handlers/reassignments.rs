@@ -341,7 +341,7 @@ impl Controller {
             + Duration::from_millis(u64::try_from(request.timeout_ms).unwrap_or(0));
         let settings = self.replication_settings();
         let outcome = self
-            .write(Some(deadline), |state| {
+            .write("alterPartitionReassignments", Some(deadline), |state| {
                 Ok(alter_partition_reassignments(
                     &state.image,
                     &settings,

@@ -76,7 +76,7 @@ impl Controller {
         &self,
         request: &ControllerRegistrationRequest,
     ) -> Result<(), ApiError> {
-        let (mut guard, epoch) = self.lock_committed().await?;
+        let (mut guard, epoch) = self.lock_committed("registerController").await?;
         let mv = self.image.read().metadata_version();
         if !mv.is_some_and(MetadataVersion::is_controller_registration_supported) {
             return Err(ApiError::new(
@@ -149,7 +149,7 @@ impl Controller {
     }
 
     async fn unregister(&self, controller_id: i32) -> Result<(), ApiError> {
-        let (mut guard, epoch) = self.lock_committed().await?;
+        let (mut guard, epoch) = self.lock_committed("unregisterController").await?;
         if controller_id == self.settings.node_id {
             return Err(ApiError::new(
                 ErrorCode::InvalidRequest,

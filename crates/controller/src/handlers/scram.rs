@@ -341,7 +341,9 @@ impl Controller {
             return AlterUserScramCredentialsResponse::default();
         }
         match self
-            .write(None, |state| alter_credentials(request, &state.image))
+            .write("alterUserScramCredentials", None, |state| {
+                alter_credentials(request, &state.image)
+            })
             .await
         {
             Ok(results) => AlterUserScramCredentialsResponse {

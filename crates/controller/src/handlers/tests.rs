@@ -216,6 +216,7 @@ fn setup_with(mv: i16, records: &[MetadataRecord], static_voters: Vec<i32>) -> S
             groups: Default::default(),
             static_configs: Default::default(),
             mutation_quota_window: Default::default(),
+            performance: Default::default(),
         },
         image,
         quorum.clone(),

@@ -425,7 +425,7 @@ impl Controller {
         }
         let settings = &self.settings.delegation_tokens;
         let outcome = self
-            .write(None, |state| {
+            .write("createDelegationToken", None, |state| {
                 Ok(create_token(
                     settings,
                     &state.image,
@@ -461,7 +461,7 @@ impl Controller {
         request: &RenewDelegationTokenRequest,
     ) -> RenewDelegationTokenResponse {
         let outcome = self
-            .token_write(ctx, |settings, image, now| {
+            .token_write("renewDelegationToken", ctx, |settings, image, now| {
                 renew_token(settings, image, &ctx.principal, request, now)
             })
             .await;
@@ -491,7 +491,7 @@ impl Controller {
         request: &ExpireDelegationTokenRequest,
     ) -> ExpireDelegationTokenResponse {
         let outcome = self
-            .token_write(ctx, |settings, image, now| {
+            .token_write("expireDelegationToken", ctx, |settings, image, now| {
                 expire_token(settings, image, &ctx.principal, request, now)
             })
             .await;
@@ -519,6 +519,7 @@ impl Controller {
     /// the writer's image at the current time.
     async fn token_write<R: Send>(
         &self,
+        name: &'static str,
         ctx: &RequestContext,
         op: impl Fn(&DelegationTokenSettings, &MetadataImage, i64) -> Generated<R> + Send + Sync,
     ) -> Option<Result<R, ApiError>> {
@@ -527,7 +528,7 @@ impl Controller {
         }
         let settings = &self.settings.delegation_tokens;
         Some(
-            self.write(None, |state| Ok(op(settings, &state.image, now_ms())))
+            self.write(name, None, |state| Ok(op(settings, &state.image, now_ms())))
                 .await,
         )
     }
@@ -548,7 +549,7 @@ impl Controller {
             return false;
         }
         let started = std::time::Instant::now();
-        self.write(None, |state| {
+        self.write("expireDelegationTokens", None, |state| {
             let (records, more) = expired_tokens(&state.image, now_ms());
             tracing::info!(
                 "Periodic task expireDelegationTokens generated {} records in {} microseconds.",

@@ -328,7 +328,7 @@ impl Controller {
         if !order.is_empty() {
             let mut attempt = QuotaAttempt::new();
             let outcome = self
-                .write(deadline(request.timeout_ms), |state| {
+                .write("deleteTopics", deadline(request.timeout_ms), |state| {
                     quota.begin_attempt(&mut attempt);
                     Ok(generate_deletions(state, &order, quota))
                 })
@@ -417,7 +417,7 @@ impl Controller {
         if !topics.is_empty() {
             let mut attempt = QuotaAttempt::new();
             let outcome = self
-                .write(deadline(request.timeout_ms), |state| {
+                .write("createPartitions", deadline(request.timeout_ms), |state| {
                     quota.begin_attempt(&mut attempt);
                     generate_create_partitions(state, &topics, request.validate_only, quota)
                 })

@@ -833,6 +833,7 @@ fn standby(image: SharedImage) -> Controller {
             groups: Default::default(),
             static_configs: Default::default(),
             mutation_quota_window: Default::default(),
+            performance: Default::default(),
         },
         image,
         Arc::new(Standby),

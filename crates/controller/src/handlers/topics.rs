@@ -161,7 +161,7 @@ impl Controller {
             });
             let mut attempt = QuotaAttempt::new();
             let outcome = self
-                .write(deadline, |state| {
+                .write("createTopics", deadline, |state| {
                     quota.begin_attempt(&mut attempt);
                     self.generate_topics(state, &wanted, request.validate_only, quota)
                 })

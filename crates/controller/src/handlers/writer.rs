@@ -315,13 +315,19 @@ pub(crate) fn remove_topic(topic_id: kraft_protocol::Uuid) -> Generated<()> {
     )
 }
 
-/// The writer lock, held; dropping it reports how long it was held
-/// (Kafka's `EventQueueProcessingTimeMs`).
+/// The writer lock, held for the write (Kafka's controller event) `name`;
+/// dropping it reports how long it was held (Kafka's
+/// `EventQueueProcessingTimeMs`, and the event performance monitor).
 pub(crate) struct WriterGuard<'a> {
     guard: MutexGuard<'a, Option<ActiveState>>,
     acquired: Instant,
-    stats: &'a crate::metrics::ControllerStats,
+    name: EventName,
+    controller: &'a Controller,
 }
+
+/// A write's name, as Kafka names its controller event (`createTopics`,
+/// `processBrokerHeartbeat`, `completeActivation[7]`, ...).
+pub(crate) type EventName = std::borrow::Cow<'static, str>;
 
 impl std::ops::Deref for WriterGuard<'_> {
     type Target = Option<ActiveState>;
@@ -339,13 +345,39 @@ impl std::ops::DerefMut for WriterGuard<'_> {
 
 impl Drop for WriterGuard<'_> {
     fn drop(&mut self) {
-        let held = self.acquired.elapsed().as_millis();
-        self.stats
-            .operation_finished(i64::try_from(held).unwrap_or(i64::MAX));
+        let held = self.acquired.elapsed();
+        self.controller
+            .stats
+            .operation_finished(i64::try_from(held.as_millis()).unwrap_or(i64::MAX));
+        tracing::debug!("Processed {} in {} us", self.name, held.as_micros());
+        let slow = self
+            .controller
+            .lock_performance()
+            .observe(std::mem::take(&mut self.name), held);
+        if let Some(line) = slow {
+            tracing::error!("{line}");
+        }
     }
 }
 
 impl Controller {
+    /// `controller.performance.sample.period.ms`.
+    pub(crate) fn performance_period(&self) -> std::time::Duration {
+        self.lock_performance().period()
+    }
+
+    /// The summary of the writes of the period just ended (Kafka's
+    /// periodic performance message); a new period starts.
+    pub(crate) fn take_performance_message(&self) -> String {
+        self.lock_performance().take_periodic_message()
+    }
+
+    fn lock_performance(
+        &self,
+    ) -> std::sync::MutexGuard<'_, super::performance::PerformanceMonitor> {
+        self.performance.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     /// What the writer has done since this controller started.
     pub fn write_stats(&self) -> WriteStats {
         self.write_stats.read()
@@ -384,7 +416,7 @@ impl Controller {
 
     /// Takes the writer lock, counting the wait (Kafka's
     /// `EventQueueTimeMs`) and the operation started.
-    async fn lock_timed(&self) -> WriterGuard<'_> {
+    async fn lock_timed(&self, name: EventName) -> WriterGuard<'_> {
         let asked = Instant::now();
         let guard = self.writer.lock().await;
         let waited = asked.elapsed().as_millis();
@@ -393,7 +425,8 @@ impl Controller {
         WriterGuard {
             guard,
             acquired: Instant::now(),
-            stats: &self.stats,
+            name,
+            controller: self,
         }
     }
 
@@ -401,10 +434,11 @@ impl Controller {
     /// given: Kafka's event deadline), with the state of the current epoch.
     async fn lock_writer(
         &self,
+        name: EventName,
         deadline: Option<tokio::time::Instant>,
     ) -> Result<(WriterGuard<'_>, i32), ApiError> {
         let mut guard = match deadline {
-            Some(d) => match tokio::time::timeout_at(d, self.lock_timed()).await {
+            Some(d) => match tokio::time::timeout_at(d, self.lock_timed(name)).await {
                 Ok(guard) => guard,
                 Err(_) => {
                     self.stats.operation_timed_out();
@@ -414,7 +448,7 @@ impl Controller {
                     });
                 }
             },
-            None => self.lock_timed().await,
+            None => self.lock_timed(name).await,
         };
         let facts = self.quorum.facts();
         if !facts.is_active_controller || !self.image.is_loaded() {
@@ -447,7 +481,9 @@ impl Controller {
         epoch: i32,
         records: Vec<MetadataRecord>,
     ) -> Result<(), ApiError> {
-        let mut guard = self.lock_timed().await;
+        let mut guard = self
+            .lock_timed(format!("completeActivation[{epoch}]").into())
+            .await;
         if guard.as_ref().map(|s| s.epoch) != Some(epoch) {
             *guard = Some(self.new_state(epoch).await?);
         }
@@ -474,7 +510,7 @@ impl Controller {
     /// Appends a NoOpRecord as the active controller (Kafka's periodic
     /// `writeNoOpRecord`), through the writer like every other append.
     pub(crate) async fn write_no_op(&self) -> Result<(), ApiError> {
-        self.write(None, |_| {
+        self.write("writeNoOpRecord", None, |_| {
             Ok(Generated::new(vec![MetadataRecord::no_op()], ()))
         })
         .await
@@ -486,13 +522,14 @@ impl Controller {
     /// they are committed and applied.
     pub(crate) async fn write<R>(
         &self,
+        name: &'static str,
         deadline: Option<tokio::time::Instant>,
         mut op: impl FnMut(&mut ActiveState) -> Result<Generated<R>, ApiError> + Send,
     ) -> Result<R, ApiError>
     where
         R: Send,
     {
-        let (mut guard, epoch) = self.lock_writer(deadline).await?;
+        let (mut guard, epoch) = self.lock_writer(name.into(), deadline).await?;
         for _ in 0..MAX_OFFSET_RETRIES {
             let Some(state) = guard.as_mut() else {
                 return Err(not_controller(None));
@@ -639,8 +676,11 @@ impl Controller {
     /// image: waits until everything this leader appended is applied, so
     /// the committed image is the whole state. Append with
     /// [`Controller::append_locked`] while holding it.
-    pub(crate) async fn lock_committed(&self) -> Result<(WriterGuard<'_>, i32), ApiError> {
-        let (guard, epoch) = self.lock_writer(None).await?;
+    pub(crate) async fn lock_committed(
+        &self,
+        name: &'static str,
+    ) -> Result<(WriterGuard<'_>, i32), ApiError> {
+        let (guard, epoch) = self.lock_writer(name.into(), None).await?;
         if let Some(offset) = guard.as_ref().and_then(|s| s.last_appended) {
             self.quorum
                 .wait_applied(offset)

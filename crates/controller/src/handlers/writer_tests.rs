@@ -10,7 +10,7 @@ use kraft_protocol::ErrorCode;
 
 use super::broker_tests::{heartbeat, registration, setup};
 use super::configs_tests::create_topic;
-use super::writer::MAX_RECORDS_PER_BATCH;
+use super::writer::{Generated, MAX_RECORDS_PER_BATCH};
 use super::{ApiError, Controller};
 use kraft_protocol::Uuid;
 
@@ -181,7 +181,9 @@ async fn a_generated_record_the_state_refuses_is_never_appended_and_the_leader_r
     // ReplicationControlManager refuses to replay it.
     let unknown = Uuid::from_u64_pair(0xdead, 0xbeef);
     let answer = c
-        .write(None, |_| Ok(super::writer::remove_topic(unknown)))
+        .write("removeTopic", None, |_| {
+            Ok(super::writer::remove_topic(unknown))
+        })
         .await;
     let Err(ApiError { code, message }) = answer else {
         panic!("the write succeeded: {answer:?}");
@@ -215,5 +217,32 @@ async fn a_generated_record_the_state_refuses_is_never_appended_and_the_leader_r
         codes(&r),
         [i16::from(ErrorCode::TopicAlreadyExists), 0],
         "{r:?}"
+    );
+}
+
+#[tokio::test]
+async fn every_write_is_counted_by_name_for_the_periodic_performance_message() {
+    let (c, _, _) = super::configs_tests::cluster(true).await;
+    // The activation and the set-up writes of the cluster start a period
+    // of their own.
+    c.take_performance_message();
+    create_topic(&c, "one", 1, 3).await;
+    create_topic(&c, "two", 1, 3).await;
+    c.write("slowWrite", None, |_| {
+        std::thread::sleep(Duration::from_millis(200));
+        Ok(Generated::new(Vec::new(), ()))
+    })
+    .await
+    .expect("written");
+    let message = c.take_performance_message();
+    let slowest = message
+        .strip_prefix("In the last 60000 ms period, 3 controller events were completed, which took an average of ")
+        .and_then(|rest| rest.split_once(" ms each. The slowest event was slowWrite, which took "))
+        .and_then(|(_, ms)| ms.strip_suffix(" ms."))
+        .and_then(|ms| ms.parse::<f64>().ok());
+    assert!(slowest.is_some_and(|ms| ms >= 200.0), "{message}");
+    assert_eq!(
+        c.take_performance_message(),
+        "In the last 60000 ms period, there were no controller events completed."
     );
 }

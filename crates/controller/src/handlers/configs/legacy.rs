@@ -191,7 +191,7 @@ impl Controller {
         }
         if !changes.is_empty() {
             let outcome = self
-                .write(None, |state| {
+                .write("legacyAlterConfigs", None, |state| {
                     self.generate_legacy_alter_configs(
                         state,
                         &changes,

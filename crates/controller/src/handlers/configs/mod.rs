@@ -269,7 +269,7 @@ impl Controller {
         }
         if !changes.is_empty() {
             let outcome = self
-                .write(None, |state| {
+                .write("incrementalAlterConfigs", None, |state| {
                     self.generate_alter_configs(state, &changes, request.validate_only, forwarded)
                 })
                 .await;
