@@ -82,7 +82,7 @@ impl Poller {
                     .ok()
                     .and_then(|s| s["leaderId"].as_i64());
                 answers += 1;
-                if code != 0 || !leader.is_some_and(|l| l > 0) {
+                if code != 0 || leader.is_none_or(|l| l <= 0) {
                     leaderless.push(format!("{out}{err}"));
                 }
                 std::thread::sleep(Duration::from_millis(20));
