@@ -8,9 +8,9 @@
 #    itself back right after its removal (docs/operations.md).
 # 2. reconcile --voters 1,2,3,4,5 --dry-run prints the plan, changes nothing.
 # 3. reconcile --voters 1,2,3,4,5: 3 -> 5 voters.
-# 4. reconcile --voters 1,2,3 with controller 5 SIGKILLed once the first
-#    removal committed: 5 -> 3 voters; Kafka's own tool polled all along
-#    reports a leader at every answer.
+# 4. reconcile --voters 1,2,3 --step-delay-ms 3000 with controller 5
+#    SIGKILLed once the first removal committed (before its own): 5 -> 3
+#    voters, DescribeQuorum polled all along reports a leader at every answer.
 # Exits non-zero on the first failed check; always stops every process.
 set -euo pipefail
 
@@ -60,15 +60,17 @@ out=$("$kraft" metadata-quorum --bootstrap-controller "$first" reconcile --voter
 [[ $(ids currentVoters) == 1,2,3 ]] || fail "the dry run changed the voters"
 pass "dry run prints the plan"
 
-# Kafka's tool, polled in the background: a leader at every answer.
+# DescribeQuorum polled in the background: a leader at every answer.
+: >"$dir/poll.log"
 (
     while true; do
-        if line=$(bash "$kq" tool "$dir" org.apache.kafka.tools.MetadataQuorumCommand \
-            --bootstrap-controller "$first" describe --status 2>&1 | grep '^LeaderId:'); then
+        if line=$("$kraft" metadata-quorum --bootstrap-controller "$first" describe --status 2>&1 |
+            grep '^LeaderId:'); then
             echo "$line" >>"$dir/poll.log"
         else
             echo "no answer" >>"$dir/poll.log"
         fi
+        sleep 0.05
     done
 ) &
 poller=$!
@@ -82,7 +84,7 @@ pass "3 -> 5 voters in $(($(date +%s) - start)) s"
 
 start=$(date +%s)
 "$kraft" metadata-quorum --bootstrap-controller "$first" reconcile --voters 1,2,3 --timeout-ms 120000 \
-    >"$dir/shrink.out" 2>&1 &
+    --step-delay-ms 3000 >"$dir/shrink.out" 2>&1 &
 rec=$!
 killed=
 for _ in $(seq 1 600); do
@@ -103,6 +105,9 @@ wait "$rec" || status=$?
 cat "$dir/shrink.out"
 [[ $status -eq 0 ]] || fail "reconcile to three exited $status"
 [[ $killed == 5 ]] || fail "expected to kill 5 after removing 4 (killed: ${killed:-none})"
+# 5 died during the step delay, before its own removal started.
+[[ $(sed -n '/^Committed: voters \[1, 2, 3, 5\]/,$p' "$dir/shrink.out") == *"Step 2: remove controller 5"* ]] ||
+    fail "controller 5 was not removed after it was killed"
 [[ $(ids currentVoters) == 1,2,3 ]] || fail "voters after shrinking: $(ids currentVoters)"
 pass "5 -> 3 voters with controller 5 SIGKILLed mid-plan in $(($(date +%s) - start)) s"
 
@@ -113,4 +118,4 @@ polls=$(wc -l <"$dir/poll.log")
 bad=$(grep -cv '^LeaderId:[[:space:]]*[0-9]' "$dir/poll.log" || true)
 [[ $polls -ge 2 ]] || fail "Kafka's tool answered only $polls times"
 [[ $bad -eq 0 ]] || fail "$bad of $polls DescribeQuorum polls without a leader: $(grep -v '^LeaderId:[[:space:]]*[0-9]' "$dir/poll.log" | head -3)"
-pass "a leader at each of $polls polls of Kafka's describe --status"
+pass "a leader at each of $polls DescribeQuorum polls"

@@ -139,6 +139,9 @@ pub struct ReconcileArgs {
     /// A replica whose last fetch is older than this (by the leader's clock) is not counted as running.
     #[arg(long, value_name = "MS", default_value_t = 5000)]
     pub max_fetch_age_ms: i64,
+    /// Wait this long after each committed step before planning the next (time to look at the quorum or let it settle).
+    #[arg(long, value_name = "MS", default_value_t = 0)]
+    pub step_delay_ms: u64,
 }
 
 /// `describe` flags.

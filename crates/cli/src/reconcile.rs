@@ -388,6 +388,10 @@ pub async fn reconcile(
         out.flush()?;
         run_step(admin, step, out).await?;
         wait_for_step(admin, step, step_timeout, live, out).await?;
+        if args.step_delay_ms > 0 {
+            out.flush()?;
+            tokio::time::sleep(Duration::from_millis(args.step_delay_ms)).await;
+        }
         steps = next_plan(admin, &target, &sorted_target, live, step_timeout, out).await?;
     }
     Err(CliError::new(format!(

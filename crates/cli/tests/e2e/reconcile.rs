@@ -215,8 +215,10 @@ fn reconcile_grows_to_five_and_shrinks_to_three_with_a_node_killed_mid_plan() {
 
     // 5 -> 3: SIGKILL the second controller to remove once the first
     // removal committed.
+    let mut shrink = reconcile_args(&bootstrap, "1,2,3");
+    shrink.extend(["--step-delay-ms", "2000"]);
     let mut child = Command::new(KRAFT)
-        .args(reconcile_args(&bootstrap, "1,2,3"))
+        .args(shrink)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -254,6 +256,16 @@ fn reconcile_grows_to_five_and_shrinks_to_three_with_a_node_killed_mid_plan() {
     let (answers, leaderless) = poller.finish();
     assert!(status.success(), "reconcile to three: {out}\n{err}");
     assert_eq!(killed, Some(5), "4 (a running follower) goes first: {out}");
+    let kill_at = lines
+        .iter()
+        .position(|l| l.starts_with("Committed: voters"))
+        .unwrap_or(0);
+    assert!(
+        lines[kill_at..]
+            .iter()
+            .any(|l| l.starts_with("Step 2: remove controller 5")),
+        "5 is removed after it was killed: {out}"
+    );
     assert!(
         out.contains("Reconciled: the voter set is [1, 2, 3]."),
         "{out}"
