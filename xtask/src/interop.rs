@@ -114,6 +114,10 @@ pub fn interop() -> Result<()> {
     // line.
     run_interop_script("dump-log.sh", &kraft, 300)?;
     run_interop_script("mixed-quorum.sh", &kraft, 1800)?;
+    // `kraft metadata-quorum reconcile` on five Java controllers (auto-join
+    // off): 3 -> 5 -> 3 voters, one killed mid-plan, Kafka's tool polled
+    // for a leader throughout.
+    run_interop_script("reconcile.sh", &kraft, 600)?;
     // ... with a Java broker: kraft-rs's snapshots hold the whole image, a
     // Java controller catches up from one, and a kraft-rs-formatted cluster
     // takes a Java controller and broker.

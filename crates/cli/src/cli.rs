@@ -70,7 +70,8 @@ const METADATA_QUORUM_EXAMPLES: &str = "Examples:
   kraft metadata-quorum --bootstrap-controller localhost:9093 describe --status --output json
   kraft metadata-quorum --bootstrap-controller localhost:9093 add-controller --controller-id 4
   kraft metadata-quorum --bootstrap-controller localhost:9093 --command-config controller4.properties add-controller
-  kraft metadata-quorum --bootstrap-controller localhost:9093 remove-controller --controller-id 4 --unregister";
+  kraft metadata-quorum --bootstrap-controller localhost:9093 remove-controller --controller-id 4 --unregister
+  kraft metadata-quorum --bootstrap-controller localhost:9093 reconcile --voters 1,2,3 --dry-run";
 
 /// `kraft metadata-quorum`: describes kraft metadata quorum status and changes the voter set.
 #[derive(Debug, Args)]
@@ -108,6 +109,39 @@ pub enum MetadataQuorumCommand {
   # Stop controller 3 first, then remove it from the voters and drop its registration (KIP-1312):
   kraft metadata-quorum --bootstrap-controller localhost:9093 remove-controller --controller-id 3 --unregister")]
     RemoveController(RemoveControllerArgs),
+    /// Change the voter set to the given controllers, one safe add-controller or remove-controller step at a time.
+    #[command(after_help = "Examples:
+  # Show the steps only:
+  kraft metadata-quorum --bootstrap-controller localhost:9093 reconcile --voters 1,2,3,4,5 --dry-run
+  # Grow to five voters (4 and 5 run as observers, formatted with --no-initial-controllers):
+  kraft metadata-quorum --bootstrap-controller localhost:9093 reconcile --voters 1,2,3,4,5
+  # Shrink back; with controller.quorum.auto.join.enable=true the removed controllers stay
+  # observers until they are restarted:
+  kraft metadata-quorum --bootstrap-controller localhost:9093 reconcile --voters 1,2,3")]
+    Reconcile(ReconcileArgs),
+}
+
+/// `reconcile` flags.
+#[derive(Debug, Args)]
+pub struct ReconcileArgs {
+    /// The target voter set: node ids separated by commas.
+    #[arg(long, value_name = "ID[,ID...]")]
+    pub voters: String,
+    /// Print the plan (as add-controller/remove-controller commands), change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// How long each step may take to commit (and a new voter to catch up), and how long to wait for a controller that is down or lagging mid-plan.
+    #[arg(long, value_name = "MS", default_value_t = 60_000)]
+    pub timeout_ms: u64,
+    /// A replica more than this many offsets behind the high watermark is not counted as running.
+    #[arg(long, value_name = "OFFSETS", default_value_t = 1000)]
+    pub max_lag: i64,
+    /// A replica whose last fetch is older than this (by the leader's clock) is not counted as running.
+    #[arg(long, value_name = "MS", default_value_t = 5000)]
+    pub max_fetch_age_ms: i64,
+    /// Wait this long after each committed step before planning the next (time to look at the quorum or let it settle).
+    #[arg(long, value_name = "MS", default_value_t = 0)]
+    pub step_delay_ms: u64,
 }
 
 /// `describe` flags.

@@ -71,7 +71,8 @@ pub fn describe_admin_error(e: &AdminError) -> String {
     }
 }
 
-type CmdResult = Result<(), CliError>;
+/// What a command returns.
+pub(crate) type CmdResult = Result<(), CliError>;
 
 /// Runs a parsed command line.
 pub async fn run(command: Command, out: &mut dyn Write) -> CmdResult {
@@ -167,6 +168,12 @@ async fn metadata_quorum(args: MetadataQuorumArgs, out: &mut dyn Write) -> CmdRe
             .await
         }
         MetadataQuorumCommand::RemoveController(r) => remove_controller(&admin, r, out).await,
+        MetadataQuorumCommand::Reconcile(r) => match conn.bootstrap_controller.as_deref() {
+            Some(bootstrap) => crate::reconcile::reconcile(&admin, bootstrap, r, out).await,
+            None => Err(CliError::new(
+                "reconcile changes the voter set: use --bootstrap-controller (as add-controller and remove-controller do).",
+            )),
+        },
     };
     admin.close().await;
     result
@@ -244,7 +251,7 @@ fn endpoints_text(endpoints: &[RaftVoterEndpoint]) -> String {
         .join(", ")
 }
 
-async fn add_controller(
+pub(crate) async fn add_controller(
     admin: &Admin,
     args: AddControllerArgs,
     controller_props: Option<&Properties>,
@@ -383,7 +390,7 @@ fn guidance(id: i32) -> String {
     )
 }
 
-async fn remove_controller(
+pub(crate) async fn remove_controller(
     admin: &Admin,
     args: RemoveControllerArgs,
     out: &mut dyn Write,

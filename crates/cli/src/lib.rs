@@ -14,6 +14,7 @@ pub mod feature_tools;
 pub mod logging;
 pub mod node_cmds;
 pub mod quickstart_brokers;
+pub mod reconcile;
 pub mod render;
 
 use std::io::Write;

@@ -516,6 +516,7 @@ fn quickstart_walks_through_add_by_id_and_remove_with_unregister() {
 }
 
 mod kraft_upgrade;
+mod reconcile;
 mod voter_change_order;
 
 /// The live protocol sweep (shared with interop_kafka.rs).

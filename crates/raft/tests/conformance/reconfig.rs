@@ -1049,3 +1049,144 @@ fn kraft_upgrade_only_at_the_leader_of_the_given_epoch() {
         .unwrap_err();
     assert_eq!(e.code, ErrorCode::NotController);
 }
+
+// ----------------------------------------------------------------------
+// Sticky removal: a running controller removed from the voter set does not
+// auto-join again until it restarts (Kafka re-adds it at the next timer).
+
+/// A fetch answer from leader 1 in epoch 4.
+fn leader_fetch_answer(hw: i64, records: Vec<Batch>) -> FetchResponse {
+    FetchResponse {
+        error_code: ErrorCode::None,
+        partition_error: ErrorCode::None,
+        high_watermark: hw,
+        log_start_offset: 0,
+        diverging_epoch: None,
+        leader_id: 1,
+        leader_epoch: 4,
+        snapshot_id: None,
+        records,
+        leader_endpoint: None,
+    }
+}
+
+/// A control batch at `base` holding the VotersRecord `voters`.
+fn voters_batch(base: i64, voters: VoterSet) -> Batch {
+    Batch {
+        base_offset: base,
+        epoch: 4,
+        append_time: 0,
+        records: vec![Record::Control(ControlRecord::Voters(voters))],
+        encoded: Default::default(),
+    }
+}
+
+/// Answers the pending fetch (if any) with `records`, committing them.
+fn answer_pending_fetch(ctx: &mut Ctx, records: Vec<Batch>) {
+    let end = records
+        .last()
+        .map(|b| b.base_offset + b.records.len() as i64)
+        .unwrap_or(ctx.leo());
+    for (corr, dest, _, _) in ctx.take_sent(|r| matches!(r, Request::Fetch(_))) {
+        ctx.respond(
+            corr,
+            dest,
+            Response::Fetch(leader_fetch_answer(end, records.clone())),
+        );
+    }
+}
+
+/// Keeps answering fetches for `rounds` half fetch timeouts; returns the
+/// AddRaftVoter requests sent meanwhile.
+fn follow_for(ctx: &mut Ctx, rounds: usize) -> usize {
+    let mut adds = 0;
+    for _ in 0..rounds {
+        answer_pending_fetch(ctx, Vec::new());
+        ctx.advance(FETCH_TIMEOUT / 2);
+        adds += ctx
+            .take_sent(|r| matches!(r, Request::AddRaftVoter(_)))
+            .len();
+    }
+    adds
+}
+
+/// Voter 3 of {1, 2, 3} following leader 1 with auto-join on.
+fn auto_joining_voter_three() -> Ctx {
+    let mut b = Builder::dynamic(3, &voter_set(&[1, 2, 3]));
+    b.cfg.auto_join = true;
+    let mut ctx = b.election(4, Some(1)).build();
+    assert_eq!(ctx.core.role(), Role::Follower);
+    assert!(ctx.core.is_voter());
+    // A first fetch answer establishes the HW: the bootstrap set commits.
+    answer_pending_fetch(&mut ctx, Vec::new());
+    assert!(!ctx.core.removed_from_voters());
+    ctx
+}
+
+#[test]
+fn removed_voter_does_not_auto_join_until_restart() {
+    let mut ctx = auto_joining_voter_three();
+    let at = ctx.leo();
+    answer_pending_fetch(&mut ctx, vec![voters_batch(at, voter_set(&[1, 2]))]);
+    assert_eq!(ctx.core.high_watermark(), Some(at + 1), "removal committed");
+    assert!(!ctx.core.is_voter());
+    assert!(ctx.core.removed_from_voters());
+    assert_eq!(ctx.core.state_name(), "observer");
+    // Many auto-join periods pass: it stays an observer.
+    assert_eq!(follow_for(&mut ctx, 12), 0, "no AddRaftVoter after removal");
+
+    // A restart (same log, new process) forgets the removal: auto-join again.
+    let log = ctx.core.log().clone();
+    let mut b = Builder::dynamic(3, &voter_set(&[1, 2, 3]));
+    b.cfg.auto_join = true;
+    b.log = log;
+    let mut restarted = b.election(4, Some(1)).build();
+    assert!(!restarted.core.is_voter());
+    assert!(!restarted.core.removed_from_voters());
+    assert!(
+        follow_for(&mut restarted, 4) >= 1,
+        "auto-joins after restart"
+    );
+}
+
+#[test]
+fn voter_added_back_by_operator_is_sticky_only_after_its_next_removal() {
+    let mut ctx = auto_joining_voter_three();
+    let at = ctx.leo();
+    answer_pending_fetch(&mut ctx, vec![voters_batch(at, voter_set(&[1, 2]))]);
+    assert!(ctx.core.removed_from_voters());
+    // The operator adds it back (add-controller): no longer removed.
+    let at = ctx.leo();
+    answer_pending_fetch(&mut ctx, vec![voters_batch(at, voter_set(&[1, 2, 3]))]);
+    assert!(ctx.core.is_voter());
+    assert!(!ctx.core.removed_from_voters());
+    // An uncommitted removal does not count; its commit does.
+    let at = ctx.leo();
+    for (corr, dest, _, _) in ctx.take_sent(|r| matches!(r, Request::Fetch(_))) {
+        ctx.respond(
+            corr,
+            dest,
+            Response::Fetch(leader_fetch_answer(
+                at,
+                vec![voters_batch(at, voter_set(&[1, 2]))],
+            )),
+        );
+    }
+    assert!(!ctx.core.removed_from_voters(), "removal not committed yet");
+    answer_pending_fetch(&mut ctx, Vec::new());
+    assert_eq!(ctx.core.high_watermark(), Some(at + 1));
+    assert!(ctx.core.removed_from_voters());
+    assert_eq!(follow_for(&mut ctx, 8), 0);
+}
+
+#[test]
+fn observer_that_never_was_a_voter_keeps_auto_joining() {
+    // Kafka's behaviour is kept for a controller that never was a voter:
+    // a failed or timed-out add is retried every fetch timeout.
+    let mut b = Builder::dynamic(3, &voter_set(&[1, 2]));
+    b.cfg.auto_join = true;
+    let mut ctx = b.election(4, Some(1)).build();
+    answer_pending_fetch(&mut ctx, Vec::new());
+    assert!(!ctx.core.removed_from_voters());
+    assert!(follow_for(&mut ctx, 8) >= 2, "retries on its timer");
+}

@@ -88,6 +88,11 @@ pub struct RaftCore<L: RaftLog> {
     next_wakeup: i64,
     violations: Vec<String>,
     stats: CoreStats,
+    /// The local replica has been in a committed voter set since start.
+    was_committed_voter: bool,
+    /// Sticky removal: a committed voter set removed the local replica after
+    /// it had been a voter, so auto-join stays off until the next restart.
+    removed_from_voters: bool,
 }
 
 const LISTENER_STARTING: i64 = -1;
@@ -156,6 +161,8 @@ impl<L: RaftLog> RaftCore<L> {
             next_wakeup: now,
             violations: Vec::new(),
             stats: CoreStats::default(),
+            was_committed_voter: false,
+            removed_from_voters: false,
         };
         core.reload_control_state();
         core.initialize(persisted.unwrap_or_else(ElectionState::initial), now);
@@ -277,6 +284,13 @@ impl<L: RaftLog> RaftCore<L> {
         self.cfg
             .node_id
             .map(|id| ReplicaKey::of(id, self.cfg.directory_id))
+    }
+
+    /// True when a committed voter set removed the local replica after it
+    /// had been a voter since this core started: auto-join does not add it
+    /// back until the process restarts (or an operator adds it again).
+    pub fn removed_from_voters(&self) -> bool {
+        self.removed_from_voters
     }
 
     /// True when the local replica is in the latest voter set.
@@ -751,6 +765,8 @@ impl<L: RaftLog + Clone> RaftCore<L> {
             next_wakeup: self.next_wakeup,
             violations: self.violations.clone(),
             stats: self.stats.clone(),
+            was_committed_voter: self.was_committed_voter,
+            removed_from_voters: self.removed_from_voters,
         }
     }
 }
@@ -779,6 +795,8 @@ impl<L: RaftLog + std::fmt::Debug> std::fmt::Debug for RaftCore<L> {
             next_wakeup,
             violations,
             stats: _,
+            was_committed_voter,
+            removed_from_voters,
         } = self;
         f.debug_struct("RaftCore")
             .field("log", log)
@@ -795,6 +813,8 @@ impl<L: RaftLog + std::fmt::Debug> std::fmt::Debug for RaftCore<L> {
             .field("last_leader_notified", last_leader_notified)
             .field("next_wakeup", next_wakeup)
             .field("violations", violations)
+            .field("was_committed_voter", was_committed_voter)
+            .field("removed_from_voters", removed_from_voters)
             .finish_non_exhaustive()
     }
 }

@@ -53,6 +53,7 @@ impl<L: RaftLog> RaftCore<L> {
     }
 
     pub(super) fn poll(&mut self, now: i64) {
+        self.track_own_membership();
         let mut timeout = 0;
         for _ in 0..8 {
             timeout = self.poll_current_state(now);

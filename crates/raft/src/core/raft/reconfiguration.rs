@@ -63,10 +63,55 @@ impl<L: RaftLog> RaftCore<L> {
         let State::Follower(f) = &self.state else {
             return false;
         };
+        // Sticky removal: after an operator removed this replica, auto-join
+        // does not add it back (Kafka does, at the next timer). Replacing a
+        // stale key of the same id (another directory) still goes ahead.
+        let sticky = self.removed_from_voters
+            && self
+                .cfg
+                .node_id
+                .is_some_and(|id| !self.control.last_voter_set().contains_id(id));
         self.control.last_kraft_version() >= 1
             && self.cfg.can_become_voter
             && self.cfg.auto_join
+            && !sticky
             && now >= f.update_voter_deadline
+    }
+
+    /// Follows the local replica's membership in the committed voter set:
+    /// in it → remember that it was a voter (and forget an earlier removal,
+    /// the operator added it again); out of it after having been in →
+    /// removed, which keeps auto-join off until restart.
+    pub(super) fn track_own_membership(&mut self) {
+        let Some(local) = self.local_key() else {
+            return;
+        };
+        let Some(hw) = self.high_watermark() else {
+            return;
+        };
+        if self.control.last_kraft_version() < 1 {
+            return;
+        }
+        let Some(committed) = self.control.committed_voter_set(hw) else {
+            return;
+        };
+        if committed.is_voter(&local) {
+            if self.removed_from_voters {
+                tracing::info!("replica {local} is a voter again");
+            }
+            self.was_committed_voter = true;
+            self.removed_from_voters = false;
+        } else if self.was_committed_voter && !self.removed_from_voters {
+            self.removed_from_voters = true;
+            if self.cfg.auto_join {
+                tracing::warn!(
+                    "replica {local} was removed from the voter set {committed}; it stays an observer and will \
+                     not auto-join again until it is restarted (controller.quorum.auto.join.enable)"
+                );
+            } else {
+                tracing::info!("replica {local} was removed from the voter set {committed}; it is now an observer");
+            }
+        }
     }
 
     pub(super) fn should_send_update_voter(&self) -> bool {
