@@ -6,8 +6,9 @@
 #   metadata-shell.sh KRAFT_BINARY   every golden case, both tools, diffed;
 #                                    then a Kafka-written snapshot fresh from
 #                                    image-interop.sh generate
-#   metadata-shell.sh record         run Kafka's shell only and write the
-#                                    golden files the CLI tests read
+#   metadata-shell.sh record [NAME...]  run Kafka's shell only and write
+#                                    the golden files the CLI tests read
+#                                    (every case, or the NAMEd ones)
 #
 # The golden cases are crates/cli/tests/golden/metadata-shell/NAME.args: the
 # arguments of both shells, one a line, paths relative to crates/cli (both
@@ -86,9 +87,11 @@ case_input() {
 }
 
 if [[ $mode == record ]]; then
+    shift
     for f in "$cases"/*.args; do
         name=${f##*/}
         name=${name%.args}
+        if (($#)) && [[ " $* " != *" $name "* ]]; then continue; fi
         mapfile -t args <"$f"
         kafka "$work/$name" "$(case_input "$name")" "${args[@]}"
         cp "$work/$name.stdout" "$cases/$name.stdout"
