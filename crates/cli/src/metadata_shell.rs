@@ -6,7 +6,9 @@
 //! `--snapshot FILE` (`-s`) names a snapshot (`.checkpoint`) or a log segment
 //! (`.log`); every metadata batch in it is applied, in order, to an empty
 //! [`MetadataImage`] (control batches are skipped, as Kafka's
-//! `SnapshotFileReader` skips them). With a command after the options the
+//! `SnapshotFileReader` skips them). `--directory DIR` (`-d`, not in
+//! Kafka's tool) reads a metadata log directory instead: its newest
+//! snapshot, then the records of its segments after that snapshot. With a command after the options the
 //! shell runs it and exits (`ls`, `cat`, `find` and `tree` only, as in
 //! Kafka); without one it reads commands from standard input, one a line,
 //! printing Kafka's banner and `>> ` prompt: `ls`, `cat`, `cd`, `pwd`,
@@ -32,9 +34,12 @@ use std::io::{BufRead, Write};
 
 use clap::Args;
 use kraft_controller::image::MetadataImage;
+use kraft_protocol::messages::snapshot_header_record::SnapshotHeaderRecord;
+use kraft_protocol::records::ControlRecordType;
+use kraft_protocol::Decodable;
 
 use crate::commands::CliError;
-use crate::dump_log::{next_batch, read_prefix};
+use crate::dump_log::{next_batch, parse_snapshot_name, read_prefix};
 
 pub use tree::Provenance;
 use tree::{sort_names, Node, Tree};
@@ -47,8 +52,16 @@ use tree::{sort_names, Node, Tree};
   kraft metadata-shell -s 00000000000000000000.log tree /image/features")]
 pub struct MetadataShellArgs {
     /// The metadata snapshot file to read.
-    #[arg(long, short = 's', value_name = "SNAPSHOT")]
-    pub snapshot: String,
+    #[arg(
+        long,
+        short = 's',
+        value_name = "SNAPSHOT",
+        required_unless_present = "directory"
+    )]
+    pub snapshot: Option<String>,
+    /// A metadata log directory to read instead (kraft-rs only): its newest snapshot, then the log segments after it.
+    #[arg(long, short = 'd', value_name = "DIR", conflicts_with = "snapshot")]
+    pub directory: Option<String>,
     /// The command to run.
     #[arg(
         value_name = "COMMAND",
@@ -63,29 +76,119 @@ pub struct MetadataShellArgs {
 /// decoded or applied is reported on `err` and skipped, as Kafka's loader
 /// logs and skips it.
 pub fn load(file: &str, err: &mut dyn Write) -> Result<(MetadataImage, Provenance), CliError> {
-    let data = read_prefix(file, i32::MAX)?;
     let mut image = MetadataImage::new();
     let mut provenance = Provenance::default();
+    apply_file(file, -1, &mut image, &mut provenance, err)?;
+    Ok((image, provenance))
+}
+
+/// Reads a metadata log directory (`__cluster_metadata-0`) into an image:
+/// its newest snapshot, then the records of its segments that follow it.
+/// With no snapshot, the segments from their start.
+pub fn load_directory(
+    dir: &str,
+    err: &mut dyn Write,
+) -> Result<(MetadataImage, Provenance), CliError> {
+    let cannot = |e: std::io::Error| CliError::new(format!("Cannot read {dir}: {e}"));
+    let mut snapshots: Vec<(i64, i32, String)> = Vec::new();
+    let mut segments: Vec<(i64, String)> = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(cannot)? {
+        let entry = entry.map_err(cannot)?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let path = entry.path().display().to_string();
+        if let Some((offset, epoch)) = parse_snapshot_name(&name) {
+            snapshots.push((offset, epoch, path));
+        } else if let Some(base) = name
+            .strip_suffix(".log")
+            .filter(|s| s.len() == 20 && s.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|s| s.parse::<i64>().ok())
+        {
+            segments.push((base, path));
+        }
+    }
+    if snapshots.is_empty() && segments.is_empty() {
+        return Err(CliError::new(format!(
+            "{dir} holds no metadata snapshot (<end offset>-<epoch>.checkpoint) and no log segment (<base offset>.log)"
+        )));
+    }
+    snapshots.sort();
+    segments.sort();
+    let mut image = MetadataImage::new();
+    let mut provenance = Provenance::default();
+    let mut next_offset = 0;
+    if let Some((end_offset, epoch, path)) = snapshots.pop() {
+        apply_file(&path, -1, &mut image, &mut provenance, err)?;
+        // Kafka's provenance of a snapshot: its end offset and epoch, and
+        // the log time its header records.
+        provenance.offset = end_offset - 1;
+        provenance.epoch = epoch;
+        if let Some(time_ms) = snapshot_header_time(&path)? {
+            provenance.time_ms = time_ms;
+        }
+        next_offset = end_offset;
+    }
+    for (_, path) in segments {
+        apply_file(&path, next_offset, &mut image, &mut provenance, err)?;
+    }
+    Ok((image, provenance))
+}
+
+/// The `lastContainedLogTimestamp` of the snapshot header record that opens
+/// the snapshot `file`, if it has one.
+fn snapshot_header_time(file: &str) -> Result<Option<i64>, CliError> {
+    let data = read_prefix(file, i32::MAX)?;
+    let Some((batch, _)) = next_batch(file, &data, 0)? else {
+        return Ok(None);
+    };
+    if !batch.is_control() {
+        return Ok(None);
+    }
+    let Ok(records) = batch.records() else {
+        return Ok(None);
+    };
+    for record in records.flatten() {
+        if record.control_type().ok() != Some(ControlRecordType::SnapshotHeader) {
+            continue;
+        }
+        if let Some(mut value) = record.value {
+            if let Ok(header) = SnapshotHeaderRecord::decode(&mut value, 0) {
+                return Ok(Some(header.last_contained_log_timestamp));
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// Applies the metadata records of `file` at offsets from `from_offset`
+/// on to `image`, `provenance` following the last batch applied outside a
+/// transaction.
+fn apply_file(
+    file: &str,
+    from_offset: i64,
+    image: &mut MetadataImage,
+    provenance: &mut Provenance,
+    err: &mut dyn Write,
+) -> Result<(), CliError> {
+    let data = read_prefix(file, i32::MAX)?;
     let mut position = 0usize;
     while let Some((batch, total)) = next_batch(file, &data, position)? {
         position += total;
-        if batch.is_control() {
+        if batch.is_control() || batch.last_offset() < from_offset {
             continue;
         }
-        let records = batch.records().map_err(|e| {
+        let corrupt = |e: &dyn std::fmt::Display| {
             CliError::new(format!(
                 "{file}: the batch at offset {} is corrupt: {e}",
                 batch.base_offset()
             ))
-        })?;
+        };
+        let records = batch.records().map_err(|e| corrupt(&e))?;
         let mut applied = 0i64;
         for record in records {
-            let record = record.map_err(|e| {
-                CliError::new(format!(
-                    "{file}: the batch at offset {} is corrupt: {e}",
-                    batch.base_offset()
-                ))
-            })?;
+            let record = record.map_err(|e| corrupt(&e))?;
+            if record.offset < from_offset {
+                continue;
+            }
             let Some(value) = record.value else {
                 writeln!(
                     err,
@@ -99,15 +202,15 @@ pub fn load(file: &str, err: &mut dyn Write) -> Result<(MetadataImage, Provenanc
             }
             applied += 1;
         }
-        if image.open_transaction().is_none() {
-            provenance = Provenance {
+        if applied > 0 && image.open_transaction().is_none() {
+            *provenance = Provenance {
                 offset: batch.base_offset() + applied - 1,
                 epoch: batch.partition_leader_epoch(),
                 time_ms: batch.max_timestamp(),
             };
         }
     }
-    Ok((image, provenance))
+    Ok(())
 }
 
 /// Runs `kraft metadata-shell`: loads the file, then runs the command of
@@ -121,7 +224,11 @@ pub fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<i32, CliError> {
-    let (image, provenance) = load(&args.snapshot, err)?;
+    let (image, provenance) = match (&args.snapshot, &args.directory) {
+        (_, Some(dir)) => load_directory(dir, err)?,
+        (Some(file), None) => load(file, err)?,
+        (None, None) => return Err(CliError::new("--snapshot or --directory is required")),
+    };
     let tree = Tree {
         image: &image,
         provenance,

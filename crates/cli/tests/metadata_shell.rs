@@ -136,3 +136,46 @@ fn the_snapshot_option_is_required() {
     assert_eq!(code, 1);
     assert!(err.contains("--snapshot"), "{err}");
 }
+
+/// `--directory` (a kraft-rs addition: Kafka's shell reads one file) must
+/// show the image Kafka's shell shows for the whole log: the newest
+/// snapshot plus the records after it hold the same metadata, with the
+/// provenance of the last record read.
+#[test]
+fn a_log_directory_reads_as_its_whole_log() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (dir, golden) in [
+        ("tests/data/dump-log/kraft-rs", "kraft-rs-log-tree"),
+        ("tests/data/dump-log/kafka", "log-tree-image"),
+    ] {
+        let (out, err, code) = kraft(
+            &[
+                "--directory".into(),
+                dir.into(),
+                "tree".into(),
+                "/image".into(),
+            ],
+            None,
+        );
+        let kafka =
+            fs::read_to_string(root.join(format!("tests/golden/metadata-shell/{golden}.stdout")))
+                .expect("golden");
+        assert_eq!(code, 0, "{dir}: {err}");
+        assert_eq!(out, kafka, "{dir}");
+    }
+    let (_, err, code) = kraft(&["-d".into(), "tests/golden".into(), "ls".into()], None);
+    assert_eq!(code, 1);
+    assert!(err.contains("holds no metadata snapshot"), "{err}");
+    let (_, err, code) = kraft(
+        &[
+            "-d".into(),
+            "tests/data".into(),
+            "-s".into(),
+            "x".into(),
+            "ls".into(),
+        ],
+        None,
+    );
+    assert_eq!(code, 1);
+    assert!(err.contains("cannot be used with"), "{err}");
+}
