@@ -720,7 +720,7 @@ fn split_path(path: &str) -> Vec<&str> {
 }
 
 /// Resolves `.` and `..` (`..` of the root is the root).
-fn strip_dots<'p>(components: Vec<&'p str>) -> Vec<&'p str> {
+fn strip_dots(components: Vec<&str>) -> Vec<&str> {
     let mut out = Vec::new();
     for c in components {
         match c {
