@@ -953,22 +953,34 @@ impl<'a> Shell<'a> {
         } else {
             None
         };
-        print_entries(out, "", width, &files);
-        let need_intro = !files.is_empty() || directories.len() > 1;
-        let mut first_intro = files.is_empty();
-        for (name, children) in &directories {
-            let mut intro = String::new();
-            if need_intro {
-                if !first_intro {
-                    intro.push('\n');
-                }
-                intro.push_str(name);
-                intro.push(':');
-                first_intro = false;
-            }
-            print_entries(out, &intro, width, children);
-        }
+        print_targets(out, width, &files, &directories);
         Ok(())
+    }
+}
+
+/// Kafka's `ls` output: the files, then each directory's children, with a
+/// `name:` line before each directory when there is more than one thing
+/// listed.
+fn print_targets(
+    out: &mut String,
+    width: Option<usize>,
+    files: &[String],
+    directories: &[(String, Vec<String>)],
+) {
+    print_entries(out, "", width, files);
+    let need_intro = !files.is_empty() || directories.len() > 1;
+    let mut first_intro = files.is_empty();
+    for (name, children) in directories {
+        let mut intro = String::new();
+        if need_intro {
+            if !first_intro {
+                intro.push('\n');
+            }
+            intro.push_str(name);
+            intro.push(':');
+            first_intro = false;
+        }
+        print_entries(out, &intro, width, children);
     }
 }
 
@@ -1082,6 +1094,52 @@ mod tests {
         let mut out = String::new();
         print_entries(&mut out, "x:", None, &entries);
         assert_eq!(out, "x:\na\nbb\nccc\ndddd\ne\n");
+    }
+
+    fn strings(items: &[&str]) -> Vec<String> {
+        items.iter().map(|s| s.to_string()).collect()
+    }
+
+    /// The cases of Kafka's `LsCommandHandlerTest`.
+    #[test]
+    fn ls_layout_matches_kafkas_cases() {
+        assert_eq!(
+            column_layout(None, &strings(&["abc", "def", "ghi"])),
+            (vec![0], 3)
+        );
+        assert_eq!(
+            column_layout(Some(0), &strings(&["abc", "def"])),
+            (vec![0], 2)
+        );
+        assert_eq!(
+            column_layout(Some(80), &strings(&["a", "abcdef", "beta"])),
+            (vec![3, 8, 6], 1)
+        );
+        let greek = strings(&["alphabet", "beta", "gamma", "theta", "zeta"]);
+        assert_eq!(column_layout(Some(18), &greek), (vec![10, 7], 3));
+        let mut out = String::new();
+        print_entries(&mut out, "", Some(18), &greek);
+        // Kafka's test trims the output; the last line keeps its padding.
+        assert_eq!(out, "alphabet  theta\nbeta      zeta\ngamma     \n");
+
+        let mut out = String::new();
+        print_targets(
+            &mut out,
+            Some(18),
+            &strings(&["foo", "foobarbaz", "quux"]),
+            &[
+                ("/some/dir".to_string(), strings(&["supercalifragalistic"])),
+                (
+                    "/some/other/dir".to_string(),
+                    strings(&["capability", "delegation", "elephant", "fungible", "green"]),
+                ),
+            ],
+        );
+        assert_eq!(
+            out,
+            "foo        quux\nfoobarbaz  \n\n/some/dir:\nsupercalifragalistic\n\n/some/other/dir:\n\
+             capability\ndelegation\nelephant\nfungible\ngreen\n"
+        );
     }
 
     #[test]
