@@ -492,6 +492,9 @@ fn parse(words: &[String], interactive: bool, out: &mut String) -> Parsed {
     let Some((&first, rest)) = words.split_first() else {
         return Parsed::NoOp;
     };
+    if first.len() > 1 && first.starts_with('-') && !looks_negative_number(first) {
+        return Parsed::Error(format!("unrecognized arguments: '{first}'"));
+    }
     let available: Vec<&CommandSpec> = COMMANDS
         .iter()
         .filter(|c| interactive || !c.shell_only)
@@ -519,7 +522,6 @@ fn parse(words: &[String], interactive: bool, out: &mut String) -> Parsed {
         }
     };
     let mut positionals: Vec<String> = Vec::new();
-    let mut unrecognized: Vec<&str> = Vec::new();
     let mut options_done = false;
     for &token in rest {
         if !options_done && token == "--" {
@@ -533,7 +535,8 @@ fn parse(words: &[String], interactive: bool, out: &mut String) -> Parsed {
                 out.push_str(&spec.option_help());
                 return Parsed::NoOp;
             }
-            unrecognized.push(token);
+            // argparse4j stops at the first option it does not know.
+            return Parsed::Error(format!("unrecognized arguments: '{token}'"));
         } else {
             positionals.push(token.to_string());
         }
@@ -549,12 +552,8 @@ fn parse(words: &[String], interactive: bool, out: &mut String) -> Parsed {
         return Parsed::Error("too few arguments".to_string());
     }
     let extra: Vec<String> = positionals.split_off(positionals.len().min(max));
-    unrecognized.extend(extra.iter().map(String::as_str));
-    if !unrecognized.is_empty() {
-        return Parsed::Error(format!(
-            "unrecognized arguments: '{}'",
-            unrecognized.join(" ")
-        ));
+    if !extra.is_empty() {
+        return Parsed::Error(format!("unrecognized arguments: '{}'", extra.join(" ")));
     }
     match spec.name {
         "ls" => Parsed::Ls(positionals),
@@ -1139,6 +1138,69 @@ mod tests {
             out,
             "foo        quux\nfoobarbaz  \n\n/some/dir:\nsupercalifragalistic\n\n/some/other/dir:\n\
              capability\ndelegation\nelephant\nfungible\ngreen\n"
+        );
+    }
+
+    /// The cases of Kafka's `GlobComponentTest` and `CommandUtilsTest`.
+    #[test]
+    fn globs_and_paths_match_kafkas_cases() {
+        for literal in ["abc", "", "foobar_123", "$blah+"] {
+            assert!(glob_pattern(literal).is_none(), "{literal}");
+        }
+        let matches = |glob: &str, name: &str| {
+            let pattern = glob_pattern(glob).expect("a pattern");
+            glob_matches(&pattern, &name.chars().collect::<Vec<_>>())
+        };
+        assert!(matches("*", "") && matches("*", "anything"));
+        assert!(!matches("b?b", "") && matches("b?b", "bob") && matches("b?b", "bib"));
+        assert!(!matches("b?b", "bic"));
+        for (name, expected) in [
+            ("foobar", true),
+            ("foobaz", true),
+            ("foobah", false),
+            ("foo", false),
+            ("baz", false),
+        ] {
+            assert_eq!(matches("foo{bar,baz}", name), expected, "{name}");
+        }
+        assert_eq!(split_path("/alpha/beta"), ["alpha", "beta"]);
+        assert_eq!(split_path("//alpha/beta/"), ["alpha", "beta"]);
+        assert_eq!(strip_dots(vec!["..", "keep", "keep2"]), ["keep", "keep2"]);
+        assert_eq!(strip_dots(vec![".", ".keep", "keep2"]), [".keep", "keep2"]);
+    }
+
+    /// The cases of Kafka's `CommandTest`.
+    #[test]
+    fn commands_parse_as_kafkas() {
+        let parse_line = |line: &str| {
+            let mut help = String::new();
+            let parsed = parse(&split_words(line), true, &mut help);
+            (parsed, help)
+        };
+        assert!(matches!(parse_line("cat foo").0, Parsed::Cat(t) if t == ["foo"]));
+        assert!(matches!(parse_line("cd").0, Parsed::Cd(None)));
+        assert!(matches!(parse_line("cd foo").0, Parsed::Cd(Some(t)) if t == "foo"));
+        assert!(matches!(parse_line("exit").0, Parsed::Exit));
+        assert!(matches!(parse_line("help").0, Parsed::Help));
+        assert!(matches!(parse_line("history 3").0, Parsed::History(3)));
+        assert!(matches!(parse_line("history").0, Parsed::History(i32::MAX)));
+        assert!(matches!(parse_line("ls").0, Parsed::Ls(t) if t.is_empty()));
+        assert!(matches!(parse_line("ls abc 123").0, Parsed::Ls(t) if t == ["abc", "123"]));
+        assert!(matches!(parse_line("pwd").0, Parsed::Pwd));
+        assert!(matches!(
+            parse_line("blah").0,
+            Parsed::Error(m) if m == "invalid choice: 'blah' (choose from 'cat', 'cd', 'exit', 'find', 'help', 'history', 'ls', 'man', 'pwd', 'tree')"
+        ));
+        assert!(matches!(
+            parse(&["".to_string()], true, &mut String::new()),
+            Parsed::NoOp
+        ));
+        assert!(matches!(parse(&[], true, &mut String::new()), Parsed::NoOp));
+        let (parsed, help) = parse_line("pwd -h");
+        assert!(matches!(parsed, Parsed::NoOp));
+        assert_eq!(
+            help,
+            "usage:  pwd [-h]\n\noptional arguments:\n  -h, --help             show this help message and exit\n"
         );
     }
 
