@@ -113,7 +113,7 @@ pub fn interop() -> Result<()> {
     // kraft-rs controller's files, and every golden case, diffed line for
     // line.
     run_interop_script("dump-log.sh", &kraft, 300)?;
-    // `kraft metadata-shell` against Kafka's MetadataShell (about 70 s):
+    // `kraft metadata-shell` against Kafka's MetadataShell (about 60 s):
     // every golden case (commands and interactive sessions on Kafka- and
     // kraft-rs-written logs and snapshots), then sessions on a fresh
     // Kafka-written log and snapshot, stdout compared byte for byte.

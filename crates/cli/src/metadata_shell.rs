@@ -8,13 +8,16 @@
 //! [`MetadataImage`] (control batches are skipped, as Kafka's
 //! `SnapshotFileReader` skips them). `--directory DIR` (`-d`, not in
 //! Kafka's tool) reads a metadata log directory instead: its newest
-//! snapshot, then the records of its segments after that snapshot. With a command after the options the
-//! shell runs it and exits (`ls`, `cat`, `find` and `tree` only, as in
-//! Kafka); without one it reads commands from standard input, one a line,
-//! printing Kafka's banner and `>> ` prompt: `ls`, `cat`, `cd`, `pwd`,
-//! `find`, `tree`, `history`, `help`, `man`, `exit`.
+//! snapshot, then the records of its segments after that snapshot.
 //!
-//! The tree is Kafka 4.4's: `/local` (the shell's version) and `/image`
+//! With a command after the options the shell runs it and exits (`ls`,
+//! `cat`, `find` and `tree` only, as in Kafka); without one it reads
+//! commands from standard input, one a line, printing Kafka's banner and
+//! `>> ` prompt: `ls`, `cat`, `cd`, `pwd`, `find`, `tree`, `history`,
+//! `help`, `man`, `exit`.
+//!
+//! The tree is Kafka 4.4's: `/local` (the tool's version: kraft-rs's here)
+//! and `/image`
 //! (`provenance`, `features`, `cluster/{brokers,controllers}`,
 //! `topics/{byName,byId}`, `configs`, `clientQuotas`, `producerIds`,
 //! `acls/byId`, `scram`, `delegationToken`), paths with `.`, `..` and globs

@@ -1,5 +1,5 @@
 //! The node tree `kraft metadata-shell` browses: Kafka 4.4's shell tree
-//! (`/local` about the shell, `/image` the metadata image as Kafka's
+//! (`/local` about the tool, `/image` the metadata image as Kafka's
 //! `MetadataImageNode` presents it), built on demand from a
 //! [`MetadataImage`]. Node names, leaf texts and their quirks are Kafka's:
 //! leaves print the `toString` of Kafka's registration, ACL and credential
@@ -44,8 +44,7 @@ impl Default for Provenance {
     }
 }
 
-/// What the tree is built from: the image, where it came from, and the
-/// shell's own version.
+/// What the tree is built from: the image and where it came from.
 pub struct Tree<'a> {
     /// The metadata image under `/image`.
     pub image: &'a MetadataImage,
