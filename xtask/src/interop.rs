@@ -113,6 +113,11 @@ pub fn interop() -> Result<()> {
     // kraft-rs controller's files, and every golden case, diffed line for
     // line.
     run_interop_script("dump-log.sh", &kraft, 300)?;
+    // `kraft metadata-shell` against Kafka's MetadataShell (about 60 s):
+    // every golden case (commands and interactive sessions on Kafka- and
+    // kraft-rs-written logs and snapshots), then sessions on a fresh
+    // Kafka-written log and snapshot, stdout compared byte for byte.
+    run_interop_script("metadata-shell.sh", &kraft, 600)?;
     run_interop_script("mixed-quorum.sh", &kraft, 1800)?;
     // `kraft metadata-quorum reconcile` on five Java controllers (auto-join
     // off): 3 -> 5 -> 3 voters, one killed mid-plan, Kafka's tool polled

@@ -38,6 +38,9 @@ pub enum Command {
     /// Print a metadata log segment or snapshot as Kafka's kafka-dump-log does (DumpLogSegments).
     #[command(name = "dump-log")]
     DumpLog(crate::dump_log::DumpLogArgs),
+    /// Browse a metadata snapshot or log segment as Kafka's kafka-metadata-shell does (MetadataShell).
+    #[command(name = "metadata-shell")]
+    MetadataShell(crate::metadata_shell::MetadataShellArgs),
 }
 
 /// Output format of describe commands.

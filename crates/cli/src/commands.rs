@@ -85,6 +85,11 @@ pub async fn run(command: Command, out: &mut dyn Write) -> CmdResult {
         Command::Quickstart(args) => crate::node_cmds::quickstart(args, out).await,
         // run_main runs it before starting a runtime, with its stderr.
         Command::DumpLog(args) => crate::dump_log::run(&args, out, &mut std::io::stderr()),
+        Command::MetadataShell(args) => {
+            let stdin = std::io::stdin();
+            crate::metadata_shell::run(&args, &mut stdin.lock(), None, out, &mut std::io::stderr())
+                .map(|_| ())
+        }
     }
 }
 

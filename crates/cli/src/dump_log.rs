@@ -152,7 +152,7 @@ fn absolute(file: &str) -> String {
 }
 
 /// `<20-digit end offset>-<10-digit epoch>.checkpoint`, as Kafka names snapshots.
-fn parse_snapshot_name(name: &str) -> Option<(i64, i32)> {
+pub(crate) fn parse_snapshot_name(name: &str) -> Option<(i64, i32)> {
     let stem = name.strip_suffix(".checkpoint")?;
     let (offset, epoch) = stem.split_once('-')?;
     let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
@@ -192,30 +192,7 @@ fn dump_file(
     let end = data.len();
     let mut position = 0usize;
     let mut last_offset = -1i64;
-    while end - position > HEADER_SIZE_UP_TO_MAGIC {
-        let prefix = &data[position..position + HEADER_SIZE_UP_TO_MAGIC];
-        let size = i32::from_be_bytes([prefix[8], prefix[9], prefix[10], prefix[11]]);
-        if size < MIN_DECLARED_SIZE {
-            return Err(CliError::new(format!(
-                "Found record size {size} smaller than minimum record overhead ({MIN_DECLARED_SIZE}) in file {file}."
-            )));
-        }
-        let total = LOG_OVERHEAD + size as usize;
-        if total > end - position {
-            break;
-        }
-        let magic = prefix[16] as i8;
-        if magic != MAGIC_V2 {
-            return Err(CliError::new(format!(
-                "{file}: the batch at position {position} has magic {magic}; only v2 batches (magic 2), the format of every KRaft log, can be dumped"
-            )));
-        }
-        let bytes = data.slice(position..position + total);
-        let batch = RecordBatch::parse_unverified(bytes).map_err(|e| {
-            CliError::new(format!(
-                "{file}: the batch at position {position} is corrupt: {e}"
-            ))
-        })?;
+    while let Some((batch, total)) = next_batch(file, &data, position)? {
         write_batch_line(out, &batch, position)?;
         if args.deep() {
             dump_records(out, &batch, args, &mut last_offset, gaps).map_err(|e| match e {
@@ -237,8 +214,48 @@ fn dump_file(
     Ok(())
 }
 
+/// The batch at `position` of `data` (the contents of `file`) and its size
+/// in bytes, read with the rules of Kafka's file reader: `None` when no
+/// whole batch starts there (the end, or a torn tail), an error for a
+/// declared size below Kafka's minimum, a magic other than 2 or a header
+/// that cannot be parsed.
+pub(crate) fn next_batch(
+    file: &str,
+    data: &Bytes,
+    position: usize,
+) -> Result<Option<(RecordBatch, usize)>, CliError> {
+    let end = data.len();
+    if end.saturating_sub(position) <= HEADER_SIZE_UP_TO_MAGIC {
+        return Ok(None);
+    }
+    let prefix = &data[position..position + HEADER_SIZE_UP_TO_MAGIC];
+    let size = i32::from_be_bytes([prefix[8], prefix[9], prefix[10], prefix[11]]);
+    if size < MIN_DECLARED_SIZE {
+        return Err(CliError::new(format!(
+            "Found record size {size} smaller than minimum record overhead ({MIN_DECLARED_SIZE}) in file {file}."
+        )));
+    }
+    let total = LOG_OVERHEAD + size as usize;
+    if total > end - position {
+        return Ok(None);
+    }
+    let magic = prefix[16] as i8;
+    if magic != MAGIC_V2 {
+        return Err(CliError::new(format!(
+            "{file}: the batch at position {position} has magic {magic}; only v2 batches (magic 2), the format of every KRaft log, can be read"
+        )));
+    }
+    let bytes = data.slice(position..position + total);
+    let batch = RecordBatch::parse_unverified(bytes).map_err(|e| {
+        CliError::new(format!(
+            "{file}: the batch at position {position} is corrupt: {e}"
+        ))
+    })?;
+    Ok(Some((batch, total)))
+}
+
 /// The first `max_bytes` bytes of `file` (all of it by default).
-fn read_prefix(file: &str, max_bytes: i32) -> Result<Bytes, CliError> {
+pub(crate) fn read_prefix(file: &str, max_bytes: i32) -> Result<Bytes, CliError> {
     let cannot = |e: std::io::Error| {
         let reason = match e.kind() {
             std::io::ErrorKind::NotFound => "no such file".to_string(),

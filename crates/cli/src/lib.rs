@@ -12,6 +12,7 @@ pub mod docker_env;
 pub mod dump_log;
 pub mod feature_tools;
 pub mod logging;
+pub mod metadata_shell;
 pub mod node_cmds;
 pub mod quickstart_brokers;
 pub mod reconcile;
@@ -75,6 +76,24 @@ where
     if let cli::Command::DumpLog(args) = &cli.command {
         return match dump_log::run(args, out, err) {
             Ok(()) => 0,
+            Err(e) => {
+                let _ = out.flush();
+                let _ = writeln!(err, "{}", e.message);
+                e.exit_code
+            }
+        };
+    }
+    if let cli::Command::MetadataShell(args) = &cli.command {
+        use std::io::IsTerminal;
+        let stdin = std::io::stdin();
+        let width = stdin.is_terminal().then(|| {
+            std::env::var("COLUMNS")
+                .ok()
+                .and_then(|c| c.parse().ok())
+                .unwrap_or(80)
+        });
+        return match metadata_shell::run(args, &mut stdin.lock(), width, out, err) {
+            Ok(code) => code,
             Err(e) => {
                 let _ = out.flush();
                 let _ = writeln!(err, "{}", e.message);
