@@ -26,6 +26,34 @@ pub(super) fn call(addr: &str, version: i16, body: RequestBody) -> ResponseBody 
     exchange(addr, api, version, 7, &body).unwrap_or_else(|e| panic!("{}: {e}", api.kafka_name()))
 }
 
+/// CreateTopics (v7) of `name` with one partition on `brokers` (led by the
+/// first); the topic's result.
+pub(super) fn create_assigned_topic(
+    addr: &str,
+    name: &str,
+    brokers: &[i32],
+) -> create_topics_response::CreatableTopicResult {
+    let create = create_topics_request::CreateTopicsRequest {
+        topics: List::from([create_topics_request::CreatableTopic {
+            name: s(name),
+            num_partitions: -1,
+            replication_factor: -1,
+            assignments: List::from([create_topics_request::CreatableReplicaAssignment {
+                partition_index: 0,
+                broker_ids: brokers.to_vec(),
+                ..Default::default()
+            }]),
+            ..Default::default()
+        }]),
+        timeout_ms: 10_000,
+        ..Default::default()
+    };
+    let ResponseBody::CreateTopics(r) = call(addr, 7, RequestBody::CreateTopics(create)) else {
+        panic!("not a CreateTopics response")
+    };
+    r.topics.first().expect("one topic").into_owned()
+}
+
 /// The finalized features, which a registering broker must support.
 pub(super) fn finalized_features(addr: &str) -> Vec<(String, i16)> {
     let request = RequestBody::ApiVersions(api_versions_request::ApiVersionsRequest {
@@ -196,25 +224,7 @@ fn a_reassignment_moves_a_partition_between_registered_brokers() {
     }
 
     // The topic on 1001-1003, led by 1001.
-    let create = create_topics_request::CreateTopicsRequest {
-        topics: List::from([create_topics_request::CreatableTopic {
-            name: s(TOPIC),
-            num_partitions: -1,
-            replication_factor: -1,
-            assignments: List::from([create_topics_request::CreatableReplicaAssignment {
-                partition_index: 0,
-                broker_ids: vec![1001, 1002, 1003],
-                ..Default::default()
-            }]),
-            ..Default::default()
-        }]),
-        timeout_ms: 10_000,
-        ..Default::default()
-    };
-    let ResponseBody::CreateTopics(r) = call(addr, 7, RequestBody::CreateTopics(create)) else {
-        panic!("not a CreateTopics response")
-    };
-    let created = r.topics.first().expect("one topic").into_owned();
+    let created = create_assigned_topic(addr, TOPIC, &[1001, 1002, 1003]);
     assert_eq!(created.error_code, 0, "{:?}", created.error_message);
     let topic_id = created.topic_id;
 

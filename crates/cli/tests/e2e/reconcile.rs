@@ -11,12 +11,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use kraft_protocol::messages::create_topics_request;
-use kraft_protocol::{List, RequestBody, ResponseBody, StrBytes};
 use kraft_testkit::wait_for;
 
 use super::protocol_sweep::sweep::leader_and_follower;
-use super::reassignments::{call, finalized_features, heartbeat, register};
+use super::reassignments::{create_assigned_topic, finalized_features, heartbeat, register};
 use super::{format, ids, kraft, start_three, Cluster, KRAFT};
 
 const AUTO_JOIN: &str = "controller.quorum.auto.join.enable=true\n";
@@ -32,25 +30,7 @@ fn now_ms() -> i64 {
 
 /// CreateTopics of [`TOPIC`] on brokers 1001-1003; returns the error code.
 fn create_topic(addr: &str) -> i16 {
-    let create = create_topics_request::CreateTopicsRequest {
-        topics: List::from([create_topics_request::CreatableTopic {
-            name: StrBytes::from(TOPIC),
-            num_partitions: -1,
-            replication_factor: -1,
-            assignments: List::from([create_topics_request::CreatableReplicaAssignment {
-                partition_index: 0,
-                broker_ids: vec![1001, 1002, 1003],
-                ..Default::default()
-            }]),
-            ..Default::default()
-        }]),
-        timeout_ms: 10_000,
-        ..Default::default()
-    };
-    let ResponseBody::CreateTopics(r) = call(addr, 7, RequestBody::CreateTopics(create)) else {
-        panic!("not a CreateTopics response")
-    };
-    r.topics.first().map(|t| t.error_code).unwrap_or(-1)
+    create_assigned_topic(addr, TOPIC, &[1001, 1002, 1003]).error_code
 }
 
 /// Polls `describe --status` through `via` until stopped; counts the
