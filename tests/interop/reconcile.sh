@@ -11,6 +11,9 @@
 # 4. reconcile --voters 1,2,3 --step-delay-ms 3000 with controller 5
 #    SIGKILLed once the first removal committed (before its own): 5 -> 3
 #    voters, DescribeQuorum polled all along reports a leader at every answer.
+# 5. kraft metadata-shell --bootstrap-controller reads the running Java
+#    quorum (Fetch and FetchSnapshot as an observer) and shows what it shows
+#    over controller 1's stopped log directory.
 # Exits non-zero on the first failed check; always stops every process.
 set -euo pipefail
 
@@ -119,3 +122,22 @@ bad=$(grep -cv '^LeaderId:[[:space:]]*[0-9]' "$dir/poll.log" || true)
 [[ $polls -ge 2 ]] || fail "Kafka's tool answered only $polls times"
 [[ $bad -eq 0 ]] || fail "$bad of $polls DescribeQuorum polls without a leader: $(grep -v '^LeaderId:[[:space:]]*[0-9]' "$dir/poll.log" | head -3)"
 pass "a leader at each of $polls DescribeQuorum polls"
+
+# The live metadata shell over the Java quorum against the same shell over
+# a stopped Java controller's directory (the directory reading is compared
+# with Kafka's own shell in metadata-shell.sh).
+live_cmds=("tree /image/cluster/controllers" "tree /image/features" "ls /image/topics/byName")
+for i in "${!live_cmds[@]}"; do
+    # shellcheck disable=SC2086
+    "$kraft" metadata-shell --bootstrap-controller "$first" ${live_cmds[$i]} >"$dir/live$i.out" ||
+        fail "metadata-shell --bootstrap-controller ${live_cmds[$i]} exited $?"
+done
+[[ -s $dir/live0.out ]] || fail "the live shell listed no controller"
+bash "$kq" stop "$dir" >/dev/null 2>&1
+for i in "${!live_cmds[@]}"; do
+    # shellcheck disable=SC2086
+    "$kraft" metadata-shell --directory "$dir/node1/data/__cluster_metadata-0" ${live_cmds[$i]} >"$dir/dir$i.out" ||
+        fail "metadata-shell --directory ${live_cmds[$i]} exited $?"
+    diff "$dir/live$i.out" "$dir/dir$i.out" >&2 || fail "the live shell and the stopped directory differ on: ${live_cmds[$i]}"
+done
+pass "metadata-shell --bootstrap-controller on the Java quorum shows what controller 1's directory shows"

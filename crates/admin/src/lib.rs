@@ -37,7 +37,7 @@ pub mod kafka_uuid;
 pub mod testing;
 mod types;
 
-pub use client::{Admin, CLUSTER_METADATA_TOPIC};
+pub use client::{Admin, MetadataLogCopy, CLUSTER_METADATA_TOPIC};
 pub use config::{AdminConfig, Bootstrap, HostPort};
 pub use error::{AdminError, ApiError, Result};
 pub use features::{

@@ -93,6 +93,36 @@ pub async fn run(command: Command, out: &mut dyn Write) -> CmdResult {
     }
 }
 
+/// `kraft metadata-shell --bootstrap-controller`: copies the running
+/// quorum's committed metadata log into a new temporary directory, which
+/// the caller reads and removes.
+pub async fn copy_live_metadata(
+    controllers: &str,
+    command_config: Option<&Path>,
+) -> Result<std::path::PathBuf, CliError> {
+    let props = load_properties(command_config)?;
+    let admin = admin_from(props, None, Some(controllers))?;
+    let dir = std::env::temp_dir().join(format!(
+        "kraft-metadata-shell-{}-{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0)
+    ));
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| CliError::new(format!("cannot create {}: {e}", dir.display())))?;
+    let copied = admin.copy_metadata_log(&dir).await;
+    admin.close().await;
+    match copied {
+        Ok(_) => Ok(dir),
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&dir);
+            Err(e.into())
+        }
+    }
+}
+
 fn load_properties(path: Option<&Path>) -> Result<Properties, CliError> {
     match path {
         None => Ok(Properties::new()),

@@ -85,6 +85,36 @@ where
     }
     if let cli::Command::MetadataShell(args) = &cli.command {
         use std::io::IsTerminal;
+        let mut args = args.clone();
+        // A running quorum: its committed log copied first, then read as a
+        // directory.
+        let copy = match args.bootstrap_controller.take() {
+            None => None,
+            Some(controllers) => {
+                let copied = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .map_err(|e| {
+                        commands::CliError::new(format!("cannot start the async runtime: {e}"))
+                    })
+                    .and_then(|rt| {
+                        rt.block_on(commands::copy_live_metadata(
+                            &controllers,
+                            args.command_config.as_deref(),
+                        ))
+                    });
+                match copied {
+                    Ok(dir) => {
+                        args.directory = Some(dir.display().to_string());
+                        Some(dir)
+                    }
+                    Err(e) => {
+                        let _ = writeln!(err, "{}", e.message);
+                        return e.exit_code;
+                    }
+                }
+            }
+        };
         let stdin = std::io::stdin();
         let width = stdin.is_terminal().then(|| {
             std::env::var("COLUMNS")
@@ -92,7 +122,7 @@ where
                 .and_then(|c| c.parse().ok())
                 .unwrap_or(80)
         });
-        return match metadata_shell::run(args, &mut stdin.lock(), width, out, err) {
+        let status = match metadata_shell::run(&args, &mut stdin.lock(), width, out, err) {
             Ok(code) => code,
             Err(e) => {
                 let _ = out.flush();
@@ -100,6 +130,10 @@ where
                 e.exit_code
             }
         };
+        if let Some(dir) = copy {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+        return status;
     }
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -52,19 +52,30 @@ use tree::{sort_names, Node, Tree};
 #[command(after_help = "Examples:
   kraft metadata-shell --snapshot /var/lib/kraft/__cluster_metadata-0/00000000000000000113-0000000002.checkpoint
   kraft metadata-shell -s 00000000000000000000.log ls /image/topics/byName
-  kraft metadata-shell -s 00000000000000000000.log tree /image/features")]
+  kraft metadata-shell -s 00000000000000000000.log tree /image/features
+  kraft metadata-shell --bootstrap-controller localhost:9093 cat /image/cluster/brokers/1/registration")]
 pub struct MetadataShellArgs {
     /// The metadata snapshot file to read.
     #[arg(
         long,
         short = 's',
         value_name = "SNAPSHOT",
-        required_unless_present = "directory"
+        required_unless_present_any = ["directory", "bootstrap_controller"]
     )]
     pub snapshot: Option<String>,
     /// A metadata log directory to read instead (kraft-rs only): its newest snapshot, then the log segments after it.
     #[arg(long, short = 'd', value_name = "DIR", conflicts_with = "snapshot")]
     pub directory: Option<String>,
+    /// Read the committed metadata of a running quorum instead (kraft-rs only): the active controller's latest snapshot and the committed log after it, fetched as an observer fetches them.
+    #[arg(
+        long,
+        value_name = "HOST:PORT[,...]",
+        conflicts_with_all = ["snapshot", "directory"]
+    )]
+    pub bootstrap_controller: Option<String>,
+    /// With --bootstrap-controller: a properties file of admin client settings (security.protocol, ssl.*, sasl.*), as Kafka's tools take it.
+    #[arg(long, value_name = "FILE", requires = "bootstrap_controller")]
+    pub command_config: Option<std::path::PathBuf>,
     /// The command to run.
     #[arg(
         value_name = "COMMAND",
@@ -230,7 +241,11 @@ pub fn run(
     let (image, provenance) = match (&args.snapshot, &args.directory) {
         (_, Some(dir)) => load_directory(dir, err)?,
         (Some(file), None) => load(file, err)?,
-        (None, None) => return Err(CliError::new("--snapshot or --directory is required")),
+        (None, None) => {
+            return Err(CliError::new(
+                "--snapshot, --directory or --bootstrap-controller is required",
+            ))
+        }
     };
     let tree = Tree {
         image: &image,

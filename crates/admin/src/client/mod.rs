@@ -25,6 +25,8 @@ mod cluster;
 mod connection;
 mod discovery;
 mod features;
+mod metadata_log;
+pub use metadata_log::MetadataLogCopy;
 mod negotiation;
 mod quorum;
 mod retry;

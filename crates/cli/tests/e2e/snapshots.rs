@@ -2,7 +2,8 @@
 //! controller writes its own snapshots and deletes the segments below them;
 //! a restarted controller loads its snapshot and ends with the same state;
 //! a new controller catches up by FetchSnapshot although the leader's log no
-//! longer starts at 0.
+//! longer starts at 0, and so does `kraft metadata-shell
+//! --bootstrap-controller`, which shows what the log directory shows.
 
 use std::path::Path;
 use std::time::Duration;
@@ -141,6 +142,44 @@ fn every_controller_snapshots_and_new_ones_catch_up_from_a_snapshot() {
     let snaps4 = checkpoints(&c.log_dir(4));
     eprintln!("e2e: controller 4 holds {snaps4:?} (offset, bytes)");
     assert!(snaps4.iter().any(|(o, _)| *o > 0), "{snaps4:?}");
+
+    // 4. The metadata shell over the running quorum (asked through a
+    //    follower; it reads from the active controller, whose log starts
+    //    with a snapshot) shows what it shows over the leader's directory.
+    let follower_addr = c.controller(follower);
+    let live = |command: &[&str]| {
+        let mut args = vec!["metadata-shell", "--bootstrap-controller", &follower_addr];
+        args.extend_from_slice(command);
+        kraft_ok(&args)
+    };
+    let leader_dir = c.log_dir(leader).display().to_string();
+    let offline = |command: &[&str]| {
+        let mut args = vec!["metadata-shell", "--directory", &leader_dir];
+        args.extend_from_slice(command);
+        kraft_ok(&args)
+    };
+    let features = live(&["tree", "/image/features"]);
+    assert!(features.contains("Optional[4.4-IV2]"), "{features}");
+    assert_eq!(features, offline(&["tree", "/image/features"]));
+    let controllers = wait_for(
+        "the live shell lists four registered controllers",
+        Duration::from_secs(30),
+        || {
+            let listed = live(&["ls", "/image/cluster/controllers"]);
+            (listed.split_whitespace().count() == 4).then_some(listed)
+        },
+    );
+    assert_eq!(controllers, offline(&["ls", "/image/cluster/controllers"]));
+    let (code, _, err) = kraft(&[
+        "metadata-shell",
+        "--bootstrap-controller",
+        "127.0.0.1:1",
+        "--command-config",
+        "/no/such/file",
+        "ls",
+    ]);
+    assert_eq!(code, 1);
+    assert!(err.contains("/no/such/file does not exist"), "{err}");
 
     drop(c);
 }
