@@ -20,10 +20,7 @@ use crate::core::types::{
     Address, Endpoint, Endpoints, KRaftVersionRange, OffsetAndEpoch, ReplicaKey,
 };
 
-/// Name of the metadata topic.
-pub const METADATA_TOPIC: &str = "__cluster_metadata";
-/// Fixed topic id of the metadata topic (`Uuid.ONE_UUID`).
-pub const METADATA_TOPIC_ID: Uuid = Uuid::from_u64_pair(0, 1);
+pub use kraft_protocol::records::{METADATA_TOPIC, METADATA_TOPIC_ID};
 
 /// The APIs the raft layer answers itself (Kafka's `ApiMessageType`s of
 /// listener `CONTROLLER` that `KafkaRaftClient` handles), plus ApiVersions.

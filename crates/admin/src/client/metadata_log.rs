@@ -18,15 +18,14 @@ use kraft_protocol::messages::fetch_snapshot_request::{
     FetchSnapshotRequest, PartitionSnapshot, SnapshotId, TopicSnapshot,
 };
 use kraft_protocol::messages::fetch_snapshot_response::FetchSnapshotResponse;
-use kraft_protocol::{ApiKey, ErrorCode, List, StrBytes, Uuid};
+use kraft_protocol::records::METADATA_TOPIC_ID;
+use kraft_protocol::{ApiKey, ErrorCode, List, StrBytes};
 
 use super::retry::{Attempt, Failure};
 use super::{Admin, CLUSTER_METADATA_TOPIC};
 use crate::connection::Connection;
 use crate::error::{AdminError, ApiError, Result};
 
-/// The topic id of `__cluster_metadata` (`AAAAAAAAAAAAAAAAAAAAAQ`).
-const METADATA_TOPIC_ID: Uuid = Uuid::from_u64_pair(0, 1);
 /// The most bytes one Fetch or FetchSnapshot asks for.
 const MAX_BYTES: i32 = 8 * 1024 * 1024;
 /// Record batch header: base offset (8), length (4), then the partition
@@ -107,6 +106,11 @@ async fn copy_from(
     timeout: std::time::Duration,
 ) -> Attempt<MetadataLogCopy> {
     let fetch_version = conn.version_for(ApiKey::Fetch)?;
+    if fetch_version < 13 {
+        return Err(Failure::fatal(AdminError::Config(format!(
+            "the active controller speaks Fetch up to v{fetch_version}; reading the metadata log needs v13 (topic ids)"
+        ))));
+    }
     let mut copy = MetadataLogCopy {
         snapshot: None,
         high_watermark: 0,
@@ -118,7 +122,7 @@ async fn copy_from(
     let mut leader_epoch = 0i32;
     let mut segment: Option<std::fs::File> = None;
     loop {
-        let request = fetch_request(fetch_version, offset, epoch, leader_epoch);
+        let request = fetch_request(offset, epoch, leader_epoch);
         let response: FetchResponse = conn.send(&request, fetch_version, timeout).await?;
         check(response.error_code, "Fetch")?;
         let partition = response
@@ -214,7 +218,7 @@ fn batches(records: &Bytes) -> Vec<(usize, usize, i64, i32)> {
     out
 }
 
-fn fetch_request(version: i16, offset: i64, epoch: i32, leader_epoch: i32) -> FetchRequest {
+fn fetch_request(offset: i64, epoch: i32, leader_epoch: i32) -> FetchRequest {
     FetchRequest {
         cluster_id: None,
         replica_id: -1,
@@ -227,17 +231,10 @@ fn fetch_request(version: i16, offset: i64, epoch: i32, leader_epoch: i32) -> Fe
         min_bytes: 0,
         max_bytes: MAX_BYTES,
         isolation_level: 0,
+        // Leaders match the metadata partition by topic id only (Fetch
+        // v13+); [`copy_from`] refuses older versions.
         topics: List::from([FetchTopic {
-            topic: if version < 13 {
-                StrBytes::from_static(CLUSTER_METADATA_TOPIC)
-            } else {
-                StrBytes::new()
-            },
-            topic_id: if version >= 13 {
-                METADATA_TOPIC_ID
-            } else {
-                Uuid::nil()
-            },
+            topic_id: METADATA_TOPIC_ID,
             partitions: List::from([FetchPartition {
                 partition: 0,
                 current_leader_epoch: leader_epoch,

@@ -24,6 +24,11 @@ mod control;
 mod metadata;
 
 pub use crate::generated::metadata_record::{MetadataRecordBody, MetadataRecordType};
+
+/// Name of the metadata topic.
+pub const METADATA_TOPIC: &str = "__cluster_metadata";
+/// Fixed topic id of the metadata topic (`Uuid.ONE_UUID`).
+pub const METADATA_TOPIC_ID: crate::Uuid = crate::Uuid::from_u64_pair(0, 1);
 pub use batch::{
     batches, BatchAttributes, Batches, Compression, PartialBatch, Record, RecordBatch,
     RecordBatchHeader, RecordHeader, Records, TimestampType, LOG_OVERHEAD, MAGIC_V2,
